@@ -1,0 +1,30 @@
+"""Builds the compiled engine; everything else is in pyproject.toml.
+
+BEGGAR_DEBUG=1 builds with bounds, wraparound and initialisation checks on
+(the tests must pass under both builds); BEGGAR_ANNOTATE=1 also writes the
+annotated HTML of the generated C next to the .pyx.
+"""
+
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+debug = os.environ.get("BEGGAR_DEBUG") == "1"
+
+directives = {
+    "language_level": 3,
+    "boundscheck": debug,
+    "wraparound": debug,
+    "initializedcheck": debug,
+    "cdivision": not debug,
+}
+
+extension = Extension(
+    "beggar._engine",
+    ["src/beggar/_engine.pyx"],
+    extra_compile_args=["-O0", "-g"] if debug else ["-O3"],
+)
+
+setup(ext_modules=cythonize([extension], compiler_directives=directives,
+                            annotate=os.environ.get("BEGGAR_ANNOTATE") == "1"))

@@ -1,0 +1,612 @@
+# cython: language_level=3
+"""The compiled engine: the rules of DESIGN.md section 1, as fast as the machine allows.
+
+Same functions, signatures, exceptions and results as `beggar.reference`.
+Games run in C over plain structs: each hand is a straight buffer of card
+codes (0 plain, 1-4 the penalty of a court card). Loop detection is Brent's
+algorithm at empty tables (one state snapshot, compared leader and hand sizes
+first), so a game that ends pays almost nothing for it; a detected loop is
+then located exactly by replaying the deal. Batch calls allocate once per call
+and play every game without the GIL.
+"""
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp, memcpy, memmove
+
+import numpy as np
+
+from cpython.exc cimport PyErr_CheckSignals
+
+from .batch import batch_array, check_batch, check_count
+from .deal import Deal
+from .outcome import STATUSES, Outcome
+from .rules import Rules
+from .shuffle import check_seed
+
+NAME = "compiled"
+
+cdef enum:
+    MAX_PLAYERS = 4
+    # Deals per GIL-free stretch in sample(): short enough that Ctrl-C is felt.
+    CHUNK = 65536
+
+cdef enum:
+    FINISHED = 0
+    LOOP = 1
+    STOPPED = 2
+
+cdef enum:
+    NO_LIMIT = -1
+
+
+cdef struct Game:
+    int players
+    int total
+    int room            # bytes of buffer per hand: ROOM_FACTOR * total
+    uint8_t* hands      # hand p is hands[p * room + start[p] .. p * room + end[p])
+    uint8_t* pile
+    int start[MAX_PLAYERS]
+    int end[MAX_PLAYERS]
+    int leader
+    int64_t cards
+    int64_t tricks
+
+
+cdef struct Result:
+    int status
+    int winner          # -1: none
+    int64_t cards
+    int64_t tricks
+    int counts[MAX_PLAYERS]
+    int64_t entry_tricks
+    int64_t entry_cards
+    int64_t period_tricks
+    int64_t period_cards
+
+
+cdef struct Work:
+    # Everything one game needs, allocated once per call: the game itself, the
+    # Brent snapshot, two replays that locate a loop, and the deal to replay.
+    Game game
+    Game snap
+    Game first
+    Game second
+    uint8_t* deal       # the hands, one after another
+    int hand_sizes[MAX_PLAYERS]
+    uint8_t* memory
+
+
+cdef packed struct Row:
+    # One row of batch.BATCH_DTYPE.
+    int8_t status
+    int8_t winner
+    int64_t cards
+    int64_t tricks
+    int32_t count0
+    int32_t count1
+    int64_t entry_tricks
+    int64_t entry_cards
+    int64_t period_tricks
+    int64_t period_cards
+
+
+# ---------------------------------------------------------------- buffers
+
+cdef enum:
+    # A hand lives in a straight buffer of ROOM_FACTOR * total bytes: cards are
+    # laid from the front and piles added at the back, and the hand is moved
+    # back to the front only when the back is reached. No index is wrapped, so
+    # laying a card is one pointer step.
+    ROOM_FACTOR = 4
+
+
+cdef int work_init(Work* w, int players, int total) noexcept nogil:
+    """Allocate the buffers of a Work for deals of `players` hands and `total` cards."""
+    cdef int i
+    cdef size_t room = ROOM_FACTOR * <size_t>total
+    cdef size_t game_bytes = players * room + total
+    w.memory = <uint8_t*>malloc(4 * game_bytes + total)
+    if w.memory == NULL:
+        return -1
+    cdef Game* games[4]
+    games[0] = &w.game
+    games[1] = &w.snap
+    games[2] = &w.first
+    games[3] = &w.second
+    for i in range(4):
+        games[i].players = players
+        games[i].total = total
+        games[i].room = <int>room
+        games[i].hands = w.memory + i * game_bytes
+        games[i].pile = games[i].hands + players * room
+    w.deal = w.memory + 4 * game_bytes
+    return 0
+
+
+cdef void work_free(Work* w) noexcept nogil:
+    free(w.memory)
+    w.memory = NULL
+
+
+cdef void game_load(Game* g, const uint8_t* deal, const int* hand_sizes) noexcept nogil:
+    """Put a deal on the table: hands one after another, top card first."""
+    cdef int p
+    for p in range(g.players):
+        memcpy(g.hands + p * g.room, deal, hand_sizes[p])
+        deal += hand_sizes[p]
+        g.start[p] = 0
+        g.end[p] = hand_sizes[p]
+    g.leader = 0
+    g.cards = 0
+    g.tricks = 0
+
+
+cdef void game_copy(Game* dst, const Game* src) noexcept nogil:
+    """Copy the state of src into dst (same shape); dst keeps its own buffers."""
+    cdef int p
+    for p in range(src.players):
+        memcpy(dst.hands + p * dst.room, src.hands + p * src.room + src.start[p],
+               src.end[p] - src.start[p])
+        dst.start[p] = 0
+        dst.end[p] = src.end[p] - src.start[p]
+    dst.leader = src.leader
+    dst.cards = src.cards
+    dst.tricks = src.tricks
+
+
+cdef inline int held(const Game* g, int p) noexcept nogil:
+    return g.end[p] - g.start[p]
+
+
+cdef bint game_equal(const Game* a, const Game* b) noexcept nogil:
+    """Same state at an empty table: leader, then hand sizes, then every card."""
+    cdef int p
+    if a.leader != b.leader:
+        return False
+    for p in range(a.players):
+        if held(a, p) != held(b, p):
+            return False
+    for p in range(a.players):
+        if memcmp(a.hands + p * a.room + a.start[p], b.hands + p * b.room + b.start[p],
+                  held(a, p)) != 0:
+            return False
+    return True
+
+
+cdef inline void take_pile(Game* g, int taker, int laid) noexcept nogil:
+    """The taker puts the pile under his hand, first laid card nearest the top."""
+    cdef uint8_t* hand = g.hands + taker * g.room
+    cdef int size
+    if g.end[taker] + laid > g.room:
+        size = held(g, taker)
+        memmove(hand, hand + g.start[taker], size)
+        g.start[taker] = 0
+        g.end[taker] = size
+    memcpy(hand + g.end[taker], g.pile, laid)
+    g.end[taker] += laid
+    g.leader = taker
+    g.cards += laid
+    g.tricks += 1
+
+
+# ---------------------------------------------------------------- one trick
+
+cdef inline bint trick2(Game* g) noexcept nogil:
+    """Play one two-player trick from an empty table; True when the game is finished."""
+    cdef int player = g.leader
+    cdef uint8_t* base = g.hands + player * g.room
+    cdef uint8_t* other_base = g.hands + (player ^ 1) * g.room
+    # The hand to lay from and the other one, as next-card and end pointers
+    # swapped whenever the turn passes: the next card's address never waits on
+    # an index stored in memory.
+    cdef uint8_t* next_card = base + g.start[player]
+    cdef uint8_t* last = base + g.end[player]
+    cdef uint8_t* other_next = other_base + g.start[player ^ 1]
+    cdef uint8_t* other_last = other_base + g.end[player ^ 1]
+    cdef uint8_t* swap
+    cdef uint8_t* pile = g.pile
+    cdef int owed = 0, court_player = 0, laid = 0, taker
+    cdef uint8_t card
+    while True:
+        if next_card == last:
+            taker = player ^ 1
+            break
+        card = next_card[0]
+        next_card += 1
+        pile[laid] = card
+        laid += 1
+        if card:
+            owed = card
+            court_player = player
+        elif owed:
+            owed -= 1
+            if owed == 0:
+                taker = court_player
+                break
+            continue        # still paying: the same player lays again
+        swap = next_card
+        next_card = other_next
+        other_next = swap
+        swap = last
+        last = other_last
+        other_last = swap
+        player ^= 1
+    if player == g.leader:
+        g.start[player] = <int>(next_card - base)
+        g.start[player ^ 1] = <int>(other_next - other_base)
+    else:
+        g.start[player] = <int>(next_card - other_base)
+        g.start[player ^ 1] = <int>(other_next - base)
+    take_pile(g, taker, laid)
+    return held(g, taker ^ 1) == 0
+
+
+cdef inline int next_in(const bint* still_in, int players, int player) noexcept nogil:
+    player += 1
+    if player == players:
+        player = 0
+    while not still_in[player]:
+        player += 1
+        if player == players:
+            player = 0
+    return player
+
+
+cdef bint trickn(Game* g) noexcept nogil:
+    """Play one trick for 2-4 players with elimination; True when the game is finished."""
+    cdef int players = g.players
+    cdef bint still_in[MAX_PLAYERS]
+    cdef int p, players_in = 0
+    for p in range(players):
+        still_in[p] = held(g, p) > 0
+        players_in += still_in[p]
+    cdef int player = g.leader, owed = 0, court_player = 0, laid = 0, taker = 0
+    cdef uint8_t card
+    while True:
+        if held(g, player) == 0:
+            # Out: the next player still in carries on, owing what was owed.
+            still_in[player] = False
+            players_in -= 1
+            if players_in == 1:
+                for p in range(players):
+                    if still_in[p]:
+                        taker = p
+                break
+            player = next_in(still_in, players, player)
+            continue
+        card = g.hands[player * g.room + g.start[player]]
+        g.start[player] += 1
+        g.pile[laid] = card
+        laid += 1
+        if card:
+            owed = card
+            court_player = player
+            player = next_in(still_in, players, player)
+        elif owed:
+            owed -= 1
+            if owed == 0:
+                taker = court_player
+                break
+        else:
+            player = next_in(still_in, players, player)
+    take_pile(g, taker, laid)
+    return held(g, taker) == g.total
+
+
+cdef inline bint trick(Game* g) noexcept nogil:
+    if g.players == 2:
+        return trick2(g)
+    return trickn(g)
+
+
+# ---------------------------------------------------------------- one game
+
+cdef void set_counts(Result* r, const Game* g) noexcept nogil:
+    cdef int p
+    for p in range(g.players):
+        r.counts[p] = held(g, p)
+
+
+cdef void end_finished(Result* r, const Game* g) noexcept nogil:
+    r.status = FINISHED
+    r.winner = g.leader
+    r.cards = g.cards
+    r.tricks = g.tricks
+    set_counts(r, g)
+
+
+cdef void end_stopped(Result* r, const Game* g) noexcept nogil:
+    cdef int p, most = -1, winner = -1
+    for p in range(g.players):
+        if held(g, p) > most:
+            most = held(g, p)
+            winner = p
+        elif held(g, p) == most:
+            winner = -1
+    r.status = STOPPED
+    r.winner = winner
+    r.cards = g.cards
+    r.tricks = g.tricks
+    set_counts(r, g)
+
+
+cdef int64_t loop_entry(Work* w, int64_t period) noexcept nogil:
+    """Given the loop's period in tricks, replay the deal twice, `period` tricks
+    apart, to the first state they share: that is the entry. Leaves w.first at
+    the entry and w.second at the first repeat; returns the entry trick."""
+    cdef int64_t i
+    game_load(&w.first, w.deal, w.hand_sizes)
+    game_load(&w.second, w.deal, w.hand_sizes)
+    for i in range(period):
+        trick(&w.second)
+    while not game_equal(&w.first, &w.second):
+        trick(&w.first)
+        trick(&w.second)
+    return w.first.tricks
+
+
+cdef void end_loop(Result* r, Work* w, int64_t period) noexcept nogil:
+    loop_entry(w, period)
+    r.status = LOOP
+    r.winner = -1
+    r.cards = w.second.cards
+    r.tricks = w.second.tricks
+    set_counts(r, &w.second)
+    r.entry_tricks = w.first.tricks
+    r.entry_cards = w.first.cards
+    r.period_tricks = period
+    r.period_cards = w.second.cards - w.first.cards
+
+
+cdef void end_at_limit(Result* r, Work* w) noexcept nogil:
+    """The limit was reached at trick T before Brent saw a loop. A state seen
+    twice by trick T means the state at T lies on a loop whose period is at
+    most T: play on from T for up to T tricks looking for it again. If it comes
+    back, locate the loop; it counts when its first repeat is at or before T."""
+    cdef Game* g = &w.game
+    cdef int64_t limit_tricks = g.tricks, period
+    game_copy(&w.snap, g)
+    game_copy(&w.first, g)
+    while w.first.tricks - limit_tricks < limit_tricks:
+        if trick(&w.first):
+            break
+        if game_equal(&w.first, &w.snap):
+            period = w.first.tricks - limit_tricks
+            if loop_entry(w, period) + period <= limit_tricks:
+                end_loop(r, w, period)
+                return
+            break
+    end_stopped(r, g)
+
+
+cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
+                    Result* r) noexcept nogil:
+    """Play the deal in w.deal to its end; limits are NO_LIMIT or >= 1."""
+    cdef Game* g = &w.game
+    cdef Game* snap = &w.snap
+    cdef int64_t power = 1, steps = 0
+    game_load(g, w.deal, w.hand_sizes)
+    if detect_loops:
+        game_copy(snap, g)
+    while True:
+        if trick(g):
+            end_finished(r, g)
+            return
+        if detect_loops:
+            steps += 1
+            if game_equal(g, snap):
+                end_loop(r, w, steps)
+                return
+            if steps == power:
+                game_copy(snap, g)
+                power <<= 1
+                steps = 0
+        if (max_cards != NO_LIMIT and g.cards >= max_cards) or \
+                (max_tricks != NO_LIMIT and g.tricks >= max_tricks):
+            if detect_loops:
+                end_at_limit(r, w)
+            else:
+                end_stopped(r, g)
+            return
+
+
+# ---------------------------------------------------------------- random deals
+
+cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL
+    return x ^ (x >> 31)
+
+
+cdef inline uint32_t next32(uint64_t* state) noexcept nogil:
+    state[0] += 0x9E3779B97F4A7C15ULL
+    return <uint32_t>(mix64(state[0]) >> 32)
+
+
+cdef inline uint32_t below(uint64_t* state, uint32_t n) noexcept nogil:
+    """Uniform in range(n): Lemire's multiply-shift with rejection, as in shuffle.py."""
+    cdef uint64_t m = <uint64_t>next32(state) * n
+    cdef uint32_t low = <uint32_t>m, threshold
+    if low < n:
+        threshold = <uint32_t>((0x100000000ULL - n) % n)
+        while low < threshold:
+            m = <uint64_t>next32(state) * n
+            low = <uint32_t>m
+    return <uint32_t>(m >> 32)
+
+
+cdef uint8_t STANDARD_ORDER[52]
+for _i in range(52):
+    STANDARD_ORDER[_i] = 0 if _i < 36 else 1 + (_i - 36) // 4
+
+
+cdef void shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcept nogil:
+    """The standard deck shuffled for deal `index` of `seed` (see shuffle.py)."""
+    cdef uint64_t state = mix64(mix64(seed) + index)
+    cdef int i
+    cdef uint32_t j
+    cdef uint8_t card
+    memcpy(deck, STANDARD_ORDER, 52)
+    for i in range(51, 0, -1):
+        j = below(&state, i + 1)
+        card = deck[i]
+        deck[i] = deck[j]
+        deck[j] = card
+
+
+cdef void deal_two(Work* w, const uint8_t* deck) noexcept nogil:
+    """Deal 52 cards one at a time to two hands, the leader first."""
+    cdef int i
+    for i in range(26):
+        w.deal[i] = deck[2 * i]
+        w.deal[26 + i] = deck[2 * i + 1]
+    w.hand_sizes[0] = 26
+    w.hand_sizes[1] = 26
+
+
+# ---------------------------------------------------------------- Python API
+
+cdef int64_t limit(value):
+    return NO_LIMIT if value is None else value
+
+
+cdef object to_outcome(const Result* r, int players):
+    status = STATUSES[r.status]
+    loop = r.status == LOOP
+    return Outcome(
+        status, None if r.winner < 0 else r.winner, r.cards, r.tricks,
+        tuple(r.counts[p] for p in range(players)),
+        (r.entry_tricks, r.entry_cards) if loop else None,
+        (r.period_tricks, r.period_cards) if loop else None,
+        engine=NAME)
+
+
+def play(deal, rules=Rules()):
+    """Play one deal under `rules` and return its Outcome."""
+    cdef Work w
+    cdef Result r
+    cdef int p, offset = 0
+    cdef int64_t max_cards = limit(rules.max_cards), max_tricks = limit(rules.max_tricks)
+    cdef bint detect_loops = rules.detect_loops
+    if work_init(&w, deal.players, deal.total) != 0:
+        raise MemoryError()
+    try:
+        for p, hand in enumerate(deal.hands):
+            w.hand_sizes[p] = len(hand)
+            for card in hand:
+                w.deal[offset] = card
+                offset += 1
+        with nogil:
+            play_game(&w, max_cards, max_tricks, detect_loops, &r)
+        return to_outcome(&r, deal.players)
+    finally:
+        work_free(&w)
+
+
+def play_batch(decks, split=None, rules=Rules()):
+    """Play many two-player deals given as rows of card codes.
+
+    decks: uint8 array (n, total) of codes 0-4. split: cards in the first
+    hand, an int or an array of n ints (default total // 2). Returns the
+    structured array of batch.BATCH_DTYPE, one row per deal.
+    """
+    decks, splits = check_batch(decks, split)
+    out = batch_array(len(decks))
+    cdef const uint8_t[:, ::1] rows = decks
+    cdef const int64_t[::1] cut = splits
+    cdef Row[::1] result = out
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int total = rows.shape[1]
+    cdef int64_t max_cards = limit(rules.max_cards), max_tricks = limit(rules.max_tricks)
+    cdef bint detect_loops = rules.detect_loops
+    cdef Work w
+    cdef Result r
+    if n == 0:
+        return out
+    if work_init(&w, 2, total) != 0:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                memcpy(w.deal, &rows[i, 0], total)
+                w.hand_sizes[0] = <int>cut[i]
+                w.hand_sizes[1] = total - <int>cut[i]
+                play_game(&w, max_cards, max_tricks, detect_loops, &r)
+                store(&result[i], &r)
+    finally:
+        work_free(&w)
+    return out
+
+
+cdef void store(Row* row, const Result* r) noexcept nogil:
+    cdef bint loop = r.status == LOOP
+    row.status = r.status
+    row.winner = r.winner
+    row.cards = r.cards
+    row.tricks = r.tricks
+    row.count0 = r.counts[0]
+    row.count1 = r.counts[1]
+    row.entry_tricks = r.entry_tricks if loop else -1
+    row.entry_cards = r.entry_cards if loop else -1
+    row.period_tricks = r.period_tricks if loop else -1
+    row.period_cards = r.period_cards if loop else -1
+
+
+def sample(n_deals, seed=1, min_cards=3000, start=0):
+    """Play deals start .. start+n_deals-1 of `seed` (26/26, see Deal.shuffled)
+    and return [(deal, outcome)] for each game of at least `min_cards` cards or
+    a loop."""
+    check_seed(seed)
+    check_count(n_deals, "n_deals")
+    check_count(start, "start")
+    check_count(min_cards, "min_cards")
+    if start + n_deals > 2 ** 64:
+        raise ValueError("start + n_deals must stay below 2**64")
+    cdef uint64_t c_seed = seed, first = start, index
+    cdef int64_t threshold = min(min_cards, 2 ** 62)
+    cdef Work w
+    cdef Result r
+    cdef uint8_t deck[52]
+    cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
+    cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
+    cdef int n_found, k, size
+    hits = []
+    if found == NULL or found_results == NULL or work_init(&w, 2, 52) != 0:
+        free(found)
+        free(found_results)
+        raise MemoryError()
+    try:
+        done = 0
+        while done < n_deals:
+            size = min(n_deals - done, CHUNK)
+            first = start + done
+            n_found = 0
+            with nogil:
+                for index in range(first, first + size):
+                    shuffle_deck(deck, c_seed, index)
+                    deal_two(&w, deck)
+                    play_game(&w, NO_LIMIT, NO_LIMIT, True, &r)
+                    if r.status == LOOP or r.cards >= threshold:
+                        found[n_found] = index
+                        found_results[n_found] = r
+                        n_found += 1
+            for k in range(n_found):
+                hits.append((Deal.shuffled(2, seed, found[k]), to_outcome(&found_results[k], 2)))
+            done += size
+            PyErr_CheckSignals()
+    finally:
+        work_free(&w)
+        free(found)
+        free(found_results)
+    return hits
+
+
+def shuffled_deck(seed, index=0):
+    """The standard deck shuffled for deal `index` of `seed`, as shuffle.shuffled_deck."""
+    check_seed(seed)
+    check_seed(index, "index")
+    cdef uint8_t deck[52]
+    shuffle_deck(deck, seed, index)
+    return [deck[i] for i in range(52)]
+

@@ -1,0 +1,176 @@
+"""Deals: one hand per player, top card first; reading, checking and printing them.
+
+Every input error is a DealError whose message says what is wrong and where
+(the position in the text, or the hand and card), so that a command can print
+it as one line.
+"""
+
+from collections import Counter
+
+from . import cards
+from .cards import CardError, STANDARD_DECK
+from .shuffle import check_seed, shuffled_deck
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+#: Beyond this a deal is surely a mistake; it also bounds the engines' buffers.
+MAX_CARDS = 65535
+
+DECKS = ("any", "standard")
+
+
+class DealError(ValueError):
+    """A deal that cannot be read or breaks the rules of a deal."""
+
+
+class Deal:
+    """One hand per player, each a tuple of card codes (0-4), top card first.
+
+    The first hand leads. Build one from lists of card names
+    (`Deal([["K", "-", ...], [...]])`), from the record notation
+    (`Deal.parse("K-KK.../---Q...")`) or from a seed (`Deal.shuffled(...)`).
+    `deck="standard"` also demands exactly the 52-card deck.
+    """
+
+    __slots__ = ("hands",)
+
+    def __init__(self, hands, deck="any"):
+        if isinstance(hands, str):
+            raise DealError("Deal() takes lists of card names; use Deal.parse() for text")
+        try:
+            hands = [list(hand) for hand in hands]
+        except TypeError:
+            raise DealError("a deal is a list of hands, each a list of card names") from None
+        _check_player_count(len(hands))
+        coded = []
+        for h, hand in enumerate(hands, 1):
+            if not hand:
+                raise DealError(f"hand {h} is empty")
+            row = []
+            for i, name in enumerate(hand, 1):
+                try:
+                    row.append(cards.code(name))
+                except CardError as error:
+                    raise DealError(f"hand {h}, card {i}: {error}") from None
+            coded.append(tuple(row))
+        self.hands = tuple(coded)
+        _check_size(self.total)
+        _check_deck(self, deck, lambda h, i: f"hand {h}, card {i}")
+
+    @classmethod
+    def parse(cls, text, deck="any"):
+        """Read the record notation: hands split by '/', top card first.
+
+        Plain cards are '-', '2'-'9', 'T', '10' or 'X'; courts 'J', 'Q', 'K',
+        'A'. Spaces and commas between cards are ignored, and so is a suit mark
+        after a rank ('KS', '10h'). Errors name the 1-based position.
+        """
+        if not isinstance(text, str):
+            raise DealError(f"a deal in record notation is text, not {type(text).__name__}")
+        hands, positions = [[]], [[]]
+        i, n = 0, len(text)
+        while i < n:
+            ch = text[i]
+            if ch == "/":
+                hands.append([])
+                positions.append([])
+                i += 1
+            elif ch.isspace() or ch == ",":
+                i += 1
+            else:
+                size = 2 if text[i:i + 2] == "10" else 1
+                try:
+                    code = cards.code(text[i:i + size])
+                except CardError:
+                    raise DealError(f"position {i + 1}: unknown card {ch!r}") from None
+                hands[-1].append(code)
+                positions[-1].append(i + 1)
+                i += size
+                if i < n and text[i] in cards.SUIT_MARKS:
+                    i += 1
+        if not text.strip():
+            raise DealError("the deal is empty")
+        _check_player_count(len(hands))
+        for h, hand in enumerate(hands, 1):
+            if not hand:
+                raise DealError(f"hand {h} is empty")
+        deal = cls.__new__(cls)
+        deal.hands = tuple(tuple(hand) for hand in hands)
+        _check_size(deal.total)
+        _check_deck(deal, deck, lambda h, i: f"position {positions[h - 1][i - 1]}")
+        return deal
+
+    @classmethod
+    def shuffled(cls, players=2, seed=0, index=0):
+        """Deal number `index` of `seed`: the standard deck shuffled and dealt
+        one card at a time, as evenly as possible, starting with the leader."""
+        _check_player_count(players)
+        check_seed(seed)
+        check_seed(index, "index")
+        deck = shuffled_deck(seed, index)
+        deal = cls.__new__(cls)
+        deal.hands = tuple(tuple(deck[p::players]) for p in range(players))
+        return deal
+
+    @classmethod
+    def from_codes(cls, hands):
+        """A deal from tuples of codes that are known to be valid (engine output)."""
+        deal = cls.__new__(cls)
+        deal.hands = tuple(tuple(int(c) for c in hand) for hand in hands)
+        return deal
+
+    @property
+    def players(self):
+        return len(self.hands)
+
+    @property
+    def total(self):
+        return sum(len(hand) for hand in self.hands)
+
+    def is_standard(self):
+        """True for exactly the 52-card deck."""
+        held = Counter(c for hand in self.hands for c in hand)
+        return all(held[c] == n for c, n in STANDARD_DECK.items())
+
+    def __str__(self):
+        return "/".join("".join(cards.SYMBOLS[c] for c in hand) for hand in self.hands)
+
+    def __repr__(self):
+        return f"Deal.parse({str(self)!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Deal) and self.hands == other.hands
+
+    def __hash__(self):
+        return hash(self.hands)
+
+
+def _check_player_count(players):
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise DealError(f"the number of players is a whole number, not {players!r}")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise DealError(f"{players} players: a deal has {MIN_PLAYERS} to {MAX_PLAYERS} hands")
+
+
+def _check_size(total):
+    if total > MAX_CARDS:
+        raise DealError(f"{total} cards: a deal holds at most {MAX_CARDS}")
+
+
+def _check_deck(deal, deck, where):
+    """Enforce `deck`; `where(hand, card)` names a card's place for the error."""
+    if deck not in DECKS:
+        raise DealError(f"unknown deck {deck!r}: use one of {', '.join(DECKS)}")
+    if deck == "any":
+        return
+    seen = Counter()
+    for h, hand in enumerate(deal.hands, 1):
+        for i, c in enumerate(hand, 1):
+            seen[c] += 1
+            if seen[c] > STANDARD_DECK[c]:
+                name = cards.NAMES[c]
+                raise DealError(
+                    f"{where(h, i)}: {name} number {seen[c]}; "
+                    f"a standard deck has {STANDARD_DECK[c]} {name}s")
+    if deal.total != 52:
+        raise DealError(f"{deal.total} cards: a standard deck has 52")

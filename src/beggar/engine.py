@@ -1,0 +1,55 @@
+"""Picks the engine: compiled by default, the reference on demand.
+
+`engine=None` follows the environment variable BEGGAR_ENGINE ("compiled" when
+unset); "reference" and "compiled" force one. A compiled engine that cannot be
+loaded is a loud error, never a silent fall-back to the slow one.
+"""
+
+import os
+
+from . import reference
+from .deal import Deal
+from .rules import Rules
+
+ENGINES = ("compiled", "reference")
+
+
+class EngineError(RuntimeError):
+    """An engine that was asked for and cannot be used."""
+
+
+def get(engine=None):
+    """The engine module for `engine` (None: BEGGAR_ENGINE, else compiled)."""
+    if engine is None:
+        engine = os.environ.get("BEGGAR_ENGINE") or "compiled"
+    if engine == "reference":
+        return reference
+    if engine == "compiled":
+        try:
+            from . import _engine
+        except ImportError as error:
+            raise EngineError(
+                f"the compiled engine cannot be loaded ({error}); reinstall beggar "
+                "with 'pip install .', or use BEGGAR_ENGINE=reference") from None
+        return _engine
+    raise EngineError(f"unknown engine {engine!r}: use one of {', '.join(ENGINES)}")
+
+
+def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True):
+    """Play a Deal (or a deal in record notation) and return its Outcome."""
+    if isinstance(deal, str):
+        deal = Deal.parse(deal)
+    elif not isinstance(deal, Deal):
+        raise TypeError(f"play() needs a Deal or a deal in record notation, not {type(deal).__name__}")
+    return get(engine).play(deal, Rules(max_cards, max_tricks, detect_loops))
+
+
+def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, detect_loops=True):
+    """Play rows of card codes as two-player deals; see reference.play_batch."""
+    return get(engine).play_batch(decks, split, Rules(max_cards, max_tricks, detect_loops))
+
+
+def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None):
+    """Random 26/26 deals start .. start+n_deals-1 of `seed`; the (deal, outcome)
+    pairs with at least `min_cards` cards, or a loop."""
+    return get(engine).sample(n_deals, seed, min_cards, start)
