@@ -22,13 +22,15 @@ PER_SHAPE = {"standard": 12000, "split": 12000, "small": 40000,
 
 
 def mismatches(shape, seed, n):
-    """The deals of one shape on which the engines disagree, as printable lines."""
+    """The deals of one shape on which the engines disagree, as printable lines.
+    Two-player games are also played on the compiled card-by-card path."""
     bad = []
     for deal, rules in deals(shape, seed, n):
         expected = reference.play(deal, rules)
-        got = compiled.play(deal, rules)
-        if got != expected:
-            bad.append(f"{deal} {rules}: reference {expected}, compiled {got}")
+        for by_court in (True, False):
+            got = compiled._play(deal, rules, by_court)
+            if got != expected:
+                bad.append(f"{deal} {rules}: reference {expected}, compiled {got} (by_court={by_court})")
     return bad
 
 

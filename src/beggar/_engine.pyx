@@ -10,7 +10,7 @@ then located exactly by replaying the deal. Batch calls allocate once per call
 and play every game without the GIL.
 """
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memmove
 
@@ -36,16 +36,16 @@ cdef enum:
     LOOP = 1
     STOPPED = 2
 
-cdef enum:
-    NO_LIMIT = -1
-
 
 cdef struct Game:
     int players
     int total
-    int room            # bytes of buffer per hand: ROOM_FACTOR * total
-    uint8_t* hands      # hand p is hands[p * room + start[p] .. p * room + end[p])
+    bint by_court       # two players only: hands held as pieces (see run_by_court)
+    int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1)
+    uint8_t* hands      # by card: hand p is hands[p * room + start[p] .. p * room + end[p])
     uint8_t* pile
+    uint32_t* pieces    # by court: hand p is pieces[p * room + start[p] .. p * room + end[p])
+    uint32_t* pile_pieces
     int start[MAX_PLAYERS]
     int end[MAX_PLAYERS]
     int leader
@@ -75,6 +75,7 @@ cdef struct Work:
     uint8_t* deal       # the hands, one after another
     int hand_sizes[MAX_PLAYERS]
     uint8_t* memory
+    uint32_t* piece_memory
 
 
 cdef packed struct Row:
@@ -94,20 +95,28 @@ cdef packed struct Row:
 # ---------------------------------------------------------------- buffers
 
 cdef enum:
-    # A hand lives in a straight buffer of ROOM_FACTOR * total bytes: cards are
-    # laid from the front and piles added at the back, and the hand is moved
-    # back to the front only when the back is reached. No index is wrapped, so
-    # laying a card is one pointer step.
+    # A hand lives in a straight buffer of ROOM_FACTOR * (total + 1) elements:
+    # cards are laid from the front and piles added at the back, and the hand
+    # is moved back to the front only when the back is reached. No index is
+    # wrapped, so laying a card is one pointer step.
     ROOM_FACTOR = 4
+    # A piece packs a run of plain cards and the court card that ends it:
+    # run << COURT_BITS | court. A hand's last piece holds its trailing plain
+    # cards, with court 0.
+    COURT_BITS = 3
+    COURT_MASK = 7
 
 
-cdef int work_init(Work* w, int players, int total) noexcept nogil:
-    """Allocate the buffers of a Work for deals of `players` hands and `total` cards."""
+cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil:
+    """Allocate the buffers of a Work for deals of `players` hands and `total`
+    cards; `by_court` (two players only) plays by pieces instead of cards."""
     cdef int i
-    cdef size_t room = ROOM_FACTOR * <size_t>total
-    cdef size_t game_bytes = players * room + total
-    w.memory = <uint8_t*>malloc(4 * game_bytes + total)
-    if w.memory == NULL:
+    cdef size_t room = ROOM_FACTOR * (<size_t>total + 1)
+    cdef size_t game_size = players * room + total + 1
+    w.memory = <uint8_t*>malloc(4 * game_size + total)
+    w.piece_memory = <uint32_t*>malloc(4 * game_size * sizeof(uint32_t))
+    if w.memory == NULL or w.piece_memory == NULL:
+        work_free(w)
         return -1
     cdef Game* games[4]
     games[0] = &w.game
@@ -117,26 +126,46 @@ cdef int work_init(Work* w, int players, int total) noexcept nogil:
     for i in range(4):
         games[i].players = players
         games[i].total = total
+        games[i].by_court = by_court and players == 2
         games[i].room = <int>room
-        games[i].hands = w.memory + i * game_bytes
+        games[i].hands = w.memory + i * game_size
         games[i].pile = games[i].hands + players * room
-    w.deal = w.memory + 4 * game_bytes
+        games[i].pieces = w.piece_memory + i * game_size
+        games[i].pile_pieces = games[i].pieces + players * room
+    w.deal = w.memory + 4 * game_size
     return 0
 
 
 cdef void work_free(Work* w) noexcept nogil:
     free(w.memory)
+    free(w.piece_memory)
     w.memory = NULL
+    w.piece_memory = NULL
 
 
 cdef void game_load(Game* g, const uint8_t* deal, const int* hand_sizes) noexcept nogil:
     """Put a deal on the table: hands one after another, top card first."""
-    cdef int p
+    cdef int p, i, n
+    cdef uint32_t run
+    cdef uint32_t* pieces
     for p in range(g.players):
-        memcpy(g.hands + p * g.room, deal, hand_sizes[p])
-        deal += hand_sizes[p]
         g.start[p] = 0
-        g.end[p] = hand_sizes[p]
+        if g.by_court:
+            pieces = g.pieces + p * g.room
+            n = 0
+            run = 0
+            for i in range(hand_sizes[p]):
+                # Branch-free: the piece is written every time and kept only
+                # when the card is a court card.
+                pieces[n] = run << COURT_BITS | deal[i]
+                n += deal[i] != 0
+                run = (run + 1) & -<uint32_t>(deal[i] == 0)
+            pieces[n] = run << COURT_BITS
+            g.end[p] = n + 1
+        else:
+            memcpy(g.hands + p * g.room, deal, hand_sizes[p])
+            g.end[p] = hand_sizes[p]
+        deal += hand_sizes[p]
     g.leader = 0
     g.cards = 0
     g.tricks = 0
@@ -144,32 +173,59 @@ cdef void game_load(Game* g, const uint8_t* deal, const int* hand_sizes) noexcep
 
 cdef void game_copy(Game* dst, const Game* src) noexcept nogil:
     """Copy the state of src into dst (same shape); dst keeps its own buffers."""
-    cdef int p
+    cdef int p, size
     for p in range(src.players):
-        memcpy(dst.hands + p * dst.room, src.hands + p * src.room + src.start[p],
-               src.end[p] - src.start[p])
+        size = src.end[p] - src.start[p]
+        if src.by_court:
+            memcpy(dst.pieces + p * dst.room, src.pieces + p * src.room + src.start[p],
+                   size * sizeof(uint32_t))
+        else:
+            memcpy(dst.hands + p * dst.room, src.hands + p * src.room + src.start[p], size)
         dst.start[p] = 0
-        dst.end[p] = src.end[p] - src.start[p]
+        dst.end[p] = size
     dst.leader = src.leader
     dst.cards = src.cards
     dst.tricks = src.tricks
 
 
-cdef inline int held(const Game* g, int p) noexcept nogil:
-    return g.end[p] - g.start[p]
+cdef int held(const Game* g, int p) noexcept nogil:
+    """Cards in hand p."""
+    cdef int i, cards = 0
+    cdef uint32_t piece
+    if not g.by_court:
+        return g.end[p] - g.start[p]
+    for i in range(g.start[p], g.end[p]):
+        piece = g.pieces[p * g.room + i]
+        cards += (piece >> COURT_BITS) + ((piece & COURT_MASK) != 0)
+    return cards
 
 
-cdef bint game_equal(const Game* a, const Game* b) noexcept nogil:
-    """Same state at an empty table: leader, then hand sizes, then every card."""
-    cdef int p
-    if a.leader != b.leader:
+cdef inline bint game_equal(const Game* a, const Game* b) noexcept nogil:
+    """Same state at an empty table. The leader and the first hand's length
+    are compared first, in one test without branches: they nearly always
+    differ. (Scalar on purpose: a vector load of the indexes just stored by a
+    trick would stall.)"""
+    if (a.leader ^ b.leader) | ((a.end[0] - a.start[0]) ^ (b.end[0] - b.start[0])):
         return False
+    return same_hands(a, b)
+
+
+cdef bint same_hands(const Game* a, const Game* b) noexcept nogil:
+    """Every hand holds the same cards. Pieces describe a hand uniquely, so by
+    court they are compared as they are."""
+    cdef int p, size
     for p in range(a.players):
-        if held(a, p) != held(b, p):
+        size = a.end[p] - a.start[p]
+        if size != b.end[p] - b.start[p]:
             return False
     for p in range(a.players):
-        if memcmp(a.hands + p * a.room + a.start[p], b.hands + p * b.room + b.start[p],
-                  held(a, p)) != 0:
+        size = a.end[p] - a.start[p]
+        if a.by_court:
+            if memcmp(a.pieces + p * a.room + a.start[p], b.pieces + p * b.room + b.start[p],
+                      size * sizeof(uint32_t)) != 0:
+                return False
+        elif memcmp(a.hands + p * a.room + a.start[p], b.hands + p * b.room + b.start[p],
+                    size) != 0:
             return False
     return True
 
@@ -179,7 +235,7 @@ cdef inline void take_pile(Game* g, int taker, int laid) noexcept nogil:
     cdef uint8_t* hand = g.hands + taker * g.room
     cdef int size
     if g.end[taker] + laid > g.room:
-        size = held(g, taker)
+        size = g.end[taker] - g.start[taker]
         memmove(hand, hand + g.start[taker], size)
         g.start[taker] = 0
         g.end[taker] = size
@@ -239,7 +295,7 @@ cdef inline bint trick2(Game* g) noexcept nogil:
         g.start[player] = <int>(next_card - other_base)
         g.start[player ^ 1] = <int>(other_next - base)
     take_pile(g, taker, laid)
-    return held(g, taker ^ 1) == 0
+    return g.end[taker ^ 1] == g.start[taker ^ 1]
 
 
 cdef inline int next_in(const bint* still_in, int players, int player) noexcept nogil:
@@ -259,12 +315,12 @@ cdef bint trickn(Game* g) noexcept nogil:
     cdef bint still_in[MAX_PLAYERS]
     cdef int p, players_in = 0
     for p in range(players):
-        still_in[p] = held(g, p) > 0
+        still_in[p] = g.end[p] > g.start[p]
         players_in += still_in[p]
     cdef int player = g.leader, owed = 0, court_player = 0, laid = 0, taker = 0
     cdef uint8_t card
     while True:
-        if held(g, player) == 0:
+        if g.end[player] == g.start[player]:
             # Out: the next player still in carries on, owing what was owed.
             still_in[player] = False
             players_in -= 1
@@ -291,10 +347,159 @@ cdef bint trickn(Game* g) noexcept nogil:
         else:
             player = next_in(still_in, players, player)
     take_pile(g, taker, laid)
-    return held(g, taker) == g.total
+    return g.end[taker] - g.start[taker] == g.total
+
+
+cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
+                      int64_t* period) noexcept nogil:
+    """Play two-player tricks from g's state, stepping from court card to court
+    card, until the game is finished (FINISHED), the state repeats the Brent
+    snapshot `snap` (LOOP, with *period set; snap NULL: no loop detection), or
+    a limit is reached (STOPPED). g holds the state reached.
+
+    Plain cards are interchangeable, so each step lays a whole run of them at
+    once: while no penalty runs, the players lay plain cards in turn until one
+    of them reaches his next court card (or runs out); a payer lays plain cards
+    until the penalty is paid, his next court card comes up, or he runs out.
+    The pile is built of the same pieces and joined to the taker's hand.
+
+    The whole game stays in local variables, and the hands are followed by
+    pointers to their head pieces, swapped as the turn changes sides: nothing
+    waits on a value just stored in memory. Both coin tosses of a trick (who
+    meets a court card first, who takes the pile) are worked out without
+    branches; only the end of a penalty is a branch.
+    """
+    cdef int room = g.room, leader = g.leader, n, i, event
+    cdef uint32_t* lead = g.pieces + leader * room + g.start[leader]
+    cdef uint32_t* other = g.pieces + (leader ^ 1) * room + g.start[leader ^ 1]
+    cdef uintptr_t lead_end = <uintptr_t>(g.pieces + leader * room + g.end[leader])
+    cdef uintptr_t other_end = <uintptr_t>(g.pieces + (leader ^ 1) * room + g.end[leader ^ 1])
+    cdef uint32_t* pile = g.pile_pieces
+    cdef uint32_t* first
+    cdef uint32_t* second
+    cdef uint32_t* taker_hand
+    cdef uint32_t* other_hand
+    cdef uint32_t* hand
+    cdef uint32_t a, b, owed, piece, run, laid, x, late, taker_other
+    cdef uintptr_t swap
+    cdef int64_t cards = g.cards, tricks = g.tricks, power = 1, steps = 0
+    while True:
+        a = lead[0] >> COURT_BITS
+        b = other[0] >> COURT_BITS
+        # Laid in turn, the leader's court card (or his running out) comes at
+        # card 2a + 1, the other's at card 2b + 2. Whoever meets his first
+        # lays x plain cards before it, the second player x + late.
+        late = a > b
+        x = b if late else a
+        first = other if late else lead
+        second = lead if late else other
+        second[0] -= (x + late) << COURT_BITS
+        owed = first[0] & COURT_MASK
+        pile[0] = (2 * x + late) << COURT_BITS | owed
+        laid = 2 * x + late
+        n = 1
+        if owed == 0:       # first runs out: the second player takes the pile
+            first[0] = 0
+            taker_other = late ^ 1
+            taker_hand = second
+            other_hand = first
+        else:
+            # The second player owes; taker_hand is the court player's.
+            taker_other = late
+            taker_hand = first + 1
+            other_hand = second
+            laid += 1
+            while True:
+                piece = other_hand[0]
+                run = piece >> COURT_BITS
+                if run >= owed:     # paid in full with plain cards
+                    other_hand[0] = piece - (owed << COURT_BITS)
+                    pile[n] = owed << COURT_BITS
+                    laid += owed
+                    break
+                if piece & COURT_MASK == 0:     # the payer runs out
+                    other_hand[0] = 0
+                    pile[n] = piece
+                    laid += run
+                    break
+                # He lays his run and the court card after it: the pile gets
+                # the very piece, and the other player now owes.
+                pile[n] = piece
+                n += 1
+                laid += run + 1
+                owed = piece & COURT_MASK
+                taker_other ^= 1
+                other_hand, taker_hand = taker_hand, other_hand + 1
+            n += 1
+        # The taker leads the next trick: his side becomes the leader's.
+        leader ^= taker_other
+        swap = (lead_end ^ other_end) & -<uintptr_t>taker_other
+        lead_end ^= swap
+        other_end ^= swap
+        lead = taker_hand
+        other = other_hand
+        # He puts the pile under his hand: its first run joins his trailing
+        # plain cards, its other pieces follow.
+        hand = g.pieces + leader * room
+        if lead_end + (n - 1) * sizeof(uint32_t) > <uintptr_t>(hand + room):
+            i = <int>((<uint32_t*>lead_end) - lead)
+            memmove(hand, lead, i * sizeof(uint32_t))
+            lead = hand
+            lead_end = <uintptr_t>(hand + i)
+        hand = (<uint32_t*>lead_end) - 1
+        hand[0] += pile[0]
+        for i in range(1, n):   # a few pieces: a call to memcpy costs more
+            hand[i] = pile[i]
+        lead_end += (n - 1) * sizeof(uint32_t)
+        cards += laid
+        tricks += 1
+        # Finished when the other hand is down to its trailing piece, and that is empty.
+        if <uintptr_t>(other + 1) == other_end and other[0] == 0:
+            event = FINISHED
+            break
+        if snap != NULL:
+            steps += 1
+            # Leader and first hand's length first, in one test: they nearly
+            # always differ from the snapshot's.
+            i = <int>((<uint32_t*>other_end) - other) if leader else <int>((<uint32_t*>lead_end) - lead)
+            if (leader ^ snap.leader) | (i ^ (snap.end[0] - snap.start[0])) == 0:
+                store_sides(g, leader, lead, lead_end, other, other_end, cards, tricks)
+                if same_hands(g, snap):
+                    period[0] = steps
+                    event = LOOP
+                    break
+            if steps == power:
+                store_sides(g, leader, lead, lead_end, other, other_end, cards, tricks)
+                game_copy(snap, g)
+                power <<= 1
+                steps = 0
+        if cards >= max_cards or tricks >= max_tricks:
+            event = STOPPED
+            break
+    store_sides(g, leader, lead, lead_end, other, other_end, cards, tricks)
+    return event
+
+
+cdef inline void store_sides(Game* g, int leader, uint32_t* lead, uintptr_t lead_end,
+                             uint32_t* other, uintptr_t other_end,
+                             int64_t cards, int64_t tricks) noexcept nogil:
+    """Write run_by_court's local state back into g."""
+    cdef uint32_t* base = g.pieces + leader * g.room
+    g.leader = leader
+    g.start[leader] = <int>(lead - base)
+    g.end[leader] = <int>((<uint32_t*>lead_end) - base)
+    base = g.pieces + (leader ^ 1) * g.room
+    g.start[leader ^ 1] = <int>(other - base)
+    g.end[leader ^ 1] = <int>((<uint32_t*>other_end) - base)
+    g.cards = cards
+    g.tricks = tricks
 
 
 cdef inline bint trick(Game* g) noexcept nogil:
+    """Play one trick from an empty table; True when the game is finished."""
+    cdef int64_t unused
+    if g.by_court:
+        return run_by_court(g, NULL, INT64_MAX, g.tricks + 1, &unused) == FINISHED
     if g.players == 2:
         return trick2(g)
     return trickn(g)
@@ -380,35 +585,47 @@ cdef void end_at_limit(Result* r, Work* w) noexcept nogil:
     end_stopped(r, g)
 
 
-cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
-                    Result* r) noexcept nogil:
-    """Play the deal in w.deal to its end; limits are NO_LIMIT or >= 1."""
-    cdef Game* g = &w.game
-    cdef Game* snap = &w.snap
+cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
+                    int64_t* period) noexcept nogil:
+    """run_by_court's contract, for every kind of game: play tricks until the
+    game is finished, repeats the snapshot (Brent's algorithm; snap NULL: no
+    loop detection), or reaches a limit (INT64_MAX: none)."""
     cdef int64_t power = 1, steps = 0
-    game_load(g, w.deal, w.hand_sizes)
-    if detect_loops:
-        game_copy(snap, g)
+    if g.by_court:
+        return run_by_court(g, snap, max_cards, max_tricks, period)
     while True:
         if trick(g):
-            end_finished(r, g)
-            return
-        if detect_loops:
+            return FINISHED
+        if snap != NULL:
             steps += 1
             if game_equal(g, snap):
-                end_loop(r, w, steps)
-                return
+                period[0] = steps
+                return LOOP
             if steps == power:
                 game_copy(snap, g)
                 power <<= 1
                 steps = 0
-        if (max_cards != NO_LIMIT and g.cards >= max_cards) or \
-                (max_tricks != NO_LIMIT and g.tricks >= max_tricks):
-            if detect_loops:
-                end_at_limit(r, w)
-            else:
-                end_stopped(r, g)
-            return
+        if g.cards >= max_cards or g.tricks >= max_tricks:
+            return STOPPED
+
+
+cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
+                    Result* r) noexcept nogil:
+    """Play the deal in w.deal to its end; limits are INT64_MAX (none) or >= 1."""
+    cdef Game* g = &w.game
+    cdef int64_t period
+    game_load(g, w.deal, w.hand_sizes)
+    if detect_loops:
+        game_copy(&w.snap, g)
+    event = run_tricks(g, &w.snap if detect_loops else NULL, max_cards, max_tricks, &period)
+    if event == FINISHED:
+        end_finished(r, g)
+    elif event == LOOP:
+        end_loop(r, w, period)
+    elif detect_loops:
+        end_at_limit(r, w)
+    else:
+        end_stopped(r, g)
 
 
 # ---------------------------------------------------------------- random deals
@@ -468,7 +685,7 @@ cdef void deal_two(Work* w, const uint8_t* deck) noexcept nogil:
 # ---------------------------------------------------------------- Python API
 
 cdef int64_t limit(value):
-    return NO_LIMIT if value is None else value
+    return INT64_MAX if value is None else value
 
 
 cdef object to_outcome(const Result* r, int players):
@@ -482,14 +699,22 @@ cdef object to_outcome(const Result* r, int players):
         engine=NAME)
 
 
+# Each public call has a private twin that also takes `by_court`: False keeps
+# two-player games on the card-by-card path, for the benchmark and for tests
+# that hold that path to the reference too.
+
 def play(deal, rules=Rules()):
     """Play one deal under `rules` and return its Outcome."""
+    return _play(deal, rules, True)
+
+
+def _play(deal, rules, bint by_court):
     cdef Work w
     cdef Result r
     cdef int p, offset = 0
     cdef int64_t max_cards = limit(rules.max_cards), max_tricks = limit(rules.max_tricks)
     cdef bint detect_loops = rules.detect_loops
-    if work_init(&w, deal.players, deal.total) != 0:
+    if work_init(&w, deal.players, deal.total, by_court) != 0:
         raise MemoryError()
     try:
         for p, hand in enumerate(deal.hands):
@@ -511,6 +736,10 @@ def play_batch(decks, split=None, rules=Rules()):
     hand, an int or an array of n ints (default total // 2). Returns the
     structured array of batch.BATCH_DTYPE, one row per deal.
     """
+    return _play_batch(decks, split, rules, True)
+
+
+def _play_batch(decks, split, rules, bint by_court):
     decks, splits = check_batch(decks, split)
     out = batch_array(len(decks))
     cdef const uint8_t[:, ::1] rows = decks
@@ -524,7 +753,7 @@ def play_batch(decks, split=None, rules=Rules()):
     cdef Result r
     if n == 0:
         return out
-    if work_init(&w, 2, total) != 0:
+    if work_init(&w, 2, total, by_court) != 0:
         raise MemoryError()
     try:
         with nogil:
@@ -557,6 +786,10 @@ def sample(n_deals, seed=1, min_cards=3000, start=0):
     """Play deals start .. start+n_deals-1 of `seed` (26/26, see Deal.shuffled)
     and return [(deal, outcome)] for each game of at least `min_cards` cards or
     a loop."""
+    return _sample(n_deals, seed, min_cards, start, True)
+
+
+def _sample(n_deals, seed, min_cards, start, bint by_court):
     check_seed(seed)
     check_count(n_deals, "n_deals")
     check_count(start, "start")
@@ -572,7 +805,7 @@ def sample(n_deals, seed=1, min_cards=3000, start=0):
     cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
     cdef int n_found, k, size
     hits = []
-    if found == NULL or found_results == NULL or work_init(&w, 2, 52) != 0:
+    if found == NULL or found_results == NULL or work_init(&w, 2, 52, by_court) != 0:
         free(found)
         free(found_results)
         raise MemoryError()
@@ -586,7 +819,7 @@ def sample(n_deals, seed=1, min_cards=3000, start=0):
                 for index in range(first, first + size):
                     shuffle_deck(deck, c_seed, index)
                     deal_two(&w, deck)
-                    play_game(&w, NO_LIMIT, NO_LIMIT, True, &r)
+                    play_game(&w, INT64_MAX, INT64_MAX, True, &r)
                     if r.status == LOOP or r.cards >= threshold:
                         found[n_found] = index
                         found_results[n_found] = r
