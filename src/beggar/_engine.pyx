@@ -11,12 +11,17 @@ and play every game without the GIL.
 """
 
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stddef cimport ptrdiff_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcmp, memcpy, memmove
+from libc.string cimport memcmp, memcpy, memmove, memset
 
 import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
+
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
 
 from .batch import batch_array, check_batch, check_count
 from .deal import Deal
@@ -41,7 +46,7 @@ cdef struct Game:
     int players
     int total
     bint by_court       # two players only: hands held as pieces (see run_by_court)
-    int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1)
+    int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1) + PILE_SLACK
     uint8_t* hands      # by card: hand p is hands[p * room + start[p] .. p * room + end[p])
     uint8_t* pile
     uint32_t* pieces    # by court: hand p is pieces[p * room + start[p] .. p * room + end[p])
@@ -105,14 +110,16 @@ cdef enum:
     # cards, with court 0.
     COURT_BITS = 3
     COURT_MASK = 7
+    # Pieces of a pile copied without a loop; piles and hands have room for them.
+    PILE_SLACK = 4
 
 
 cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil:
     """Allocate the buffers of a Work for deals of `players` hands and `total`
     cards; `by_court` (two players only) plays by pieces instead of cards."""
     cdef int i
-    cdef size_t room = ROOM_FACTOR * (<size_t>total + 1)
-    cdef size_t game_size = players * room + total + 1
+    cdef size_t room = ROOM_FACTOR * (<size_t>total + 1) + PILE_SLACK
+    cdef size_t game_size = players * room + total + 1 + PILE_SLACK
     w.memory = <uint8_t*>malloc(4 * game_size + total)
     w.piece_memory = <uint32_t*>malloc(4 * game_size * sizeof(uint32_t))
     if w.memory == NULL or w.piece_memory == NULL:
@@ -380,21 +387,34 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
     cdef uint32_t* taker_hand
     cdef uint32_t* other_hand
     cdef uint32_t* hand
-    cdef uint32_t a, b, owed, piece, run, laid, x, late, taker_other
+    cdef uint32_t lead_piece, other_piece, a, b, owed, piece, run, laid, x, late, taker_other
     cdef uintptr_t swap
     cdef int64_t cards = g.cards, tricks = g.tricks, power = 1, steps = 0
+    # The snapshot's leader and hand lengths, as they stand in `lead`/`other` terms.
+    cdef int snap_leader = -1
+    cdef ptrdiff_t snap_lead_length = 0, snap_other_length = 0
+    if snap != NULL:
+        snap_leader = snap.leader
+        snap_lead_length = snap.end[snap_leader] - snap.start[snap_leader]
+        snap_other_length = snap.end[snap_leader ^ 1] - snap.start[snap_leader ^ 1]
     while True:
-        a = lead[0] >> COURT_BITS
-        b = other[0] >> COURT_BITS
+        lead_piece = lead[0]
+        other_piece = other[0]
+        a = lead_piece >> COURT_BITS
+        b = other_piece >> COURT_BITS
         # Laid in turn, the leader's court card (or his running out) comes at
         # card 2a + 1, the other's at card 2b + 2. Whoever meets his first
         # lays x plain cards before it, the second player x + late.
         late = a > b
-        x = b if late else a
-        first = other if late else lead
-        second = lead if late else other
-        second[0] -= (x + late) << COURT_BITS
-        owed = first[0] & COURT_MASK
+        # Selected with masks: written as conditionals, they become branches.
+        swap = -<uintptr_t>late
+        x = a ^ ((a ^ b) & <uint32_t>swap)
+        first = <uint32_t*>(<uintptr_t>lead ^ ((<uintptr_t>lead ^ <uintptr_t>other) & swap))
+        second = <uint32_t*>(<uintptr_t>other ^ ((<uintptr_t>lead ^ <uintptr_t>other) & swap))
+        owed = (lead_piece ^ ((lead_piece ^ other_piece) & <uint32_t>swap)) & COURT_MASK
+        # The second player's head piece, kept in a register for the first payment.
+        piece = (other_piece ^ ((lead_piece ^ other_piece) & <uint32_t>swap)) - ((x + late) << COURT_BITS)
+        second[0] = piece
         pile[0] = (2 * x + late) << COURT_BITS | owed
         laid = 2 * x + late
         n = 1
@@ -410,7 +430,6 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
             other_hand = second
             laid += 1
             while True:
-                piece = other_hand[0]
                 run = piece >> COURT_BITS
                 if run >= owed:     # paid in full with plain cards
                     other_hand[0] = piece - (owed << COURT_BITS)
@@ -430,6 +449,7 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
                 owed = piece & COURT_MASK
                 taker_other ^= 1
                 other_hand, taker_hand = taker_hand, other_hand + 1
+                piece = other_hand[0]
             n += 1
         # The taker leads the next trick: his side becomes the leader's.
         leader ^= taker_other
@@ -441,14 +461,20 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
         # He puts the pile under his hand: its first run joins his trailing
         # plain cards, its other pieces follow.
         hand = g.pieces + leader * room
-        if lead_end + (n - 1) * sizeof(uint32_t) > <uintptr_t>(hand + room):
+        if lead_end + (n + PILE_SLACK) * sizeof(uint32_t) > <uintptr_t>(hand + room):
             i = <int>((<uint32_t*>lead_end) - lead)
             memmove(hand, lead, i * sizeof(uint32_t))
             lead = hand
             lead_end = <uintptr_t>(hand + i)
         hand = (<uint32_t*>lead_end) - 1
         hand[0] += pile[0]
-        for i in range(1, n):   # a few pieces: a call to memcpy costs more
+        # Most piles have one to four more pieces: copied without a loop or a
+        # call, whatever lies beyond them is overwritten later.
+        hand[1] = pile[1]
+        hand[2] = pile[2]
+        hand[3] = pile[3]
+        hand[4] = pile[4]
+        for i in range(PILE_SLACK + 1, n):
             hand[i] = pile[i]
         lead_end += (n - 1) * sizeof(uint32_t)
         cards += laid
@@ -459,16 +485,19 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
             break
         if snap != NULL:
             steps += 1
-            # Leader and first hand's length first, in one test: they nearly
-            # always differ from the snapshot's.
-            i = <int>((<uint32_t*>other_end) - other) if leader else <int>((<uint32_t*>lead_end) - lead)
-            if (leader ^ snap.leader) | (i ^ (snap.end[0] - snap.start[0])) == 0:
+            # Leader and hand lengths first, in one test on registers: they
+            # nearly always differ from the snapshot's.
+            if (leader ^ snap_leader) | (((<uint32_t*>lead_end) - lead) ^ snap_lead_length) \
+                    | (((<uint32_t*>other_end) - other) ^ snap_other_length) == 0:
                 store_sides(g, leader, lead, lead_end, other, other_end, cards, tricks)
                 if same_hands(g, snap):
                     period[0] = steps
                     event = LOOP
                     break
             if steps == power:
+                snap_leader = leader
+                snap_lead_length = (<uint32_t*>lead_end) - lead
+                snap_other_length = (<uint32_t*>other_end) - other
                 store_sides(g, leader, lead, lead_end, other, other_end, cards, tricks)
                 game_copy(snap, g)
                 power <<= 1
@@ -611,10 +640,10 @@ cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
 
 cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
                     Result* r) noexcept nogil:
-    """Play the deal in w.deal to its end; limits are INT64_MAX (none) or >= 1."""
+    """Play the game in w.game, freshly loaded from w.deal, to its end; limits
+    are INT64_MAX (none) or >= 1."""
     cdef Game* g = &w.game
     cdef int64_t period
-    game_load(g, w.deal, w.hand_sizes)
     if detect_loops:
         game_copy(&w.snap, g)
     event = run_tricks(g, &w.snap if detect_loops else NULL, max_cards, max_tricks, &period)
@@ -653,33 +682,66 @@ cdef inline uint32_t below(uint64_t* state, uint32_t n) noexcept nogil:
     return <uint32_t>(m >> 32)
 
 
-cdef uint8_t STANDARD_ORDER[52]
+cdef uint8_t IDENTITY[52]
 for _i in range(52):
-    STANDARD_ORDER[_i] = 0 if _i < 36 else 1 + (_i - 36) // 4
+    IDENTITY[_i] = _i
 
 
-cdef void shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcept nogil:
-    """The standard deck shuffled for deal `index` of `seed` (see shuffle.py)."""
-    cdef uint64_t state = mix64(mix64(seed) + index)
+cdef uint64_t shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcept nogil:
+    """The standard deck shuffled for deal `index` of `seed` (see shuffle.py):
+    a random free position for each court card J J J J Q Q Q Q K K K K A A A A.
+    Returns the positions of the court cards as bits."""
+    cdef uint64_t state = mix64(mix64(seed) + index), courts = 0
+    cdef uint8_t positions[52]
     cdef int i
     cdef uint32_t j
-    cdef uint8_t card
-    memcpy(deck, STANDARD_ORDER, 52)
-    for i in range(51, 0, -1):
-        j = below(&state, i + 1)
-        card = deck[i]
-        deck[i] = deck[j]
-        deck[j] = card
+    cdef uint8_t position
+    memset(deck, 0, 52)
+    memcpy(positions, IDENTITY, 52)
+    for i in range(16):
+        j = i + below(&state, 52 - i)
+        position = positions[j]
+        positions[j] = positions[i]
+        positions[i] = position
+        deck[position] = 1 + (i >> 2)
+        courts |= (<uint64_t>1) << position
+    return courts
 
 
-cdef void deal_two(Work* w, const uint8_t* deck) noexcept nogil:
-    """Deal 52 cards one at a time to two hands, the leader first."""
-    cdef int i
+cdef void deal_two(Work* w, uint64_t seed, uint64_t index) noexcept nogil:
+    """Deal `index` of `seed`, one card at a time to two hands, the leader
+    first: into w.deal, and loaded into w.game. By court, the pieces are built
+    from the court cards alone."""
+    cdef uint8_t deck[52]
+    cdef uint64_t courts = shuffle_deck(deck, seed, index)
+    cdef int i, p, h
+    cdef int last[2]
+    cdef int n[2]
+    cdef uint32_t* pieces = w.game.pieces
     for i in range(26):
         w.deal[i] = deck[2 * i]
         w.deal[26 + i] = deck[2 * i + 1]
     w.hand_sizes[0] = 26
     w.hand_sizes[1] = 26
+    if not w.game.by_court:
+        game_load(&w.game, w.deal, w.hand_sizes)
+        return
+    last[0] = last[1] = -1
+    n[0] = n[1] = 0
+    while courts:
+        p = __builtin_ctzll(courts)     # the deck's next court card
+        courts &= courts - 1
+        h = p & 1
+        pieces[h * w.game.room + n[h]] = <uint32_t>((p >> 1) - last[h] - 1) << COURT_BITS | deck[p]
+        n[h] += 1
+        last[h] = p >> 1
+    for h in range(2):
+        pieces[h * w.game.room + n[h]] = <uint32_t>(25 - last[h]) << COURT_BITS
+        w.game.start[h] = 0
+        w.game.end[h] = n[h] + 1
+    w.game.leader = 0
+    w.game.cards = 0
+    w.game.tricks = 0
 
 
 # ---------------------------------------------------------------- Python API
@@ -723,6 +785,7 @@ def _play(deal, rules, bint by_court):
                 w.deal[offset] = card
                 offset += 1
         with nogil:
+            game_load(&w.game, w.deal, w.hand_sizes)
             play_game(&w, max_cards, max_tricks, detect_loops, &r)
         return to_outcome(&r, deal.players)
     finally:
@@ -761,6 +824,7 @@ def _play_batch(decks, split, rules, bint by_court):
                 memcpy(w.deal, &rows[i, 0], total)
                 w.hand_sizes[0] = <int>cut[i]
                 w.hand_sizes[1] = total - <int>cut[i]
+                game_load(&w.game, w.deal, w.hand_sizes)
                 play_game(&w, max_cards, max_tricks, detect_loops, &r)
                 store(&result[i], &r)
     finally:
@@ -800,7 +864,6 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
     cdef int64_t threshold = min(min_cards, 2 ** 62)
     cdef Work w
     cdef Result r
-    cdef uint8_t deck[52]
     cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
     cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
     cdef int n_found, k, size
@@ -817,8 +880,7 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
             n_found = 0
             with nogil:
                 for index in range(first, first + size):
-                    shuffle_deck(deck, c_seed, index)
-                    deal_two(&w, deck)
+                    deal_two(&w, c_seed, index)
                     play_game(&w, INT64_MAX, INT64_MAX, True, &r)
                     if r.status == LOOP or r.cards >= threshold:
                         found[n_found] = index
