@@ -1,46 +1,93 @@
-"""Random 26/26 deals per second on one core: the compiled engine's
-generate-and-play call (sample) against the reference engine, in one run.
+"""Engine speed, measured side by side in one run.
 
-    python3 benchmarks/engine_speed.py [--deals N] [--reference-deals N] [--repeat R]
+    python3 benchmarks/engine_speed.py [--deals N] [--repeat R]
 
-Every game runs to its end with loop detection on; no game is kept
-(min_cards is out of reach), so the figure is the engine's alone. The best of
-R repeats is reported, as the other runs only add noise from the machine.
+Prints random 26/26 deals per second on one core for the compiled engine's
+generate-and-play call (sample) on the court-to-court path and on the
+card-by-card path, the same for the batch call (play_batch on pre-dealt
+rows), the reference engine, the ratios between them, and the throughput of
+two worker processes against one. Every game runs to its end with loop
+detection on and no game is kept (min_cards is out of reach), so the figures
+are the engine's alone. Single-core figures are the best of R runs pinned to
+one core: the other runs only add noise from the machine.
 """
 
 import argparse
+import multiprocessing
 import os
 import time
 
+import numpy as np
+
+from beggar import Deal, Rules
 from beggar import _engine as compiled
 from beggar import reference
 
 NEVER = 10 ** 9
+SEED = 1
 
 
-def rate(engine, deals, repeat, seed=1):
-    """Best deals/s over `repeat` runs of `deals` deals."""
+def pin_to_one_core():
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def best_rate(run, deals, repeat):
+    """Best deals/s of `run(r)` over `repeat` runs of `deals` deals."""
     best = 0.0
     for r in range(repeat):
         start = time.perf_counter()
-        engine.sample(deals, seed=seed, min_cards=NEVER, start=r * deals)
+        run(r)
         best = max(best, deals / (time.perf_counter() - start))
     return best
 
 
+def sample_rate(by_court, deals, repeat):
+    return best_rate(lambda r: compiled._sample(deals, SEED, NEVER, r * deals, by_court), deals, repeat)
+
+
+def batch_rate(by_court, deals, repeat):
+    decks = np.array([[c for hand in Deal.shuffled(2, SEED, i).hands for c in hand]
+                      for i in range(min(deals, 20000))], dtype=np.uint8)
+    decks = np.resize(decks, (deals, 52))
+    return best_rate(lambda r: compiled._play_batch(decks, 26, Rules(), by_court), deals, repeat)
+
+
+def _worker(args):
+    deals, start = args
+    compiled.sample(deals, SEED, NEVER, start)
+
+
+def workers_rate(workers, deals):
+    """Deals/s of `workers` processes, each playing `deals` deals, by the wall clock."""
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        pool.map(_worker, [(1000, 0)] * workers)            # started and warm
+        start = time.perf_counter()
+        pool.map(_worker, [(deals, i * deals) for i in range(workers)])
+        return workers * deals / (time.perf_counter() - start)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=2_000_000)
+    parser.add_argument("--deals", type=int, default=2_000_000, help="deals per compiled run")
     parser.add_argument("--reference-deals", type=int, default=5_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})   # one core
-    fast = rate(compiled, args.deals, args.repeat)
-    slow = rate(reference, args.reference_deals, 1)
-    print(f"compiled sample():  {fast:12,.0f} deals/s  ({args.deals:,} deals, best of {args.repeat})")
-    print(f"reference sample(): {slow:12,.0f} deals/s  ({args.reference_deals:,} deals)")
-    print(f"ratio compiled / reference: {fast / slow:,.0f}x")
+
+    one, two = workers_rate(1, args.deals), workers_rate(2, args.deals)
+    pin_to_one_core()
+    court = sample_rate(True, args.deals, args.repeat)
+    card = sample_rate(False, args.deals, args.repeat)
+    batch_court = batch_rate(True, args.deals // 4, args.repeat)
+    batch_card = batch_rate(False, args.deals // 4, args.repeat)
+    slow = best_rate(lambda r: reference.sample(args.reference_deals, SEED, NEVER), args.reference_deals, 1)
+
+    print(f"random 26/26 deals per second, one core, loop detection on ({os.cpu_count()} cores seen)")
+    print(f"  sample()      court to court {court:12,.0f}   card by card {card:12,.0f}   ratio {court / card:.2f}x")
+    print(f"  play_batch()  court to court {batch_court:12,.0f}   card by card {batch_card:12,.0f}   "
+          f"ratio {batch_court / batch_card:.2f}x")
+    print(f"  reference     {slow:12,.0f}   compiled sample() / reference: {court / slow:,.0f}x")
+    print(f"two worker processes: {two:12,.0f} deals/s, one: {one:12,.0f}   ratio {two / one:.2f}x")
 
 
 if __name__ == "__main__":

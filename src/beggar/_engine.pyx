@@ -2,12 +2,13 @@
 """The compiled engine: the rules of DESIGN.md section 1, as fast as the machine allows.
 
 Same functions, signatures, exceptions and results as `beggar.reference`.
-Games run in C over plain structs: each hand is a straight buffer of card
-codes (0 plain, 1-4 the penalty of a court card). Loop detection is Brent's
-algorithm at empty tables (one state snapshot, compared leader and hand sizes
-first), so a game that ends pays almost nothing for it; a detected loop is
-then located exactly by replaying the deal. Batch calls allocate once per call
-and play every game without the GIL.
+Games run in C over plain structs, without the GIL and without allocating:
+buffers are allocated once per call. Two-player games step from court card to
+court card over hands held as pieces (a run of plain cards and the court card
+that ends it); three and four players, and the two-player baseline, go card by
+card. Loop detection is Brent's algorithm at empty tables, with one snapshot,
+so a game that ends pays almost nothing for it; a loop it finds is then
+located exactly by replaying the deal.
 """
 
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
@@ -112,6 +113,8 @@ cdef enum:
     COURT_MASK = 7
     # Pieces of a pile copied without a loop; piles and hands have room for them.
     PILE_SLACK = 4
+    # Tricks played before loop detection takes its first snapshot.
+    BRENT_START = 64
 
 
 cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil:
@@ -361,8 +364,9 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
                       int64_t* period) noexcept nogil:
     """Play two-player tricks from g's state, stepping from court card to court
     card, until the game is finished (FINISHED), the state repeats the Brent
-    snapshot `snap` (LOOP, with *period set; snap NULL: no loop detection), or
-    a limit is reached (STOPPED). g holds the state reached.
+    state (LOOP, with *period set; `snap` is the snapshot buffer for Brent's
+    algorithm as in run_tricks; NULL: no loop detection), or a limit is
+    reached (STOPPED). g holds the state reached.
 
     Plain cards are interchangeable, so each step lays a whole run of them at
     once: while no penalty runs, the players lay plain cards in turn until one
@@ -389,14 +393,11 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
     cdef uint32_t* hand
     cdef uint32_t lead_piece, other_piece, a, b, owed, piece, run, laid, x, late, taker_other
     cdef uintptr_t swap
-    cdef int64_t cards = g.cards, tricks = g.tricks, power = 1, steps = 0
-    # The snapshot's leader and hand lengths, as they stand in `lead`/`other` terms.
+    cdef int64_t cards = g.cards, tricks = g.tricks, power = BRENT_START, steps = 0
+    # The snapshot's leader and hand lengths, as they stand in `lead`/`other`
+    # terms; leader -1 until the first snapshot is taken, which no state matches.
     cdef int snap_leader = -1
     cdef ptrdiff_t snap_lead_length = 0, snap_other_length = 0
-    if snap != NULL:
-        snap_leader = snap.leader
-        snap_lead_length = snap.end[snap_leader] - snap.start[snap_leader]
-        snap_other_length = snap.end[snap_leader ^ 1] - snap.start[snap_leader ^ 1]
     while True:
         lead_piece = lead[0]
         other_piece = other[0]
@@ -617,9 +618,17 @@ cdef void end_at_limit(Result* r, Work* w) noexcept nogil:
 cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
                     int64_t* period) noexcept nogil:
     """run_by_court's contract, for every kind of game: play tricks until the
-    game is finished, repeats the snapshot (Brent's algorithm; snap NULL: no
-    loop detection), or reaches a limit (INT64_MAX: none)."""
-    cdef int64_t power = 1, steps = 0
+    game is finished, repeats a state (snap NULL: no loop detection), or
+    reaches a limit (INT64_MAX: none).
+
+    Loops are found by Brent's algorithm: a snapshot of the state is taken
+    after BRENT_START tricks and again whenever the tricks since the last one
+    reach a doubling power; a state equal to the snapshot closes a loop whose
+    period is the tricks since it was taken. Starting late is still exact (a
+    state before the loop never repeats) and spares most games that end any
+    comparison at all."""
+    cdef int64_t power = BRENT_START, steps = 0
+    cdef bint have_snap = False
     if g.by_court:
         return run_by_court(g, snap, max_cards, max_tricks, period)
     while True:
@@ -627,11 +636,12 @@ cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
             return FINISHED
         if snap != NULL:
             steps += 1
-            if game_equal(g, snap):
+            if have_snap and game_equal(g, snap):
                 period[0] = steps
                 return LOOP
             if steps == power:
                 game_copy(snap, g)
+                have_snap = True
                 power <<= 1
                 steps = 0
         if g.cards >= max_cards or g.tricks >= max_tricks:
@@ -644,8 +654,6 @@ cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_
     are INT64_MAX (none) or >= 1."""
     cdef Game* g = &w.game
     cdef int64_t period
-    if detect_loops:
-        game_copy(&w.snap, g)
     event = run_tricks(g, &w.snap if detect_loops else NULL, max_cards, max_tricks, &period)
     if event == FINISHED:
         end_finished(r, g)
