@@ -41,21 +41,16 @@ class Deal:
             hands = [list(hand) for hand in hands]
         except TypeError:
             raise DealError("a deal is a list of hands, each a list of card names") from None
-        _check_player_count(len(hands))
         coded = []
         for h, hand in enumerate(hands, 1):
-            if not hand:
-                raise DealError(f"hand {h} is empty")
             row = []
             for i, name in enumerate(hand, 1):
                 try:
                     row.append(cards.code(name))
                 except CardError as error:
                     raise DealError(f"hand {h}, card {i}: {error}") from None
-            coded.append(tuple(row))
-        self.hands = tuple(coded)
-        _check_size(self.total)
-        _check_deck(self, deck, lambda h, i: f"hand {h}, card {i}")
+            coded.append(row)
+        self.hands = Deal.checked(coded, deck, lambda h, i: f"hand {h}, card {i}").hands
 
     @classmethod
     def parse(cls, text, deck="any"):
@@ -67,37 +62,23 @@ class Deal:
         """
         if not isinstance(text, str):
             raise DealError(f"a deal in record notation is text, not {type(text).__name__}")
-        hands, positions = [[]], [[]]
-        i, n = 0, len(text)
-        while i < n:
-            ch = text[i]
-            if ch == "/":
-                hands.append([])
-                positions.append([])
-                i += 1
-            elif ch.isspace() or ch == ",":
-                i += 1
-            else:
-                size = 2 if text[i:i + 2] == "10" else 1
-                try:
-                    code = cards.code(text[i:i + size])
-                except CardError:
-                    raise DealError(f"position {i + 1}: unknown card {ch!r}") from None
-                hands[-1].append(code)
-                positions[-1].append(i + 1)
-                i += size
-                if i < n and text[i] in cards.SUIT_MARKS:
-                    i += 1
         if not text.strip():
             raise DealError("the deal is empty")
+        hands, columns = read_hands(text)
+        return cls.checked(hands, deck, lambda h, i: f"position {columns[h - 1][i - 1]}")
+
+    @classmethod
+    def checked(cls, hands, deck="any", where=lambda h, i: f"hand {h}, card {i}"):
+        """A deal from lists of codes, after the checks every deal passes: 2-4
+        hands, none empty, at most MAX_CARDS cards, and `deck`. `where(h, i)`
+        names the place of card i of hand h (both from 1) in an error."""
         _check_player_count(len(hands))
         for h, hand in enumerate(hands, 1):
             if not hand:
                 raise DealError(f"hand {h} is empty")
-        deal = cls.__new__(cls)
-        deal.hands = tuple(tuple(hand) for hand in hands)
+        deal = cls.from_codes(hands)
         _check_size(deal.total)
-        _check_deck(deal, deck, lambda h, i: f"position {positions[h - 1][i - 1]}")
+        _check_deck(deal, deck, where)
         return deal
 
     @classmethod
@@ -143,6 +124,33 @@ class Deal:
 
     def __hash__(self):
         return hash(self.hands)
+
+
+def read_hands(text, place=lambda column: f"position {column}"):
+    """Split record notation into hands of codes, with the 1-based column of
+    every card: (hands, columns). `place(column)` names a column in an error."""
+    hands, columns = [[]], [[]]
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "/":
+            hands.append([])
+            columns.append([])
+            i += 1
+        elif ch.isspace() or ch == ",":
+            i += 1
+        else:
+            size = 2 if text[i:i + 2] == "10" else 1
+            try:
+                code = cards.code(text[i:i + size])
+            except CardError:
+                raise DealError(f"{place(i + 1)}: unknown card {ch!r}") from None
+            hands[-1].append(code)
+            columns[-1].append(i + 1)
+            i += size
+            if i < n and text[i] in cards.SUIT_MARKS:
+                i += 1
+    return hands, columns
 
 
 def _check_player_count(players):

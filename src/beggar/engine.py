@@ -53,3 +53,10 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None):
     """Random 26/26 deals start .. start+n_deals-1 of `seed`; the (deal, outcome)
     pairs with at least `min_cards` cards, or a loop."""
     return get(engine).sample(n_deals, seed, min_cards, start)
+
+
+def tricks(deal):
+    """The Trick records of a deal's game (leader, pile, taker, hands after),
+    one per trick, to its finish or forever. Traces come from the reference
+    engine, whose tricks are plain Python data."""
+    return reference.tricks(deal)

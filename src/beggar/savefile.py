@@ -1,0 +1,287 @@
+"""Saved games: the files that `beggar play`, `replay` and `verify` read, and
+that the archive exports.
+
+Three forms, told apart by their content:
+
+- Text, hand per line: one hand per line, top card first, in the record
+  notation's symbols; blank lines and `#` comments are ignored. Made to be
+  written by hand:
+
+      # Casella 2024: the first published loop
+      ---K---Q-KQAJ-----AAJ--J--
+      ----------Q----KQ-J-----KA
+
+- Text, one line: the `p1/p2` record notation (comments allowed as above).
+
+- JSON: one object, or a list of them for `verify`:
+
+      {"format": "beggar-game", "version": 1, "name": "Casella 2024",
+       "deal": "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
+       "rules": {"max_cards": null, "max_tricks": null},
+       "expected": {"status": "loop", "cards": 474, "tricks": 66,
+                    "loop_entry": {"tricks": 4, "cards": 34},
+                    "loop_period": {"tricks": 62, "cards": 440}}}
+
+  "deal" may also be a list of hands, each a string or a list of card names.
+  Only "deal" is required. The published-deals form (`p1`, `p2`, `status`,
+  `cards`, `tricks`, ...) is read too.
+
+Every error is a SaveFileError whose message names the file and the line (and
+column, where there is one).
+"""
+
+import json
+import sys
+from dataclasses import dataclass
+
+from .deal import Deal, DealError, read_hands
+from .outcome import STATUSES
+from .rules import Rules
+
+FORMAT, VERSION = "beggar-game", 1
+
+_GAME_FIELDS = {"format", "version", "name", "deal", "rules", "expected", "found", "note"}
+_PUBLISHED_FIELDS = {"name", "year", "p1", "p2", "cards", "tricks", "status", "source", "note",
+                     "loop_entry", "loop_period"}
+_RULE_FIELDS = {"max_cards", "max_tricks", "detect_loops"}
+_EXPECTED_FIELDS = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
+
+
+class SaveFileError(ValueError):
+    """A saved game that cannot be read; the message names file and place."""
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A deal, the rules it is played under, and what its outcome should be.
+
+    expected: None, or a dict of Outcome fields to check (at least status,
+    cards and tricks), with loop_entry and loop_period as (tricks, cards).
+    """
+    deal: Deal
+    rules: Rules = Rules()
+    expected: dict = None
+    name: str = None
+    year: int = None
+
+
+def read_text(path):
+    """The text of a file, or of standard input for "-"."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except FileNotFoundError:
+        raise SaveFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SaveFileError(f"{path}: is a directory, not a file") from None
+    except UnicodeDecodeError as error:
+        raise SaveFileError(f"{path}: not a text file ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise SaveFileError(f"{path}: {error.strerror}") from None
+
+
+def load(path, deck="any"):
+    """Every game in a file (one for the text forms), as SavedGame objects."""
+    name = "standard input" if path == "-" else path
+    return parse(read_text(path), name, deck)
+
+
+def parse(text, name, deck="any"):
+    """Every game in `text`, read from a file called `name`."""
+    if text.lstrip().startswith(("{", "[")):
+        return _parse_json(text, name, deck)
+    return [SavedGame(_parse_text(text, name, deck))]
+
+
+def _parse_text(text, name, deck):
+    lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        content = line.split("#", 1)[0]
+        if content.strip():
+            lines.append((number, content))
+    if not lines:
+        raise SaveFileError(f"{name}: no deal in the file (only blank lines and comments)")
+    hands, places = [], []
+    try:
+        if len(lines) == 1 and "/" in lines[0][1]:
+            number, content = lines[0]
+            hands, columns = read_hands(content, lambda column: f"line {number}, column {column}")
+            places = [[(number, column) for column in hand] for hand in columns]
+        else:
+            for number, content in lines:
+                found, columns = read_hands(content, lambda column: f"line {number}, column {column}")
+                if len(found) > 1:
+                    raise DealError(f"line {number}, column {content.index('/') + 1}: '/' separates "
+                                    "hands only in the one-line notation; here a line is a hand")
+                hands.append(found[0])
+                places.append([(number, column) for column in columns[0]])
+        return Deal.checked(hands, deck, lambda h, i: "line {}, column {}".format(*places[h - 1][i - 1]))
+    except DealError as error:
+        raise SaveFileError(f"{name}: {error}") from None
+
+
+def _parse_json(text, name, deck):
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SaveFileError(f"{name}: line {error.lineno}, column {error.colno}: "
+                            f"not valid JSON ({error.msg})") from None
+    entries = data if isinstance(data, list) else [data]
+    if not entries:
+        raise SaveFileError(f"{name}: the list holds no game")
+    games = []
+    for number, entry in enumerate(entries, 1):
+        where = f"{name}: game {number}" if isinstance(data, list) else name
+        try:
+            games.append(_game_from_json(entry, deck))
+        except (DealError, ValueError, TypeError) as error:
+            raise SaveFileError(f"{where}: {error}") from None
+    return games
+
+
+def _game_from_json(entry, deck):
+    if not isinstance(entry, dict):
+        raise ValueError(f"a game is a JSON object, not {_json_type(entry)}")
+    if "p1" in entry or "p2" in entry:
+        return _published_game(entry, deck)
+    _check_fields(entry, _GAME_FIELDS, "")
+    if entry.get("format", FORMAT) != FORMAT:
+        raise ValueError(f"field 'format' is {entry['format']!r}, not {FORMAT!r}")
+    if entry.get("version", VERSION) != VERSION:
+        raise ValueError(f"field 'version' is {entry['version']!r}; this beggar reads version {VERSION}")
+    if "deal" not in entry:
+        raise ValueError("missing field 'deal'")
+    deal = _deal_from_json(entry["deal"], deck)
+    rules = entry.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise ValueError(f"field 'rules' must be an object, not {_json_type(rules)}")
+    _check_fields(rules, _RULE_FIELDS, "rules.")
+    try:
+        rules = Rules(**rules)
+    except ValueError as error:
+        raise ValueError(f"field 'rules': {error}") from None
+    expected = entry.get("expected")
+    if expected is not None:
+        expected = _expected(expected, "expected.")
+    return SavedGame(deal, rules, expected, _name(entry))
+
+
+def _published_game(entry, deck):
+    _check_fields(entry, _PUBLISHED_FIELDS, "")
+    for field in ("p1", "p2"):
+        if not isinstance(entry.get(field), str):
+            raise ValueError(f"field '{field}' must be a hand in record notation")
+    try:
+        deal = Deal.parse(f"{entry['p1']}/{entry['p2']}", deck)
+    except DealError as error:
+        raise ValueError(f"fields 'p1'/'p2': {error}") from None
+    figures = {k: entry[k] for k in _EXPECTED_FIELDS & entry.keys()}
+    year = entry.get("year")
+    if year is not None:
+        year = _whole(year, "year")
+    return SavedGame(deal, Rules(), _expected(figures, ""), _name(entry), year)
+
+
+def _deal_from_json(value, deck):
+    try:
+        if isinstance(value, str):
+            return Deal.parse(value, deck)
+        if isinstance(value, list) and all(isinstance(hand, str) for hand in value):
+            return Deal.parse("/".join(value), deck)
+        if isinstance(value, list) and all(isinstance(hand, list) for hand in value):
+            return Deal(value, deck)
+    except DealError as error:
+        raise ValueError(f"field 'deal': {error}") from None
+    raise ValueError("field 'deal' must be record notation, a list of hands as strings, "
+                     "or a list of lists of card names")
+
+
+def _expected(figures, prefix):
+    if not isinstance(figures, dict):
+        raise ValueError(f"field '{prefix.rstrip('.') or 'expected'}' must be an object")
+    _check_fields(figures, _EXPECTED_FIELDS, prefix)
+    for field in ("status", "cards", "tricks"):
+        if field not in figures:
+            raise ValueError(f"missing field '{prefix}{field}'")
+    if figures["status"] not in STATUSES:
+        raise ValueError(f"field '{prefix}status' is {figures['status']!r}; "
+                         f"it is one of {', '.join(STATUSES)}")
+    expected = {"status": figures["status"]}
+    for field in ("cards", "tricks"):
+        expected[field] = _whole(figures[field], prefix + field)
+    if figures.get("winner") is not None:
+        expected["winner"] = _whole(figures["winner"], prefix + "winner")
+    if figures.get("counts") is not None:
+        counts = figures["counts"]
+        if not isinstance(counts, list):
+            raise ValueError(f"field '{prefix}counts' must be a list of whole numbers")
+        expected["counts"] = tuple(_whole(c, prefix + "counts") for c in counts)
+    for field in ("loop_entry", "loop_period"):
+        pair = figures.get(field)
+        if pair is None:
+            continue
+        if not isinstance(pair, dict) or set(pair) != {"tricks", "cards"}:
+            raise ValueError(f"field '{prefix}{field}' must be an object with 'tricks' and 'cards'")
+        expected[field] = (_whole(pair["tricks"], f"{prefix}{field}.tricks"),
+                           _whole(pair["cards"], f"{prefix}{field}.cards"))
+    return expected
+
+
+def _whole(value, field):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"field '{field}' must be a whole number, not {json.dumps(value)}")
+    return value
+
+
+def _name(entry):
+    name = entry.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"field 'name' must be text, not {_json_type(name)}")
+    return name
+
+
+def _check_fields(obj, allowed, prefix):
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise ValueError(f"unknown field '{prefix}{unknown[0]}' (known: {', '.join(sorted(allowed))})")
+
+
+def _json_type(value):
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def mismatches(expected, outcome):
+    """The expected figures an Outcome does not show, as 'field: expected X, got Y'."""
+    return [f"{field}: expected {want}, got {getattr(outcome, field)}"
+            for field, want in expected.items() if getattr(outcome, field) != want]
+
+
+def to_json(game, outcome=None):
+    """The JSON form of a saved game; `outcome` becomes its expected figures."""
+    entry = {"format": FORMAT, "version": VERSION}
+    if game.name:
+        entry["name"] = game.name
+    entry["deal"] = str(game.deal)
+    entry["rules"] = game.rules.as_dict()
+    if outcome is not None:
+        figures = outcome.as_dict()
+        del figures["engine"]
+        entry["expected"] = figures
+    return json.dumps(entry, indent=2) + "\n"
+
+
+def to_text(game, outcome=None):
+    """The hand-per-line text form; name, rules and outcome go into comments."""
+    lines = ["# beggar saved game: one hand per line, top card first, the first hand leads"]
+    if game.name:
+        lines.append(f"# {game.name}")
+    if game.rules != Rules():
+        lines.append(f"# played under max_cards={game.rules.max_cards}, "
+                     f"max_tricks={game.rules.max_tricks} (kept by the JSON form only)")
+    if outcome is not None:
+        lines.append(f"# {outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
+    lines.extend(str(Deal.from_codes([hand])) for hand in game.deal.hands)
+    return "\n".join(lines) + "\n"

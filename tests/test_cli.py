@@ -1,0 +1,180 @@
+"""The `beggar` command, run as a real subprocess."""
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from beggar import Deal, Rules, play
+from beggar.engine import tricks
+from beggar.savefile import SavedGame, to_json, to_text
+
+CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+MANN_WU = "K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--"
+SCRIPT = Path(sys.executable).with_name("beggar")
+
+
+def beggar(*args, stdin=None):
+    """Run the installed `beggar` script (python -m beggar where it is not installed)."""
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "beggar"]
+    return subprocess.run(command + [str(a) for a in args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+def bad_input(result, *fragments):
+    """Exit status 2, one line on standard error holding every fragment, no traceback."""
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def test_verify_published_deals_on_both_engines():
+    result = beggar("verify")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["deal", "year", "expected", "compiled", "reference"]
+    assert "Nessler 2022      2022  8344/1164  8344/1164 OK  8344/1164 OK" in lines
+    assert sum(line.count(" OK") == 2 for line in lines[1:-1]) == 10
+    assert lines[-1] == "10 deals, 2 engines: all OK"
+
+
+def test_verify_own_file_reports_a_mismatch(tmp_path):
+    games = [{"name": "right", "deal": CASELLA,
+              "expected": {"status": "loop", "cards": 474, "tricks": 66,
+                           "loop_entry": {"tricks": 4, "cards": 34},
+                           "loop_period": {"tricks": 62, "cards": 440}}},
+             {"name": "wrong", "deal": MANN_WU,
+              "expected": {"status": "finished", "cards": 7158, "tricks": 1007}}]
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(games))
+    result = beggar("verify", path, "--engine", "reference")
+    assert result.returncode == 1
+    rows = {line.split()[0]: line for line in result.stdout.splitlines()}
+    assert rows["right"].endswith("474/66 OK")
+    assert rows["wrong"].endswith("7157/1007 MISMATCH")
+
+
+def test_replay_of_the_published_loop(tmp_path):
+    path = tmp_path / "loop.txt"
+    path.write_text("# Casella 2024\n" + CASELLA.replace("/", "\n") + "\n")
+    result = beggar("replay", path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "entry    after 4 tricks / 34 cards" in out
+    assert "period   62 tricks / 440 cards" in out
+    assert "the state entering the loop, after trick 4 (hand 2 leads):" in out
+    assert "  hand 2  -----KA-J-  (10 cards)" in out
+    period = out.split("one period, tricks 5 to 66:\n")[1].splitlines()
+    assert len(period) == 1 + 62 and period[-1].split()[:5] == ["66", "2", "2", "42", "10"]
+
+
+def test_replay_trace_and_plot(tmp_path):
+    png = tmp_path / "sizes.png"
+    result = beggar("replay", "-", "--trace", "--plot", png, stdin=MANN_WU + "\n")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line[:6].strip().isdigit()]
+    assert len(rows) == 1007
+    last = list(itertools.islice(tricks(Deal.parse(MANN_WU)), 1007))[-1]
+    assert rows[-1].split()[:5] == ["1007", str(last.leader + 1), "2", "0", "52"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_play_json_matches_the_api():
+    result = beggar("play", MANN_WU, "--json", "--engine", "reference")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    outcome = play(MANN_WU)
+    assert data["deal"] == MANN_WU and data["engine"] == "reference"
+    assert (data["status"], data["winner"], data["cards"], data["tricks"], data["counts"]) == \
+        (outcome.status, outcome.winner, outcome.cards, outcome.tricks, list(outcome.counts))
+
+
+def test_play_shuffled_and_limits():
+    result = beggar("play", "--players", 3, "--seed", 7, "--max-tricks", 5, "--json")
+    data = json.loads(result.stdout)
+    outcome = play(Deal.shuffled(3, 7), max_tricks=5)
+    assert (data["status"], data["tricks"], data["counts"]) == ("stopped", 5, list(outcome.counts))
+    text = beggar("play", CASELLA, "--max-cards", 100).stdout
+    assert "status   stopped at the limit: hand 1 holds the most cards" in text
+
+
+def test_saved_game_round_trip(tmp_path):
+    deal = Deal.shuffled(2, 3, 11)
+    for rules in (Rules(), Rules(max_tricks=20)):
+        outcome = play(deal, rules.max_cards, rules.max_tricks)
+        game = SavedGame(deal, rules, name="round trip")
+        saved = tmp_path / "game.json"
+        saved.write_text(to_json(game, outcome))
+        result = beggar("replay", saved)
+        assert result.returncode == 0 and "expected OK, as saved" in result.stdout, result
+        data = json.loads(beggar("play", saved, "--json").stdout)
+        assert (data["status"], data["cards"], data["tricks"]) == \
+            (outcome.status, outcome.cards, outcome.tricks)
+    text = tmp_path / "game.txt"
+    text.write_text(to_text(SavedGame(deal), play(deal)))
+    assert json.loads(beggar("play", text, "--json").stdout)["cards"] == play(deal).cards
+
+
+def test_help_of_every_command():
+    for command in ("play", "verify", "replay"):
+        result = beggar(command, "--help")
+        assert result.returncode == 0 and f"usage: beggar {command}" in result.stdout
+    assert "--max-cards" in beggar("play", "--help").stdout
+    assert "--trace" in beggar("replay", "--help").stdout
+
+
+def test_bad_input_missing_file(tmp_path):
+    bad_input(beggar("replay", tmp_path / "nothing.txt"), "nothing.txt: no such file")
+
+
+def test_bad_input_malformed_line(tmp_path):
+    path = tmp_path / "deal.txt"
+    path.write_text("# a comment\n---K---Q-KQAJ-----AAJ--J--\n\n----------Q----KQ-JZ----KA\n")
+    bad_input(beggar("play", path), "deal.txt: line 4, column 20: unknown card 'Z'")
+    path.write_text("---K---Q/-KQAJ\n----\n")
+    bad_input(beggar("play", path), "line 1, column 9: '/' separates hands only")
+
+
+def test_bad_input_on_the_command_line():
+    bad_input(beggar("play", "K-KZ/--"), "beggar play: position 4: unknown card 'Z'")
+    five_aces = "A" + MANN_WU[1:]
+    bad_input(beggar("play", five_aces, "--deck", "standard"), "position 50: ace number 5")
+    bad_input(beggar("play", "J/Q/K/A/-"), "5 players")
+    bad_input(beggar("play"), "give a DEAL")
+    bad_input(beggar("play", CASELLA, "--seed", 3), "not both")
+
+
+def test_bad_input_in_json(tmp_path):
+    path = tmp_path / "game.json"
+    cases = [
+        ('{"deal": "J-/-J", "expectd": {}}', "game.json: unknown field 'expectd'"),
+        ('{"rules": {}}', "game.json: missing field 'deal'"),
+        ('{"deal": "J-/-J",\n "rules": {"max_cards": 0}}', "field 'rules': max_cards must be"),
+        ('{"deal": "J-/-J",\n "rules": [1, }', "game.json: line 2, column 15: not valid JSON"),
+        ('[{"deal": "J-/-J"}, {"deal": ["J-", "-Z"]}]', "game 2: field 'deal': position 5: unknown card 'Z'"),
+        ('{"deal": "J-/-J", "expected": {"status": "won", "cards": 1, "tricks": 1}}',
+         "field 'expected.status' is 'won'"),
+        ('{"deal": 7}', "field 'deal' must be"),
+    ]
+    for text, message in cases:
+        path.write_text(text)
+        bad_input(beggar("replay", path), message)
+
+
+def test_bad_option_values():
+    result = beggar("play", CASELLA, "--max-cards", "0")
+    assert result.returncode == 2 and "must be a whole number of at least 1" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not SCRIPT.exists(), reason="the beggar script is installed by pip install")
+def test_the_installed_script_is_the_command():
+    assert os.access(SCRIPT, os.X_OK)
