@@ -13,6 +13,7 @@ located exactly by replaying the deal.
 
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stddef cimport ptrdiff_t
+from libc.math cimport exp
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
@@ -25,12 +26,17 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
 from .batch import batch_array, check_batch, check_count
+from .climbing import ACCEPTS, SECONDARY_BITS, Climb
 from .deal import Deal
 from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .shuffle import check_seed
 
 NAME = "compiled"
+
+if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[ACCEPT_ANNEAL] != "anneal" \
+        or ACCEPTS[ACCEPT_STRICT] != "strict":
+    raise ImportError("beggar._engine was built against another beggar.climbing")
 
 cdef enum:
     MAX_PLAYERS = 4
@@ -41,6 +47,15 @@ cdef enum:
     FINISHED = 0
     LOOP = 1
     STOPPED = 2
+
+cdef enum:
+    # Positions in climbing.ACCEPTS.
+    ACCEPT_STRICT = 0
+    ACCEPT_EQUAL = 1
+    ACCEPT_ANNEAL = 2
+    ACCEPT_LATE = 3
+    # climbing.SECONDARY_BITS, for C
+    FITNESS_SHIFT = 24
 
 
 cdef struct Game:
@@ -695,11 +710,23 @@ for _i in range(52):
     IDENTITY[_i] = _i
 
 
+cdef inline uint64_t stream_start(uint64_t seed, uint64_t index) noexcept nogil:
+    """The SplitMix64 state of deal `index` of `seed` (see shuffle.py)."""
+    return mix64(mix64(seed) + index)
+
+
 cdef uint64_t shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcept nogil:
-    """The standard deck shuffled for deal `index` of `seed` (see shuffle.py):
-    a random free position for each court card J J J J Q Q Q Q K K K K A A A A.
+    """The standard deck shuffled for deal `index` of `seed` (see shuffle.py).
     Returns the positions of the court cards as bits."""
-    cdef uint64_t state = mix64(mix64(seed) + index), courts = 0
+    cdef uint64_t state = stream_start(seed, index)
+    return deck_from(deck, &state)
+
+
+cdef uint64_t deck_from(uint8_t* deck, uint64_t* state) noexcept nogil:
+    """A standard deck shuffled with the next 16 draws of `state`: a random free
+    position for each court card J J J J Q Q Q Q K K K K A A A A. Returns the
+    positions of the court cards as bits."""
+    cdef uint64_t courts = 0
     cdef uint8_t positions[52]
     cdef int i
     cdef uint32_t j
@@ -707,7 +734,7 @@ cdef uint64_t shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcep
     memset(deck, 0, 52)
     memcpy(positions, IDENTITY, 52)
     for i in range(16):
-        j = i + below(&state, 52 - i)
+        j = i + below(state, 52 - i)
         position = positions[j]
         positions[j] = positions[i]
         positions[i] = position
@@ -858,6 +885,12 @@ def sample(n_deals, seed=1, min_cards=3000, start=0):
     """Play deals start .. start+n_deals-1 of `seed` (26/26, see Deal.shuffled)
     and return [(deal, outcome)] for each game of at least `min_cards` cards or
     a loop."""
+    return _sample(n_deals, seed, min_cards, start, True)[0]
+
+
+def sample_best(n_deals, seed=1, min_cards=3000, start=0):
+    """sample(), and the longest game played: (hits, (deal, outcome) or None).
+    The earliest deal wins a tie."""
     return _sample(n_deals, seed, min_cards, start, True)
 
 
@@ -875,6 +908,9 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
     cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
     cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
     cdef int n_found, k, size
+    cdef uint64_t best_index = 0
+    cdef Result best
+    best.cards = -1
     hits = []
     if found == NULL or found_results == NULL or work_init(&w, 2, 52, by_court) != 0:
         free(found)
@@ -894,6 +930,9 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
                         found[n_found] = index
                         found_results[n_found] = r
                         n_found += 1
+                    if r.cards > best.cards:
+                        best = r
+                        best_index = index
             for k in range(n_found):
                 hits.append((Deal.shuffled(2, seed, found[k]), to_outcome(&found_results[k], 2)))
             done += size
@@ -902,7 +941,149 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
         work_free(&w)
         free(found)
         free(found_results)
-    return hits
+    if best.cards < 0:
+        return hits, None
+    return hits, (Deal.shuffled(2, seed, best_index), to_outcome(&best, 2))
+
+
+# ---------------------------------------------------------------- hill climbing
+
+cdef void mutate(uint8_t* deck, uint64_t* state, uint32_t swap_percent) noexcept nogil:
+    """Swap two cards of different rank, or move a court card elsewhere (the
+    cards between shift by one); as reference._mutate, draw for draw."""
+    cdef uint32_t i, j, k, courts = 0
+    cdef uint8_t card
+    if below(state, 100) < swap_percent:
+        i = below(state, 52)
+        j = below(state, 52)
+        while deck[j] == deck[i]:
+            j = below(state, 52)
+        card = deck[i]
+        deck[i] = deck[j]
+        deck[j] = card
+        return
+    for i in range(52):
+        courts += deck[i] != 0
+    k = below(state, courts)
+    i = 0
+    while True:         # i: the position of court card number k
+        if deck[i]:
+            if k == 0:
+                break
+            k -= 1
+        i += 1
+    j = below(state, 51)
+    if j >= i:
+        j += 1
+    card = deck[i]
+    memmove(deck + i, deck + i + 1, 51 - i)
+    memmove(deck + j + 1, deck + j, 51 - j)
+    deck[j] = card
+
+
+cdef inline int64_t fitness_of(const Result* r, bint by_cards) noexcept nogil:
+    cdef int64_t primary = r.cards if by_cards else r.tricks
+    cdef int64_t secondary = r.tricks if by_cards else r.cards
+    if secondary > (1 << FITNESS_SHIFT) - 1:
+        secondary = (1 << FITNESS_SHIFT) - 1
+    return (primary << FITNESS_SHIFT) | secondary
+
+
+cdef int64_t evaluate(Work* w, const uint8_t* deck, Result* r, bint by_cards) noexcept nogil:
+    memcpy(w.deal, deck, 52)
+    w.hand_sizes[0] = 26
+    w.hand_sizes[1] = 26
+    game_load(&w.game, w.deal, w.hand_sizes)
+    play_game(w, INT64_MAX, INT64_MAX, True, r)
+    return fitness_of(r, by_cards)
+
+
+def climb(seed, index, steps, min_cards, rules):
+    """Walk `index` of `seed`: `steps` deals played by a hill climber under
+    ClimbRules `rules` (see climbing.py); returns a Climb."""
+    check_seed(seed)
+    check_seed(index, "index")
+    check_count(steps, "steps")
+    check_count(min_cards, "min_cards")
+    cdef uint64_t state = stream_start(seed, index)
+    cdef int64_t n_steps = steps, played = 0, threshold = min(min_cards, 2 ** 62)
+    cdef int64_t patience = rules.patience, k, stale, restarts = -1
+    cdef int64_t value, current_value, walk_best, best_value = -1, worse
+    cdef int history_size = rules.history, accept = ACCEPTS.index(rules.accept)
+    cdef uint32_t swap_percent = rules.swap_percent
+    cdef double temperature = rules.temperature
+    cdef bint by_cards = rules.fitness == "cards", accepted
+    cdef uint8_t current[52]
+    cdef uint8_t candidate[52]
+    cdef uint8_t best_deck[52]
+    cdef Result r, best_result
+    cdef Work w
+    cdef int64_t* history = <int64_t*>malloc(history_size * sizeof(int64_t))
+    if history == NULL or work_init(&w, 2, 52, True) != 0:
+        free(history)
+        raise MemoryError()
+    hits = []
+    try:
+        with nogil:
+            while played < n_steps:
+                # A fresh walk: a random deal, and its fitness as the one to beat.
+                restarts += 1
+                deck_from(current, &state)
+                current_value = evaluate(&w, current, &r, by_cards)
+                played += 1
+                if r.status == LOOP or r.cards >= threshold:
+                    with gil:
+                        hits.append(((<char*>current)[:52], to_outcome(&r, 2)))
+                if current_value > best_value:
+                    best_value = current_value
+                    best_result = r
+                    memcpy(best_deck, current, 52)
+                walk_best = current_value
+                stale = 0
+                k = 0
+                for i in range(history_size):
+                    history[i] = current_value
+                while played < n_steps and stale < patience:
+                    memcpy(candidate, current, 52)
+                    mutate(candidate, &state, swap_percent)
+                    value = evaluate(&w, candidate, &r, by_cards)
+                    played += 1
+                    if r.status == LOOP or r.cards >= threshold:
+                        with gil:
+                            hits.append(((<char*>candidate)[:52], to_outcome(&r, 2)))
+                    if value > best_value:
+                        best_value = value
+                        best_result = r
+                        memcpy(best_deck, candidate, 52)
+                    k += 1
+                    if value >= current_value:
+                        accepted = accept != ACCEPT_STRICT or value > current_value
+                    elif accept == ACCEPT_ANNEAL:
+                        worse = (current_value >> FITNESS_SHIFT) - (value >> FITNESS_SHIFT)
+                        accepted = <double>next32(&state) < exp(
+                            -worse / (temperature / (1 + k / <double>patience))) * 4294967296.0
+                    elif accept == ACCEPT_LATE:
+                        accepted = value >= history[k % history_size]
+                    else:
+                        accepted = False
+                    if accepted:
+                        memcpy(current, candidate, 52)
+                        current_value = value
+                    if accept == ACCEPT_LATE:
+                        history[k % history_size] = current_value
+                    if current_value > walk_best:
+                        walk_best = current_value
+                        stale = 0
+                    else:
+                        stale += 1
+    finally:
+        work_free(&w)
+        free(history)
+    best = None
+    if played:
+        best = (Deal.from_codes((best_deck[:26], best_deck[26:52])), to_outcome(&best_result, 2))
+    found = [(Deal.from_codes((deck[:26], deck[26:])), outcome) for deck, outcome in hits]
+    return Climb(found, best, max(restarts, 0))
 
 
 def shuffled_deck(seed, index=0):

@@ -12,12 +12,17 @@ import sys
 from importlib import resources
 
 from . import __version__, engine
+from .archive import DEFAULT_PATH, Archive, ArchiveError
 from .deal import DECKS, Deal, DealError
 from .engine import ENGINES, EngineError
+from .outcome import Outcome
 from .rules import Rules
-from .savefile import SavedGame, SaveFileError, load, mismatches, parse
+from .savefile import SavedGame, SaveFileError, load, mismatches, parse, to_json, to_text
+from .search import job as jobs
+from .search.runner import SearchError, new_job_id
+from .search.runner import run as run_job
 
-EXIT_MISMATCH, EXIT_BAD_INPUT = 1, 2
+EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
 
 # Characters of the record notation: an argument made of these alone is a
 # deal, anything else a file name.
@@ -41,9 +46,12 @@ def main(argv=None):
                                  + ("one DEAL" if hasattr(args, "source") else "no deal"))
             args.source = deals[0]
         return args.run(args)
-    except (DealError, SaveFileError, EngineError, UsageError) as error:
+    except (DealError, SaveFileError, EngineError, UsageError, ArchiveError, jobs.JobError) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SearchError as error:
+        print(f"beggar {args.command}: {error}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -234,6 +242,119 @@ def _plot(path, deal, outcome, tricks):
         plt.close(figure)
 
 
+# ---------------------------------------------------------------- search
+
+def run_search(args):
+    with Archive(args.archive) as archive:
+        if args.resume is not None:
+            if args.job is not None:
+                raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
+            job_id = args.resume
+            job = archive.job(job_id)
+            if job["state"] == "done":
+                print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
+                return 0
+        else:
+            data = jobs.read(args.job) if args.job is not None else {}
+            for key in ("seed", "deals", "min_cards"):
+                if getattr(args, key) is not None:
+                    data[key] = getattr(args, key)
+            spec = jobs.check(data, args.job or "job")
+            job_id = new_job_id(spec)
+            archive.add_job(job_id, spec)
+        print(f"job {job_id}: {archive.job(job_id)['spec']['driver']}, archive {args.archive}",
+              file=sys.stderr)
+        try:
+            summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet)
+        except SearchError as error:
+            _print_summary(error.summary, args.archive)
+            raise
+    _print_summary(summary, args.archive)
+    return 130 if summary.reason.startswith("stopped at once") else 0
+
+
+def _print_summary(summary, archive_path):
+    rate = summary.deals / summary.seconds if summary.seconds else 0
+    lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+             f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
+             f"on {summary.workers} worker{'s' if summary.workers > 1 else ''}"]
+    if summary.best is not None:
+        deal, outcome = summary.best
+        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks: {deal}")
+    lines.append(f"hits     {summary.kept} kept in {archive_path}"
+                 + (f", {summary.known} already there" if summary.known else "")
+                 + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
+    if summary.state != "done":
+        lines.append(f"resume   beggar search --resume {summary.job}"
+                     + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else ""))
+    print("\n".join(lines))
+
+
+# ---------------------------------------------------------------- archive
+
+def run_archive_list(args):
+    with Archive(args.archive) as archive:
+        games = archive.games(loops=args.loops, records=args.records, min_cards=args.min_cards,
+                              disputed=args.disputed, job=args.job, limit=args.limit)
+    if not games:
+        print("no games")
+        return 0
+    rows = [("id", "status", "cards", "tricks", "loop", "found by", "deal")]
+    for game in games:
+        loop = f"{game['entry_tricks']}+{game['period_tricks']}" if game["status"] == "loop" else ""
+        status = game["status"] + (" DISPUTED" if game["disputed"] else "")
+        rows.append((str(game["id"]), status, str(game["cards"]), str(game["tricks"]), loop,
+                     f"{game['driver'] or ''} {game['job'] or ''}".strip(), game["deal"]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return 0
+
+
+def _archived(game):
+    """A kept game as (SavedGame, Outcome of the compiled engine)."""
+    figures = dict(game["compiled"])
+    for key in ("loop_entry", "loop_period"):
+        if figures[key] is not None:
+            figures[key] = (figures[key]["tricks"], figures[key]["cards"])
+    figures["counts"] = tuple(figures["counts"])
+    outcome = Outcome(**figures)
+    saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=f"archive game {game['id']}")
+    return saved, outcome
+
+
+def run_archive_show(args):
+    with Archive(args.archive) as archive:
+        game = archive.game(args.id)
+    saved, outcome = _archived(game)
+    print(_describe(saved.deal, outcome))
+    print(f"rules    {json.dumps(game['rules'])}")
+    print(f"checked  reference engine: "
+          + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
+    print(f"found    {game['found_at']} by job {game['job']} ({game['driver']}, seed {game['seed']}, "
+          f"chunk {game['walk']})")
+    if game["parent"] is not None:
+        print(f"parent   game {game['parent']}")
+    return 0
+
+
+def run_archive_export(args):
+    with Archive(args.archive) as archive:
+        game = archive.game(args.id)
+    saved, outcome = _archived(game)
+    text = to_text(saved, outcome) if args.text else to_json(saved, outcome)
+    if args.file is None or args.file == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.file, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+    print(f"game {args.id} written to {args.file}", file=sys.stderr)
+    return 0
+
+
 # ---------------------------------------------------------------- arguments
 
 def _limit(text):
@@ -253,6 +374,16 @@ def _whole(text):
         value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}")
+    return value
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
     return value
 
 
@@ -329,6 +460,59 @@ def _parser():
                         help="draw the hand sizes over the tricks, the loop's period shaded "
                              "(needs matplotlib: pip install 'beggar[plot]')")
     replay.set_defaults(run=run_replay)
+
+    search = commands.add_parser(
+        "search", help="hunt long games and loops, keeping them in the archive",
+        description="Run a search job until its budget is spent, --time passes, or Ctrl-C / "
+                    "SIGTERM (a second one stops at once). Every hit is replayed by the "
+                    "reference engine and kept in the archive as it comes; a stopped job "
+                    "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
+                    "games of 4000 cards and more kept, on every core.",
+        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample or climb), "
+               "seed, workers, min_cards, deals, chunk, and a [climb] table.")
+    search.add_argument("job", nargs="?", metavar="JOB")
+    search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
+    search.add_argument("--time", type=_seconds, metavar="SECONDS", help="stop after this long")
+    search.add_argument("--workers", type=_limit, metavar="N", help="worker processes (default: the job's, "
+                        "else one per core)")
+    search.add_argument("--seed", type=_whole, metavar="S", help="the job's seed")
+    search.add_argument("--deals", type=_whole, metavar="N", help="budget in deals (0: until stopped)")
+    search.add_argument("--min-cards", type=_whole, metavar="N", help="keep games at least this long")
+    search.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
+                        help=f"the archive (default {DEFAULT_PATH})")
+    search.add_argument("--quiet", action="store_true", help="no progress bar")
+    search.set_defaults(run=run_search)
+
+    archive = commands.add_parser(
+        "archive", help="list, show and export the games searches kept",
+        description="Look into the results archive.")
+    archive_commands = archive.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = archive_commands.add_parser("list", help="kept games, best first (loops, then longest)",
+                                          description="List kept games, best first: loops, then the "
+                                                      "longest games.")
+    listing.add_argument("--loops", action="store_true", help="loops only")
+    listing.add_argument("--records", action="store_true",
+                         help="finished games as long as a published record (4791 cards and more)")
+    listing.add_argument("--min-cards", type=_whole, metavar="N", help="games of N cards and more")
+    listing.add_argument("--disputed", action="store_true", help="games the engines disagree on")
+    listing.add_argument("--job", metavar="ID", help="games found by job ID")
+    listing.add_argument("--limit", type=_limit, default=50, metavar="N", help="at most N games (default 50)")
+    listing.set_defaults(run=run_archive_list)
+    show = archive_commands.add_parser("show", help="one kept game in full",
+                                       description="Show one kept game: outcome, rules, check, finder.")
+    show.add_argument("id", type=_whole, metavar="ID")
+    show.set_defaults(run=run_archive_show)
+    export = archive_commands.add_parser(
+        "export", help="write a kept game as a saved game for beggar replay",
+        description="Write a kept game in the saved-game form that beggar replay reads "
+                    "(JSON, with its rules and outcome; --text for one hand per line).")
+    export.add_argument("id", type=_whole, metavar="ID")
+    export.add_argument("file", nargs="?", metavar="FILE", help="default: standard output")
+    export.add_argument("--text", action="store_true", help="one hand per line instead of JSON")
+    export.set_defaults(run=run_archive_export)
+    for sub in (listing, show, export):
+        sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
+                         help=f"the archive (default {DEFAULT_PATH})")
     return parser
 
 

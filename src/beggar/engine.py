@@ -8,6 +8,7 @@ loaded is a loud error, never a silent fall-back to the slow one.
 import os
 
 from . import reference
+from .climbing import ClimbRules
 from .deal import Deal
 from .rules import Rules
 
@@ -55,8 +56,20 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None):
     return get(engine).sample(n_deals, seed, min_cards, start)
 
 
+def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None):
+    """sample(), and the longest game played: (hits, (deal, outcome) or None)."""
+    return get(engine).sample_best(n_deals, seed, min_cards, start)
+
+
 def tricks(deal):
     """The Trick records of a deal's game (leader, pile, taker, hands after),
     one per trick, to its finish or forever. Traces come from the reference
     engine, whose tricks are plain Python data."""
     return reference.tricks(deal)
+
+
+def climb(seed, index, steps, min_cards=3000, rules=None, engine=None):
+    """Walk `index` of `seed` of a hill climber (climbing.ClimbRules `rules`):
+    `steps` deals played; returns a climbing.Climb with the hits, the best game
+    and the number of restarts."""
+    return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules())

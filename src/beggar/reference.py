@@ -6,6 +6,7 @@ Loop detection keeps every state at an empty table in a dictionary, which is
 exact by construction.
 """
 
+import math
 from collections import deque
 from typing import NamedTuple
 
@@ -13,7 +14,8 @@ from .deal import Deal
 from .batch import batch_array, check_batch, check_count, store_row
 from .outcome import Outcome
 from .rules import Rules
-from .shuffle import check_seed
+from .climbing import SECONDARY_BITS, Climb, fitness
+from .shuffle import Stream, check_seed, deck_from
 
 NAME = "reference"
 
@@ -123,15 +125,98 @@ def sample(n_deals, seed=1, min_cards=3000, start=0):
     """Play deals start .. start+n_deals-1 of `seed` (26/26, see Deal.shuffled)
     and return [(deal, outcome)] for each game of at least `min_cards` cards or
     a loop."""
+    return sample_best(n_deals, seed, min_cards, start)[0]
+
+
+def sample_best(n_deals, seed=1, min_cards=3000, start=0):
+    """sample(), and the longest game played: (hits, (deal, outcome) or None).
+    The earliest deal wins a tie."""
     check_seed(seed)
     check_count(n_deals, "n_deals")
     check_count(start, "start")
     check_count(min_cards, "min_cards")
-    hits = []
+    hits, best = [], None
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(2, seed, index)
         outcome = play(deal)
         if outcome.status == "loop" or outcome.cards >= min_cards:
             hits.append((deal, outcome))
-    return hits
+        if best is None or outcome.cards > best[1].cards:
+            best = (deal, outcome)
+    return hits, best
 
+
+def climb(seed, index, steps, min_cards, rules):
+    """Walk `index` of `seed`: `steps` deals played by a hill climber under
+    ClimbRules `rules` (see climbing.py); returns a Climb."""
+    check_seed(seed)
+    check_seed(index, "index")
+    check_count(steps, "steps")
+    check_count(min_cards, "min_cards")
+    stream = Stream(seed, index)
+    hits, best, restarts = [], None, -1
+    played = 0
+
+    def evaluate(deck):
+        nonlocal best, played
+        deal = Deal.from_codes((deck[:26], deck[26:]))
+        outcome = play(deal)
+        played += 1
+        if outcome.status == "loop" or outcome.cards >= min_cards:
+            hits.append((deal, outcome))
+        value = fitness(outcome, rules.fitness)
+        if best is None or value > best[0]:
+            best = (value, deal, outcome)
+        return value, outcome
+
+    while played < steps:
+        # A fresh walk: a random deal, and its fitness as the one to beat.
+        restarts += 1
+        current = deck_from(stream)
+        current_value, current_outcome = evaluate(current)
+        walk_best, stale, k = current_value, 0, 0
+        history = [current_value] * rules.history
+        while played < steps and stale < rules.patience:
+            candidate = list(current)
+            _mutate(candidate, stream, rules.swap_percent)
+            value, outcome = evaluate(candidate)
+            k += 1
+            if _accepts(rules, value, current_value, outcome, current_outcome, history, k, stream):
+                current, current_value, current_outcome = candidate, value, outcome
+            if rules.accept == "late":
+                history[k % rules.history] = current_value
+            if current_value > walk_best:
+                walk_best, stale = current_value, 0
+            else:
+                stale += 1
+    return Climb(hits, best[1:] if best else None, max(restarts, 0))
+
+
+def _mutate(deck, stream, swap_percent):
+    """Swap two cards of different rank, or move a court card elsewhere."""
+    if stream.below(100) < swap_percent:
+        i = stream.below(len(deck))
+        j = stream.below(len(deck))
+        while deck[j] == deck[i]:
+            j = stream.below(len(deck))
+        deck[i], deck[j] = deck[j], deck[i]
+    else:
+        courts = [position for position, card in enumerate(deck) if card]
+        i = courts[stream.below(len(courts))]
+        j = stream.below(len(deck) - 1)
+        if j >= i:
+            j += 1          # never back to where it was
+        card = deck.pop(i)
+        deck.insert(j, card)
+
+
+def _accepts(rules, value, current_value, outcome, current_outcome, history, k, stream):
+    if value >= current_value:
+        return rules.accept != "strict" or value > current_value
+    if rules.accept == "anneal":
+        worse = (current_value >> SECONDARY_BITS) - (value >> SECONDARY_BITS)
+        temperature = rules.temperature / (1 + k / rules.patience)
+        return stream.next32() < math.exp(-worse / temperature) * 4294967296.0
+    if rules.accept == "late":
+        return value >= history[k % rules.history]
+    return False

@@ -59,9 +59,13 @@ class Stream:
 
 def shuffled_deck(seed, index=0):
     """The standard deck (codes 0-4) shuffled for deal `index` of `seed`."""
+    return deck_from(Stream(seed, index))
+
+
+def deck_from(stream):
+    """A standard deck shuffled with the next 16 draws of `stream`."""
     deck = [0] * DECK_SIZE
     positions = list(range(DECK_SIZE))
-    stream = Stream(seed, index)
     for i, court in enumerate(COURT_ORDER):
         j = i + stream.below(DECK_SIZE - i)
         positions[i], positions[j] = positions[j], positions[i]

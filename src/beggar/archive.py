@@ -1,0 +1,236 @@
+"""The results archive: the games searches keep, and the jobs that found them, in SQLite.
+
+One file (results/archive.sqlite by default) that several jobs may write at
+once: WAL journal, a generous busy timeout, and short transactions. A game is
+kept once per deal and rules, with who found it (job, driver, seed, walk or
+chunk), when, and its outcome from both engines; a game on which the engines
+disagree is kept marked disputed. Jobs record the chunks they have finished,
+which is what `beggar search --resume` continues from.
+"""
+
+import json
+import os
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+
+DEFAULT_PATH = os.path.join("results", "archive.sqlite")
+
+APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    deal TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    status TEXT NOT NULL,
+    winner INTEGER,
+    cards INTEGER NOT NULL,
+    tricks INTEGER NOT NULL,
+    entry_tricks INTEGER,
+    entry_cards INTEGER,
+    period_tricks INTEGER,
+    period_cards INTEGER,
+    compiled TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    disputed INTEGER NOT NULL,
+    job TEXT,
+    driver TEXT,
+    seed INTEGER,
+    walk INTEGER,
+    parent INTEGER REFERENCES games(id),
+    found_at TEXT NOT NULL,
+    UNIQUE (deal, rules)
+);
+CREATE INDEX games_by_length ON games (cards DESC);
+CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE TABLE chunks (
+    job TEXT NOT NULL REFERENCES jobs(id),
+    chunk INTEGER NOT NULL,
+    deals INTEGER NOT NULL,
+    hits INTEGER NOT NULL,
+    best_cards INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    done_at TEXT NOT NULL,
+    PRIMARY KEY (job, chunk)
+);
+"""
+
+#: The shortest published record (Paulhus 1999): `list --records` shows longer games.
+RECORD_CARDS = 4791
+
+
+class ArchiveError(Exception):
+    """An archive that cannot be used; the message names the file."""
+
+
+def now():
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def rules_key(rules):
+    """The rules as the canonical JSON text the archive keys games by."""
+    return json.dumps(rules.as_dict(), sort_keys=True)
+
+
+class Archive:
+    """An open archive. Use as a context manager, or call close()."""
+
+    def __init__(self, path=DEFAULT_PATH):
+        self.path = path
+        folder = os.path.dirname(path)
+        if folder and not os.path.isdir(folder):
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as error:
+                raise ArchiveError(f"{path}: cannot create its folder ({error.strerror})") from None
+        if os.path.isdir(path):
+            raise ArchiveError(f"{path}: is a directory, not an archive file")
+        try:
+            self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
+            self._check_or_create()
+        except sqlite3.DatabaseError as error:
+            raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
+
+    def _check_or_create(self):
+        db = self.db
+        application = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if application == 0 and tables == 0:
+            db.execute("PRAGMA journal_mode = WAL")
+            with self.transaction():
+                # Another job may be creating it at the same moment: look again
+                # inside the write lock.
+                if db.execute("PRAGMA application_id").fetchone()[0] == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            application = APPLICATION_ID
+        if application != APPLICATION_ID:
+            raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
+        db.execute("PRAGMA foreign_keys = ON")
+
+    def close(self):
+        self.db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @contextmanager
+    def transaction(self):
+        """One write transaction: all of it is kept, or none."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ------------------------------------------------------------ games
+
+    def add_game(self, deal, rules, compiled, reference, job=None, driver=None, seed=None,
+                 walk=None, parent=None):
+        """Keep a game (inside a transaction). Returns (id, new): a deal already
+        kept under the same rules is not stored twice."""
+        disputed = compiled != reference
+        row = (str(deal), rules_key(rules), compiled.status, compiled.winner, compiled.cards,
+               compiled.tricks, *(compiled.loop_entry or (None, None)),
+               *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
+               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, walk, parent, now())
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
+            "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
+            "seed, walk, parent, found_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            row)
+        if cursor.rowcount:
+            return cursor.lastrowid, True
+        found = self.db.execute("SELECT id FROM games WHERE deal = ? AND rules = ?", row[:2]).fetchone()
+        return found[0], False
+
+    def games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, limit=None):
+        """Kept games as dicts, best first: loops, then the longest games."""
+        where, args = [], []
+        if loops:
+            where.append("status = 'loop'")
+        if records:
+            where.append("status = 'finished' AND cards >= ?")
+            args.append(RECORD_CARDS)
+        if min_cards is not None:
+            where.append("cards >= ?")
+            args.append(min_cards)
+        if disputed:
+            where.append("disputed = 1")
+        if job is not None:
+            where.append("job = ?")
+            args.append(job)
+        sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY status = 'loop' DESC, cards DESC, tricks DESC, id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [self._game(row) for row in self.db.execute(sql, args)]
+
+    def game(self, game_id):
+        row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise ArchiveError(f"{self.path}: no game with id {game_id}")
+        return self._game(row)
+
+    def _game(self, row):
+        names = [d[0] for d in self.db.execute("SELECT * FROM games LIMIT 0").description]
+        game = dict(zip(names, row))
+        for field in ("rules", "compiled", "reference"):
+            game[field] = json.loads(game[field])
+        game["disputed"] = bool(game["disputed"])
+        return game
+
+    # ------------------------------------------------------------ jobs
+
+    def add_job(self, job_id, spec):
+        with self.transaction():
+            if self.db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone():
+                raise ArchiveError(f"{self.path}: a job named {job_id} is already there")
+            self.db.execute("INSERT INTO jobs VALUES (?, ?, 'running', ?, ?)",
+                            (job_id, json.dumps(spec), now(), now()))
+
+    def job(self, job_id):
+        row = self.db.execute("SELECT spec, state, created, updated FROM jobs WHERE id = ?",
+                              (job_id,)).fetchone()
+        if row is None:
+            raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
+        totals = self.db.execute("SELECT count(*), coalesce(sum(deals), 0), coalesce(sum(hits), 0), "
+                                 "coalesce(max(best_cards), 0), coalesce(sum(seconds), 0) "
+                                 "FROM chunks WHERE job = ?", (job_id,)).fetchone()
+        return {"id": job_id, "spec": json.loads(row[0]), "state": row[1], "created": row[2],
+                "updated": row[3], "chunks": totals[0], "deals": totals[1], "hits": totals[2],
+                "best_cards": totals[3], "seconds": totals[4]}
+
+    def set_job_state(self, job_id, state):
+        with self.transaction():
+            self.db.execute("UPDATE jobs SET state = ?, updated = ? WHERE id = ?", (state, now(), job_id))
+
+    def chunks_done(self, job_id):
+        return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
+
+    def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds):
+        """Record a finished chunk (inside the transaction that keeps its hits)."""
+        self.db.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (job_id, chunk, deals, hits, best_cards, seconds, now()))
+        self.db.execute("UPDATE jobs SET updated = ? WHERE id = ?", (now(), job_id))

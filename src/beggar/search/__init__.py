@@ -1,0 +1,2 @@
+"""Search drivers and the jobs that run them: random sampling and hill climbing,
+cut into reproducible chunks, run by worker processes, kept in the archive."""

@@ -1,0 +1,108 @@
+"""Job specifications: what a search runs, read from TOML job files.
+
+A job file names a driver and its parameters; everything not given takes the
+default of DEFAULTS. Budgets and chunks are counted in deals played. Chunk c of
+a job is reproducible from the job's seed and c alone: for "sample" it is the
+deals c*chunk .. (c+1)*chunk-1 of the seed, for "climb" the walk number c of
+the seed (climbing.py). So a job gives the same hits whatever the number of
+workers, and a resumed job the same as one never stopped.
+"""
+
+import os
+import sys
+
+from ..climbing import ClimbRules
+from ..shuffle import check_seed
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:                                       # pragma: no cover
+    import tomli as tomllib
+
+DRIVERS = ("sample", "climb")
+
+#: A one-hour job on a workstation keeps tens of games: about 1 deal in 10^8
+#: lasts 4000 cards, and a core plays about 10^6 deals a second.
+DEFAULTS = {
+    "name": "search",
+    "driver": "sample",
+    "seed": 1,
+    "workers": 0,           # 0: one per core
+    "min_cards": 4000,
+    "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
+    "chunk": 1_000_000,
+}
+
+
+class JobError(ValueError):
+    """A job specification that cannot be run; the message names file and key."""
+
+
+def load(path):
+    """The job spec of a TOML file, checked, as a plain dict."""
+    return check(read(path), path)
+
+
+def read(path):
+    """A TOML job file as it stands, not yet checked; the name defaults to the file's."""
+    try:
+        with open(path, "rb") as file:
+            data = tomllib.load(file)
+    except FileNotFoundError:
+        raise JobError(f"{path}: no such job file") from None
+    except IsADirectoryError:
+        raise JobError(f"{path}: is a directory, not a job file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise JobError(f"{path}: not valid TOML ({error})") from None
+    data.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+    return data
+
+
+def check(data, where="job"):
+    """A complete, checked spec from a partial one: defaults filled in, every
+    value of the right kind, the climber's rules valid."""
+    known = set(DEFAULTS) | {"climb"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise JobError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
+    spec = dict(DEFAULTS)
+    spec.update({k: v for k, v in data.items() if k != "climb"})
+    if not isinstance(spec["name"], str) or not spec["name"] or not all(
+            ch.isalnum() or ch in "-_." for ch in spec["name"]):
+        raise JobError(f"{where}: 'name' must be letters, digits, '-', '_' or '.', not {spec['name']!r}")
+    if spec["driver"] not in DRIVERS:
+        raise JobError(f"{where}: 'driver' must be one of {', '.join(DRIVERS)}, not {spec['driver']!r}")
+    try:
+        check_seed(spec["seed"])
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    for key, low in (("workers", 0), ("min_cards", 0), ("deals", 0), ("chunk", 1)):
+        value = spec[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise JobError(f"{where}: '{key}' must be a whole number of at least {low}, not {value!r}")
+    climb = data.get("climb", {})
+    if not isinstance(climb, dict):
+        raise JobError(f"{where}: [climb] must be a table of the climber's parameters")
+    if climb and spec["driver"] != "climb":
+        raise JobError(f"{where}: [climb] is given but the driver is {spec['driver']!r}")
+    try:
+        spec["climb"] = ClimbRules(**climb).as_dict()
+    except TypeError as error:
+        raise JobError(f"{where}: [climb]: {error}") from None
+    except ValueError as error:
+        raise JobError(f"{where}: [climb]: {error}") from None
+    return spec
+
+
+def chunks_in(spec):
+    """How many chunks the budget holds (None: no budget)."""
+    if not spec["deals"]:
+        return None
+    return -(-spec["deals"] // spec["chunk"])
+
+
+def chunk_deals(spec, chunk):
+    """Deals in chunk number `chunk`: the last one of a budget may be short."""
+    if spec["deals"]:
+        return min(spec["chunk"], spec["deals"] - chunk * spec["chunk"])
+    return spec["chunk"]

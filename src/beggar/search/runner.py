@@ -1,0 +1,175 @@
+"""Running a search job: chunks to worker processes, hits through the reference
+engine into the archive, progress on the terminal.
+
+Only this process writes the archive. A finished chunk is kept in one
+transaction, its hits and the record that it is done together, so whatever
+happens next (Ctrl-C, SIGTERM, a kill, a full disk) the archive holds every
+hit reported so far, and a resumed job plays exactly the chunks still missing.
+The first Ctrl-C or SIGTERM lets the chunks in flight finish and be kept; a
+second one stops at once (those chunks are played again on resume).
+"""
+
+import itertools
+import os
+import secrets
+import signal
+import sqlite3
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime
+from multiprocessing import get_context
+
+from tqdm import tqdm
+
+from .. import engine
+from ..rules import Rules
+from .drivers import run_chunk
+from .job import chunks_in
+
+
+class SearchError(Exception):
+    """A job that had to stop: the engines disagree, or the archive cannot be written."""
+
+
+@dataclass
+class Summary:
+    job: str
+    state: str                  # done | stopped | failed
+    workers: int
+    deals: int = 0              # in this run
+    seconds: float = 0.0
+    kept: int = 0               # hits new to the archive
+    known: int = 0              # hits it already held
+    loops: int = 0
+    best: tuple = None          # (deal, outcome) of the longest game played in this run
+    reason: str = ""
+    disputed: list = field(default_factory=list)
+
+
+def new_job_id(spec):
+    return f"{spec['name']}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+class _Stop:
+    """SIGINT and SIGTERM: the first asks for a calm stop, the second for one at once."""
+
+    def __init__(self):
+        self.reason = None
+        self.previous = {}
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum, frame):
+        if self.reason is not None:
+            raise KeyboardInterrupt
+        self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+
+    def request(self, reason):
+        if self.reason is None:
+            self.reason = reason
+
+
+def _worker_start():
+    # Ctrl-C reaches the whole process group; only the job's own process decides.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run(archive, job_id, time_limit=None, workers=None, progress=True):
+    """Run (or go on with) job `job_id` of `archive` until its budget is spent,
+    `time_limit` seconds pass, or it is stopped. Returns a Summary; raises
+    SearchError when it had to stop on a failure (the Summary is its .summary)."""
+    job = archive.job(job_id)
+    spec = job["spec"]
+    workers = workers or spec["workers"] or os.cpu_count() or 1
+    summary = Summary(job_id, "stopped", workers)
+    total = chunks_in(spec)
+    done = archive.chunks_done(job_id)
+    todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
+    archive.set_job_state(job_id, "running")
+    bar = tqdm(total=spec["deals"] or None, initial=job["deals"], unit=" deals", unit_scale=True,
+               dynamic_ncols=True, disable=not progress, desc=job_id)
+    best_cards = job["best_cards"]
+    at_once = False
+    start = time.monotonic()
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_worker_start)
+    try:
+        with _Stop() as stop:
+            pending = set()
+            while True:
+                while stop.reason is None and len(pending) < 2 * workers:
+                    chunk = next(todo, None)
+                    if chunk is None:
+                        break
+                    pending.add(pool.submit(run_chunk, spec, chunk))
+                if not pending:
+                    break
+                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    result = future.result()
+                    _keep(archive, job_id, spec, result, summary)
+                    if result.best is not None:
+                        best_cards = max(best_cards, result.best[1].cards)
+                    bar.update(result.deals)
+                    bar.set_postfix(best=best_cards, kept=summary.kept, loops=summary.loops, refresh=False)
+                if time_limit is not None and time.monotonic() - start >= time_limit:
+                    stop.request(f"time limit of {time_limit:g} s")
+            if stop.reason is None:
+                summary.state, summary.reason = "done", "budget spent"
+            else:
+                summary.reason = stop.reason
+    except KeyboardInterrupt:
+        at_once = True
+        summary.reason = "stopped at once; chunks in flight will be played again on resume"
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+    except SearchError as error:
+        summary.state, summary.reason = "failed", str(error)
+        error.summary = summary
+        raise
+    finally:
+        pool.shutdown(wait=not at_once, cancel_futures=True)
+        bar.close()
+        summary.seconds = time.monotonic() - start
+        try:
+            archive.set_job_state(job_id, summary.state)
+        except sqlite3.Error:
+            pass        # the archive is what failed; its chunks say how far the job got
+    return summary
+
+
+def _keep(archive, job_id, spec, result, summary):
+    """Replay a chunk's hits by the reference engine and keep them, with the
+    record that the chunk is done, in one transaction."""
+    rules = Rules()
+    disputed = []
+    try:
+        with archive.transaction():
+            for deal, outcome in result.hits:
+                replay = engine.play(deal, engine="reference")
+                game_id, new = archive.add_game(deal, rules, outcome, replay, job_id, spec["driver"],
+                                                spec["seed"], result.chunk)
+                if outcome != replay:
+                    disputed.append(f"game {game_id} ({deal}): compiled {outcome}, reference {replay}")
+                summary.kept += new
+                summary.known += not new
+                summary.loops += outcome.status == "loop"
+            best = result.best[1].cards if result.best is not None else 0
+            archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds)
+    except sqlite3.Error as error:
+        raise SearchError(f"{archive.path}: cannot write ({error}); every hit committed before "
+                          f"is kept, resume with: beggar search --resume {job_id}") from None
+    summary.deals += result.deals
+    if result.best is not None and (summary.best is None or result.best[1].cards > summary.best[1].cards):
+        summary.best = result.best
+    if disputed:
+        summary.disputed = disputed
+        raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
+                          "disputed. This is a bug in beggar: please report the deal.")
