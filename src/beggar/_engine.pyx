@@ -1009,7 +1009,7 @@ def climb(seed, index, steps, min_cards, rules):
     cdef int64_t n_steps = steps, played = 0, threshold = min(min_cards, 2 ** 62)
     cdef int64_t patience = rules.patience, k, stale, restarts = -1
     cdef int64_t value, current_value, walk_best, best_value = -1, worse
-    cdef int history_size = rules.history, accept = ACCEPTS.index(rules.accept)
+    cdef int history_size = rules.history, accept = ACCEPTS.index(rules.accept), i
     cdef uint32_t swap_percent = rules.swap_percent
     cdef double temperature = rules.temperature
     cdef bint by_cards = rules.fitness == "cards", accepted
@@ -1028,7 +1028,10 @@ def climb(seed, index, steps, min_cards, rules):
             while played < n_steps:
                 # A fresh walk: a random deal, and its fitness as the one to beat.
                 restarts += 1
-                deck_from(current, &state)
+                deck_from(candidate, &state)
+                for i in range(26):         # dealt one at a time, as Deal.shuffled
+                    current[i] = candidate[2 * i]
+                    current[26 + i] = candidate[2 * i + 1]
                 current_value = evaluate(&w, current, &r, by_cards)
                 played += 1
                 if r.status == LOOP or r.cards >= threshold:

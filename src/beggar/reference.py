@@ -172,7 +172,8 @@ def climb(seed, index, steps, min_cards, rules):
     while played < steps:
         # A fresh walk: a random deal, and its fitness as the one to beat.
         restarts += 1
-        current = deck_from(stream)
+        deck = deck_from(stream)
+        current = deck[0::2] + deck[1::2]       # dealt one at a time, as Deal.shuffled
         current_value, current_outcome = evaluate(current)
         walk_best, stale, k = current_value, 0, 0
         history = [current_value] * rules.history

@@ -14,6 +14,7 @@ import os
 import secrets
 import signal
 import sqlite3
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -77,9 +78,18 @@ class _Stop:
             self.reason = reason
 
 
-def _worker_start():
+def _worker_start(parent):
     # Ctrl-C reaches the whole process group; only the job's own process decides.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_follow_parent, args=(parent,), daemon=True).start()
+
+
+def _follow_parent(parent):
+    """End this worker when the job's process is gone (killed): nobody would
+    read its results, and it would hold the job's terminal open."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def run(archive, job_id, time_limit=None, workers=None, progress=True):
@@ -99,7 +109,8 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True):
     best_cards = job["best_cards"]
     at_once = False
     start = time.monotonic()
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_worker_start)
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_worker_start,
+                               initargs=(os.getpid(),))
     try:
         with _Stop() as stop:
             pending = set()

@@ -1,0 +1,228 @@
+"""Search jobs and the archive, with real worker processes, real SQLite files and
+the real command."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from dataclasses import replace
+
+import pytest
+
+from beggar import Deal, play
+from beggar.archive import Archive, ArchiveError
+from beggar.climbing import ClimbRules
+from beggar.engine import climb
+from beggar.savefile import load
+from beggar.search import job as jobs
+from beggar.search.drivers import ChunkResult
+from beggar.search.runner import SearchError, Summary, _keep
+from test_cli import SCRIPT, bad_input, beggar
+
+# Small chunks, so that a job of a few seconds has many of them.
+JOB = """
+name = "{name}"
+driver = "{driver}"
+seed = {seed}
+workers = 2
+min_cards = {min_cards}
+deals = {deals}
+chunk = {chunk}
+"""
+
+
+def job_file(tmp_path, name="t", driver="sample", seed=3, min_cards=1500, deals=600_000, chunk=20_000,
+             extra=""):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(JOB.format(name=name, driver=driver, seed=seed, min_cards=min_cards, deals=deals,
+                               chunk=chunk) + extra)
+    return path
+
+
+def start(*args):
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "beggar"]
+    return subprocess.Popen(command + [str(a) for a in args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def job_id(text):
+    return next(line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("job "))
+
+
+def kept(path, job=None):
+    """{deal: compiled outcome} of the games an archive holds (for one job)."""
+    with Archive(path) as archive:
+        return {game["deal"]: game["compiled"] for game in archive.games(job=job)}
+
+
+def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    result = beggar("search", job_file(tmp_path), "--archive", archive, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "done (budget spent)" in result.stdout and "600,000" in result.stdout
+    with Archive(archive) as opened:
+        games = opened.games()
+        job = opened.job(job_id(result.stdout))
+    assert job["state"] == "done" and job["chunks"] == 30 and job["deals"] == 600_000
+    assert len(games) == job["hits"] > 0
+    for game in games:
+        assert game["cards"] >= 1500 and not game["disputed"]
+        compiled, reference = dict(game["compiled"]), dict(game["reference"])
+        assert (compiled.pop("engine"), reference.pop("engine")) == ("compiled", "reference")
+        assert compiled == reference
+        fresh = play(Deal.parse(game["deal"]), engine="reference")
+        assert (fresh.cards, fresh.tricks, fresh.status) == (game["cards"], game["tricks"], game["status"])
+    # The same job again, with one worker, keeps the same games.
+    again = tmp_path / "again.sqlite"
+    assert beggar("search", job_file(tmp_path), "--archive", again, "--workers", 1, "--quiet").returncode == 0
+    assert kept(again) == kept(archive)
+
+
+def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
+    spec = job_file(tmp_path, deals=8_000_000, chunk=100_000, min_cards=2500)
+    archive = tmp_path / "archive.sqlite"
+    job = start("search", spec, "--archive", archive, "--quiet")
+    with Archive(archive) as opened:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ids = [row[0] for row in opened.db.execute("SELECT id FROM jobs")]
+            if ids and opened.job(ids[0])["chunks"] >= 10:
+                break
+            time.sleep(0.1)
+    job.send_signal(signal.SIGKILL)
+    job.communicate(timeout=30)
+    with Archive(archive) as opened:
+        name = ids[0]
+        progress = opened.job(name)
+        done = opened.chunks_done(name)
+        walks = {game["walk"] for game in opened.games(job=name)}
+    assert 10 <= progress["chunks"] < 80 and progress["state"] == "running"
+    assert walks <= done            # every kept hit belongs to a chunk recorded as done
+    resumed = beggar("search", "--resume", name, "--archive", archive, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "done (budget spent)" in resumed.stdout
+    with Archive(archive) as opened:
+        assert opened.job(name)["chunks"] == 80 and opened.job(name)["deals"] == 8_000_000
+    whole = tmp_path / "whole.sqlite"
+    assert beggar("search", spec, "--archive", whole, "--quiet").returncode == 0
+    assert kept(archive) == kept(whole) and kept(whole)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
+    archive = tmp_path / "archive.sqlite"
+    job = start("search", job_file(tmp_path, deals=0, chunk=200_000), "--archive", archive, "--quiet")
+    time.sleep(4)
+    job.send_signal(signum)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == 0, err
+    name = job_id(out)
+    assert f"stopped ({'Ctrl-C' if signum == signal.SIGINT else 'SIGTERM'})" in out
+    assert f"resume   beggar search --resume {name}" in out
+    with Archive(archive) as opened:
+        before = opened.job(name)
+        assert before["state"] == "stopped" and before["chunks"] > 0
+    resumed = beggar("search", "--resume", name, "--archive", archive, "--time", 1, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    with Archive(archive) as opened:
+        after = opened.job(name)
+        assert after["chunks"] > before["chunks"]
+        assert opened.chunks_done(name) >= set(range(before["chunks"]))
+
+
+def test_two_jobs_on_one_archive_keep_both(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    first = start("search", job_file(tmp_path, "a", seed=5), "--archive", archive, "--quiet")
+    second = start("search", job_file(tmp_path, "b", seed=6), "--archive", archive, "--quiet")
+    outs = [job.communicate(timeout=120) for job in (first, second)]
+    assert first.returncode == 0 and second.returncode == 0, outs
+    alone = tmp_path / "alone.sqlite"
+    for name, seed in (("a", 5), ("b", 6)):
+        assert beggar("search", job_file(tmp_path, name, seed=seed), "--archive", alone,
+                      "--quiet").returncode == 0
+    assert kept(archive) == kept(alone)
+    with Archive(archive) as opened:
+        jobs = [row[0] for row in opened.db.execute("SELECT id FROM jobs")]
+        assert all(opened.job(j)["chunks"] == 30 for j in jobs) and len(jobs) == 2
+
+
+def test_corrupt_or_foreign_archive(tmp_path):
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"this is not a database at all" * 100)
+    bad_input(beggar("archive", "list", "--archive", corrupt), "corrupt.sqlite: not a beggar archive")
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE photos (id INTEGER, path TEXT)")
+    bad_input(beggar("search", "--archive", foreign, "--deals", 1000), "foreign.sqlite: not a beggar archive")
+    with sqlite3.connect(foreign) as db:
+        assert db.execute("SELECT count(*) FROM photos").fetchone() == (0,)
+    bad_input(beggar("archive", "show", 7, "--archive", tmp_path / "new.sqlite"), "no game with id 7")
+    bad_input(beggar("search", "--resume", "nothing", "--archive", tmp_path / "new.sqlite"),
+              "no job 'nothing' to resume")
+
+
+def test_bad_job_files(tmp_path):
+    path = tmp_path / "bad.toml"
+    for text, message in [
+        ("driver = 'anneal'", "'driver' must be one of sample, climb"),
+        ("drivr = 'climb'", "unknown key 'drivr'"),
+        ("driver = 'climb'\n[climb]\naccept = 'greedy'", "[climb]: accept must be one of"),
+        ("deals = -5", "'deals' must be a whole number of at least 0"),
+        ("seed = [1", "bad.toml: not valid TOML"),
+        ("[climb]\npatience = 10", "[climb] is given but the driver is 'sample'"),
+    ]:
+        path.write_text(text)
+        bad_input(beggar("search", path, "--archive", tmp_path / "a.sqlite"), message)
+    bad_input(beggar("search", tmp_path / "none.toml"), "none.toml: no such job file")
+
+
+def test_climb_job_and_archive_commands(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    spec = job_file(tmp_path, "walks", driver="climb", deals=200_000, chunk=50_000, min_cards=1800,
+                    extra="[climb]\naccept = 'late'\npatience = 3000\n")
+    result = beggar("search", spec, "--archive", archive, "--quiet")
+    assert result.returncode == 0, result.stderr
+    # Walk 2 of the job, played again here: the same hits.
+    walk = climb(3, 2, 50_000, 1800, ClimbRules(accept="late", patience=3000))
+    with Archive(archive) as opened:
+        games = opened.games(limit=1000)
+        walk_two = {g["deal"] for g in games if g["walk"] == 2}
+    assert walk_two == {str(deal) for deal, _ in walk.hits}
+    listing = beggar("archive", "list", "--archive", archive, "--limit", 3).stdout.splitlines()
+    assert listing[0].split()[:4] == ["id", "status", "cards", "tricks"] and len(listing) == 4
+    best = games[0]
+    assert listing[1].split()[:3] == [str(best["id"]), "finished", str(best["cards"])]
+    shown = beggar("archive", "show", best["id"], "--archive", archive).stdout
+    assert f"cards    {best['cards']}" in shown and "reference engine: agrees" in shown
+    saved = tmp_path / "best.json"
+    assert beggar("archive", "export", best["id"], saved, "--archive", archive).returncode == 0
+    assert json.loads(saved.read_text())["expected"]["cards"] == best["cards"]
+    replayed = beggar("replay", saved)
+    assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
+    text = beggar("archive", "export", best["id"], "--text", "--archive", archive).stdout
+    assert str(load_text(tmp_path, text).deal) == best["deal"]
+
+
+def load_text(tmp_path, text):
+    path = tmp_path / "best.txt"
+    path.write_text(text)
+    return load(path)[0]
+
+
+def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
+    deal = Deal.parse("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
+    wrong = replace(play(deal), cards=475)      # what a broken engine would report
+    spec = jobs.check({})
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        with pytest.raises(SearchError, match="the engines disagree on game 1"):
+            _keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, wrong)], (deal, wrong), 0.1),
+                  Summary("j", "running", 1))
+        game = archive.games(disputed=True)[0]
+        assert (game["deal"], game["cards"], game["reference"]["cards"]) == (str(deal), 475, 474)
+        assert archive.chunks_done("j") == {0}
+    with pytest.raises(ArchiveError, match="no game with id 99"):
+        Archive(tmp_path / "a.sqlite").game(99)
