@@ -36,6 +36,8 @@ def tricks(deal):
     while True:
         taker, pile = _play_trick(hands, leader)
         yield Trick(leader, pile, taker, tuple(bytes(hand) for hand in hands))
+        if len(hands[taker]) == deal.total:
+            return
         leader = taker
 
 
