@@ -14,6 +14,7 @@ import pytest
 
 from beggar import Deal, play
 from beggar.archive import Archive, ArchiveError
+from beggar.backward import family
 from beggar.climbing import ClimbRules
 from beggar.engine import climb
 from beggar.savefile import load
@@ -226,3 +227,21 @@ def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
         assert archive.chunks_done("j") == {0}
     with pytest.raises(ArchiveError, match="no game with id 99"):
         Archive(tmp_path / "a.sqlite").game(99)
+
+
+def test_extension_keeps_the_longest_member_of_each_long_game_family(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    spec = job_file(tmp_path, deals=400_000, min_cards=2200, extra="extend_cards = 2200\n")
+    result = beggar("search", spec, "--archive", archive, "--quiet")
+    assert result.returncode == 0, result.stderr
+    with Archive(archive) as opened:
+        games = opened.games(limit=10000)
+    by_id = {g["id"]: g for g in games}
+    extended = [g for g in games if g["driver"] == "extension"]
+    parents = [g for g in games if g["driver"] == "sample"]
+    assert parents and extended and f"({len(extended)} by family extension)" in result.stdout
+    for game in extended:
+        parent = by_id[game["parent"]]
+        longest = family(Deal.parse(parent["deal"])).longest
+        assert (str(longest[0]), longest[1]) == (game["deal"], game["cards"])
+        assert game["cards"] >= parent["cards"] and not game["disputed"]

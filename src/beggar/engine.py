@@ -73,3 +73,9 @@ def climb(seed, index, steps, min_cards=3000, rules=None, engine=None):
     `steps` deals played; returns a climbing.Climb with the hits, the best game
     and the number of restarts."""
     return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules())
+
+
+def predecessors(hands, leader, engine=None):
+    """Every two-player state at an empty table whose next trick leads to
+    (hands, leader): [(hands, leader, cards laid in that trick)]."""
+    return get(engine).predecessors(hands, leader)

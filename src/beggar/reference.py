@@ -7,6 +7,7 @@ exact by construction.
 """
 
 import math
+import time
 from collections import deque
 from typing import NamedTuple
 
@@ -223,3 +224,92 @@ def _accepts(rules, value, current_value, outcome, current_outcome, history, k, 
     if rules.accept == "late":
         return value >= history[k % rules.history]
     return False
+
+
+class Found(NamedTuple):
+    """A state a backward search reached: hands (codes, top card first), who
+    leads, and the cards and tricks from it to the search's root."""
+    hands: tuple
+    leader: int
+    cards: int
+    tricks: int
+
+
+def predecessors(hands, leader):
+    """Every two-player state at an empty table whose next trick leads to
+    (hands, leader): [(hands, leader, cards laid in that trick)].
+
+    That trick's pile is a suffix of the leader's hand (he took it). For each
+    suffix length and each player who may have led the trick, the suffix is
+    laid again by the trick rules; it is a predecessor when the penalty is paid
+    exactly on its last card and the leader of now laid the last court card.
+    When the other hand is empty, the trick may also have ended with the other
+    player out of cards. Each player's cards from the trick go back on top of
+    his hand.
+    """
+    taker = leader
+    mine, other = tuple(hands[taker]), tuple(hands[1 - taker])
+    found = []
+    for size in range(1, len(mine) + 1):
+        pile = mine[len(mine) - size:]
+        for first in (0, 1):
+            laid = _lay_again(pile, first, taker, ended_by_running_out=not other)
+            if laid is None or not laid[1 - taker]:
+                continue
+            before = [None, None]
+            before[taker] = tuple(laid[taker]) + mine[:len(mine) - size]
+            before[1 - taker] = tuple(laid[1 - taker]) + other
+            found.append((tuple(before), first, size))
+    return found
+
+
+def _lay_again(pile, first, taker, ended_by_running_out):
+    """Lay `pile` by the trick rules, `first` leading: each player's cards in
+    the order laid, if the trick ends exactly with the pile and `taker` takes
+    it; else None."""
+    laid = ([], [])
+    player, owed, court_player = first, 0, None
+    for i, card in enumerate(pile):
+        laid[player].append(card)
+        if card:
+            owed, court_player = card, player
+            player ^= 1
+        elif owed:
+            owed -= 1
+            if owed == 0:
+                return laid if i == len(pile) - 1 and court_player == taker else None
+        else:
+            player ^= 1
+    # No penalty was paid off: the trick ended only if the player to lay next
+    # had no card left, and then the other one took the pile.
+    if ended_by_running_out and player != taker:
+        return laid
+    return None
+
+
+def backward(roots, skips, max_states, max_seconds):
+    """Breadth-first over every state that leads to one of `roots` (states as
+    (hands, leader)); skips[i] (a state, or None) is a predecessor of roots[i]
+    not to follow. Returns (states visited, [Found] of the balanced ones, with
+    cards and tricks to their root, stopped_by): stopped_by is None when the
+    search is complete, else "states" or "time" (processor seconds), the bound
+    that stopped it first."""
+    queue = deque(Found(tuple(tuple(h) for h in hands), leader, 0, 0) for hands, leader in roots)
+    skip = [None if s is None else (tuple(tuple(h) for h in s[0]), s[1]) for s in skips]
+    visited, balanced = 0, []
+    deadline = time.process_time() + max_seconds
+    while queue:
+        if visited == max_states:
+            return visited, balanced, "states"
+        if visited % 4096 == 0 and time.process_time() > deadline:
+            return visited, balanced, "time"
+        state = queue.popleft()
+        visited += 1
+        if len(state.hands[0]) == len(state.hands[1]):
+            balanced.append(state)
+        for hands, leader, size in predecessors(state.hands, state.leader):
+            # The roots are the first states visited, in order.
+            if visited <= len(skip) and (hands, leader) == skip[visited - 1]:
+                continue
+            queue.append(Found(hands, leader, state.cards + size, state.tricks + 1))
+    return visited, balanced, None

@@ -31,6 +31,7 @@ DEFAULTS = {
     "min_cards": 4000,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
     "chunk": 1_000_000,
+    "extend_cards": 4000,   # a kept game this long gets a family search; 0: none
 }
 
 
@@ -76,7 +77,7 @@ def check(data, where="job"):
         check_seed(spec["seed"])
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
-    for key, low in (("workers", 0), ("min_cards", 0), ("deals", 0), ("chunk", 1)):
+    for key, low in (("workers", 0), ("min_cards", 0), ("deals", 0), ("chunk", 1), ("extend_cards", 0)):
         value = spec[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise JobError(f"{where}: '{key}' must be a whole number of at least {low}, not {value!r}")

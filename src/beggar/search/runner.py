@@ -24,9 +24,14 @@ from multiprocessing import get_context
 from tqdm import tqdm
 
 from .. import engine
+from ..backward import family
 from ..rules import Rules
 from .drivers import run_chunk
 from .job import chunks_in
+
+
+#: Processor seconds a family search may take before its best so far is kept.
+EXTENSION_SECONDS = 10.0
 
 
 class SearchError(Exception):
@@ -41,6 +46,7 @@ class Summary:
     deals: int = 0              # in this run
     seconds: float = 0.0
     kept: int = 0               # hits new to the archive
+    extended: int = 0           # of which, longest members of a hit's family
     known: int = 0              # hits it already held
     loops: int = 0
     best: tuple = None          # (deal, outcome) of the longest game played in this run
@@ -156,22 +162,38 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True):
     return summary
 
 
+def _keep_game(archive, deal, outcome, driver, parent, job_id, spec, chunk, summary, disputed):
+    """Replay one game by the reference engine and keep it; returns its id."""
+    replay = engine.play(deal, engine="reference")
+    game_id, new = archive.add_game(deal, Rules(), outcome, replay, job_id, driver, spec["seed"], chunk,
+                                    parent)
+    if outcome != replay:
+        disputed.append(f"game {game_id} ({deal}): compiled {outcome}, reference {replay}")
+    summary.kept += new
+    summary.known += not new
+    summary.loops += outcome.status == "loop"
+    summary.extended += new and driver == "extension"
+    return game_id
+
+
 def _keep(archive, job_id, spec, result, summary):
     """Replay a chunk's hits by the reference engine and keep them, with the
-    record that the chunk is done, in one transaction."""
-    rules = Rules()
+    record that the chunk is done, in one transaction. A finished game of at
+    least extend_cards cards is followed by a family search, and the family's
+    longest balanced deal is kept too, with the game as its parent."""
     disputed = []
     try:
         with archive.transaction():
             for deal, outcome in result.hits:
-                replay = engine.play(deal, engine="reference")
-                game_id, new = archive.add_game(deal, rules, outcome, replay, job_id, spec["driver"],
-                                                spec["seed"], result.chunk)
-                if outcome != replay:
-                    disputed.append(f"game {game_id} ({deal}): compiled {outcome}, reference {replay}")
-                summary.kept += new
-                summary.known += not new
-                summary.loops += outcome.status == "loop"
+                game_id = _keep_game(archive, deal, outcome, spec["driver"], None, job_id, spec,
+                                     result.chunk, summary, disputed)
+                if 0 < spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
+                    # Extension: the longest balanced deal that ends the same way.
+                    longest = family(deal, max_seconds=EXTENSION_SECONDS).longest
+                    if longest is not None and longest[0] != deal:
+                        member = longest[0]
+                        _keep_game(archive, member, engine.play(member), "extension", game_id, job_id,
+                                   spec, result.chunk, summary, disputed)
             best = result.best[1].cards if result.best is not None else 0
             archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds)
     except sqlite3.Error as error:

@@ -1,0 +1,91 @@
+"""Backward play: families of deals that end the same way, and basins of loops.
+
+Forward play maps a state at an empty table to the next one; backward play
+(engine.predecessors) lists every state that leads to a given one, exactly.
+From the final state of a finished game, breadth-first backward search finds
+its family: every state whose game ends the same way, each with the cards and
+tricks its game lasts. From the states of a loop it finds the loop's basin:
+every state that falls into it. A state whose two hands are equal in size is
+a balanced deal, its leader's hand first. Both searches are bounded in states
+and processor seconds, and say so when a bound stopped them.
+"""
+
+import itertools
+from dataclasses import dataclass
+
+from . import engine
+from .deal import Deal
+
+MAX_STATES = 10_000_000
+MAX_SECONDS = 60.0
+
+
+class BackwardError(ValueError):
+    """A deal that the asked-for search does not apply to."""
+
+
+@dataclass(frozen=True)
+class Family:
+    final: tuple            # the final state: (hands, leader)
+    states: int             # states visited
+    balanced: int           # balanced deals among them
+    longest: tuple          # (deal, cards, tricks) of the longest balanced deal, or None
+    stopped_by: str         # None: complete; "states" or "time": the bound that stopped it
+
+
+@dataclass(frozen=True)
+class Basin:
+    loop: list              # the states on the loop, in play order: (hands, leader)
+    entry: tuple            # loop_entry of the deal searched from
+    states: int             # states visited, the loop's own included
+    deals: list             # [(deal, outcome by the reference engine)] of the balanced deals
+    stopped_by: str
+
+
+def as_deal(hands, leader):
+    """The deal a state stands for: the leader's hand first."""
+    return Deal.from_codes((hands[leader], hands[1 - leader]))
+
+
+def _check_two_players(deal):
+    if deal.players != 2:
+        raise BackwardError(f"backward play is for two players, not {deal.players}")
+
+
+def family(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
+    """The family of a finished two-player game."""
+    _check_two_players(deal)
+    outcome = engine.play(deal, engine=engine_name)
+    if outcome.status != "finished":
+        raise BackwardError(f"the game {'loops' if outcome.status == 'loop' else 'does not end'}; "
+                            "a family is found from the end of a finished game (beggar basin for a loop)")
+    *_, last = engine.tricks(deal)
+    final = (tuple(tuple(hand) for hand in last.hands), last.taker)
+    states, balanced, stopped_by = engine.get(engine_name).backward([final], [None], max_states, max_seconds)
+    longest = max(balanced, key=lambda found: (found.cards, found.tricks), default=None)
+    if longest is not None:
+        longest = (as_deal(longest.hands, longest.leader), longest.cards, longest.tricks)
+    return Family(final, states, len(balanced), longest, stopped_by)
+
+
+def basin(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
+    """The basin of the loop a two-player deal falls into; every balanced deal
+    in it is replayed by the reference engine."""
+    _check_two_players(deal)
+    outcome = engine.play(deal, engine=engine_name)
+    if outcome.status != "loop":
+        raise BackwardError(f"the game does not loop (it is {outcome.status}); "
+                            "a basin is found from a loop (beggar family for a finished game)")
+    entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+    states = [(tuple(tuple(hand) for hand in deal.hands), 0)]
+    for trick in itertools.islice(engine.tricks(deal), entry + period - 1):
+        states.append((tuple(tuple(hand) for hand in trick.hands), trick.taker))
+    loop = states[entry:entry + period]
+    # Each loop state's predecessor on the loop is already a root: not followed.
+    skips = [loop[i - 1] for i in range(period)]
+    visited, balanced, stopped_by = engine.get(engine_name).backward(loop, skips, max_states, max_seconds)
+    deals = []
+    for found in balanced:
+        member = as_deal(found.hands, found.leader)
+        deals.append((member, engine.play(member, engine="reference")))
+    return Basin(loop, outcome.loop_entry, visited, deals, stopped_by)
