@@ -1102,59 +1102,48 @@ def shuffled_deck(seed, index=0):
 
 # ---------------------------------------------------------------- backward play
 
+cdef struct Entry:
+    # One state of a backward search, beside its cards.
+    int64_t cards_to_root
+    int64_t tricks_to_root
+    int32_t len0        # cards in hand 0; hand 1 holds the rest
+    int8_t leader
+
+
 cdef struct Queue:
     # States of a backward search, breadth first: state i holds hand 0 then
-    # hand 1 in cards[i * total ...], the first len0[i] cards being hand 0.
+    # hand 1 in cards[i * total ...].
     int total
     Py_ssize_t size
     Py_ssize_t capacity
     uint8_t* cards
-    int32_t* len0
-    int8_t* leader
-    int64_t* cards_to_root
-    int64_t* tricks_to_root
+    Entry* entries
 
 
 cdef int queue_grow(Queue* q) noexcept nogil:
     cdef Py_ssize_t capacity = q.capacity * 2 if q.capacity else 1024
-    cdef void* p
-    p = realloc(q.cards, capacity * q.total)
-    if p == NULL:
+    cdef void* cards = realloc(q.cards, capacity * q.total)
+    if cards == NULL:
         return -1
-    q.cards = <uint8_t*>p
-    p = realloc(q.len0, capacity * sizeof(int32_t))
-    if p == NULL:
+    q.cards = <uint8_t*>cards
+    cdef void* entries = realloc(q.entries, capacity * sizeof(Entry))
+    if entries == NULL:
         return -1
-    q.len0 = <int32_t*>p
-    p = realloc(q.leader, capacity * sizeof(int8_t))
-    if p == NULL:
-        return -1
-    q.leader = <int8_t*>p
-    p = realloc(q.cards_to_root, capacity * sizeof(int64_t))
-    if p == NULL:
-        return -1
-    q.cards_to_root = <int64_t*>p
-    p = realloc(q.tricks_to_root, capacity * sizeof(int64_t))
-    if p == NULL:
-        return -1
-    q.tricks_to_root = <int64_t*>p
+    q.entries = <Entry*>entries
     q.capacity = capacity
     return 0
 
 
 cdef void queue_free(Queue* q) noexcept nogil:
     free(q.cards)
-    free(q.len0)
-    free(q.leader)
-    free(q.cards_to_root)
-    free(q.tricks_to_root)
+    free(q.entries)
 
 
 cdef int expand(Queue* q, Py_ssize_t i, const uint8_t* skip, int skip_len0, int skip_leader,
                 uint8_t* who) noexcept nogil:
     """Append every predecessor of state i to the queue (as reference.predecessors),
     but the state `skip` (NULL: none). Returns -1 when memory runs out."""
-    cdef int total = q.total, taker = q.leader[i], first, player, owed, court_player, size, k
+    cdef int total = q.total, taker = q.entries[i].leader, first, player, owed, court_player, size, k
     cdef int length[2]
     cdef int new_length[2]
     cdef int laid[2]
@@ -1163,7 +1152,7 @@ cdef int expand(Queue* q, Py_ssize_t i, const uint8_t* skip, int skip_len0, int 
     cdef uint8_t* out[2]
     cdef const uint8_t* pile
     cdef bint valid, running_out
-    length[0] = q.len0[i]
+    length[0] = q.entries[i].len0
     length[1] = total - length[0]
     hand[0] = q.cards + i * total
     hand[1] = hand[0] + length[0]
@@ -1210,13 +1199,13 @@ cdef int expand(Queue* q, Py_ssize_t i, const uint8_t* skip, int skip_len0, int 
                 out[who[k]] += 1
             memcpy(out[taker], hand[taker], length[taker] - size)
             memcpy(out[taker ^ 1], hand[taker ^ 1], length[taker ^ 1])
-            q.len0[q.size] = new_length[0]
-            q.leader[q.size] = first
-            if skip != NULL and q.len0[q.size] == skip_len0 and first == skip_leader \
+            q.entries[q.size].len0 = new_length[0]
+            q.entries[q.size].leader = first
+            if skip != NULL and q.entries[q.size].len0 == skip_len0 and first == skip_leader \
                     and memcmp(state, skip, total) == 0:
                 continue
-            q.cards_to_root[q.size] = q.cards_to_root[i] + size
-            q.tricks_to_root[q.size] = q.tricks_to_root[i] + 1
+            q.entries[q.size].cards_to_root = q.entries[i].cards_to_root + size
+            q.entries[q.size].tricks_to_root = q.entries[i].tricks_to_root + 1
             q.size += 1
     return 0
 
@@ -1232,17 +1221,17 @@ cdef int queue_push(Queue* q, hands, int leader) except -1:
         for card in hand:
             state[k] = card
             k += 1
-    q.len0[q.size] = len(hands[0])
-    q.leader[q.size] = leader
-    q.cards_to_root[q.size] = 0
-    q.tricks_to_root[q.size] = 0
+    q.entries[q.size].len0 = len(hands[0])
+    q.entries[q.size].leader = leader
+    q.entries[q.size].cards_to_root = 0
+    q.entries[q.size].tricks_to_root = 0
     q.size += 1
     return 0
 
 
 cdef object queue_state(Queue* q, Py_ssize_t i):
     cdef const uint8_t* state = q.cards + i * q.total
-    cdef int n = q.len0[i]
+    cdef int n = q.entries[i].len0
     return (tuple(state[k] for k in range(n)), tuple(state[k] for k in range(n, q.total)))
 
 
@@ -1260,7 +1249,8 @@ def predecessors(hands, leader):
         queue_push(&q, hands, leader)
         if expand(&q, 0, NULL, 0, 0, who) != 0:
             raise MemoryError()
-        return [(queue_state(&q, i), q.leader[i], q.cards_to_root[i]) for i in range(1, q.size)]
+        return [(queue_state(&q, i), q.entries[i].leader, q.entries[i].cards_to_root)
+                for i in range(1, q.size)]
     finally:
         queue_free(&q)
         free(who)
@@ -1306,8 +1296,8 @@ def backward(roots, skips, max_states, max_seconds):
                 i += 1
         if failed:
             raise MemoryError()
-        balanced = [Found(queue_state(&q, k), q.leader[k], q.cards_to_root[k], q.tricks_to_root[k])
-                    for k in range(i) if 2 * q.len0[k] == q.total]
+        balanced = [Found(queue_state(&q, k), q.entries[k].leader, q.entries[k].cards_to_root,
+                          q.entries[k].tricks_to_root) for k in range(i) if 2 * q.entries[k].len0 == q.total]
         return i, balanced, None if i == q.size else "time" if stopped_by_time else "states"
     finally:
         queue_free(&q)

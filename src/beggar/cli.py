@@ -419,24 +419,21 @@ def run_archive_export(args):
 
 # ---------------------------------------------------------------- arguments
 
-def _limit(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
-    return value
+def _at_least(low, what):
+    """An argparse type: a whole number of at least `low`."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
+        return value
+    return parse
 
 
-def _whole(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}")
-    return value
+_limit = _at_least(1, "a whole number of at least 1")
+_whole = _at_least(0, "a whole number")
 
 
 def _seconds(text):

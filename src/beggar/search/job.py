@@ -30,7 +30,7 @@ DEFAULTS = {
     "workers": 0,           # 0: one per core
     "min_cards": 4000,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
-    "chunk": 1_000_000,
+    "chunk": 250_000,
     "extend_cards": 4000,   # a kept game this long gets a family search; 0: none
 }
 
