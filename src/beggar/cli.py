@@ -20,6 +20,7 @@ from .outcome import Outcome
 from .rules import Rules
 from .savefile import SavedGame, SaveFileError, load, mismatches, parse, to_json, to_text
 from .search import job as jobs
+from .search.cluster import Cluster, ClusterError
 from .search.runner import SearchError, new_job_id
 from .search.runner import run as run_job
 
@@ -48,7 +49,7 @@ def main(argv=None):
             args.source = deals[0]
         return args.run(args)
     except (DealError, SaveFileError, EngineError, UsageError, ArchiveError, jobs.JobError,
-            BackwardError) as error:
+            BackwardError, ClusterError) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SearchError as error:
@@ -306,6 +307,17 @@ def run_basin(args):
 # ---------------------------------------------------------------- search
 
 def run_search(args):
+    if args.cluster is not None and args.workers is not None:
+        raise UsageError("--workers is for this machine; a cluster has the workers it has")
+    cluster = Cluster(args.cluster) if args.cluster is not None else None
+    try:
+        return _search(args, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _search(args, cluster):
     with Archive(args.archive) as archive:
         if args.resume is not None:
             if args.job is not None:
@@ -326,19 +338,21 @@ def run_search(args):
         print(f"job {job_id}: {archive.job(job_id)['spec']['driver']}, archive {args.archive}",
               file=sys.stderr)
         try:
-            summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet)
+            summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
+                              cluster=cluster)
         except SearchError as error:
-            _print_summary(error.summary, args.archive)
+            _print_summary(error.summary, args.archive, args.cluster)
             raise
-    _print_summary(summary, args.archive)
+    _print_summary(summary, args.archive, args.cluster)
     return 130 if summary.reason.startswith("stopped at once") else 0
 
 
-def _print_summary(summary, archive_path):
+def _print_summary(summary, archive_path, cluster=None):
     rate = summary.deals / summary.seconds if summary.seconds else 0
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
              f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
-             f"on {summary.workers} worker{'s' if summary.workers > 1 else ''}"]
+             f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
+             + (f" of the cluster {cluster}" if cluster else "")]
     if summary.best is not None:
         deal, outcome = summary.best
         lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks: {deal}")
@@ -348,7 +362,8 @@ def _print_summary(summary, archive_path):
                  + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
     if summary.state != "done":
         lines.append(f"resume   beggar search --resume {summary.job}"
-                     + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else ""))
+                     + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
+                     + (f" --cluster {cluster}" if cluster else ""))
     print("\n".join(lines))
 
 
@@ -559,6 +574,10 @@ def _parser():
     search.add_argument("--min-cards", type=_whole, metavar="N", help="keep games at least this long")
     search.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                         help=f"the archive (default {DEFAULT_PATH})")
+    search.add_argument("--cluster", metavar="ADDRESS",
+                        help="play the chunks on a Dask cluster: tcp://HOST:8786 for a running "
+                             "scheduler, local:N to start N worker processes here "
+                             "(needs pip install 'beggar[cluster]')")
     search.add_argument("--quiet", action="store_true", help="no progress bar")
     search.set_defaults(run=run_search)
 

@@ -42,7 +42,7 @@ class SearchError(Exception):
 class Summary:
     job: str
     state: str                  # done | stopped | failed
-    workers: int
+    workers: int                # worker processes, or threads alive on the cluster
     deals: int = 0              # in this run
     seconds: float = 0.0
     kept: int = 0               # hits new to the archive
@@ -98,13 +98,24 @@ def _follow_parent(parent):
     os._exit(1)
 
 
-def run(archive, job_id, time_limit=None, workers=None, progress=True):
+def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
-    `time_limit` seconds pass, or it is stopped. Returns a Summary; raises
-    SearchError when it had to stop on a failure (the Summary is its .summary)."""
+    `time_limit` seconds pass, or it is stopped: on worker processes of this
+    machine, or on `cluster`, a connected cluster.Cluster. Returns a
+    Summary; raises SearchError when it had to stop on a failure (the Summary
+    is its .summary)."""
     job = archive.job(job_id)
     spec = job["spec"]
-    workers = workers or spec["workers"] or os.cpu_count() or 1
+    if cluster is None:
+        count = workers or spec["workers"] or os.cpu_count() or 1
+        pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
+                                   initargs=(os.getpid(),))
+
+        def alive():
+            return count
+    else:
+        pool, alive = cluster.executor, cluster.workers
+    workers = alive()
     summary = Summary(job_id, "stopped", workers)
     total = chunks_in(spec)
     done = archive.chunks_done(job_id)
@@ -114,14 +125,12 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True):
                dynamic_ncols=True, disable=not progress, desc=job_id)
     best_cards = job["best_cards"]
     at_once = False
+    pending = set()
     start = time.monotonic()
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_worker_start,
-                               initargs=(os.getpid(),))
     try:
         with _Stop() as stop:
-            pending = set()
             while True:
-                while stop.reason is None and len(pending) < 2 * workers:
+                while stop.reason is None and len(pending) < 2 * max(1, workers):
                     chunk = next(todo, None)
                     if chunk is None:
                         break
@@ -135,7 +144,9 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True):
                     if result.best is not None:
                         best_cards = max(best_cards, result.best[1].cards)
                     bar.update(result.deals)
-                    bar.set_postfix(best=best_cards, kept=summary.kept, loops=summary.loops, refresh=False)
+                    workers = summary.workers = alive()
+                    bar.set_postfix(best=best_cards, kept=summary.kept, loops=summary.loops,
+                                    workers=workers, refresh=False)
                 if time_limit is not None and time.monotonic() - start >= time_limit:
                     stop.request(f"time limit of {time_limit:g} s")
             if stop.reason is None:
@@ -145,14 +156,22 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True):
     except KeyboardInterrupt:
         at_once = True
         summary.reason = "stopped at once; chunks in flight will be played again on resume"
-        for process in list(getattr(pool, "_processes", {}).values()):
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.kill()
-    except SearchError as error:
+    except Exception as error:
+        if not isinstance(error, SearchError):
+            if type(error).__name__ != "KilledWorker":      # Dask gave up on a chunk
+                raise
+            error = SearchError(f"a chunk killed every worker it was given to ({error})")
         summary.state, summary.reason = "failed", str(error)
         error.summary = summary
-        raise
+        raise error from None
     finally:
-        pool.shutdown(wait=not at_once, cancel_futures=True)
+        if cluster is None:
+            pool.shutdown(wait=not at_once, cancel_futures=True)
+        else:
+            for future in pending:      # the cluster is the caller's to close
+                future.cancel()
         bar.close()
         summary.seconds = time.monotonic() - start
         try:
