@@ -406,7 +406,7 @@ def run_archive_show(args):
     saved, outcome = _archived(game)
     print(_describe(saved.deal, outcome))
     print(f"rules    {json.dumps(game['rules'])}")
-    print(f"checked  reference engine: "
+    print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
     print(f"found    {game['found_at']} by job {game['job']} ({game['driver']}, seed {game['seed']}, "
           f"chunk {game['walk']})")
