@@ -10,7 +10,7 @@ import pytest
 
 from beggar.archive import Archive
 from test_cli import bad_input, beggar
-from test_search import job_file, job_id, kept, start
+from test_search import job_file, job_id, kept, start, wait_for_chunks
 
 pytest.importorskip("distributed", reason="the cluster extra: pip install 'beggar[cluster]'")
 
@@ -69,13 +69,7 @@ def test_a_killed_worker_loses_and_repeats_nothing(tmp_path, scheduler):
     spec = job_file(tmp_path, deals=6_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
     job = start("search", spec, "--cluster", address, "--archive", archive, "--quiet")
-    with Archive(archive) as opened:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            ids = [row[0] for row in opened.db.execute("SELECT id FROM jobs")]
-            if ids and opened.job(ids[0])["chunks"] >= 8:
-                break
-            time.sleep(0.1)
+    wait_for_chunks(archive, 8)
     workers[0].send_signal(signal.SIGKILL)
     out, err = job.communicate(timeout=180)
     assert job.returncode == 0, err

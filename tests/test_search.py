@@ -53,6 +53,18 @@ def job_id(text):
     return next(line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("job "))
 
 
+def wait_for_chunks(path, chunks, seconds=60):
+    """The id of the job running on archive `path`, once it has kept `chunks` chunks."""
+    deadline = time.monotonic() + seconds
+    while True:
+        time.sleep(0.1)
+        with Archive(path) as archive:
+            ids = [row[0] for row in archive.db.execute("SELECT id FROM jobs")]
+            if ids and archive.job(ids[0])["chunks"] >= chunks:
+                return ids[0]
+        assert time.monotonic() < deadline, f"no job kept {chunks} chunks in {seconds} s"
+
+
 def kept(path, job=None):
     """{deal: compiled outcome} of the games an archive holds (for one job)."""
     with Archive(path) as archive:
@@ -86,17 +98,10 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     spec = job_file(tmp_path, deals=8_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
     job = start("search", spec, "--archive", archive, "--quiet")
-    with Archive(archive) as opened:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            ids = [row[0] for row in opened.db.execute("SELECT id FROM jobs")]
-            if ids and opened.job(ids[0])["chunks"] >= 10:
-                break
-            time.sleep(0.1)
+    name = wait_for_chunks(archive, 10)
     job.send_signal(signal.SIGKILL)
     job.communicate(timeout=30)
     with Archive(archive) as opened:
-        name = ids[0]
         progress = opened.job(name)
         done = opened.chunks_done(name)
         walks = {game["walk"] for game in opened.games(job=name)}
