@@ -30,7 +30,9 @@ from .drivers import run_chunk
 from .job import chunks_in
 
 
-#: Processor seconds a family search may take before its best so far is kept.
+#: The bounds of an extension's family search (published records' families
+#: hold about 50,000 states); its best so far is kept when one is reached.
+EXTENSION_STATES = 2_000_000
 EXTENSION_SECONDS = 10.0
 
 
@@ -208,7 +210,7 @@ def _keep(archive, job_id, spec, result, summary):
                                      result.chunk, summary, disputed)
                 if 0 < spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
                     # Extension: the longest balanced deal that ends the same way.
-                    longest = family(deal, max_seconds=EXTENSION_SECONDS).longest
+                    longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
                     if longest is not None and longest[0] != deal:
                         member = longest[0]
                         _keep_game(archive, member, engine.play(member), "extension", game_id, job_id,
