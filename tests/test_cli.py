@@ -150,6 +150,7 @@ def test_bad_input_on_the_command_line():
     bad_input(beggar("play", "J/Q/K/A/-"), "5 players")
     bad_input(beggar("play"), "give a DEAL")
     bad_input(beggar("play", CASELLA, "--seed", 3), "not both")
+    bad_input(beggar("play", "--index", 3), "--players and --index need --seed")
 
 
 def test_bad_input_in_json(tmp_path):

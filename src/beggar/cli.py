@@ -78,12 +78,12 @@ def run_play(args):
 
 def _game_from_args(args):
     """The one game that play or replay is asked for, with the command line's limits."""
-    if args.players is not None or args.seed is not None:
+    if args.players is not None or args.seed is not None or args.index is not None:
         if args.source is not None:
             raise UsageError(f"give a {args.source_name} or --players/--seed, not both")
         if args.seed is None:
-            raise UsageError("--players needs --seed: the seed decides the shuffle")
-        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index))
+            raise UsageError("--players and --index need --seed: the seed decides the shuffle")
+        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0))
     else:
         if args.source is None:
             raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "
@@ -471,7 +471,7 @@ def _add_game_options(parser):
     deal = parser.add_argument_group("a shuffled deal instead")
     deal.add_argument("--players", type=_players, metavar="N", help="players, 2 to 4 (default 2)")
     deal.add_argument("--seed", type=_whole, metavar="S", help="seed of the shuffle")
-    deal.add_argument("--index", type=_whole, default=0, metavar="I",
+    deal.add_argument("--index", type=_whole, metavar="I",
                       help="deal number I of the seed, as beggar.sample numbers them (default 0)")
     rules = parser.add_argument_group("rules")
     rules.add_argument("--max-cards", type=_limit, metavar="N",
