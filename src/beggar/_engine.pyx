@@ -1008,14 +1008,15 @@ def climb(seed, index, steps, min_cards, rules):
     check_count(min_cards, "min_cards")
     cdef uint64_t state = stream_start(seed, index)
     cdef int64_t n_steps = steps, played = 0, threshold = min(min_cards, 2 ** 62)
-    cdef int64_t patience = rules.patience, k, stale, restarts = -1
-    cdef int64_t value, current_value, walk_best, best_value = -1, worse
+    cdef int64_t patience = rules.patience, k = 0, stale = 0, restarts = -1
+    cdef int64_t value, current_value = 0, walk_best = 0, best_value = -1, worse
     cdef int history_size = rules.history, accept = ACCEPTS.index(rules.accept), i
     cdef uint32_t swap_percent = rules.swap_percent
     cdef double temperature = rules.temperature
-    cdef bint by_cards = rules.fitness == "cards", accepted
+    cdef bint by_cards = rules.fitness == "cards", accepted, fresh
     cdef uint8_t current[52]
     cdef uint8_t candidate[52]
+    cdef uint8_t dealt[52]
     cdef uint8_t best_deck[52]
     cdef Result r, best_result
     cdef Work w
@@ -1027,59 +1028,55 @@ def climb(seed, index, steps, min_cards, rules):
     try:
         with nogil:
             while played < n_steps:
-                # A fresh walk: a random deal, and its fitness as the one to beat.
-                restarts += 1
-                deck_from(candidate, &state)
-                for i in range(26):         # dealt one at a time, as Deal.shuffled
-                    current[i] = candidate[2 * i]
-                    current[26 + i] = candidate[2 * i + 1]
-                current_value = evaluate(&w, current, &r, by_cards)
+                fresh = restarts < 0 or stale >= patience
+                if fresh:
+                    # A fresh walk: a random deal, its fitness the one to beat.
+                    restarts += 1
+                    deck_from(dealt, &state)
+                    for i in range(26):         # dealt one at a time, as Deal.shuffled
+                        candidate[i] = dealt[2 * i]
+                        candidate[26 + i] = dealt[2 * i + 1]
+                else:
+                    memcpy(candidate, current, 52)
+                    mutate(candidate, &state, swap_percent)
+                value = evaluate(&w, candidate, &r, by_cards)
                 played += 1
                 if r.status == LOOP or r.cards >= threshold:
                     with gil:
-                        hits.append(((<char*>current)[:52], to_outcome(&r, 2)))
-                if current_value > best_value:
-                    best_value = current_value
+                        hits.append(((<char*>candidate)[:52], to_outcome(&r, 2)))
+                if value > best_value:
+                    best_value = value
                     best_result = r
-                    memcpy(best_deck, current, 52)
-                walk_best = current_value
-                stale = 0
-                k = 0
-                for i in range(history_size):
-                    history[i] = current_value
-                while played < n_steps and stale < patience:
-                    memcpy(candidate, current, 52)
-                    mutate(candidate, &state, swap_percent)
-                    value = evaluate(&w, candidate, &r, by_cards)
-                    played += 1
-                    if r.status == LOOP or r.cards >= threshold:
-                        with gil:
-                            hits.append(((<char*>candidate)[:52], to_outcome(&r, 2)))
-                    if value > best_value:
-                        best_value = value
-                        best_result = r
-                        memcpy(best_deck, candidate, 52)
-                    k += 1
-                    if value >= current_value:
-                        accepted = accept != ACCEPT_STRICT or value > current_value
-                    elif accept == ACCEPT_ANNEAL:
-                        worse = (current_value >> FITNESS_SHIFT) - (value >> FITNESS_SHIFT)
-                        accepted = <double>next32(&state) < exp(
-                            -worse / (temperature / (1 + k / <double>patience))) * 4294967296.0
-                    elif accept == ACCEPT_LATE:
-                        accepted = value >= history[k % history_size]
-                    else:
-                        accepted = False
-                    if accepted:
-                        memcpy(current, candidate, 52)
-                        current_value = value
-                    if accept == ACCEPT_LATE:
-                        history[k % history_size] = current_value
-                    if current_value > walk_best:
-                        walk_best = current_value
-                        stale = 0
-                    else:
-                        stale += 1
+                    memcpy(best_deck, candidate, 52)
+                if fresh:
+                    memcpy(current, candidate, 52)
+                    current_value = walk_best = value
+                    stale = 0
+                    k = 0
+                    for i in range(history_size):
+                        history[i] = current_value
+                    continue
+                k += 1
+                if value >= current_value:
+                    accepted = accept != ACCEPT_STRICT or value > current_value
+                elif accept == ACCEPT_ANNEAL:
+                    worse = (current_value >> FITNESS_SHIFT) - (value >> FITNESS_SHIFT)
+                    accepted = <double>next32(&state) < exp(
+                        -worse / (temperature / (1 + k / <double>patience))) * 4294967296.0
+                elif accept == ACCEPT_LATE:
+                    accepted = value >= history[k % history_size]
+                else:
+                    accepted = False
+                if accepted:
+                    memcpy(current, candidate, 52)
+                    current_value = value
+                if accept == ACCEPT_LATE:
+                    history[k % history_size] = current_value
+                if current_value > walk_best:
+                    walk_best = current_value
+                    stale = 0
+                else:
+                    stale += 1
     finally:
         work_free(&w)
         free(history)

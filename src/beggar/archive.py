@@ -185,16 +185,19 @@ class Archive:
         sql += " ORDER BY status = 'loop' DESC, cards DESC, tricks DESC, id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [self._game(row) for row in self.db.execute(sql, args)]
+        cursor = self.db.execute(sql, args)
+        names = [d[0] for d in cursor.description]
+        return [self._game(names, row) for row in cursor]
 
     def game(self, game_id):
-        row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        cursor = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))
+        row = cursor.fetchone()
         if row is None:
             raise ArchiveError(f"{self.path}: no game with id {game_id}")
-        return self._game(row)
+        return self._game([d[0] for d in cursor.description], row)
 
-    def _game(self, row):
-        names = [d[0] for d in self.db.execute("SELECT * FROM games LIMIT 0").description]
+    @staticmethod
+    def _game(names, row):
         game = dict(zip(names, row))
         for field in ("rules", "compiled", "reference"):
             game[field] = json.loads(game[field])

@@ -40,7 +40,7 @@ from .rules import Rules
 
 FORMAT, VERSION = "beggar-game", 1
 
-_GAME_FIELDS = {"format", "version", "name", "deal", "rules", "expected", "found", "note"}
+_GAME_FIELDS = {"format", "version", "name", "deal", "rules", "expected", "note"}
 _PUBLISHED_FIELDS = {"name", "year", "p1", "p2", "cards", "tricks", "status", "source", "note",
                      "loop_entry", "loop_period"}
 _RULE_FIELDS = {"max_cards", "max_tricks", "detect_loops"}
