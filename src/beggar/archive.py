@@ -11,6 +11,7 @@ which is what `beggar search --resume` continues from.
 import json
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
@@ -18,6 +19,9 @@ DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
 SCHEMA_VERSION = 1
+
+#: How long to wait for another process's write lock.
+LOCK_SECONDS = 60
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -94,35 +98,47 @@ class Archive:
         if os.path.isdir(path):
             raise ArchiveError(f"{path}: is a directory, not an archive file")
         try:
-            self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
+            self.db = sqlite3.connect(path, timeout=LOCK_SECONDS, isolation_level=None)
             self._check_or_create()
         except sqlite3.DatabaseError as error:
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
 
     def _check_or_create(self):
         db = self.db
-        application = db.execute("PRAGMA application_id").fetchone()[0]
-        tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if application == 0 and tables == 0:
-            db.execute("PRAGMA journal_mode = WAL")
-            with self.transaction():
-                # Another job may be creating it at the same moment: look again
-                # inside the write lock.
-                if db.execute("PRAGMA application_id").fetchone()[0] == 0:
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            application = APPLICATION_ID
+        if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            self._switch_to_wal()       # a new archive (never someone else's file)
+        # The look and the creation share one write lock: another job may be
+        # creating the same archive at this very moment.
+        with self.transaction():
+            application = db.execute("PRAGMA application_id").fetchone()[0]
+            tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if application == 0 and tables == 0:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                application = APPLICATION_ID
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION}")
-        db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
         db.execute("PRAGMA foreign_keys = ON")
+
+    def _switch_to_wal(self):
+        """WAL lets readers and one writer work at once. Switching needs a moment
+        alone with the file, and SQLite does not wait for it: retry a while."""
+        deadline = time.monotonic() + LOCK_SECONDS
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def close(self):
         self.db.close()
