@@ -5,6 +5,7 @@ BEGGAR_DEBUG=1 builds with bounds, wraparound and initialisation checks on
 annotated HTML of the generated C next to the .pyx.
 """
 
+import glob
 import os
 
 from Cython.Build import cythonize
@@ -20,11 +21,12 @@ directives = {
     "cdivision": not debug,
 }
 
-extension = Extension(
-    "beggar._engine",
-    ["src/beggar/_engine.pyx"],
-    extra_compile_args=["-O0", "-g"] if debug else ["-O3"],
-)
+# Every .pyx of the package is one extension module; .pxd files are cimported.
+extensions = [
+    Extension(f"beggar.{os.path.basename(path)[:-4]}", [path],
+              extra_compile_args=["-O0", "-g"] if debug else ["-O3"])
+    for path in sorted(glob.glob("src/beggar/*.pyx"))
+]
 
-setup(ext_modules=cythonize([extension], compiler_directives=directives,
+setup(ext_modules=cythonize(extensions, compiler_directives=directives,
                             annotate=os.environ.get("BEGGAR_ANNOTATE") == "1"))

@@ -1,7 +1,8 @@
 # cython: language_level=3
-"""The compiled engine: the rules of DESIGN.md section 1, as fast as the machine allows.
+"""The compiled engine: the rules of docs/rules.md, as fast as the machine allows.
 
-Same functions, signatures, exceptions and results as `beggar.reference`.
+Same functions, signatures, exceptions and results as `beggar.reference`
+(backward play is in `_backward.pyx`, the random stream in `_random.pxd`).
 Games run in C over plain structs, without the GIL and without allocating:
 buffers are allocated once per call. Two-player games step from court card to
 court card over hands held as pieces (a run of plain cards and the court card
@@ -14,11 +15,8 @@ located exactly by replaying the deal.
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stddef cimport ptrdiff_t
 from libc.math cimport exp
-from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
-
-import numpy as np
 
 from cpython.exc cimport PyErr_CheckSignals
 
@@ -26,7 +24,10 @@ from cpython.exc cimport PyErr_CheckSignals
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
-from .batch import batch_array, check_batch, check_count
+from ._random cimport below, next32, stream_start
+
+from ._backward import backward, predecessors       # the engine's backward half
+from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb
 from .deal import Deal
 from .outcome import STATUSES, Outcome
@@ -41,6 +42,10 @@ if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[
 
 cdef enum:
     MAX_PLAYERS = 4
+    # The standard deck, which random deals and walks are dealt from.
+    DECK_CARDS = 52
+    HAND_CARDS = 26
+    COURT_CARDS = 16
     # Deals per GIL-free stretch in sample(): short enough that Ctrl-C is felt.
     CHUNK = 65536
 
@@ -683,37 +688,16 @@ cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_
 
 # ---------------------------------------------------------------- random deals
 
-cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL
-    return x ^ (x >> 31)
+cdef uint8_t IDENTITY[DECK_CARDS]       # 0, 1, 2, ...: where a shuffle starts
 
 
-cdef inline uint32_t next32(uint64_t* state) noexcept nogil:
-    state[0] += 0x9E3779B97F4A7C15ULL
-    return <uint32_t>(mix64(state[0]) >> 32)
+cdef void fill_identity() noexcept:
+    cdef int i
+    for i in range(DECK_CARDS):
+        IDENTITY[i] = i
 
 
-cdef inline uint32_t below(uint64_t* state, uint32_t n) noexcept nogil:
-    """Uniform in range(n): Lemire's multiply-shift with rejection, as in shuffle.py."""
-    cdef uint64_t m = <uint64_t>next32(state) * n
-    cdef uint32_t low = <uint32_t>m, threshold
-    if low < n:
-        threshold = <uint32_t>((0x100000000ULL - n) % n)
-        while low < threshold:
-            m = <uint64_t>next32(state) * n
-            low = <uint32_t>m
-    return <uint32_t>(m >> 32)
-
-
-cdef uint8_t IDENTITY[52]
-for _i in range(52):
-    IDENTITY[_i] = _i
-
-
-cdef inline uint64_t stream_start(uint64_t seed, uint64_t index) noexcept nogil:
-    """The SplitMix64 state of deal `index` of `seed` (see shuffle.py)."""
-    return mix64(mix64(seed) + index)
+fill_identity()
 
 
 cdef uint64_t shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcept nogil:
@@ -728,14 +712,14 @@ cdef uint64_t deck_from(uint8_t* deck, uint64_t* state) noexcept nogil:
     position for each court card J J J J Q Q Q Q K K K K A A A A. Returns the
     positions of the court cards as bits."""
     cdef uint64_t courts = 0
-    cdef uint8_t positions[52]
+    cdef uint8_t positions[DECK_CARDS]
     cdef int i
     cdef uint32_t j
     cdef uint8_t position
-    memset(deck, 0, 52)
-    memcpy(positions, IDENTITY, 52)
-    for i in range(16):
-        j = i + below(state, 52 - i)
+    memset(deck, 0, DECK_CARDS)
+    memcpy(positions, IDENTITY, DECK_CARDS)
+    for i in range(COURT_CARDS):
+        j = i + below(state, DECK_CARDS - i)
         position = positions[j]
         positions[j] = positions[i]
         positions[i] = position
@@ -748,17 +732,17 @@ cdef void deal_two(Work* w, uint64_t seed, uint64_t index) noexcept nogil:
     """Deal `index` of `seed`, one card at a time to two hands, the leader
     first: into w.deal, and loaded into w.game. By court, the pieces are built
     from the court cards alone."""
-    cdef uint8_t deck[52]
+    cdef uint8_t deck[DECK_CARDS]
     cdef uint64_t courts = shuffle_deck(deck, seed, index)
     cdef int i, p, h
     cdef int last[2]
     cdef int n[2]
     cdef uint32_t* pieces = w.game.pieces
-    for i in range(26):
+    for i in range(HAND_CARDS):
         w.deal[i] = deck[2 * i]
-        w.deal[26 + i] = deck[2 * i + 1]
-    w.hand_sizes[0] = 26
-    w.hand_sizes[1] = 26
+        w.deal[HAND_CARDS + i] = deck[2 * i + 1]
+    w.hand_sizes[0] = HAND_CARDS
+    w.hand_sizes[1] = HAND_CARDS
     if not w.game.by_court:
         game_load(&w.game, w.deal, w.hand_sizes)
         return
@@ -772,7 +756,7 @@ cdef void deal_two(Work* w, uint64_t seed, uint64_t index) noexcept nogil:
         n[h] += 1
         last[h] = p >> 1
     for h in range(2):
-        pieces[h * w.game.room + n[h]] = <uint32_t>(25 - last[h]) << COURT_BITS
+        pieces[h * w.game.room + n[h]] = <uint32_t>(HAND_CARDS - 1 - last[h]) << COURT_BITS
         w.game.start[h] = 0
         w.game.end[h] = n[h] + 1
     w.game.leader = 0
@@ -839,6 +823,7 @@ def play_batch(decks, split=None, rules=Rules()):
 
 
 def _play_batch(decks, split, rules, bint by_court):
+    from .batch import batch_array, check_batch     # NumPy only where batches are used
     decks, splits = check_batch(decks, split)
     out = batch_array(len(decks))
     cdef const uint8_t[:, ::1] rows = decks
@@ -897,9 +882,9 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0):
 
 def _sample(n_deals, seed, min_cards, start, bint by_court):
     check_seed(seed)
-    check_count(n_deals, "n_deals")
-    check_count(start, "start")
-    check_count(min_cards, "min_cards")
+    whole(n_deals, "n_deals")
+    whole(start, "start")
+    whole(min_cards, "min_cards")
     if start + n_deals > 2 ** 64:
         raise ValueError("start + n_deals must stay below 2**64")
     cdef uint64_t c_seed = seed, first = start, index
@@ -913,7 +898,7 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
     cdef Result best
     best.cards = -1
     hits = []
-    if found == NULL or found_results == NULL or work_init(&w, 2, 52, by_court) != 0:
+    if found == NULL or found_results == NULL or work_init(&w, 2, DECK_CARDS, by_court) != 0:
         free(found)
         free(found_results)
         raise MemoryError()
@@ -955,15 +940,15 @@ cdef void mutate(uint8_t* deck, uint64_t* state, uint32_t swap_percent) noexcept
     cdef uint32_t i, j, k, courts = 0
     cdef uint8_t card
     if below(state, 100) < swap_percent:
-        i = below(state, 52)
-        j = below(state, 52)
+        i = below(state, DECK_CARDS)
+        j = below(state, DECK_CARDS)
         while deck[j] == deck[i]:
-            j = below(state, 52)
+            j = below(state, DECK_CARDS)
         card = deck[i]
         deck[i] = deck[j]
         deck[j] = card
         return
-    for i in range(52):
+    for i in range(DECK_CARDS):
         courts += deck[i] != 0
     k = below(state, courts)
     i = 0
@@ -973,12 +958,12 @@ cdef void mutate(uint8_t* deck, uint64_t* state, uint32_t swap_percent) noexcept
                 break
             k -= 1
         i += 1
-    j = below(state, 51)
+    j = below(state, DECK_CARDS - 1)
     if j >= i:
         j += 1
     card = deck[i]
-    memmove(deck + i, deck + i + 1, 51 - i)
-    memmove(deck + j + 1, deck + j, 51 - j)
+    memmove(deck + i, deck + i + 1, DECK_CARDS - 1 - i)
+    memmove(deck + j + 1, deck + j, DECK_CARDS - 1 - j)
     deck[j] = card
 
 
@@ -991,9 +976,9 @@ cdef inline int64_t fitness_of(const Result* r, bint by_cards) noexcept nogil:
 
 
 cdef int64_t evaluate(Work* w, const uint8_t* deck, Result* r, bint by_cards) noexcept nogil:
-    memcpy(w.deal, deck, 52)
-    w.hand_sizes[0] = 26
-    w.hand_sizes[1] = 26
+    memcpy(w.deal, deck, DECK_CARDS)
+    w.hand_sizes[0] = HAND_CARDS
+    w.hand_sizes[1] = HAND_CARDS
     game_load(&w.game, w.deal, w.hand_sizes)
     play_game(w, INT64_MAX, INT64_MAX, True, r)
     return fitness_of(r, by_cards)
@@ -1004,8 +989,8 @@ def climb(seed, index, steps, min_cards, rules):
     ClimbRules `rules` (see climbing.py); returns a Climb."""
     check_seed(seed)
     check_seed(index, "index")
-    check_count(steps, "steps")
-    check_count(min_cards, "min_cards")
+    whole(steps, "steps")
+    whole(min_cards, "min_cards")
     cdef uint64_t state = stream_start(seed, index)
     cdef int64_t n_steps = steps, played = 0, threshold = min(min_cards, 2 ** 62)
     cdef int64_t patience = rules.patience, k = 0, stale = 0, restarts = -1
@@ -1014,14 +999,14 @@ def climb(seed, index, steps, min_cards, rules):
     cdef uint32_t swap_percent = rules.swap_percent
     cdef double temperature = rules.temperature
     cdef bint by_cards = rules.fitness == "cards", accepted, fresh
-    cdef uint8_t current[52]
-    cdef uint8_t candidate[52]
-    cdef uint8_t dealt[52]
-    cdef uint8_t best_deck[52]
+    cdef uint8_t current[DECK_CARDS]
+    cdef uint8_t candidate[DECK_CARDS]
+    cdef uint8_t dealt[DECK_CARDS]
+    cdef uint8_t best_deck[DECK_CARDS]
     cdef Result r, best_result
     cdef Work w
     cdef int64_t* history = <int64_t*>malloc(history_size * sizeof(int64_t))
-    if history == NULL or work_init(&w, 2, 52, True) != 0:
+    if history == NULL or work_init(&w, 2, DECK_CARDS, True) != 0:
         free(history)
         raise MemoryError()
     hits = []
@@ -1033,23 +1018,23 @@ def climb(seed, index, steps, min_cards, rules):
                     # A fresh walk: a random deal, its fitness the one to beat.
                     restarts += 1
                     deck_from(dealt, &state)
-                    for i in range(26):         # dealt one at a time, as Deal.shuffled
+                    for i in range(HAND_CARDS):         # dealt one at a time, as Deal.shuffled
                         candidate[i] = dealt[2 * i]
-                        candidate[26 + i] = dealt[2 * i + 1]
+                        candidate[HAND_CARDS + i] = dealt[2 * i + 1]
                 else:
-                    memcpy(candidate, current, 52)
+                    memcpy(candidate, current, DECK_CARDS)
                     mutate(candidate, &state, swap_percent)
                 value = evaluate(&w, candidate, &r, by_cards)
                 played += 1
                 if r.status == LOOP or r.cards >= threshold:
                     with gil:
-                        hits.append(((<char*>candidate)[:52], to_outcome(&r, 2)))
+                        hits.append(((<char*>candidate)[:DECK_CARDS], to_outcome(&r, 2)))
                 if value > best_value:
                     best_value = value
                     best_result = r
-                    memcpy(best_deck, candidate, 52)
+                    memcpy(best_deck, candidate, DECK_CARDS)
                 if fresh:
-                    memcpy(current, candidate, 52)
+                    memcpy(current, candidate, DECK_CARDS)
                     current_value = walk_best = value
                     stale = 0
                     k = 0
@@ -1068,7 +1053,7 @@ def climb(seed, index, steps, min_cards, rules):
                 else:
                     accepted = False
                 if accepted:
-                    memcpy(current, candidate, 52)
+                    memcpy(current, candidate, DECK_CARDS)
                     current_value = value
                 if accept == ACCEPT_LATE:
                     history[k % history_size] = current_value
@@ -1082,8 +1067,8 @@ def climb(seed, index, steps, min_cards, rules):
         free(history)
     best = None
     if played:
-        best = (Deal.from_codes((best_deck[:26], best_deck[26:52])), to_outcome(&best_result, 2))
-    found = [(Deal.from_codes((deck[:26], deck[26:])), outcome) for deck, outcome in hits]
+        best = (Deal.from_codes((best_deck[:HAND_CARDS], best_deck[HAND_CARDS:DECK_CARDS])), to_outcome(&best_result, 2))
+    found = [(Deal.from_codes((deck[:HAND_CARDS], deck[HAND_CARDS:])), outcome) for deck, outcome in hits]
     return Climb(found, best, max(restarts, 0))
 
 
@@ -1091,211 +1076,6 @@ def shuffled_deck(seed, index=0):
     """The standard deck shuffled for deal `index` of `seed`, as shuffle.shuffled_deck."""
     check_seed(seed)
     check_seed(index, "index")
-    cdef uint8_t deck[52]
+    cdef uint8_t deck[DECK_CARDS]
     shuffle_deck(deck, seed, index)
-    return [deck[i] for i in range(52)]
-
-
-
-# ---------------------------------------------------------------- backward play
-
-cdef struct Entry:
-    # One state of a backward search, beside its cards.
-    int64_t cards_to_root
-    int64_t tricks_to_root
-    int32_t len0        # cards in hand 0; hand 1 holds the rest
-    int8_t leader
-
-
-cdef struct Queue:
-    # States of a backward search, breadth first: state i holds hand 0 then
-    # hand 1 in cards[i * total ...].
-    int total
-    Py_ssize_t size
-    Py_ssize_t capacity
-    uint8_t* cards
-    Entry* entries
-
-
-cdef int queue_grow(Queue* q) noexcept nogil:
-    cdef Py_ssize_t capacity = q.capacity * 2 if q.capacity else 1024
-    cdef void* cards = realloc(q.cards, capacity * q.total)
-    if cards == NULL:
-        return -1
-    q.cards = <uint8_t*>cards
-    cdef void* entries = realloc(q.entries, capacity * sizeof(Entry))
-    if entries == NULL:
-        return -1
-    q.entries = <Entry*>entries
-    q.capacity = capacity
-    return 0
-
-
-cdef void queue_free(Queue* q) noexcept nogil:
-    free(q.cards)
-    free(q.entries)
-
-
-cdef int expand(Queue* q, Py_ssize_t i, const uint8_t* skip, int skip_len0, int skip_leader,
-                uint8_t* who) noexcept nogil:
-    """Append every predecessor of state i to the queue (as reference.predecessors),
-    but the state `skip` (NULL: none). Returns -1 when memory runs out."""
-    cdef int total = q.total, taker = q.entries[i].leader, first, player, owed, court_player, size, k
-    cdef int length[2]
-    cdef int new_length[2]
-    cdef int laid[2]
-    cdef const uint8_t* hand[2]
-    cdef uint8_t* state
-    cdef uint8_t* out[2]
-    cdef const uint8_t* pile
-    cdef bint valid, running_out
-    length[0] = q.entries[i].len0
-    length[1] = total - length[0]
-    hand[0] = q.cards + i * total
-    hand[1] = hand[0] + length[0]
-    running_out = length[taker ^ 1] == 0
-    for size in range(1, length[taker] + 1):
-        pile = hand[taker] + length[taker] - size
-        for first in range(2):
-            player = first
-            owed = 0
-            court_player = -1
-            laid[0] = laid[1] = 0
-            valid = False
-            for k in range(size):
-                who[k] = player
-                laid[player] += 1
-                if pile[k]:
-                    owed = pile[k]
-                    court_player = player
-                    player ^= 1
-                elif owed:
-                    owed -= 1
-                    if owed == 0:
-                        valid = k == size - 1 and court_player == taker
-                        break
-                else:
-                    player ^= 1
-            else:
-                valid = running_out and player != taker
-            if not valid or laid[taker ^ 1] == 0:
-                continue
-            if q.size == q.capacity and queue_grow(q) != 0:
-                return -1
-            hand[0] = q.cards + i * total        # the queue may have moved
-            hand[1] = hand[0] + length[0]
-            pile = hand[taker] + length[taker] - size
-            state = q.cards + q.size * total
-            # Each player's cards from the trick go back on top of his hand.
-            new_length[taker] = laid[taker] + length[taker] - size
-            new_length[taker ^ 1] = laid[taker ^ 1] + length[taker ^ 1]
-            out[0] = state
-            out[1] = state + new_length[0]
-            for k in range(size):
-                out[who[k]][0] = pile[k]
-                out[who[k]] += 1
-            memcpy(out[taker], hand[taker], length[taker] - size)
-            memcpy(out[taker ^ 1], hand[taker ^ 1], length[taker ^ 1])
-            q.entries[q.size].len0 = new_length[0]
-            q.entries[q.size].leader = first
-            if skip != NULL and q.entries[q.size].len0 == skip_len0 and first == skip_leader \
-                    and memcmp(state, skip, total) == 0:
-                continue
-            q.entries[q.size].cards_to_root = q.entries[i].cards_to_root + size
-            q.entries[q.size].tricks_to_root = q.entries[i].tricks_to_root + 1
-            q.size += 1
-    return 0
-
-
-cdef int queue_push(Queue* q, hands, int leader) except -1:
-    """Append a state given as Python hands (two sequences of codes)."""
-    cdef int k
-    if q.size == q.capacity and queue_grow(q) != 0:
-        raise MemoryError()
-    cdef uint8_t* state = q.cards + q.size * q.total
-    k = 0
-    for hand in hands:
-        for card in hand:
-            state[k] = card
-            k += 1
-    q.entries[q.size].len0 = len(hands[0])
-    q.entries[q.size].leader = leader
-    q.entries[q.size].cards_to_root = 0
-    q.entries[q.size].tricks_to_root = 0
-    q.size += 1
-    return 0
-
-
-cdef object queue_state(Queue* q, Py_ssize_t i):
-    cdef const uint8_t* state = q.cards + i * q.total
-    cdef int n = q.entries[i].len0
-    return (tuple(state[k] for k in range(n)), tuple(state[k] for k in range(n, q.total)))
-
-
-def predecessors(hands, leader):
-    """Every two-player state at an empty table whose next trick leads to
-    (hands, leader): [(hands, leader, cards laid in that trick)]; see
-    reference.predecessors."""
-    cdef Queue q
-    memset(&q, 0, sizeof(Queue))
-    q.total = len(hands[0]) + len(hands[1])
-    cdef uint8_t* who = <uint8_t*>malloc(q.total + 1)
-    if who == NULL:
-        raise MemoryError()
-    try:
-        queue_push(&q, hands, leader)
-        if expand(&q, 0, NULL, 0, 0, who) != 0:
-            raise MemoryError()
-        return [(queue_state(&q, i), q.entries[i].leader, q.entries[i].cards_to_root)
-                for i in range(1, q.size)]
-    finally:
-        queue_free(&q)
-        free(who)
-
-
-def backward(roots, skips, max_states, max_seconds):
-    """Breadth-first over every state that leads to one of `roots`; see
-    reference.backward. Returns (states visited, [Found] balanced, stopped_by)."""
-    from .reference import Found
-    cdef Queue q
-    memset(&q, 0, sizeof(Queue))
-    q.total = len(roots[0][0][0]) + len(roots[0][0][1])
-    cdef Py_ssize_t i = 0, limit = max_states, n_roots = len(roots)
-    cdef uint8_t* who = <uint8_t*>malloc(q.total + 1)
-    cdef uint8_t* skip_cards = <uint8_t*>malloc(max(1, n_roots) * q.total)
-    cdef int* skip_len0 = <int*>malloc(max(1, n_roots) * sizeof(int))
-    cdef int* skip_leader = <int*>malloc(max(1, n_roots) * sizeof(int))
-    cdef int failed = 0, stopped_by_time = 0
-    cdef clock_t deadline = clock() + <clock_t>(max_seconds * CLOCKS_PER_SEC)
-    if who == NULL or skip_cards == NULL or skip_len0 == NULL or skip_leader == NULL:
-        free(who); free(skip_cards); free(skip_len0); free(skip_leader)
-        raise MemoryError()
-    try:
-        for r, (hands, leader) in enumerate(roots):
-            queue_push(&q, hands, leader)
-            skip_leader[r] = -1
-            if skips[r] is not None:
-                skip_hands, skip_leader[r] = skips[r]
-                skip_len0[r] = len(skip_hands[0])
-                for k, card in enumerate(list(skip_hands[0]) + list(skip_hands[1])):
-                    skip_cards[r * q.total + k] = card
-        with nogil:
-            while i < q.size and i < limit:
-                if i % 4096 == 0 and clock() > deadline:
-                    stopped_by_time = 1
-                    break
-                if i < n_roots and skip_leader[i] >= 0:
-                    failed = expand(&q, i, skip_cards + i * q.total, skip_len0[i], skip_leader[i], who)
-                else:
-                    failed = expand(&q, i, NULL, 0, 0, who)
-                if failed:
-                    break
-                i += 1
-        if failed:
-            raise MemoryError()
-        balanced = [Found(queue_state(&q, k), q.entries[k].leader, q.entries[k].cards_to_root,
-                          q.entries[k].tricks_to_root) for k in range(i) if 2 * q.entries[k].len0 == q.total]
-        return i, balanced, None if i == q.size else "time" if stopped_by_time else "states"
-    finally:
-        queue_free(&q)
-        free(who); free(skip_cards); free(skip_len0); free(skip_leader)
+    return [deck[i] for i in range(DECK_CARDS)]

@@ -10,6 +10,8 @@ a balanced deal, its leader's hand first. Both searches are bounded in states
 and processor seconds, and say so when a bound stopped them.
 """
 
+from __future__ import annotations
+
 import itertools
 from dataclasses import dataclass
 
@@ -29,8 +31,8 @@ class Family:
     final: tuple            # the final state: (hands, leader)
     states: int             # states visited
     balanced: int           # balanced deals among them
-    longest: tuple          # (deal, cards, tricks) of the longest balanced deal, or None
-    stopped_by: str         # None: complete; "states" or "time": the bound that stopped it
+    longest: tuple | None   # (deal, cards, tricks) of the longest balanced deal, or None
+    stopped_by: str | None  # None: complete; "states" or "time": the bound that stopped it
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Basin:
     entry: tuple            # loop_entry of the deal searched from
     states: int             # states visited, the loop's own included
     deals: list             # [(deal, outcome by the reference engine)] of the balanced deals
-    stopped_by: str
+    stopped_by: str | None
 
 
 def as_deal(hands, leader):
@@ -61,7 +63,7 @@ def family(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=Non
                             "a family is found from the end of a finished game (beggar basin for a loop)")
     *_, last = engine.tricks(deal)
     final = (tuple(tuple(hand) for hand in last.hands), last.taker)
-    states, balanced, stopped_by = engine.get(engine_name).backward([final], [None], max_states, max_seconds)
+    states, balanced, stopped_by = engine.backward([final], [None], max_states, max_seconds, engine_name)
     longest = max(balanced, key=lambda found: (found.cards, found.tricks), default=None)
     if longest is not None:
         longest = (as_deal(longest.hands, longest.leader), longest.cards, longest.tricks)
@@ -83,7 +85,7 @@ def basin(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None
     loop = states[entry:entry + period]
     # Each loop state's predecessor on the loop is already a root: not followed.
     skips = [loop[i - 1] for i in range(period)]
-    visited, balanced, stopped_by = engine.get(engine_name).backward(loop, skips, max_states, max_seconds)
+    visited, balanced, stopped_by = engine.backward(loop, skips, max_states, max_seconds, engine_name)
     deals = []
     for found in balanced:
         member = as_deal(found.hands, found.leader)

@@ -57,8 +57,3 @@ def check_batch(decks, split):
         raise ValueError(f"split must leave both hands at least one card (1 to {total - 1})")
     return np.ascontiguousarray(decks, dtype=np.uint8), np.ascontiguousarray(splits, dtype=np.int64)
 
-
-def check_count(value, name):
-    """Raise ValueError unless value is a whole number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a whole number of at least 0, not {value!r}")

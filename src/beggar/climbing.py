@@ -25,6 +25,8 @@ walk is reproducible from (seed, index) and both engines take the same steps.
 
 from dataclasses import dataclass
 
+from .checks import whole
+
 FITNESSES = ("cards", "tricks")
 ACCEPTS = ("strict", "equal", "anneal", "late")
 
@@ -48,9 +50,9 @@ class ClimbRules:
             raise ValueError(f"fitness must be one of {', '.join(FITNESSES)}, not {self.fitness!r}")
         if self.accept not in ACCEPTS:
             raise ValueError(f"accept must be one of {', '.join(ACCEPTS)}, not {self.accept!r}")
-        _whole(self.patience, "patience", 1, 10 ** 12)
-        _whole(self.history, "history", 1, 100000)
-        _whole(self.swap_percent, "swap_percent", 0, 100)
+        whole(self.patience, "patience", 1, 10 ** 12)
+        whole(self.history, "history", 1, 100000)
+        whole(self.swap_percent, "swap_percent", 0, 100)
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)) \
                 or not 0 < self.temperature < 1e9:
             raise ValueError(f"temperature must be a number above 0, not {self.temperature!r}")
@@ -76,7 +78,3 @@ def fitness(outcome, by):
     primary, secondary = (outcome.cards, outcome.tricks) if by == "cards" else (outcome.tricks, outcome.cards)
     return (primary << SECONDARY_BITS) | min(secondary, (1 << SECONDARY_BITS) - 1)
 
-
-def _whole(value, name, low, high):
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")

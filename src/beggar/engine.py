@@ -3,9 +3,16 @@
 `engine=None` follows the environment variable BEGGAR_ENGINE ("compiled" when
 unset); "reference" and "compiled" force one. A compiled engine that cannot be
 loaded is a loud error, never a silent fall-back to the slow one.
+
+The functions every engine module provides, with the same signatures, are
+stated once in `Engine` below; tests/test_contract.py holds both engines to it.
+Everything outside the engines calls the functions of this module.
 """
 
+from __future__ import annotations
+
 import os
+from typing import Protocol
 
 from . import reference
 from .climbing import ClimbRules
@@ -13,6 +20,40 @@ from .deal import Deal
 from .rules import Rules
 
 ENGINES = ("compiled", "reference")
+
+
+class Engine(Protocol):
+    """The contract of an engine module (`beggar.reference`, `beggar._engine`):
+    these functions, these signatures, the same results and exceptions. The
+    compiled engine's backward play lives in `beggar._backward` and is
+    re-exported by `beggar._engine`."""
+
+    NAME: str
+
+    def play(self, deal, rules=Rules()):
+        """One deal under `rules` -> Outcome."""
+
+    def play_batch(self, decks, split=None, rules=Rules()):
+        """Rows of card codes as two-player deals -> batch.BATCH_DTYPE array."""
+
+    def sample(self, n_deals, seed=1, min_cards=3000, start=0):
+        """Random 26/26 deals start .. start+n_deals-1 of `seed` -> [(Deal, Outcome)] hits."""
+
+    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0):
+        """sample() -> (hits, (Deal, Outcome) of the longest game or None)."""
+
+    def climb(self, seed, index, steps, min_cards, rules):
+        """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
+
+    def predecessors(self, hands, leader):
+        """Every two-player state one trick before (hands, leader) -> [(hands, leader, cards)]."""
+
+    def backward(self, roots, skips, max_states, max_seconds):
+        """Breadth-first backward search -> (visited, [states.Found] balanced, stopped_by)."""
+
+
+#: The names of the functions in the contract.
+FUNCTIONS = tuple(name for name in vars(Engine) if not name.startswith("_") and callable(vars(Engine)[name]))
 
 
 class EngineError(RuntimeError):
@@ -79,3 +120,11 @@ def predecessors(hands, leader, engine=None):
     """Every two-player state at an empty table whose next trick leads to
     (hands, leader): [(hands, leader, cards laid in that trick)]."""
     return get(engine).predecessors(hands, leader)
+
+
+def backward(roots, skips, max_states, max_seconds, engine=None):
+    """Breadth-first over every two-player state that leads to one of `roots`
+    ((hands, leader) each); skips[i] is a predecessor of roots[i] not to follow,
+    or None. Returns (states visited, [states.Found] balanced, stopped_by: None,
+    "states" or "time")."""
+    return get(engine).backward(roots, skips, max_states, max_seconds)

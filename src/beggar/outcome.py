@@ -1,4 +1,6 @@
-"""Outcome: how a game ended, in the counting conventions of DESIGN.md."""
+"""Outcome: how a game ended, in the counting conventions of docs/rules.md."""
+
+from __future__ import annotations
 
 from dataclasses import dataclass, field
 
@@ -17,13 +19,13 @@ class Outcome:
     """
 
     status: str
-    winner: int
+    winner: int | None
     cards: int
     tricks: int
     counts: tuple
-    loop_entry: tuple = None
-    loop_period: tuple = None
-    engine: str = field(default=None, compare=False)
+    loop_entry: tuple | None = None
+    loop_period: tuple | None = None
+    engine: str | None = field(default=None, compare=False)
 
     def as_dict(self):
         """The fields as plain JSON-ready values."""

@@ -1,4 +1,4 @@
-"""The reference engine: the rules of DESIGN.md section 1 written plainly in Python.
+"""The reference engine: the rules of docs/rules.md written plainly in Python.
 
 Slow and obviously right. It is the specification in code: the compiled engine
 must give the same results, and every hit a search reports is replayed here.
@@ -9,25 +9,16 @@ exact by construction.
 import math
 import time
 from collections import deque
-from typing import NamedTuple
 
 from .deal import Deal
-from .batch import batch_array, check_batch, check_count, store_row
+from .checks import whole
 from .outcome import Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
+from .states import Found, Trick
 from .shuffle import Stream, check_seed, deck_from
 
 NAME = "reference"
-
-
-class Trick(NamedTuple):
-    """One trick: who led it, the pile in the order laid, who took it, and every
-    hand (codes, top card first) once the pile was taken."""
-    leader: int
-    pile: tuple
-    taker: int
-    hands: tuple
 
 
 def tricks(deal):
@@ -116,6 +107,7 @@ def play_batch(decks, split=None, rules=Rules()):
     hand, an int or an array of n ints (default total // 2). Returns the
     structured array of batch.BATCH_DTYPE, one row per deal.
     """
+    from .batch import batch_array, check_batch, store_row     # NumPy only where batches are used
     decks, splits = check_batch(decks, split)
     out = batch_array(len(decks))
     for i, (row, s) in enumerate(zip(decks, splits)):
@@ -135,9 +127,9 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0):
     """sample(), and the longest game played: (hits, (deal, outcome) or None).
     The earliest deal wins a tie."""
     check_seed(seed)
-    check_count(n_deals, "n_deals")
-    check_count(start, "start")
-    check_count(min_cards, "min_cards")
+    whole(n_deals, "n_deals")
+    whole(start, "start")
+    whole(min_cards, "min_cards")
     hits, best = [], None
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(2, seed, index)
@@ -154,8 +146,8 @@ def climb(seed, index, steps, min_cards, rules):
     ClimbRules `rules` (see climbing.py); returns a Climb."""
     check_seed(seed)
     check_seed(index, "index")
-    check_count(steps, "steps")
-    check_count(min_cards, "min_cards")
+    whole(steps, "steps")
+    whole(min_cards, "min_cards")
     stream = Stream(seed, index)
     hits, best, restarts = [], None, -1
     played = 0
@@ -224,15 +216,6 @@ def _accepts(rules, value, current_value, outcome, current_outcome, history, k, 
     if rules.accept == "late":
         return value >= history[k % rules.history]
     return False
-
-
-class Found(NamedTuple):
-    """A state a backward search reached: hands (codes, top card first), who
-    leads, and the cards and tricks from it to the search's root."""
-    hands: tuple
-    leader: int
-    cards: int
-    tricks: int
 
 
 def predecessors(hands, leader):

@@ -1,6 +1,10 @@
 """Rules: the options a game is played under, agreed before it starts."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+
+from .checks import whole
 
 
 @dataclass(frozen=True)
@@ -8,13 +12,13 @@ class Rules:
     """Limits and switches for one game.
 
     `max_cards` / `max_tricks`: stop once the trick that reaches the limit is
-    resolved (DESIGN.md 1.9); None means no limit. `detect_loops`: exact loop
+    resolved (see "limits" in docs/rules.md); None means no limit. `detect_loops`: exact loop
     detection, on unless switched off; a game without it needs a limit, since a
     loop would otherwise never end.
     """
 
-    max_cards: int = None
-    max_tricks: int = None
+    max_cards: int | None = None
+    max_tricks: int | None = None
     detect_loops: bool = True
 
     def __post_init__(self):
@@ -22,8 +26,7 @@ class Rules:
             value = getattr(self, name)
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+            whole(value, name, 1)
             if value >= 1 << 62:
                 raise ValueError(f"{name} {value} is too large")
         if not isinstance(self.detect_loops, bool):

@@ -30,10 +30,13 @@ Every error is a SaveFileError whose message names the file and the line (and
 column, where there is one).
 """
 
+from __future__ import annotations
+
 import json
 import sys
 from dataclasses import dataclass
 
+from .checks import whole
 from .deal import Deal, DealError, read_hands
 from .outcome import STATUSES
 from .rules import Rules
@@ -60,9 +63,9 @@ class SavedGame:
     """
     deal: Deal
     rules: Rules = Rules()
-    expected: dict = None
-    name: str = None
-    year: int = None
+    expected: dict | None = None
+    name: str | None = None
+    year: int | None = None
 
 
 def read_text(path):
@@ -230,9 +233,10 @@ def _expected(figures, prefix):
 
 
 def _whole(value, field):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"field '{field}' must be a whole number, not {json.dumps(value)}")
-    return value
+    try:
+        return whole(value, f"field '{field}'")
+    except ValueError:
+        raise ValueError(f"field '{field}' must be a whole number, not {json.dumps(value)}") from None
 
 
 def _name(entry):

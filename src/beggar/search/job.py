@@ -11,6 +11,7 @@ workers, and a resumed job the same as one never stopped.
 import os
 import sys
 
+from ..checks import whole
 from ..climbing import ClimbRules
 from ..shuffle import check_seed
 
@@ -78,9 +79,10 @@ def check(data, where="job"):
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
     for key, low in (("workers", 0), ("min_cards", 0), ("deals", 0), ("chunk", 1), ("extend_cards", 0)):
-        value = spec[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise JobError(f"{where}: '{key}' must be a whole number of at least {low}, not {value!r}")
+        try:
+            whole(spec[key], f"'{key}'", low)
+        except ValueError as error:
+            raise JobError(f"{where}: {error}") from None
     climb = data.get("climb", {})
     if not isinstance(climb, dict):
         raise JobError(f"{where}: [climb] must be a table of the climber's parameters")

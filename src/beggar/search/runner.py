@@ -9,6 +9,8 @@ The first Ctrl-C or SIGTERM lets the chunks in flight finish and be kept; a
 second one stops at once (those chunks are played again on resume).
 """
 
+from __future__ import annotations
+
 import itertools
 import os
 import secrets
@@ -51,7 +53,7 @@ class Summary:
     extended: int = 0           # of which, longest members of a hit's family
     known: int = 0              # hits it already held
     loops: int = 0
-    best: tuple = None          # (deal, outcome) of the longest game played in this run
+    best: tuple | None = None       # (deal, outcome) of the longest game played in this run
     reason: str = ""
     disputed: list = field(default_factory=list)
 
