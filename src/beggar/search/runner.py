@@ -28,6 +28,7 @@ from tqdm import tqdm
 from .. import engine
 from ..backward import family
 from ..rules import Rules
+from . import SearchError
 from .drivers import run_chunk
 from .job import chunks_in
 
@@ -36,10 +37,6 @@ from .job import chunks_in
 #: hold about 50,000 states); its best so far is kept when one is reached.
 EXTENSION_STATES = 2_000_000
 EXTENSION_SECONDS = 10.0
-
-
-class SearchError(Exception):
-    """A job that had to stop: the engines disagree, or the archive cannot be written."""
 
 
 @dataclass

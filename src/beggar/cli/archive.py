@@ -1,0 +1,107 @@
+"""beggar archive list, show and export: what the searches kept."""
+
+import json
+import sys
+
+from ..archive import DEFAULT_PATH, Archive
+from ..deal import Deal
+from ..outcome import Outcome
+from ..rules import Rules
+from ..savefile import SavedGame, to_json, to_text
+from .format import describe, table
+from .options import UsageError, limit, whole_number
+
+
+def run_archive_list(args):
+    with Archive(args.archive) as archive:
+        games = archive.games(loops=args.loops, records=args.records, min_cards=args.min_cards,
+                              disputed=args.disputed, job=args.job, limit=args.limit)
+    if not games:
+        print("no games")
+        return 0
+    rows = [("id", "status", "cards", "tricks", "loop", "found by", "deal")]
+    for game in games:
+        loop = f"{game['entry_tricks']}+{game['period_tricks']}" if game["status"] == "loop" else ""
+        status = game["status"] + (" DISPUTED" if game["disputed"] else "")
+        rows.append((str(game["id"]), status, str(game["cards"]), str(game["tricks"]), loop,
+                     f"{game['driver'] or ''} {game['job'] or ''}".strip(), game["deal"]))
+    print(table(rows))
+    return 0
+
+
+def _archived(game):
+    """A kept game as (SavedGame, Outcome of the compiled engine)."""
+    figures = dict(game["compiled"])
+    for key in ("loop_entry", "loop_period"):
+        if figures[key] is not None:
+            figures[key] = (figures[key]["tricks"], figures[key]["cards"])
+    figures["counts"] = tuple(figures["counts"])
+    outcome = Outcome(**figures)
+    saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=f"archive game {game['id']}")
+    return saved, outcome
+
+
+def run_archive_show(args):
+    with Archive(args.archive) as archive:
+        game = archive.game(args.id)
+    saved, outcome = _archived(game)
+    print(describe(saved.deal, outcome))
+    print(f"rules    {json.dumps(game['rules'])}")
+    print("checked  reference engine: "
+          + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
+    print(f"found    {game['found_at']} by job {game['job']} ({game['driver']}, seed {game['seed']}, "
+          f"chunk {game['walk']})")
+    if game["parent"] is not None:
+        print(f"parent   game {game['parent']}")
+    return 0
+
+
+def run_archive_export(args):
+    with Archive(args.archive) as archive:
+        game = archive.game(args.id)
+    saved, outcome = _archived(game)
+    text = to_text(saved, outcome) if args.text else to_json(saved, outcome)
+    if args.file is None or args.file == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.file, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+    print(f"game {args.id} written to {args.file}", file=sys.stderr)
+    return 0
+
+
+def add(commands):
+    """Declare these commands on the `beggar` parser's subcommands."""
+    archive = commands.add_parser(
+        "archive", help="list, show and export the games searches kept",
+        description="Look into the results archive.")
+    archive_commands = archive.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = archive_commands.add_parser("list", help="kept games, best first (loops, then longest)",
+                                          description="List kept games, best first: loops, then the "
+                                                      "longest games.")
+    listing.add_argument("--loops", action="store_true", help="loops only")
+    listing.add_argument("--records", action="store_true",
+                         help="finished games as long as a published record (4791 cards and more)")
+    listing.add_argument("--min-cards", type=whole_number, metavar="N", help="games of N cards and more")
+    listing.add_argument("--disputed", action="store_true", help="games the engines disagree on")
+    listing.add_argument("--job", metavar="ID", help="games found by job ID")
+    listing.add_argument("--limit", type=limit, default=50, metavar="N", help="at most N games (default 50)")
+    listing.set_defaults(run=run_archive_list)
+    show = archive_commands.add_parser("show", help="one kept game in full",
+                                       description="Show one kept game: outcome, rules, check, finder.")
+    show.add_argument("id", type=whole_number, metavar="ID")
+    show.set_defaults(run=run_archive_show)
+    export = archive_commands.add_parser(
+        "export", help="write a kept game as a saved game for beggar replay",
+        description="Write a kept game in the saved-game form that beggar replay reads "
+                    "(JSON, with its rules and outcome; --text for one hand per line).")
+    export.add_argument("id", type=whole_number, metavar="ID")
+    export.add_argument("file", nargs="?", metavar="FILE", help="default: standard output")
+    export.add_argument("--text", action="store_true", help="one hand per line instead of JSON")
+    export.set_defaults(run=run_archive_export)
+    for sub in (listing, show, export):
+        sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
+                         help=f"the archive (default {DEFAULT_PATH})")

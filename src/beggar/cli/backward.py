@@ -1,0 +1,88 @@
+"""beggar family and basin: backward play from the end of a game or from its loop."""
+
+from .. import engine
+from ..backward import MAX_SECONDS, MAX_STATES, basin, family
+from ..deal import Deal
+from ..rules import Rules
+from ..savefile import SavedGame, to_json
+from .options import UsageError, add_game_options, game_from_args, limit, seconds
+
+
+def _bound_note(stopped_by, args):
+    if stopped_by is None:
+        return "complete"
+    bound = f"--max-states {args.max_states}" if stopped_by == "states" else f"--max-seconds {args.max_seconds:g}"
+    return f"STOPPED by {bound}: there may be more"
+
+
+def _game_to_its_end(args):
+    game = game_from_args(args)
+    if game.rules != Rules():
+        raise UsageError(f"{args.command} follows games to their end: limits do not apply")
+    return game
+
+
+def run_family(args):
+    game = _game_to_its_end(args)
+    found = family(game.deal, args.max_states, args.max_seconds, args.engine)
+    hands, leader = found.final
+    print(f"deal     {game.deal}")
+    print(f"ending   hand {leader + 1} takes the last pile and holds all {len(hands[leader])} cards")
+    print(f"family   {found.states:,} states ({_bound_note(found.stopped_by, args)}), "
+          f"{found.balanced:,} balanced deals")
+    if found.longest is None:
+        print("longest  no balanced deal in the family")
+        return 0
+    deal, cards, tricks = found.longest
+    mark = " (the deal given)" if deal == game.deal else ""
+    print(f"longest  {deal}  {cards} cards, {tricks} tricks{mark}")
+    if args.export:
+        outcome = engine.play(deal, engine="reference")
+        text = to_json(SavedGame(deal, name=f"longest balanced member of the family of {game.deal}"), outcome)
+        try:
+            with open(args.export, "w", encoding="utf-8") as file:
+                file.write(text)
+        except OSError as error:
+            raise UsageError(f"{args.export}: cannot write ({error.strerror})") from None
+        print(f"written  {args.export}")
+    return 0
+
+
+def run_basin(args):
+    game = _game_to_its_end(args)
+    found = basin(game.deal, args.max_states, args.max_seconds, args.engine)
+    print(f"deal     {game.deal}")
+    print(f"loop     {len(found.loop)} states, entered after trick {found.entry[0]} of this deal")
+    for number, (hands, leader) in enumerate(found.loop, 1):
+        sizes = "/".join(str(len(hand)) for hand in hands)
+        print(f"  {number:>4}  hand {leader + 1} leads  {sizes:>5}  {Deal.from_codes(hands)}")
+    print(f"basin    {found.states:,} states ({_bound_note(found.stopped_by, args)}), "
+          f"{len(found.deals)} balanced deals, each replayed by the reference engine:")
+    for deal, outcome in found.deals:
+        entry, period = outcome.loop_entry or (None, None), outcome.loop_period or (None, None)
+        print(f"  {deal}  {outcome.status}: entry {entry[0]} tricks / {entry[1]} cards, "
+              f"period {period[0]} tricks / {period[1]} cards")
+    return 0
+
+
+def add(commands):
+    """Declare these commands on the `beggar` parser's subcommands."""
+    for name, run, text in (
+            ("family", run_family,
+             "Find the family of a finished game: every state whose game ends the same way, "
+             "by backward play from its final state. Prints how many balanced deals it holds "
+             "and the longest of them."),
+            ("basin", run_basin,
+             "Find the basin of the loop a deal falls into: the loop's states and every "
+             "balanced deal that enters it, each replayed by the reference engine.")):
+        sub = commands.add_parser(name, help=text.split(":")[0].split(",")[0].lower(), description=text)
+        sub.add_argument("source", nargs="?", metavar="DEAL")
+        sub.set_defaults(source_name="DEAL", run=run)
+        add_game_options(sub)
+        sub.add_argument("--max-states", type=limit, default=MAX_STATES, metavar="N",
+                         help=f"stop after N states (default {MAX_STATES:,})")
+        sub.add_argument("--max-seconds", type=seconds, default=MAX_SECONDS, metavar="S",
+                         help=f"stop after S seconds of processor time (default {MAX_SECONDS:g})")
+        if name == "family":
+            sub.add_argument("--export", metavar="FILE",
+                             help="write the longest balanced member as a saved game (JSON)")

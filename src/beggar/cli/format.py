@@ -1,0 +1,45 @@
+"""How the command prints things: outcomes, tables of rows, tricks. Plain
+text for people, in one place so that every command looks alike."""
+
+
+def describe(deal, outcome):
+    """The outcome as a few aligned lines for people."""
+    lines = [f"deal     {deal}"]
+    if outcome.status == "finished":
+        lines.append(f"status   finished: hand {outcome.winner + 1} wins")
+    elif outcome.status == "loop":
+        lines.append("status   loop: the game never ends")
+    else:
+        verdict = "a draw" if outcome.winner is None else f"hand {outcome.winner + 1} holds the most cards"
+        lines.append(f"status   stopped at the limit: {verdict}")
+    note = " (counted when the repeated state is first seen)" if outcome.status == "loop" else ""
+    lines.append(f"cards    {outcome.cards}{note}")
+    lines.append(f"tricks   {outcome.tricks}")
+    lines.append(f"hands    {' / '.join(str(c) for c in outcome.counts)} cards")
+    if outcome.status == "loop":
+        (entry_tricks, entry_cards), (period_tricks, period_cards) = outcome.loop_entry, outcome.loop_period
+        lines.append(f"entry    after {entry_tricks} tricks / {entry_cards} cards")
+        lines.append(f"period   {period_tricks} tricks / {period_cards} cards")
+    lines.append(f"engine   {outcome.engine}")
+    return "\n".join(lines)
+
+
+def figures(cards, tricks):
+    return f"{cards}/{tricks}"
+
+
+def trick_table(tricks, first, deal):
+    """Tricks first+1 .. len(tricks) as a table: leader, the cards laid, taker, hand sizes."""
+    lines = [f"{'trick':>6}  {'led':>3}  {'took':>4}  {'hands':>{6 * deal.players - 1}}  cards laid"]
+    for number, trick in enumerate(tricks[first:], first + 1):
+        sizes = " ".join(f"{len(hand):>5}" for hand in trick.hands)
+        laid = "".join("-JQKA"[card] for card in trick.pile)
+        lines.append(f"{number:>6}  {trick.leader + 1:>3}  {trick.taker + 1:>4}  {sizes}  {laid}")
+    return "\n".join(lines)
+
+
+def table(rows):
+    """Rows of cells as aligned columns, the first row the heading."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+                     for row in rows)

@@ -1,0 +1,164 @@
+"""beggar play, verify and replay: one deal, the published records, a saved game."""
+
+import itertools
+import json
+from importlib import resources
+
+from .. import engine
+from ..deal import DECKS, Deal
+from ..engine import ENGINES
+from ..savefile import load, mismatches, parse
+from .format import describe, figures, table, trick_table
+from .options import EXIT_MISMATCH, UsageError, add_game_options, game_from_args
+
+
+def run_play(args):
+    game = game_from_args(args)
+    outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
+                          engine=args.engine, detect_loops=game.rules.detect_loops)
+    if args.json:
+        print(json.dumps({"deal": str(game.deal), "rules": game.rules.as_dict(), **outcome.as_dict()}))
+    else:
+        print(describe(game.deal, outcome))
+    return 0
+
+
+def run_verify(args):
+    if args.file is None:
+        text = resources.files("beggar").joinpath("data", "published-deals.json").read_text()
+        games = parse(text, "published-deals.json", deck="standard")
+    else:
+        games = load(args.file, args.deck)
+    missing = [i for i, game in enumerate(games, 1) if game.expected is None]
+    if missing:
+        raise UsageError(f"{args.file}: game {missing[0]} has no expected figures to verify")
+    engines = ENGINES if args.engine is None else (args.engine,)
+    rows = [("deal", "year", "expected", *engines)]
+    failures = 0
+    for number, game in enumerate(games, 1):
+        want = game.expected
+        row = [game.name or f"game {number}", str(game.year or ""), figures(want["cards"], want["tricks"])]
+        for name in engines:
+            outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks, engine=name,
+                                  detect_loops=game.rules.detect_loops)
+            wrong = mismatches(want, outcome)
+            failures += bool(wrong)
+            row.append(f"{figures(outcome.cards, outcome.tricks)} {'MISMATCH' if wrong else 'OK'}")
+        rows.append(row)
+    print(table(rows))
+    verdict = f"{failures} MISMATCH" if failures else "all OK"
+    print(f"{len(games)} deals, {len(engines)} engine{'s' if len(engines) > 1 else ''}: {verdict}")
+    return EXIT_MISMATCH if failures else 0
+
+
+def run_replay(args):
+    if args.plot:
+        _pyplot()       # before any work: a missing matplotlib is a usage error
+    game = game_from_args(args)
+    outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
+                          engine=args.engine, detect_loops=game.rules.detect_loops)
+    print(describe(game.deal, outcome))
+    status = 0
+    if game.expected is not None:
+        wrong = mismatches(game.expected, outcome)
+        print("expected " + ("MISMATCH: " + "; ".join(wrong) if wrong else "OK, as saved"))
+        status = EXIT_MISMATCH if wrong else 0
+    tricks = list(itertools.islice(engine.tricks(game.deal), outcome.tricks))
+    if args.trace:
+        print()
+        print(trick_table(tricks, 0, game.deal))
+    elif outcome.status == "loop":
+        entry = outcome.loop_entry[0]
+        hands = game.deal.hands if entry == 0 else tricks[entry - 1].hands
+        leader = 0 if entry == 0 else tricks[entry - 1].taker
+        print(f"\nthe state entering the loop, after trick {entry} (hand {leader + 1} leads):")
+        for h, hand in enumerate(hands, 1):
+            print(f"  hand {h}  {Deal.from_codes([hand])}  ({len(hand)} cards)")
+        print(f"\none period, tricks {entry + 1} to {outcome.tricks}:")
+        print(trick_table(tricks, entry, game.deal))
+    if args.plot:
+        _plot(args.plot, game.deal, outcome, tricks)
+        print(f"\nplot written to {args.plot}")
+    return status
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'beggar[plot]'") from None
+    return matplotlib.pyplot
+
+
+def _plot(path, deal, outcome, tricks):
+    plt = _pyplot()
+    sizes = [[len(hand) for hand in deal.hands]] + [[len(hand) for hand in t.hands] for t in tricks]
+    figure, axes = plt.subplots(figsize=(10, 4))
+    for h in range(deal.players):
+        axes.plot(range(len(sizes)), [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)
+    if outcome.status == "loop":
+        entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+        axes.axvspan(entry, entry + period, color="orange", alpha=0.2,
+                     label=f"loop: {period} tricks / {outcome.loop_period[1]} cards")
+    axes.set_xlabel("trick")
+    axes.set_ylabel("cards in hand")
+    axes.set_title(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    figure.tight_layout()
+    try:
+        figure.savefig(path)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--plot {path}: {error}") from None
+    finally:
+        plt.close(figure)
+
+
+def add(commands):
+    """Declare these commands on the `beggar` parser's subcommands."""
+    play = commands.add_parser(
+        "play", help="play one deal and print how it ends",
+        description="Play one deal and print its outcome: status, winner, cards, tricks, "
+                    "hand sizes, and for a loop its entry and period.",
+        epilog="DEAL is the record notation (hands split by '/', top card first, - for a plain "
+               "card), a saved-game file (text or JSON), or - for standard input. Example: "
+               "beggar play 'K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--'")
+    play.add_argument("source", nargs="?", metavar="DEAL")
+    play.set_defaults(source_name="DEAL")
+    add_game_options(play)
+    play.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    play.set_defaults(run=run_play)
+
+    verify = commands.add_parser(
+        "verify", help="replay published records (or your own file) on both engines",
+        description="Replay every published record deal shipped with beggar, or the games of "
+                    "FILE, on both engines, and compare with the expected figures. Exit status "
+                    "1 on any mismatch.",
+        epilog="FILE is JSON: a list of games, each {\"deal\": ..., \"expected\": {\"status\": ..., "
+               "\"cards\": ..., \"tricks\": ...}} (see beggar.savefile), or the published-deals "
+               "form with p1, p2, status, cards, tricks.")
+    verify.add_argument("file", nargs="?", metavar="FILE")
+    verify.add_argument("--engine", choices=ENGINES, help="check one engine only (default: both)")
+    verify.add_argument("--deck", choices=DECKS, default="any",
+                        help="'standard' also demands exactly the 52-card deck (default any)")
+    verify.set_defaults(run=run_verify)
+
+    replay = commands.add_parser(
+        "replay", help="reproduce a saved game, trick by trick if asked",
+        description="Reproduce a saved game and print its outcome, checked against the expected "
+                    "figures the file carries; for a loop, the state where the loop is entered "
+                    "and one full period, trick by trick. Exit status 1 if the outcome differs "
+                    "from the expected one.",
+        epilog="FILE is a saved game: one hand per line (top card first, # comments), the "
+               "one-line record notation, or the JSON form; - reads standard input. Traces "
+               "come from the reference engine.")
+    replay.add_argument("source", nargs="?", metavar="FILE")
+    replay.set_defaults(source_name="FILE")
+    add_game_options(replay)
+    replay.add_argument("--trace", action="store_true",
+                        help="print every trick: who led, who took the pile, hand sizes, cards laid")
+    replay.add_argument("--plot", metavar="PNG",
+                        help="draw the hand sizes over the tricks, the loop's period shaded "
+                             "(needs matplotlib: pip install 'beggar[plot]')")
+    replay.set_defaults(run=run_replay)

@@ -1,0 +1,105 @@
+"""What several commands share: the argument types, the options that pick
+one game, and reading the game they ask for."""
+
+import argparse
+import os
+
+from ..checks import whole
+from ..deal import DECKS, Deal
+from ..engine import ENGINES
+from ..rules import Rules
+from ..savefile import SavedGame, load
+
+
+EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
+
+
+class UsageError(ValueError):
+    """A command line that asks for something that cannot be done."""
+
+
+# Characters of the record notation: an argument made of these alone is a
+# deal, anything else a file name.
+NOTATION = set("-/0123456789TXJQKAtxjqka ,") | set("SHDCshdc\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667")
+
+
+def at_least(low):
+    """An argparse type: a whole number of at least `low`."""
+    def parse(text):
+        try:
+            return whole(int(text), "", low)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number of at least {low}, not {text!r}") from None
+    return parse
+
+
+limit = at_least(1)
+whole_number = at_least(0)
+
+
+def seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
+    return value
+
+
+def players(text):
+    if text not in ("2", "3", "4"):
+        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, not {text!r}")
+    return int(text)
+
+
+def add_game_options(parser):
+    deal = parser.add_argument_group("a shuffled deal instead")
+    deal.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
+    deal.add_argument("--seed", type=whole_number, metavar="S", help="seed of the shuffle")
+    deal.add_argument("--index", type=whole_number, metavar="I",
+                      help="deal number I of the seed, as beggar.sample numbers them (default 0)")
+    rules = parser.add_argument_group("rules")
+    rules.add_argument("--max-cards", type=limit, metavar="N",
+                       help="stop once the trick that lays the N-th card is resolved")
+    rules.add_argument("--max-tricks", type=limit, metavar="N", help="stop after N tricks")
+    parser.add_argument("--deck", choices=DECKS, default="any",
+                        help="'standard' also demands exactly the 52-card deck (default any)")
+    parser.add_argument("--engine", choices=ENGINES,
+                        help="default: $BEGGAR_ENGINE, else compiled")
+
+
+def game_from_args(args):
+    """The one game that play or replay is asked for, with the command line's limits."""
+    if args.players is not None or args.seed is not None or args.index is not None:
+        if args.source is not None:
+            raise UsageError(f"give a {args.source_name} or --players/--seed, not both")
+        if args.seed is None:
+            raise UsageError("--players and --index need --seed: the seed decides the shuffle")
+        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0))
+    else:
+        if args.source is None:
+            raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "
+                             "or - for standard input), or --players/--seed")
+        games = read_games(args.source, args.deck)
+        if len(games) != 1:
+            raise UsageError(f"{args.source}: holds {len(games)} games; this takes one "
+                             "(beggar verify checks many)")
+        game = games[0]
+    limits = game.rules.as_dict()
+    for name in ("max_cards", "max_tricks"):
+        if getattr(args, name) is not None:
+            limits[name] = getattr(args, name)
+    return SavedGame(game.deal, Rules(**limits), game.expected, game.name)
+
+
+def read_games(source, deck):
+    """The games a DEAL argument stands for: notation, a file, or '-'. A word
+    that names no file and is mostly notation is read as a deal, so that a
+    mistyped card is reported as such rather than as a missing file."""
+    if source != "-" and not os.path.exists(source):
+        notation = sum(ch in NOTATION for ch in source)
+        if notation == len(source) or ("/" in source and notation >= 0.8 * len(source)):
+            return [SavedGame(Deal.parse(source, deck))]
+    return load(source, deck)

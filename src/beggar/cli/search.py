@@ -1,0 +1,101 @@
+"""beggar search: run or resume a search job, and its summary."""
+
+import sys
+
+from ..archive import DEFAULT_PATH, Archive
+from ..search import SearchError
+from .options import UsageError, limit, seconds, whole_number
+
+
+def run_search(args):
+    from ..search.cluster import Cluster
+    if args.cluster is not None and args.workers is not None:
+        raise UsageError("--workers is for this machine; a cluster has the workers it has")
+    cluster = Cluster(args.cluster) if args.cluster is not None else None
+    try:
+        return _search(args, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _search(args, cluster):
+    from ..search import job as jobs
+    from ..search.runner import new_job_id
+    from ..search.runner import run as run_job
+    with Archive(args.archive) as archive:
+        if args.resume is not None:
+            if args.job is not None:
+                raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
+            job_id = args.resume
+            job = archive.job(job_id)
+            if job["state"] == "done":
+                print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
+                return 0
+        else:
+            data = jobs.read(args.job) if args.job is not None else {}
+            for key in ("seed", "deals", "min_cards"):
+                if getattr(args, key) is not None:
+                    data[key] = getattr(args, key)
+            spec = jobs.check(data, args.job or "job")
+            job_id = new_job_id(spec)
+            archive.add_job(job_id, spec)
+        print(f"job {job_id}: {archive.job(job_id)['spec']['driver']}, archive {args.archive}",
+              file=sys.stderr)
+        try:
+            summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
+                              cluster=cluster)
+        except SearchError as error:
+            print_summary(error.summary, args.archive, args.cluster)
+            raise
+    print_summary(summary, args.archive, args.cluster)
+    return 130 if summary.reason.startswith("stopped at once") else 0
+
+
+def print_summary(summary, archive_path, cluster=None):
+    rate = summary.deals / summary.seconds if summary.seconds else 0
+    lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+             f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
+             f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
+             + (f" of the cluster {cluster}" if cluster else "")]
+    if summary.best is not None:
+        deal, outcome = summary.best
+        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks: {deal}")
+    lines.append(f"hits     {summary.kept} kept in {archive_path}"
+                 + (f" ({summary.extended} by family extension)" if summary.extended else "")
+                 + (f", {summary.known} already there" if summary.known else "")
+                 + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
+    if summary.state != "done":
+        lines.append(f"resume   beggar search --resume {summary.job}"
+                     + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
+                     + (f" --cluster {cluster}" if cluster else ""))
+    print("\n".join(lines))
+
+
+def add(commands):
+    """Declare these commands on the `beggar` parser's subcommands."""
+    search = commands.add_parser(
+        "search", help="hunt long games and loops, keeping them in the archive",
+        description="Run a search job until its budget is spent, --time passes, or Ctrl-C / "
+                    "SIGTERM (a second one stops at once). Every hit is replayed by the "
+                    "reference engine and kept in the archive as it comes; a stopped job "
+                    "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
+                    "games of 4000 cards and more kept, on every core.",
+        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample or climb), "
+               "seed, workers, min_cards, deals, chunk, and a [climb] table.")
+    search.add_argument("job", nargs="?", metavar="JOB")
+    search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
+    search.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
+    search.add_argument("--workers", type=limit, metavar="N", help="worker processes (default: the job's, "
+                        "else one per core)")
+    search.add_argument("--seed", type=whole_number, metavar="S", help="the job's seed")
+    search.add_argument("--deals", type=whole_number, metavar="N", help="budget in deals (0: until stopped)")
+    search.add_argument("--min-cards", type=whole_number, metavar="N", help="keep games at least this long")
+    search.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
+                        help=f"the archive (default {DEFAULT_PATH})")
+    search.add_argument("--cluster", metavar="ADDRESS",
+                        help="play the chunks on a Dask cluster: tcp://HOST:8786 for a running "
+                             "scheduler, local:N to start N worker processes here "
+                             "(needs pip install 'beggar[cluster]')")
+    search.add_argument("--quiet", action="store_true", help="no progress bar")
+    search.set_defaults(run=run_search)
