@@ -1,0 +1,11 @@
+"""Types of the compiled backward play (beggar/_backward.pyx); see engine.Engine."""
+
+from typing import Sequence
+
+from .states import Found
+
+def predecessors(hands: Sequence[Sequence[int]], leader: int
+                 ) -> list[tuple[tuple[tuple[int, ...], tuple[int, ...]], int, int]]: ...
+def backward(roots: Sequence[tuple[Sequence[Sequence[int]], int]],
+             skips: Sequence[tuple[Sequence[Sequence[int]], int] | None],
+             max_states: int, max_seconds: float) -> tuple[int, list[Found], str | None]: ...
