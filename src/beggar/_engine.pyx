@@ -30,6 +30,7 @@ from ._backward import backward, predecessors       # the engine's backward half
 from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb
 from .deal import Deal
+from .decks import STANDARD, Deck, check_table
 from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .shuffle import check_seed
@@ -42,10 +43,10 @@ if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[
 
 cdef enum:
     MAX_PLAYERS = 4
-    # The standard deck, which random deals and walks are dealt from.
-    DECK_CARDS = 52
-    HAND_CARDS = 26
-    COURT_CARDS = 16
+    # Random deals: at most decks.MAX_DECK cards, their court cards' positions
+    # kept as bits in BIT_WORDS words.
+    MAX_DECK = 255
+    BIT_WORDS = 4
     # Deals per GIL-free stretch in sample(): short enough that Ctrl-C is felt.
     CHUNK = 65536
 
@@ -688,80 +689,127 @@ cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_
 
 # ---------------------------------------------------------------- random deals
 
-cdef uint8_t IDENTITY[DECK_CARDS]       # 0, 1, 2, ...: where a shuffle starts
+cdef struct Shape:
+    # What random deals look like: the deck, the players, the first hand's size.
+    int total
+    int players
+    int split           # two players: cards in the first hand; 0: even; -1: random
+    int n_courts
+    uint8_t courts[MAX_DECK]    # the court cards in the order they are placed
+
+
+cdef uint8_t IDENTITY[MAX_DECK]     # 0, 1, 2, ...: where a shuffle starts
 
 
 cdef void fill_identity() noexcept:
     cdef int i
-    for i in range(DECK_CARDS):
+    for i in range(MAX_DECK):
         IDENTITY[i] = i
 
 
 fill_identity()
 
 
-cdef uint64_t shuffle_deck(uint8_t* deck, uint64_t seed, uint64_t index) noexcept nogil:
-    """The standard deck shuffled for deal `index` of `seed` (see shuffle.py).
-    Returns the positions of the court cards as bits."""
-    cdef uint64_t state = stream_start(seed, index)
-    return deck_from(deck, &state)
-
-
-cdef uint64_t deck_from(uint8_t* deck, uint64_t* state) noexcept nogil:
-    """A standard deck shuffled with the next 16 draws of `state`: a random free
-    position for each court card J J J J Q Q Q Q K K K K A A A A. Returns the
-    positions of the court cards as bits."""
-    cdef uint64_t courts = 0
-    cdef uint8_t positions[DECK_CARDS]
+cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shape* s) noexcept nogil:
+    """The deck shuffled with the next draws of `state`, as shuffle.deck_from:
+    a random free position for each court card in turn. `courts` (BIT_WORDS
+    words) gets the positions of the court cards as bits."""
+    cdef uint8_t positions[MAX_DECK]
     cdef int i
     cdef uint32_t j
     cdef uint8_t position
-    memset(deck, 0, DECK_CARDS)
-    memcpy(positions, IDENTITY, DECK_CARDS)
-    for i in range(COURT_CARDS):
-        j = i + below(state, DECK_CARDS - i)
+    memset(deck, 0, s.total)
+    memset(courts, 0, BIT_WORDS * sizeof(uint64_t))
+    memcpy(positions, IDENTITY, s.total)
+    for i in range(s.n_courts):
+        j = i + below(state, s.total - i)
         position = positions[j]
         positions[j] = positions[i]
         positions[i] = position
-        deck[position] = 1 + (i >> 2)
-        courts |= (<uint64_t>1) << position
-    return courts
+        deck[position] = s.courts[i]
+        courts[position >> 6] |= (<uint64_t>1) << (position & 63)
 
 
-cdef void deal_two(Work* w, uint64_t seed, uint64_t index) noexcept nogil:
-    """Deal `index` of `seed`, one card at a time to two hands, the leader
-    first: into w.deal, and loaded into w.game. By court, the pieces are built
-    from the court cards alone."""
-    cdef uint8_t deck[DECK_CARDS]
-    cdef uint64_t courts = shuffle_deck(deck, seed, index)
-    cdef int i, p, h
+cdef inline void first_sizes(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
+    """The hands' sizes of the next deal: as evenly as possible, the leader
+    first, or the shape's split, or a split drawn from `state`."""
+    cdef int p
+    if s.players == 2 and s.split != 0:
+        w.hand_sizes[0] = s.split if s.split > 0 else 1 + <int>below(state, s.total - 1)
+        w.hand_sizes[1] = s.total - w.hand_sizes[0]
+        return
+    for p in range(s.players):
+        w.hand_sizes[p] = s.total // s.players + (p < s.total % s.players)
+
+
+cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
+    """The next random deal of `state` (Deal.shuffled): into w.deal, hands one
+    after another, and loaded into w.game. Cards go one at a time, the leader
+    first, a full hand skipped. By court, the pieces are built from the court
+    cards alone."""
+    cdef uint8_t deck[MAX_DECK]
+    cdef uint64_t courts[BIT_WORDS]
+    cdef int p, h, i, word, n_players = s.players, index, short_hand, long_hand
+    cdef int offset[MAX_PLAYERS]
     cdef int last[2]
     cdef int n[2]
+    cdef uint64_t bits
     cdef uint32_t* pieces = w.game.pieces
-    for i in range(HAND_CARDS):
-        w.deal[i] = deck[2 * i]
-        w.deal[HAND_CARDS + i] = deck[2 * i + 1]
-    w.hand_sizes[0] = HAND_CARDS
-    w.hand_sizes[1] = HAND_CARDS
+    deck_from(deck, courts, state, s)
+    first_sizes(w, state, s)
+    if n_players == 2:
+        # Alternately while both hands take cards (2 * short_hand of them), then
+        # the rest to the longer hand.
+        short_hand = min(w.hand_sizes[0], w.hand_sizes[1])
+        long_hand = 0 if w.hand_sizes[0] > w.hand_sizes[1] else 1
+        offset[0] = 0
+        offset[1] = w.hand_sizes[0]
+        for i in range(2 * short_hand):
+            w.deal[offset[i & 1] + (i >> 1)] = deck[i]
+        for i in range(2 * short_hand, s.total):
+            w.deal[offset[long_hand] + i - short_hand] = deck[i]
+    else:
+        offset[0] = 0
+        for p in range(1, n_players):
+            offset[p] = offset[p - 1] + w.hand_sizes[p - 1]
+        for i in range(s.total):
+            w.deal[offset[i % n_players] + i // n_players] = deck[i]
     if not w.game.by_court:
         game_load(&w.game, w.deal, w.hand_sizes)
         return
     last[0] = last[1] = -1
     n[0] = n[1] = 0
-    while courts:
-        p = __builtin_ctzll(courts)     # the deck's next court card
-        courts &= courts - 1
-        h = p & 1
-        pieces[h * w.game.room + n[h]] = <uint32_t>((p >> 1) - last[h] - 1) << COURT_BITS | deck[p]
-        n[h] += 1
-        last[h] = p >> 1
+    for word in range((s.total + 63) >> 6):
+        bits = courts[word]
+        while bits:
+            i = (word << 6) + __builtin_ctzll(bits)     # the deck's next court card
+            bits &= bits - 1
+            if i < 2 * short_hand:
+                h = i & 1
+                index = i >> 1
+            else:
+                h = long_hand
+                index = i - short_hand
+            pieces[h * w.game.room + n[h]] = <uint32_t>(index - last[h] - 1) << COURT_BITS | deck[i]
+            n[h] += 1
+            last[h] = index
     for h in range(2):
-        pieces[h * w.game.room + n[h]] = <uint32_t>(HAND_CARDS - 1 - last[h]) << COURT_BITS
+        pieces[h * w.game.room + n[h]] = <uint32_t>(w.hand_sizes[h] - 1 - last[h]) << COURT_BITS
         w.game.start[h] = 0
         w.game.end[h] = n[h] + 1
     w.game.leader = 0
     w.game.cards = 0
     w.game.tricks = 0
+
+
+cdef object shape_init(Shape* s, deck, players, split):
+    """Fill `s` from a checked (decks.Deck, players, split)."""
+    s.total = deck.total
+    s.players = players
+    s.split = 0 if split is None else -1 if split == "random" else split
+    s.n_courts = len(deck.courts)
+    for i, court in enumerate(deck.courts):
+        s.courts[i] = court
 
 
 # ---------------------------------------------------------------- Python API
@@ -867,28 +915,30 @@ cdef void store(Row* row, const Result* r) noexcept nogil:
     row.period_cards = r.period_cards if loop else -1
 
 
-def sample(n_deals, seed=1, min_cards=3000, start=0):
-    """Play deals start .. start+n_deals-1 of `seed` (26/26, see Deal.shuffled)
-    and return [(deal, outcome)] for each game of at least `min_cards` cards or
-    a loop."""
-    return _sample(n_deals, seed, min_cards, start, True)[0]
+def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+    """Play deals start .. start+n_deals-1 of `seed` (Deal.shuffled of `deck`,
+    `players` and `split`) and return [(deal, outcome)] for each game of at
+    least `min_cards` cards or a loop."""
+    return _sample(n_deals, seed, min_cards, start, deck, players, split, True)[0]
 
 
-def sample_best(n_deals, seed=1, min_cards=3000, start=0):
+def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
     """sample(), and the longest game played: (hits, (deal, outcome) or None).
     The earliest deal wins a tie."""
-    return _sample(n_deals, seed, min_cards, start, True)
+    return _sample(n_deals, seed, min_cards, start, deck, players, split, True)
 
 
-def _sample(n_deals, seed, min_cards, start, bint by_court):
+def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court):
     check_seed(seed)
     whole(n_deals, "n_deals")
     whole(start, "start")
     whole(min_cards, "min_cards")
+    deck, players, split = check_table(deck, players, split)
     if start + n_deals > 2 ** 64:
         raise ValueError("start + n_deals must stay below 2**64")
-    cdef uint64_t c_seed = seed, first = start, index
+    cdef uint64_t c_seed = seed, first = start, index, state
     cdef int64_t threshold = min(min_cards, 2 ** 62)
+    cdef Shape shape
     cdef Work w
     cdef Result r
     cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
@@ -898,7 +948,8 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
     cdef Result best
     best.cards = -1
     hits = []
-    if found == NULL or found_results == NULL or work_init(&w, 2, DECK_CARDS, by_court) != 0:
+    shape_init(&shape, deck, players, split)
+    if found == NULL or found_results == NULL or work_init(&w, players, shape.total, by_court) != 0:
         free(found)
         free(found_results)
         raise MemoryError()
@@ -910,7 +961,8 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
             n_found = 0
             with nogil:
                 for index in range(first, first + size):
-                    deal_two(&w, c_seed, index)
+                    state = stream_start(c_seed, index)
+                    deal_random(&w, &state, &shape)
                     play_game(&w, INT64_MAX, INT64_MAX, True, &r)
                     if r.status == LOOP or r.cards >= threshold:
                         found[n_found] = index
@@ -920,35 +972,43 @@ def _sample(n_deals, seed, min_cards, start, bint by_court):
                         best = r
                         best_index = index
             for k in range(n_found):
-                hits.append((Deal.shuffled(2, seed, found[k]), to_outcome(&found_results[k], 2)))
+                hits.append((deal_of(&w, &shape, c_seed, found[k]), to_outcome(&found_results[k], players)))
             done += size
             PyErr_CheckSignals()
+        if best.cards >= 0:
+            return hits, (deal_of(&w, &shape, c_seed, best_index), to_outcome(&best, players))
+        return hits, None
     finally:
         work_free(&w)
         free(found)
         free(found_results)
-    if best.cards < 0:
-        return hits, None
-    return hits, (Deal.shuffled(2, seed, best_index), to_outcome(&best, 2))
+
+
+cdef object deal_of(Work* w, const Shape* s, uint64_t seed, uint64_t index):
+    """Deal `index` of `seed` as this engine deals it (w's game is overwritten)."""
+    cdef uint64_t state = stream_start(seed, index)
+    deal_random(w, &state, s)
+    return hands_of(w.deal, w.hand_sizes, s.players)
 
 
 # ---------------------------------------------------------------- hill climbing
 
-cdef void mutate(uint8_t* deck, uint64_t* state, uint32_t swap_percent) noexcept nogil:
+cdef void mutate(uint8_t* deck, int total, uint64_t* state, uint32_t swap_percent) noexcept nogil:
     """Swap two cards of different rank, or move a court card elsewhere (the
-    cards between shift by one); as reference._mutate, draw for draw."""
+    cards between shift by one) in the `total` cards of a deal's hands laid
+    one after another; as reference._mutate, draw for draw."""
     cdef uint32_t i, j, k, courts = 0
     cdef uint8_t card
     if below(state, 100) < swap_percent:
-        i = below(state, DECK_CARDS)
-        j = below(state, DECK_CARDS)
+        i = below(state, total)
+        j = below(state, total)
         while deck[j] == deck[i]:
-            j = below(state, DECK_CARDS)
+            j = below(state, total)
         card = deck[i]
         deck[i] = deck[j]
         deck[j] = card
         return
-    for i in range(DECK_CARDS):
+    for i in range(total):
         courts += deck[i] != 0
     k = below(state, courts)
     i = 0
@@ -958,12 +1018,12 @@ cdef void mutate(uint8_t* deck, uint64_t* state, uint32_t swap_percent) noexcept
                 break
             k -= 1
         i += 1
-    j = below(state, DECK_CARDS - 1)
+    j = below(state, total - 1)
     if j >= i:
         j += 1
     card = deck[i]
-    memmove(deck + i, deck + i + 1, DECK_CARDS - 1 - i)
-    memmove(deck + j + 1, deck + j, DECK_CARDS - 1 - j)
+    memmove(deck + i, deck + i + 1, total - 1 - i)
+    memmove(deck + j + 1, deck + j, total - 1 - j)
     deck[j] = card
 
 
@@ -975,22 +1035,31 @@ cdef inline int64_t fitness_of(const Result* r, bint by_cards) noexcept nogil:
     return (primary << FITNESS_SHIFT) | secondary
 
 
-cdef int64_t evaluate(Work* w, const uint8_t* deck, Result* r, bint by_cards) noexcept nogil:
-    memcpy(w.deal, deck, DECK_CARDS)
-    w.hand_sizes[0] = HAND_CARDS
-    w.hand_sizes[1] = HAND_CARDS
+cdef int64_t evaluate(Work* w, const uint8_t* deck, const int* sizes, Result* r,
+                      bint by_cards) noexcept nogil:
+    """Play the hands of `sizes` laid one after another in `deck`; its fitness."""
+    cdef int p
+    memcpy(w.deal, deck, w.game.total)
+    for p in range(w.game.players):
+        w.hand_sizes[p] = sizes[p]
     game_load(&w.game, w.deal, w.hand_sizes)
     play_game(w, INT64_MAX, INT64_MAX, True, r)
     return fitness_of(r, by_cards)
 
 
-def climb(seed, index, steps, min_cards, rules):
-    """Walk `index` of `seed`: `steps` deals played by a hill climber under
-    ClimbRules `rules` (see climbing.py); returns a Climb."""
+def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+    """Walk `index` of `seed`: `steps` deals of `deck`, `players` and `split`
+    played by a hill climber under ClimbRules `rules` (see climbing.py);
+    returns a Climb."""
     check_seed(seed)
     check_seed(index, "index")
     whole(steps, "steps")
     whole(min_cards, "min_cards")
+    deck, players, split = check_table(deck, players, split)
+    cdef Shape shape
+    shape_init(&shape, deck, players, split)
+    cdef int total = shape.total, n_players = players
+    cdef int sizes[MAX_PLAYERS]
     cdef uint64_t state = stream_start(seed, index)
     cdef int64_t n_steps = steps, played = 0, threshold = min(min_cards, 2 ** 62)
     cdef int64_t patience = rules.patience, k = 0, stale = 0, restarts = -1
@@ -999,14 +1068,14 @@ def climb(seed, index, steps, min_cards, rules):
     cdef uint32_t swap_percent = rules.swap_percent
     cdef double temperature = rules.temperature
     cdef bint by_cards = rules.fitness == "cards", accepted, fresh
-    cdef uint8_t current[DECK_CARDS]
-    cdef uint8_t candidate[DECK_CARDS]
-    cdef uint8_t dealt[DECK_CARDS]
-    cdef uint8_t best_deck[DECK_CARDS]
+    cdef uint8_t current[MAX_DECK]
+    cdef uint8_t candidate[MAX_DECK]
+    cdef uint8_t best_deck[MAX_DECK]
+    cdef int best_sizes[MAX_PLAYERS]
     cdef Result r, best_result
     cdef Work w
     cdef int64_t* history = <int64_t*>malloc(history_size * sizeof(int64_t))
-    if history == NULL or work_init(&w, 2, DECK_CARDS, True) != 0:
+    if history == NULL or work_init(&w, n_players, total, True) != 0:
         free(history)
         raise MemoryError()
     hits = []
@@ -1017,24 +1086,27 @@ def climb(seed, index, steps, min_cards, rules):
                 if fresh:
                     # A fresh walk: a random deal, its fitness the one to beat.
                     restarts += 1
-                    deck_from(dealt, &state)
-                    for i in range(HAND_CARDS):         # dealt one at a time, as Deal.shuffled
-                        candidate[i] = dealt[2 * i]
-                        candidate[HAND_CARDS + i] = dealt[2 * i + 1]
+                    # Its hands, dealt as Deal.shuffled deals them, lie one
+                    # after another; mutations keep their sizes.
+                    deal_random(&w, &state, &shape)
+                    memcpy(candidate, w.deal, total)
+                    for i in range(n_players):
+                        sizes[i] = w.hand_sizes[i]
                 else:
-                    memcpy(candidate, current, DECK_CARDS)
-                    mutate(candidate, &state, swap_percent)
-                value = evaluate(&w, candidate, &r, by_cards)
+                    memcpy(candidate, current, total)
+                    mutate(candidate, total, &state, swap_percent)
+                value = evaluate(&w, candidate, sizes, &r, by_cards)
                 played += 1
                 if r.status == LOOP or r.cards >= threshold:
                     with gil:
-                        hits.append(((<char*>candidate)[:DECK_CARDS], to_outcome(&r, 2)))
+                        hits.append((hands_of(candidate, sizes, n_players), to_outcome(&r, n_players)))
                 if value > best_value:
                     best_value = value
                     best_result = r
-                    memcpy(best_deck, candidate, DECK_CARDS)
+                    memcpy(best_deck, candidate, total)
+                    memcpy(best_sizes, sizes, sizeof(sizes))
                 if fresh:
-                    memcpy(current, candidate, DECK_CARDS)
+                    memcpy(current, candidate, total)
                     current_value = walk_best = value
                     stale = 0
                     k = 0
@@ -1053,7 +1125,7 @@ def climb(seed, index, steps, min_cards, rules):
                 else:
                     accepted = False
                 if accepted:
-                    memcpy(current, candidate, DECK_CARDS)
+                    memcpy(current, candidate, total)
                     current_value = value
                 if accept == ACCEPT_LATE:
                     history[k % history_size] = current_value
@@ -1067,15 +1139,29 @@ def climb(seed, index, steps, min_cards, rules):
         free(history)
     best = None
     if played:
-        best = (Deal.from_codes((best_deck[:HAND_CARDS], best_deck[HAND_CARDS:DECK_CARDS])), to_outcome(&best_result, 2))
-    found = [(Deal.from_codes((deck[:HAND_CARDS], deck[HAND_CARDS:])), outcome) for deck, outcome in hits]
-    return Climb(found, best, max(restarts, 0))
+        best = (hands_of(best_deck, best_sizes, n_players), to_outcome(&best_result, n_players))
+    return Climb(hits, best, max(restarts, 0))
 
 
-def shuffled_deck(seed, index=0):
-    """The standard deck shuffled for deal `index` of `seed`, as shuffle.shuffled_deck."""
+cdef object hands_of(const uint8_t* cards, const int* sizes, int players):
+    """The deal whose hands of `sizes` lie one after another in `cards`."""
+    cdef int p, offset = 0
+    hands = []
+    for p in range(players):
+        hands.append([cards[offset + i] for i in range(sizes[p])])
+        offset += sizes[p]
+    return Deal.from_codes(hands)
+
+
+def shuffled_deck(seed, index=0, deck=STANDARD):
+    """`deck` shuffled for deal `index` of `seed`, as shuffle.shuffled_deck."""
     check_seed(seed)
     check_seed(index, "index")
-    cdef uint8_t deck[DECK_CARDS]
-    shuffle_deck(deck, seed, index)
-    return [deck[i] for i in range(DECK_CARDS)]
+    deck = Deck.parse(deck)
+    cdef Shape shape
+    shape_init(&shape, deck, 2, None)
+    cdef uint8_t cards[MAX_DECK]
+    cdef uint64_t courts[BIT_WORDS]
+    cdef uint64_t state = stream_start(seed, index)
+    deck_from(cards, courts, &state, &shape)
+    return [cards[i] for i in range(shape.total)]

@@ -15,10 +15,13 @@ import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
+from .deal import Deal
+from .decks import Deck
+
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: How long to wait for another process's write lock.
 LOCK_SECONDS = 60
@@ -45,9 +48,13 @@ CREATE TABLE games (
     walk INTEGER,
     parent INTEGER REFERENCES games(id),
     found_at TEXT NOT NULL,
+    deck TEXT NOT NULL,             -- decks.Deck as written: a name, or counts
+    players INTEGER NOT NULL,
+    split INTEGER NOT NULL,         -- cards in the first hand
     UNIQUE (deal, rules)
 );
 CREATE INDEX games_by_length ON games (cards DESC);
+CREATE INDEX games_by_table ON games (deck, players);
 CREATE TABLE jobs (
     id TEXT PRIMARY KEY,
     spec TEXT NOT NULL,
@@ -77,6 +84,11 @@ class ArchiveError(Exception):
 
 def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def table_of(deal):
+    """(deck, players, split) of a deal as the archive keeps them."""
+    return str(deal.deck()), deal.players, len(deal.hands[0])
 
 
 def rules_key(rules):
@@ -122,10 +134,32 @@ class Archive:
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION:
-            raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION}")
+        if version < SCHEMA_VERSION:
+            self._migrate()
+        elif version > SCHEMA_VERSION:
+            raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION} "
+                               "and older: update beggar")
         db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
         db.execute("PRAGMA foreign_keys = ON")
+
+    def _migrate(self):
+        """Bring an archive of an older format up to this one, in one transaction.
+
+        1 -> 2: games gain their deck, players and split, read from the deal
+        (format 1 held only what `beggar search` dealt then: 26/26 standard
+        deals and their families)."""
+        with self.transaction():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 1:
+                for column in ("deck TEXT NOT NULL DEFAULT ''", "players INTEGER NOT NULL DEFAULT 0",
+                               "split INTEGER NOT NULL DEFAULT 0"):
+                    self.db.execute(f"ALTER TABLE games ADD COLUMN {column}")
+                self.db.execute("CREATE INDEX games_by_table ON games (deck, players)")
+                rows = self.db.execute("SELECT id, deal FROM games").fetchall()
+                for game_id, deal in rows:
+                    self.db.execute("UPDATE games SET deck = ?, players = ?, split = ? WHERE id = ?",
+                                    (*table_of(Deal.parse(deal)), game_id))
+                self.db.execute("PRAGMA user_version = 2")
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -170,24 +204,34 @@ class Archive:
         row = (str(deal), rules_key(rules), compiled.status, compiled.winner, compiled.cards,
                compiled.tricks, *(compiled.loop_entry or (None, None)),
                *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
-               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, walk, parent, now())
+               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, walk, parent, now(),
+               *table_of(deal))
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
             "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, walk, parent, found_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "seed, walk, parent, found_at, deck, players, split) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row)
         if cursor.rowcount:
             return cursor.lastrowid, True
         found = self.db.execute("SELECT id FROM games WHERE deal = ? AND rules = ?", row[:2]).fetchone()
         return found[0], False
 
-    def games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, limit=None):
-        """Kept games as dicts, best first: loops, then the longest games."""
+    def games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, limit=None,
+              deck=None, players=None):
+        """Kept games as dicts, best first: loops, then the longest games.
+        `deck` (a decks.Deck or its name or notation) and `players` narrow them."""
         where, args = [], []
+        if deck is not None:
+            where.append("deck = ?")
+            args.append(str(Deck.parse(deck)))
+        if players is not None:
+            where.append("players = ?")
+            args.append(players)
         if loops:
             where.append("status = 'loop'")
         if records:
-            where.append("status = 'finished' AND cards >= ?")
+            where.append("status = 'finished' AND cards >= ? AND deck = 'standard' AND players = 2")
             args.append(RECORD_CARDS)
         if min_cards is not None:
             where.append("cards >= ?")

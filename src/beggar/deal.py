@@ -8,15 +8,17 @@ it as one line.
 from collections import Counter
 
 from . import cards
-from .cards import CardError, STANDARD_DECK
-from .shuffle import check_seed, shuffled_deck
+from .cards import CardError
+from .decks import STANDARD, Deck, DeckError, check_split
+from .shuffle import Stream, check_seed, deal_from
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 #: Beyond this a deal is surely a mistake; it also bounds the engines' buffers.
 MAX_CARDS = 65535
 
-DECKS = ("any", "standard")
+#: The `deck` a deal is checked against: "any" (no check), or a deck (decks.py).
+ANY = "any"
 
 
 class DealError(ValueError):
@@ -29,7 +31,8 @@ class Deal:
     The first hand leads. Build one from lists of card names
     (`Deal([["K", "-", ...], [...]])`), from the record notation
     (`Deal.parse("K-KK.../---Q...")`) or from a seed (`Deal.shuffled(...)`).
-    `deck="standard"` also demands exactly the 52-card deck.
+    `deck="standard"` (or any deck of decks.py) also demands exactly that deck;
+    the default "any" takes any cards.
     """
 
     __slots__ = ("hands",)
@@ -82,15 +85,22 @@ class Deal:
         return deal
 
     @classmethod
-    def shuffled(cls, players=2, seed=0, index=0):
-        """Deal number `index` of `seed`: the standard deck shuffled and dealt
-        one card at a time, as evenly as possible, starting with the leader."""
+    def shuffled(cls, players=2, seed=0, index=0, deck=STANDARD, split=None):
+        """Deal number `index` of `seed`: `deck` (a Deck or its name or
+        notation) shuffled and dealt one card at a time, the leader first, as
+        evenly as possible; for two players, `split` may give the first hand's
+        size, or be "random" (drawn for each deal). See shuffle.py."""
         _check_player_count(players)
         check_seed(seed)
         check_seed(index, "index")
-        deck = shuffled_deck(seed, index)
+        try:
+            deck = Deck.parse(deck)
+            deck.check_players(players)
+            split = check_split(split, players, deck.total)
+        except DeckError as error:
+            raise DealError(str(error)) from None
         deal = cls.__new__(cls)
-        deal.hands = tuple(tuple(deck[p::players]) for p in range(players))
+        deal.hands = tuple(tuple(hand) for hand in deal_from(Stream(seed, index), deck, players, split))
         return deal
 
     @classmethod
@@ -108,10 +118,18 @@ class Deal:
     def total(self):
         return sum(len(hand) for hand in self.hands)
 
+    def deck(self):
+        """The Deck of this deal's cards (DealError if no deck could hold them)."""
+        held = Counter(c for hand in self.hands for c in hand)
+        try:
+            return Deck(tuple(held[c] for c in range(5)))
+        except DeckError as error:
+            raise DealError(str(error)) from None
+
     def is_standard(self):
         """True for exactly the 52-card deck."""
         held = Counter(c for hand in self.hands for c in hand)
-        return all(held[c] == n for c, n in STANDARD_DECK.items())
+        return tuple(held[c] for c in range(5)) == STANDARD.counts
 
     def __str__(self):
         return "/".join("".join(cards.SYMBOLS[c] for c in hand) for hand in self.hands)
@@ -166,19 +184,21 @@ def _check_size(total):
 
 
 def _check_deck(deal, deck, where):
-    """Enforce `deck`; `where(hand, card)` names a card's place for the error."""
-    if deck not in DECKS:
-        raise DealError(f"unknown deck {deck!r}: use one of {', '.join(DECKS)}")
-    if deck == "any":
+    """Enforce `deck` ("any", or a deck's name, notation or Deck); `where(hand,
+    card)` names a card's place for the error."""
+    if deck == ANY:
         return
+    try:
+        deck = Deck.parse(deck)
+    except DeckError as error:
+        raise DealError(str(error)) from None
     seen = Counter()
     for h, hand in enumerate(deal.hands, 1):
         for i, c in enumerate(hand, 1):
             seen[c] += 1
-            if seen[c] > STANDARD_DECK[c]:
+            if seen[c] > deck.counts[c]:
                 name = cards.NAMES[c]
-                raise DealError(
-                    f"{where(h, i)}: {name} number {seen[c]}; "
-                    f"a standard deck has {STANDARD_DECK[c]} {name}s")
-    if deal.total != 52:
-        raise DealError(f"{deal.total} cards: a standard deck has 52")
+                raise DealError(f"{where(h, i)}: {name} number {seen[c]}; "
+                                f"a {deck} deck has {deck.counts[c]} {name}s")
+    if deal.total != deck.total:
+        raise DealError(f"{deal.total} cards: a {deck} deck has {deck.total}")

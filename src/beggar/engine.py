@@ -17,6 +17,7 @@ from typing import Protocol
 from . import reference
 from .climbing import ClimbRules
 from .deal import Deal
+from .decks import STANDARD, Deck
 from .rules import Rules
 
 ENGINES = ("compiled", "reference")
@@ -36,13 +37,13 @@ class Engine(Protocol):
     def play_batch(self, decks, split=None, rules=Rules()):
         """Rows of card codes as two-player deals -> batch.BATCH_DTYPE array."""
 
-    def sample(self, n_deals, seed=1, min_cards=3000, start=0):
-        """Random 26/26 deals start .. start+n_deals-1 of `seed` -> [(Deal, Outcome)] hits."""
+    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+        """Random deals start .. start+n_deals-1 of `seed` (Deal.shuffled) -> [(Deal, Outcome)] hits."""
 
-    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0):
+    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
         """sample() -> (hits, (Deal, Outcome) of the longest game or None)."""
 
-    def climb(self, seed, index, steps, min_cards, rules):
+    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
 
     def predecessors(self, hands, leader):
@@ -91,15 +92,18 @@ def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, 
     return get(engine).play_batch(decks, split, Rules(max_cards, max_tricks, detect_loops))
 
 
-def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None):
-    """Random 26/26 deals start .. start+n_deals-1 of `seed`; the (deal, outcome)
-    pairs with at least `min_cards` cards, or a loop."""
-    return get(engine).sample(n_deals, seed, min_cards, start)
+def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard", split=None):
+    """Random deals start .. start+n_deals-1 of `seed`, as Deal.shuffled deals
+    them (`deck` by name, notation or Deck; `split` None, a first hand's size
+    or "random"); the (deal, outcome) pairs with at least `min_cards` cards,
+    or a loop."""
+    return get(engine).sample(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
 
 
-def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None):
+def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard",
+                split=None):
     """sample(), and the longest game played: (hits, (deal, outcome) or None)."""
-    return get(engine).sample_best(n_deals, seed, min_cards, start)
+    return get(engine).sample_best(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
 
 
 def tricks(deal):
@@ -109,11 +113,14 @@ def tricks(deal):
     return reference.tricks(deal)
 
 
-def climb(seed, index, steps, min_cards=3000, rules=None, engine=None):
-    """Walk `index` of `seed` of a hill climber (climbing.ClimbRules `rules`):
-    `steps` deals played; returns a climbing.Climb with the hits, the best game
-    and the number of restarts."""
-    return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules())
+def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2, deck="standard",
+          split=None):
+    """Walk `index` of `seed` of a hill climber (climbing.ClimbRules `rules`)
+    over deals of `deck`, `players` and `split` (as sample()): `steps` deals
+    played; returns a climbing.Climb with the hits, the best game and the
+    number of restarts."""
+    return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules(),
+                             Deck.parse(deck), players, split)
 
 
 def predecessors(hands, leader, engine=None):

@@ -6,6 +6,7 @@ Loop detection keeps every state at an empty table in a dictionary, which is
 exact by construction.
 """
 
+import itertools
 import math
 import time
 from collections import deque
@@ -16,7 +17,8 @@ from .outcome import Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
 from .states import Found, Trick
-from .shuffle import Stream, check_seed, deck_from
+from .decks import STANDARD, check_table
+from .shuffle import Stream, check_seed, deal_from
 
 NAME = "reference"
 
@@ -116,23 +118,24 @@ def play_batch(decks, split=None, rules=Rules()):
     return out
 
 
-def sample(n_deals, seed=1, min_cards=3000, start=0):
-    """Play deals start .. start+n_deals-1 of `seed` (26/26, see Deal.shuffled)
-    and return [(deal, outcome)] for each game of at least `min_cards` cards or
-    a loop."""
-    return sample_best(n_deals, seed, min_cards, start)[0]
+def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+    """Play deals start .. start+n_deals-1 of `seed` (Deal.shuffled of `deck`,
+    `players` and `split`) and return [(deal, outcome)] for each game of at
+    least `min_cards` cards or a loop."""
+    return sample_best(n_deals, seed, min_cards, start, deck, players, split)[0]
 
 
-def sample_best(n_deals, seed=1, min_cards=3000, start=0):
+def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
     """sample(), and the longest game played: (hits, (deal, outcome) or None).
     The earliest deal wins a tie."""
     check_seed(seed)
     whole(n_deals, "n_deals")
     whole(start, "start")
     whole(min_cards, "min_cards")
+    deck, players, split = check_table(deck, players, split)
     hits, best = [], None
     for index in range(start, start + n_deals):
-        deal = Deal.shuffled(2, seed, index)
+        deal = Deal.shuffled(players, seed, index, deck, split)
         outcome = play(deal)
         if outcome.status == "loop" or outcome.cards >= min_cards:
             hits.append((deal, outcome))
@@ -141,20 +144,24 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0):
     return hits, best
 
 
-def climb(seed, index, steps, min_cards, rules):
-    """Walk `index` of `seed`: `steps` deals played by a hill climber under
-    ClimbRules `rules` (see climbing.py); returns a Climb."""
+def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+    """Walk `index` of `seed`: `steps` deals of `deck`, `players` and `split`
+    played by a hill climber under ClimbRules `rules` (see climbing.py);
+    returns a Climb."""
     check_seed(seed)
     check_seed(index, "index")
     whole(steps, "steps")
     whole(min_cards, "min_cards")
+    deck, players, split = check_table(deck, players, split)
     stream = Stream(seed, index)
     hits, best, restarts = [], None, -1
     played = 0
+    sizes = None
 
-    def evaluate(deck):
+    def evaluate(cards):
         nonlocal best, played
-        deal = Deal.from_codes((deck[:26], deck[26:]))
+        ends = list(itertools.accumulate(sizes))
+        deal = Deal.from_codes([cards[end - size:end] for size, end in zip(sizes, ends)])
         outcome = play(deal)
         played += 1
         if outcome.status == "loop" or outcome.cards >= min_cards:
@@ -167,8 +174,11 @@ def climb(seed, index, steps, min_cards, rules):
     while played < steps:
         # A fresh walk: a random deal, and its fitness as the one to beat.
         restarts += 1
-        deck = deck_from(stream)
-        current = deck[0::2] + deck[1::2]       # dealt one at a time, as Deal.shuffled
+        # Its hands are dealt as Deal.shuffled deals them, and kept one after
+        # another: mutations move cards within and across hands, sizes stay.
+        hands = deal_from(stream, deck, players, split)
+        sizes = [len(hand) for hand in hands]
+        current = [card for hand in hands for card in hand]
         current_value, current_outcome = evaluate(current)
         walk_best, stale, k = current_value, 0, 0
         history = [current_value] * rules.history

@@ -1,24 +1,21 @@
 """The seeded shuffle behind every random deal.
 
-Deal number `index` of seed `seed` is the standard deck shuffled by a
-SplitMix64 stream that starts at mix64(mix64(seed) + index). Plain cards are
-interchangeable, so only the 16 court cards are placed: a partial Fisher-Yates
-shuffle of the 52 positions picks, in turn, a uniformly random free position
-for each of J J J J Q Q Q Q K K K K A A A A. Every arrangement of the deck is
-equally likely, and it takes 16 draws instead of 51.
+Deal number `index` of seed `seed` is the deck shuffled by a SplitMix64
+stream that starts at mix64(mix64(seed) + index). Plain cards are
+interchangeable, so only the court cards are placed: a partial Fisher-Yates
+shuffle of the deck's positions picks, in turn, a uniformly random free
+position for each court card, jacks first, then queens, kings and aces (for
+the standard deck J J J J Q Q Q Q K K K K A A A A). Every arrangement of the
+deck is equally likely, and the standard deck takes 16 draws instead of 51.
 Each deal has its own stream, so any deal of a run can be regenerated alone and
 a run can be cut into index ranges (workers, resumes) without changing a deal.
 The compiled engine implements the same steps; tests hold the two together.
 """
 
-from .cards import STANDARD_DECK
+from .decks import STANDARD, deal_out, hand_sizes
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
-
-#: The court cards in the order they are placed.
-COURT_ORDER = tuple(c for c, n in sorted(STANDARD_DECK.items()) if c for _ in range(n))
-DECK_SIZE = sum(STANDARD_DECK.values())
 
 
 def mix64(x):
@@ -57,17 +54,27 @@ class Stream:
         return m >> 32
 
 
-def shuffled_deck(seed, index=0):
-    """The standard deck (codes 0-4) shuffled for deal `index` of `seed`."""
-    return deck_from(Stream(seed, index))
+def shuffled_deck(seed, index=0, deck=STANDARD):
+    """`deck` (codes 0-4) shuffled for deal `index` of `seed`."""
+    return deck_from(Stream(seed, index), deck)
 
 
-def deck_from(stream):
-    """A standard deck shuffled with the next 16 draws of `stream`."""
-    deck = [0] * DECK_SIZE
-    positions = list(range(DECK_SIZE))
-    for i, court in enumerate(COURT_ORDER):
-        j = i + stream.below(DECK_SIZE - i)
+def deck_from(stream, deck=STANDARD):
+    """`deck` shuffled with the next draws of `stream`, one for each court card."""
+    cards = [0] * deck.total
+    positions = list(range(deck.total))
+    for i, court in enumerate(deck.courts):
+        j = i + stream.below(deck.total - i)
         positions[i], positions[j] = positions[j], positions[i]
-        deck[positions[i]] = court
-    return deck
+        cards[positions[i]] = court
+    return cards
+
+
+def deal_from(stream, deck=STANDARD, players=2, split=None):
+    """The hands of a random deal: `deck` shuffled by `stream`, then, for
+    split "random", the first hand's size drawn uniformly from 1 .. total-1,
+    and the cards dealt one at a time, the leader first (decks.deal_out)."""
+    cards = deck_from(stream, deck)
+    if split == "random":
+        split = 1 + stream.below(deck.total - 1)
+    return deal_out(cards, hand_sizes(deck.total, players, split))

@@ -15,6 +15,7 @@ from .. import __version__
 from ..archive import ArchiveError
 from ..backward import BackwardError
 from ..deal import DealError
+from ..decks import DeckError
 from ..engine import EngineError
 from ..savefile import SaveFileError
 from ..search import SearchError
@@ -23,7 +24,7 @@ from ..search.job import JobError
 from . import archive, backward, games, search
 from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, UsageError
 
-BAD_INPUT = (DealError, SaveFileError, EngineError, UsageError, ArchiveError, JobError, BackwardError,
+BAD_INPUT = (DealError, DeckError, SaveFileError, EngineError, UsageError, ArchiveError, JobError, BackwardError,
              ClusterError)
 
 

@@ -9,13 +9,14 @@ from ..outcome import Outcome
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table
-from .options import UsageError, limit, whole_number
+from .options import UsageError, limit, players, whole_number
 
 
 def run_archive_list(args):
     with Archive(args.archive) as archive:
         games = archive.games(loops=args.loops, records=args.records, min_cards=args.min_cards,
-                              disputed=args.disputed, job=args.job, limit=args.limit)
+                              disputed=args.disputed, job=args.job, limit=args.limit, deck=args.deck,
+                              players=args.players)
     if not games:
         print("no games")
         return 0
@@ -87,6 +88,8 @@ def add(commands):
                          help="finished games as long as a published record (4791 cards and more)")
     listing.add_argument("--min-cards", type=whole_number, metavar="N", help="games of N cards and more")
     listing.add_argument("--disputed", action="store_true", help="games the engines disagree on")
+    listing.add_argument("--deck", metavar="DECK", help="games of this deck (a name or counts)")
+    listing.add_argument("--players", type=players, metavar="N", help="games of N players")
     listing.add_argument("--job", metavar="ID", help="games found by job ID")
     listing.add_argument("--limit", type=limit, default=50, metavar="N", help="at most N games (default 50)")
     listing.set_defaults(run=run_archive_list)

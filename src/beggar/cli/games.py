@@ -5,11 +5,11 @@ import json
 from importlib import resources
 
 from .. import engine
-from ..deal import DECKS, Deal
+from ..deal import Deal
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
 from .format import describe, figures, table, trick_table
-from .options import EXIT_MISMATCH, UsageError, add_game_options, game_from_args
+from .options import EXIT_MISMATCH, UsageError, add_deck_option, add_game_options, game_from_args
 
 
 def run_play(args):
@@ -140,8 +140,7 @@ def add(commands):
                "form with p1, p2, status, cards, tricks.")
     verify.add_argument("file", nargs="?", metavar="FILE")
     verify.add_argument("--engine", choices=ENGINES, help="check one engine only (default: both)")
-    verify.add_argument("--deck", choices=DECKS, default="any",
-                        help="'standard' also demands exactly the 52-card deck (default any)")
+    add_deck_option(verify)
     verify.set_defaults(run=run_verify)
 
     replay = commands.add_parser(

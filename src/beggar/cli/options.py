@@ -5,7 +5,7 @@ import argparse
 import os
 
 from ..checks import whole
-from ..deal import DECKS, Deal
+from ..deal import ANY, Deal
 from ..engine import ENGINES
 from ..rules import Rules
 from ..savefile import SavedGame, load
@@ -54,30 +54,47 @@ def players(text):
     return int(text)
 
 
+def split(text):
+    """--split: 'even', 'random' or the first hand's size (checked against the deck later)."""
+    if text in ("even", "random"):
+        return text
+    if text.isdigit():
+        return int(text)
+    raise argparse.ArgumentTypeError(f"must be 'even', 'random' or a number of cards, not {text!r}")
+
+
+def add_deck_option(parser, more=""):
+    parser.add_argument("--deck", default=ANY, metavar="DECK",
+                        help="demand exactly this deck: standard, camicia, half, half-camicia, or "
+                             "counts such as '18 2J 2Q 2K 2A' (default any)" + (f"; {more}" if more else ""))
+
+
 def add_game_options(parser):
     deal = parser.add_argument_group("a shuffled deal instead")
     deal.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
     deal.add_argument("--seed", type=whole_number, metavar="S", help="seed of the shuffle")
     deal.add_argument("--index", type=whole_number, metavar="I",
                       help="deal number I of the seed, as beggar.sample numbers them (default 0)")
+    deal.add_argument("--split", type=split, metavar="K",
+                      help="two players: cards in the first hand, 'even' (default) or 'random'")
     rules = parser.add_argument_group("rules")
     rules.add_argument("--max-cards", type=limit, metavar="N",
                        help="stop once the trick that lays the N-th card is resolved")
     rules.add_argument("--max-tricks", type=limit, metavar="N", help="stop after N tricks")
-    parser.add_argument("--deck", choices=DECKS, default="any",
-                        help="'standard' also demands exactly the 52-card deck (default any)")
+    add_deck_option(parser, "with --seed, the deck shuffled (default standard)")
     parser.add_argument("--engine", choices=ENGINES,
                         help="default: $BEGGAR_ENGINE, else compiled")
 
 
 def game_from_args(args):
     """The one game that play or replay is asked for, with the command line's limits."""
-    if args.players is not None or args.seed is not None or args.index is not None:
+    if args.players is not None or args.seed is not None or args.index is not None or args.split is not None:
         if args.source is not None:
             raise UsageError(f"give a {args.source_name} or --players/--seed, not both")
         if args.seed is None:
-            raise UsageError("--players and --index need --seed: the seed decides the shuffle")
-        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0))
+            raise UsageError("--players and --index need --seed (so does --split): the seed decides the shuffle")
+        deck = "standard" if args.deck == ANY else args.deck
+        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0, deck, args.split))
     else:
         if args.source is None:
             raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "

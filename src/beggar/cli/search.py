@@ -3,8 +3,10 @@
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
+from ..decks import Deck, hand_sizes
 from ..search import SearchError
-from .options import UsageError, limit, seconds, whole_number
+from ..search import job as jobs
+from .options import UsageError, limit, players, seconds, split, whole_number
 
 
 def run_search(args):
@@ -20,7 +22,6 @@ def run_search(args):
 
 
 def _search(args, cluster):
-    from ..search import job as jobs
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     with Archive(args.archive) as archive:
@@ -34,13 +35,14 @@ def _search(args, cluster):
                 return 0
         else:
             data = jobs.read(args.job) if args.job is not None else {}
-            for key in ("seed", "deals", "min_cards"):
+            for key in ("seed", "deals", "min_cards", "deck", "players", "split"):
                 if getattr(args, key) is not None:
                     data[key] = getattr(args, key)
             spec = jobs.check(data, args.job or "job")
             job_id = new_job_id(spec)
             archive.add_job(job_id, spec)
-        print(f"job {job_id}: {archive.job(job_id)['spec']['driver']}, archive {args.archive}",
+        spec = jobs.stored(archive.job(job_id)["spec"])
+        print(f"job {job_id}: {spec['driver']}, {describe_deals(spec)}, archive {args.archive}",
               file=sys.stderr)
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
@@ -50,6 +52,14 @@ def _search(args, cluster):
             raise
     print_summary(summary, args.archive, args.cluster)
     return 130 if summary.reason.startswith("stopped at once") else 0
+
+
+def describe_deals(spec):
+    """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
+    deck = Deck.parse(spec["deck"])
+    sizes = ("random split" if spec["split"] == "random"
+             else "/".join(map(str, hand_sizes(deck.total, spec["players"], jobs.table(spec)["split"]))))
+    return f"{deck} deck, {spec['players']} players, {sizes}"
 
 
 def print_summary(summary, archive_path, cluster=None):
@@ -65,6 +75,8 @@ def print_summary(summary, archive_path, cluster=None):
                  + (f" ({summary.extended} by family extension)" if summary.extended else "")
                  + (f", {summary.known} already there" if summary.known else "")
                  + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
+    if summary.note:
+        lines.append(f"note     {summary.note}")
     if summary.state != "done":
         lines.append(f"resume   beggar search --resume {summary.job}"
                      + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
@@ -91,6 +103,12 @@ def add(commands):
     search.add_argument("--seed", type=whole_number, metavar="S", help="the job's seed")
     search.add_argument("--deals", type=whole_number, metavar="N", help="budget in deals (0: until stopped)")
     search.add_argument("--min-cards", type=whole_number, metavar="N", help="keep games at least this long")
+    search.add_argument("--deck", metavar="DECK",
+                        help="the deck dealt: standard, camicia, half, half-camicia, or counts such as "
+                             "'18 2J 2Q 2K 2A' (default standard)")
+    search.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
+    search.add_argument("--split", type=split, metavar="K",
+                        help="two players: cards in the first hand, 'even' (default) or 'random'")
     search.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                         help=f"the archive (default {DEFAULT_PATH})")
     search.add_argument("--cluster", metavar="ADDRESS",

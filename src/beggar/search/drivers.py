@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .. import engine
 from ..climbing import ClimbRules
-from .job import chunk_deals
+from .job import chunk_deals, table
 
 
 @dataclass
@@ -24,8 +24,10 @@ def run_chunk(spec, chunk):
     start = time.perf_counter()
     deals = chunk_deals(spec, chunk)
     if spec["driver"] == "sample":
-        hits, best = engine.sample_best(deals, spec["seed"], spec["min_cards"], start=chunk * spec["chunk"])
+        hits, best = engine.sample_best(deals, spec["seed"], spec["min_cards"], start=chunk * spec["chunk"],
+                                        **table(spec))
     else:
-        walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]))
+        walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
+                            **table(spec))
         hits, best = walk.hits, walk.best
     return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start)

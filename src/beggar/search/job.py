@@ -1,7 +1,9 @@
 """Job specifications: what a search runs, read from TOML job files.
 
 A job file names a driver and its parameters; everything not given takes the
-default of DEFAULTS. Budgets and chunks are counted in deals played. Chunk c of
+default of DEFAULTS. `deck`, `players` and `split` say what deals are dealt
+(decks.py, Deal.shuffled); a spec written before they existed deals the
+defaults, which is what it dealt then. Budgets and chunks are counted in deals played. Chunk c of
 a job is reproducible from the job's seed and c alone: for "sample" it is the
 deals c*chunk .. (c+1)*chunk-1 of the seed, for "climb" the walk number c of
 the seed (climbing.py). So a job gives the same hits whatever the number of
@@ -13,6 +15,7 @@ import sys
 
 from ..checks import whole
 from ..climbing import ClimbRules
+from ..decks import DeckError, check_table
 from ..shuffle import check_seed
 
 if sys.version_info >= (3, 11):
@@ -33,6 +36,9 @@ DEFAULTS = {
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
     "chunk": 250_000,
     "extend_cards": 4000,   # a kept game this long gets a family search; 0: none
+    "deck": "standard",     # a name or counts (decks.py)
+    "players": 2,
+    "split": "even",        # two players: "even", the first hand's size, or "random"
 }
 
 
@@ -78,6 +84,12 @@ def check(data, where="job"):
         check_seed(spec["seed"])
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
+    try:
+        deck, spec["players"], split = check_table(spec["deck"], spec["players"], spec["split"])
+    except DeckError as error:
+        raise JobError(f"{where}: {error}") from None
+    spec["deck"] = str(deck)
+    spec["split"] = "even" if split is None else split
     for key, low in (("workers", 0), ("min_cards", 0), ("deals", 0), ("chunk", 1), ("extend_cards", 0)):
         try:
             whole(spec[key], f"'{key}'", low)
@@ -95,6 +107,25 @@ def check(data, where="job"):
     except ValueError as error:
         raise JobError(f"{where}: [climb]: {error}") from None
     return spec
+
+
+def stored(spec):
+    """A spec as an archive keeps it, with the keys added since it was written
+    given their defaults (the deals it dealt then)."""
+    return {**{key: DEFAULTS[key] for key in ("deck", "players", "split")}, **spec}
+
+
+def table(spec):
+    """The keyword arguments of engine.sample and engine.climb for the spec's
+    deals: deck, players and split."""
+    return {"deck": spec["deck"], "players": spec["players"],
+            "split": None if spec["split"] == "even" else spec["split"]}
+
+
+def extends(spec):
+    """Whether the spec's long games get a family search: backward play is for
+    two players."""
+    return spec["extend_cards"] > 0 and spec["players"] == 2
 
 
 def chunks_in(spec):

@@ -30,7 +30,7 @@ from ..backward import family
 from ..rules import Rules
 from . import SearchError
 from .drivers import run_chunk
-from .job import chunks_in
+from .job import chunks_in, extends, stored
 
 
 #: The bounds of an extension's family search (published records' families
@@ -52,6 +52,7 @@ class Summary:
     loops: int = 0
     best: tuple | None = None       # (deal, outcome) of the longest game played in this run
     reason: str = ""
+    note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
 
 
@@ -106,7 +107,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     Summary; raises SearchError when it had to stop on a failure (the Summary
     is its .summary)."""
     job = archive.job(job_id)
-    spec = job["spec"]
+    spec = stored(job["spec"])
     if cluster is None:
         count = workers or spec["workers"] or os.cpu_count() or 1
         pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
@@ -118,6 +119,9 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         pool, alive = cluster.executor, cluster.workers
     workers = alive()
     summary = Summary(job_id, "stopped", workers)
+    if spec["extend_cards"] and not extends(spec):
+        summary.note = (f"family extension is for two players; it does not apply to these "
+                        f"{spec['players']}-player deals")
     total = chunks_in(spec)
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
@@ -207,7 +211,7 @@ def _keep(archive, job_id, spec, result, summary):
             for deal, outcome in result.hits:
                 game_id = _keep_game(archive, deal, outcome, spec["driver"], None, job_id, spec,
                                      result.chunk, summary, disputed)
-                if 0 < spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
+                if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
                     # Extension: the longest balanced deal that ends the same way.
                     longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
                     if longest is not None and longest[0] != deal:
