@@ -68,7 +68,7 @@ cdef enum:
 cdef struct Game:
     int players
     int total
-    bint by_court       # two players only: hands held as pieces (see run_by_court)
+    bint by_court       # hands held as pieces (see run_by_court, trickn_by_court)
     int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1) + PILE_SLACK
     uint8_t* hands      # by card: hand p is hands[p * room + start[p] .. p * room + end[p])
     uint8_t* pile
@@ -158,7 +158,7 @@ cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogi
     for i in range(4):
         games[i].players = players
         games[i].total = total
-        games[i].by_court = by_court and players == 2
+        games[i].by_court = by_court
         games[i].room = <int>room
         games[i].hands = w.memory + i * game_size
         games[i].pile = games[i].hands + players * room
@@ -330,56 +330,190 @@ cdef inline bint trick2(Game* g) noexcept nogil:
     return g.end[taker ^ 1] == g.start[taker ^ 1]
 
 
-cdef inline int next_in(const bint* still_in, int players, int player) noexcept nogil:
-    player += 1
-    if player == players:
-        player = 0
-    while not still_in[player]:
-        player += 1
-        if player == players:
-            player = 0
-    return player
-
-
 cdef bint trickn(Game* g) noexcept nogil:
-    """Play one trick for 2-4 players with elimination; True when the game is finished."""
-    cdef int players = g.players
-    cdef bint still_in[MAX_PLAYERS]
-    cdef int p, players_in = 0
-    for p in range(players):
-        still_in[p] = g.end[p] > g.start[p]
-        players_in += still_in[p]
-    cdef int player = g.leader, owed = 0, court_player = 0, laid = 0, taker = 0
+    """Play one trick for 2-4 players with elimination; True when the game is finished.
+
+    The players still in form a ring (`following`), so passing the turn is one
+    load; a player who runs out is taken out of the ring. Each hand is followed
+    by a pointer to its next card, written back once the trick is over."""
+    cdef int players = g.players, room = g.room
+    cdef int p, q, player = g.leader, owed = 0, court_player = 0, laid = 0, taker = 0, players_in = 0
+    cdef int following[MAX_PLAYERS]
+    cdef uint8_t* next_card[MAX_PLAYERS]
+    cdef uint8_t* last[MAX_PLAYERS]
+    cdef uint8_t* pile = g.pile
     cdef uint8_t card
+    for p in range(players):
+        next_card[p] = g.hands + p * room + g.start[p]
+        last[p] = g.hands + p * room + g.end[p]
+        players_in += g.end[p] > g.start[p]
+    for p in range(players):
+        q = p + 1 if p + 1 < players else 0
+        while g.end[q] == g.start[q] and q != p:
+            q = q + 1 if q + 1 < players else 0
+        following[p] = q
     while True:
-        if g.end[player] == g.start[player]:
+        if next_card[player] == last[player]:
             # Out: the next player still in carries on, owing what was owed.
-            still_in[player] = False
             players_in -= 1
             if players_in == 1:
-                for p in range(players):
-                    if still_in[p]:
-                        taker = p
+                taker = following[player]
                 break
-            player = next_in(still_in, players, player)
+            for q in range(players):
+                if following[q] == player:
+                    following[q] = following[player]
+            player = following[player]
             continue
-        card = g.hands[player * g.room + g.start[player]]
-        g.start[player] += 1
-        g.pile[laid] = card
+        card = next_card[player][0]
+        next_card[player] += 1
+        pile[laid] = card
         laid += 1
         if card:
             owed = card
             court_player = player
-            player = next_in(still_in, players, player)
+            player = following[player]
         elif owed:
             owed -= 1
             if owed == 0:
                 taker = court_player
                 break
         else:
-            player = next_in(still_in, players, player)
+            player = following[player]
+    for p in range(players):
+        g.start[p] = <int>(next_card[p] - (g.hands + p * room))
     take_pile(g, taker, laid)
     return g.end[taker] - g.start[taker] == g.total
+
+
+cdef inline void leave_ring(int* following, int players, int player) noexcept nogil:
+    """Take `player`, who is out, from the ring of players still in."""
+    cdef int q
+    for q in range(players):
+        if following[q] == player:
+            following[q] = following[player]
+
+
+cdef bint trickn_by_court(Game* g) noexcept nogil:
+    """trickn's contract on hands held as pieces: one trick for 2-4 players
+    from an empty table, stepping from court card to court card.
+
+    While no penalty runs, the players still in lay in turn; the one at place
+    k of the turn (the leader at 0) meets the end of his head piece's run at
+    turn run * (players in) + k: the first to get there lays his court card,
+    or is out if his run was his last. Everyone before him laid plain cards
+    only, so their runs just shrink. A payer then lays plain cards until the
+    penalty is paid, his court card comes, or he runs out (and the next player
+    still in owes the rest). The pile is built of the same pieces."""
+    cdef int players = g.players, room = g.room
+    cdef int p, q, k, first, player = g.leader, players_in = 0, n = 0, taker, court_player = 0, payer
+    cdef int following[MAX_PLAYERS]
+    cdef uint32_t* head[MAX_PLAYERS]
+    cdef uint32_t* pile = g.pile_pieces
+    cdef uint32_t* hand
+    cdef uint32_t piece, run, owed, pending = 0, turn, first_turn
+    cdef int64_t laid = 0
+    cdef int size
+    for p in range(players):
+        head[p] = g.pieces + p * room + g.start[p]
+        players_in += g.end[p] - g.start[p] > 1 or head[p][0] != 0
+    for p in range(players):
+        q = p + 1 if p + 1 < players else 0
+        while q != p and g.end[q] - g.start[q] == 1 and head[q][0] == 0:
+            q = q + 1 if q + 1 < players else 0
+        following[p] = q
+    while True:
+        # No penalty runs; `player` lays next. Who meets his run's end first?
+        first_turn = 0xFFFFFFFF
+        payer = q = player
+        first = 0
+        for k in range(players_in):
+            turn = (head[q][0] >> COURT_BITS) * players_in + k
+            if turn < first_turn:
+                first_turn = turn
+                payer = q
+                first = k
+            q = following[q]
+        # By then each player laid the first one's run of plain cards, and one
+        # more if his turn comes before the first one's (the first one's head
+        # piece is left with its court card alone).
+        run = head[payer][0] >> COURT_BITS
+        q = player
+        for k in range(players_in):
+            head[q][0] -= (run + (k < first)) << COURT_BITS
+            q = following[q]
+        pending += first_turn
+        laid += first_turn
+        piece = head[payer][0]
+        if piece & COURT_MASK:
+            head[payer] += 1
+            pile[n] = pending << COURT_BITS | (piece & COURT_MASK)
+            n += 1
+            pending = 0
+            laid += 1
+            court_player = payer
+            owed = piece & COURT_MASK
+            payer = following[payer]
+            # A penalty runs: payers lay until it is paid or a court card comes.
+            while True:
+                piece = head[payer][0]
+                run = piece >> COURT_BITS
+                if run >= owed:
+                    head[payer][0] = piece - (owed << COURT_BITS)
+                    pending += owed
+                    laid += owed
+                    taker = court_player
+                    break
+                pending += run
+                laid += run
+                if piece & COURT_MASK == 0:     # the payer runs out: the next one owes the rest
+                    head[payer][0] = 0
+                    owed -= run
+                    players_in -= 1
+                    leave_ring(following, players, payer)
+                    if players_in == 1:
+                        taker = following[payer]
+                        break
+                    payer = following[payer]
+                    continue
+                head[payer] += 1
+                pile[n] = pending << COURT_BITS | (piece & COURT_MASK)
+                n += 1
+                pending = 0
+                laid += 1
+                court_player = payer
+                owed = piece & COURT_MASK
+                payer = following[payer]
+            break
+        # He runs out: out of the game, and the next player still in lays.
+        head[payer][0] = 0
+        players_in -= 1
+        leave_ring(following, players, payer)
+        if players_in == 1:
+            taker = following[payer]
+            break
+        player = following[payer]
+    pile[n] = pending << COURT_BITS
+    n += 1
+    for p in range(players):
+        g.start[p] = <int>(head[p] - (g.pieces + p * room))
+    # The taker puts the pile under his hand: its first run joins his trailing
+    # plain cards, its other pieces follow.
+    hand = g.pieces + taker * room
+    if g.end[taker] + n + PILE_SLACK > room:
+        size = g.end[taker] - g.start[taker]
+        memmove(hand, hand + g.start[taker], size * sizeof(uint32_t))
+        g.start[taker] = 0
+        g.end[taker] = size
+    hand[g.end[taker] - 1] += pile[0]
+    memcpy(hand + g.end[taker], pile + 1, (n - 1) * sizeof(uint32_t))
+    g.end[taker] += n - 1
+    g.leader = taker
+    g.cards += laid
+    g.tricks += 1
+    for p in range(players):
+        if p != taker and (g.end[p] - g.start[p] > 1 or g.pieces[p * room + g.start[p]] != 0):
+            return False
+    return True
 
 
 cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
@@ -551,7 +685,9 @@ cdef inline bint trick(Game* g) noexcept nogil:
     """Play one trick from an empty table; True when the game is finished."""
     cdef int64_t unused
     if g.by_court:
-        return run_by_court(g, NULL, INT64_MAX, g.tricks + 1, &unused) == FINISHED
+        if g.players == 2:
+            return run_by_court(g, NULL, INT64_MAX, g.tricks + 1, &unused) == FINISHED
+        return trickn_by_court(g)
     if g.players == 2:
         return trick2(g)
     return trickn(g)
@@ -651,7 +787,7 @@ cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
     comparison at all."""
     cdef int64_t power = BRENT_START, steps = 0
     cdef bint have_snap = False
-    if g.by_court:
+    if g.by_court and g.players == 2:
         return run_by_court(g, snap, max_cards, max_tricks, period)
     while True:
         if trick(g):
@@ -772,9 +908,14 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
         offset[0] = 0
         for p in range(1, n_players):
             offset[p] = offset[p - 1] + w.hand_sizes[p - 1]
+        p = index = 0       # card i goes to hand p, as its card number `index`
         for i in range(s.total):
-            w.deal[offset[i % n_players] + i // n_players] = deck[i]
-    if not w.game.by_court:
+            w.deal[offset[p] + index] = deck[i]
+            p += 1
+            if p == n_players:
+                p = 0
+                index += 1
+    if not w.game.by_court or n_players != 2:
         game_load(&w.game, w.deal, w.hand_sizes)
         return
     last[0] = last[1] = -1
