@@ -6,7 +6,10 @@ Prints random 26/26 deals per second on one core for the compiled engine's
 generate-and-play call (sample) on the court-to-court path and on the
 card-by-card path, the same for the batch call (play_batch on pre-dealt
 rows), the reference engine, the ratios between them, and the throughput of
-two worker processes against one. Every game runs to its end with loop
+two worker processes against one. Then every kind of table a search job
+deals (standard 2, 3 and 4 players, camicia and the half deck for two), each
+with its deals/s, cards laid per second (so that decks of other sizes compare
+fairly with the standard deck), the card-by-card path and the reference. Every game runs to its end with loop
 detection on and no game is kept (min_cards is out of reach), so the figures
 are the engine's alone. Single-core figures are the best of R runs pinned to
 one core: the other runs only add noise from the machine.
@@ -22,6 +25,7 @@ import numpy as np
 from beggar import Deal, Rules
 from beggar import _engine as compiled
 from beggar import reference
+from beggar.decks import STANDARD, Deck
 
 NEVER = 10 ** 9
 SEED = 1
@@ -42,8 +46,18 @@ def best_rate(run, deals, repeat):
     return best
 
 
-def sample_rate(by_court, deals, repeat):
-    return best_rate(lambda r: compiled._sample(deals, SEED, NEVER, r * deals, by_court), deals, repeat)
+TABLES = [("standard", 2), ("camicia", 2), ("half", 2), ("standard", 3), ("standard", 4)]
+
+
+def sample_rate(by_court, deals, repeat, deck=STANDARD, players=2):
+    return best_rate(lambda r: compiled._sample(deals, SEED, NEVER, r * deals, deck, players, None, by_court),
+                     deals, repeat)
+
+
+def cards_per_deal(deck, players, deals=20000):
+    """Mean cards laid per game of the table (the same deals every run)."""
+    hits = compiled.sample(deals, SEED, 0, 0, deck, players)
+    return sum(outcome.cards for _, outcome in hits) / len(hits)
 
 
 def batch_rate(by_court, deals, repeat):
@@ -81,6 +95,14 @@ def main():
     batch_court = batch_rate(True, args.deals // 4, args.repeat)
     batch_card = batch_rate(False, args.deals // 4, args.repeat)
     slow = best_rate(lambda r: reference.sample(args.reference_deals, SEED, NEVER), args.reference_deals, 1)
+    tables = []
+    for name, players in TABLES:
+        deck = Deck.parse(name)
+        tables.append((name, players, sample_rate(True, args.deals // 2, args.repeat, deck, players),
+                       sample_rate(False, args.deals // 4, args.repeat, deck, players),
+                       best_rate(lambda r: reference.sample(args.reference_deals, SEED, NEVER, 0, deck, players),
+                                 args.reference_deals, 1),
+                       cards_per_deal(deck, players)))
 
     print(f"random 26/26 deals per second, one core, loop detection on ({os.cpu_count()} cores seen)")
     print(f"  sample()      court to court {court:12,.0f}   card by card {card:12,.0f}   ratio {court / card:.2f}x")
@@ -88,6 +110,13 @@ def main():
           f"ratio {batch_court / batch_card:.2f}x")
     print(f"  reference     {slow:12,.0f}   compiled sample() / reference: {court / slow:,.0f}x")
     print(f"two worker processes: {two:12,.0f} deals/s, one: {one:12,.0f}   ratio {two / one:.2f}x")
+    print()
+    print("every table, one core, sample(), loop detection on")
+    print(f"  {'deck':<9} {'players':>7} {'deals/s':>11} {'cards/deal':>10} {'M cards/s':>9} "
+          f"{'card by card':>12} {'reference':>9} {'compiled/ref':>12}")
+    for name, players, fast, card, ref, cards in tables:
+        print(f"  {name:<9} {players:>7} {fast:>11,.0f} {cards:>10.1f} {fast * cards / 1e6:>9.1f} "
+              f"{card:>12,.0f} {ref:>9,.0f} {fast / ref:>11,.0f}x")
 
 
 if __name__ == "__main__":

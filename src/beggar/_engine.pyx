@@ -385,12 +385,17 @@ cdef bint trickn(Game* g) noexcept nogil:
     return g.end[taker] - g.start[taker] == g.total
 
 
-cdef inline void leave_ring(int* following, int players, int player) noexcept nogil:
-    """Take `player`, who is out, from the ring of players still in."""
-    cdef int q
-    for q in range(players):
-        if following[q] == player:
-            following[q] = following[player]
+cdef inline int leave_ring(int* ring, int players_in, int i) noexcept nogil:
+    """Take ring[i], who is out, from the ring of the players still in (kept
+    twice over, so that a turn k places on is ring[at + k] without a modulo).
+    Returns how many are still in."""
+    cdef int j
+    players_in -= 1
+    for j in range(i, players_in):
+        ring[j] = ring[j + 1]
+    for j in range(players_in):
+        ring[players_in + j] = ring[j]
+    return players_in
 
 
 cdef bint trickn_by_court(Game* g) noexcept nogil:
@@ -398,53 +403,94 @@ cdef bint trickn_by_court(Game* g) noexcept nogil:
     from an empty table, stepping from court card to court card.
 
     While no penalty runs, the players still in lay in turn; the one at place
-    k of the turn (the leader at 0) meets the end of his head piece's run at
-    turn run * (players in) + k: the first to get there lays his court card,
-    or is out if his run was his last. Everyone before him laid plain cards
-    only, so their runs just shrink. A payer then lays plain cards until the
-    penalty is paid, his court card comes, or he runs out (and the next player
-    still in owes the rest). The pile is built of the same pieces."""
+    k of the turn (the player to move at 0) meets the end of his head piece's
+    run at turn run * (players in) + k: the first to get there lays his court
+    card, or is out if his run was his last. Everyone before him laid plain
+    cards only, so their runs just shrink. A payer then lays plain cards until
+    the penalty is paid, his court card comes, or he runs out (and the next
+    player still in owes the rest). The pile is built of the same pieces."""
     cdef int players = g.players, room = g.room
-    cdef int p, q, k, first, player = g.leader, players_in = 0, n = 0, taker, court_player = 0, payer
-    cdef int following[MAX_PLAYERS]
+    cdef int p, k, first, at = 0, players_in = 0, n = 0, taker, court_player = 0, payer
+    cdef int ring[2 * MAX_PLAYERS]
     cdef uint32_t* head[MAX_PLAYERS]
     cdef uint32_t* pile = g.pile_pieces
     cdef uint32_t* hand
-    cdef uint32_t piece, run, owed, pending = 0, turn, first_turn
+    cdef uint32_t piece, run, owed, pending = 0, turn, first_turn, earlier
     cdef int64_t laid = 0
     cdef int size
     for p in range(players):
         head[p] = g.pieces + p * room + g.start[p]
-        players_in += g.end[p] - g.start[p] > 1 or head[p][0] != 0
-    for p in range(players):
-        q = p + 1 if p + 1 < players else 0
-        while q != p and g.end[q] - g.start[q] == 1 and head[q][0] == 0:
-            q = q + 1 if q + 1 < players else 0
-        following[p] = q
+        if g.end[p] - g.start[p] > 1 or head[p][0] != 0:
+            if p == g.leader:
+                at = players_in
+            ring[players_in] = p
+            players_in += 1
+    for k in range(players_in):
+        ring[players_in + k] = ring[k]
     while True:
-        # No penalty runs; `player` lays next. Who meets his run's end first?
+        # No penalty runs; ring[at] lays next. Who meets his run's end first?
         first_turn = 0xFFFFFFFF
-        payer = q = player
         first = 0
         for k in range(players_in):
-            turn = (head[q][0] >> COURT_BITS) * players_in + k
-            if turn < first_turn:
-                first_turn = turn
-                payer = q
-                first = k
-            q = following[q]
+            # Without a branch: which one comes first is a coin toss.
+            turn = (head[ring[at + k]][0] >> COURT_BITS) * players_in + k
+            earlier = -<uint32_t>(turn < first_turn)
+            first_turn ^= (first_turn ^ turn) & earlier
+            first ^= (first ^ k) & <int>earlier
         # By then each player laid the first one's run of plain cards, and one
         # more if his turn comes before the first one's (the first one's head
         # piece is left with its court card alone).
-        run = head[payer][0] >> COURT_BITS
-        q = player
+        run = first_turn // players_in
         for k in range(players_in):
-            head[q][0] -= (run + (k < first)) << COURT_BITS
-            q = following[q]
+            head[ring[at + k]][0] -= (run + (k < first)) << COURT_BITS
         pending += first_turn
         laid += first_turn
+        at += first
+        if at >= players_in:
+            at -= players_in
+        payer = ring[at]
         piece = head[payer][0]
-        if piece & COURT_MASK:
+        if piece & COURT_MASK == 0:
+            # He runs out: out of the game, and the next player still in lays.
+            players_in = leave_ring(ring, players_in, at)
+            if players_in == 1:
+                taker = ring[0]
+                break
+            if at >= players_in:
+                at -= players_in
+            continue
+        head[payer] += 1
+        pile[n] = pending << COURT_BITS | (piece & COURT_MASK)
+        n += 1
+        pending = 0
+        laid += 1
+        court_player = payer
+        owed = piece & COURT_MASK
+        # A penalty runs: payers lay until it is paid or a court card comes.
+        while True:
+            at += 1
+            if at >= players_in:
+                at -= players_in
+            payer = ring[at]
+            piece = head[payer][0]
+            run = piece >> COURT_BITS
+            if run >= owed:
+                head[payer][0] = piece - (owed << COURT_BITS)
+                pending += owed
+                laid += owed
+                taker = court_player
+                break
+            pending += run
+            laid += run
+            if piece & COURT_MASK == 0:     # the payer runs out: the next one owes the rest
+                head[payer][0] = 0
+                owed -= run
+                players_in = leave_ring(ring, players_in, at)
+                if players_in == 1:
+                    taker = ring[0]
+                    break
+                at -= 1         # the next one now stands where he stood
+                continue
             head[payer] += 1
             pile[n] = pending << COURT_BITS | (piece & COURT_MASK)
             n += 1
@@ -452,46 +498,7 @@ cdef bint trickn_by_court(Game* g) noexcept nogil:
             laid += 1
             court_player = payer
             owed = piece & COURT_MASK
-            payer = following[payer]
-            # A penalty runs: payers lay until it is paid or a court card comes.
-            while True:
-                piece = head[payer][0]
-                run = piece >> COURT_BITS
-                if run >= owed:
-                    head[payer][0] = piece - (owed << COURT_BITS)
-                    pending += owed
-                    laid += owed
-                    taker = court_player
-                    break
-                pending += run
-                laid += run
-                if piece & COURT_MASK == 0:     # the payer runs out: the next one owes the rest
-                    head[payer][0] = 0
-                    owed -= run
-                    players_in -= 1
-                    leave_ring(following, players, payer)
-                    if players_in == 1:
-                        taker = following[payer]
-                        break
-                    payer = following[payer]
-                    continue
-                head[payer] += 1
-                pile[n] = pending << COURT_BITS | (piece & COURT_MASK)
-                n += 1
-                pending = 0
-                laid += 1
-                court_player = payer
-                owed = piece & COURT_MASK
-                payer = following[payer]
-            break
-        # He runs out: out of the game, and the next player still in lays.
-        head[payer][0] = 0
-        players_in -= 1
-        leave_ring(following, players, payer)
-        if players_in == 1:
-            taker = following[payer]
-            break
-        player = following[payer]
+        break
     pile[n] = pending << COURT_BITS
     n += 1
     for p in range(players):
@@ -504,8 +511,16 @@ cdef bint trickn_by_court(Game* g) noexcept nogil:
         memmove(hand, hand + g.start[taker], size * sizeof(uint32_t))
         g.start[taker] = 0
         g.end[taker] = size
-    hand[g.end[taker] - 1] += pile[0]
-    memcpy(hand + g.end[taker], pile + 1, (n - 1) * sizeof(uint32_t))
+    hand += g.end[taker] - 1
+    hand[0] += pile[0]
+    # Most piles have one to four more pieces: copied without a loop or a
+    # call, whatever lies beyond them is overwritten later.
+    hand[1] = pile[1]
+    hand[2] = pile[2]
+    hand[3] = pile[3]
+    hand[4] = pile[4]
+    for k in range(PILE_SLACK + 1, n):
+        hand[k] = pile[k]
     g.end[taker] += n - 1
     g.leader = taker
     g.cards += laid
