@@ -9,8 +9,7 @@ import time
 import pytest
 
 from beggar.archive import Archive
-from test_cli import bad_input, beggar
-from test_search import job_file, job_id, kept, start, wait_for_chunks
+from helpers import bad_input, beggar, job_file, job_id, kept, start, wait_for_chunks
 
 pytest.importorskip("distributed", reason="the cluster extra: pip install 'beggar[cluster]'")
 

@@ -9,8 +9,7 @@ from beggar import _engine as compiled
 from beggar import reference
 from beggar.batch import row_outcome
 from beggar.shuffle import shuffled_deck
-
-CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+from helpers import CASELLA
 
 
 def test_play_accepts_notation(engine):

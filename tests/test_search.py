@@ -4,8 +4,6 @@ the real command."""
 import json
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 
 from dataclasses import replace
@@ -21,54 +19,7 @@ from beggar.savefile import load
 from beggar.search import job as jobs
 from beggar.search.drivers import ChunkResult
 from beggar.search.runner import SearchError, Summary, _keep
-from test_cli import SCRIPT, bad_input, beggar
-
-# Small chunks, so that a job of a few seconds has many of them.
-JOB = """
-name = "{name}"
-driver = "{driver}"
-seed = {seed}
-workers = 2
-min_cards = {min_cards}
-deals = {deals}
-chunk = {chunk}
-"""
-
-
-def job_file(tmp_path, name="t", driver="sample", seed=3, min_cards=1500, deals=600_000, chunk=20_000,
-             extra=""):
-    path = tmp_path / f"{name}.toml"
-    path.write_text(JOB.format(name=name, driver=driver, seed=seed, min_cards=min_cards, deals=deals,
-                               chunk=chunk) + extra)
-    return path
-
-
-def start(*args):
-    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "beggar"]
-    return subprocess.Popen(command + [str(a) for a in args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def job_id(text):
-    return next(line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("job "))
-
-
-def wait_for_chunks(path, chunks, seconds=60):
-    """The id of the job running on archive `path`, once it has kept `chunks` chunks."""
-    deadline = time.monotonic() + seconds
-    while True:
-        time.sleep(0.1)
-        with Archive(path) as archive:
-            ids = [row[0] for row in archive.db.execute("SELECT id FROM jobs")]
-            if ids and archive.job(ids[0])["chunks"] >= chunks:
-                return ids[0]
-        assert time.monotonic() < deadline, f"no job kept {chunks} chunks in {seconds} s"
-
-
-def kept(path, job=None):
-    """{deal: compiled outcome} of the games an archive holds (for one job)."""
-    with Archive(path) as archive:
-        return {game["deal"]: game["compiled"] for game in archive.games(job=job)}
+from helpers import CASELLA, bad_input, beggar, job_file, job_id, kept, start, wait_for_chunks
 
 
 def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
@@ -219,7 +170,7 @@ def load_text(tmp_path, text):
 
 
 def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
-    deal = Deal.parse("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
+    deal = Deal.parse(CASELLA)
     wrong = replace(play(deal), cards=475)      # what a broken engine would report
     spec = jobs.check({})
     with Archive(tmp_path / "a.sqlite") as archive:
