@@ -2,9 +2,11 @@
 job files and archive probes, the well-known deals and the shipped data."""
 
 import json
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from importlib import resources
 from pathlib import Path
 
@@ -72,16 +74,27 @@ def job_id(text):
     return next(line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("job "))
 
 
-def wait_for_chunks(path, chunks, seconds=60):
-    """The id of the job running on archive `path`, once it has kept `chunks` chunks."""
+def wait_for_chunks(path, chunks, process=None, seconds=60):
+    """The id of the job running on archive `path`, once it has kept `chunks` chunks;
+    fails at once if `process` (the job's Popen) ends first. The archive is read
+    through a read-only connection: opening it as an Archive takes the write lock,
+    which a running job holds while it replays its hits."""
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
     deadline = time.monotonic() + seconds
-    while True:
+    while time.monotonic() < deadline:
         time.sleep(0.1)
-        with Archive(path) as archive:
-            ids = [row[0] for row in archive.db.execute("SELECT id FROM jobs")]
-            if ids and archive.job(ids[0])["chunks"] >= chunks:
-                return ids[0]
-        assert time.monotonic() < deadline, f"no job kept {chunks} chunks in {seconds} s"
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the job ended (exit {process.returncode}) before keeping "
+                                 f"{chunks} chunks: {process.stderr.read()}")
+        try:
+            with closing(sqlite3.connect(uri, uri=True)) as db:
+                ids = db.execute("SELECT id FROM jobs").fetchall()
+                if ids and db.execute("SELECT count(*) FROM chunks WHERE job = ?",
+                                      ids[0]).fetchone()[0] >= chunks:
+                    return ids[0][0]
+        except sqlite3.OperationalError:
+            pass        # the job has yet to create the archive
+    raise AssertionError(f"no job kept {chunks} chunks in {seconds} s")
 
 
 def kept(path, job=None):

@@ -68,7 +68,7 @@ def test_a_killed_worker_loses_and_repeats_nothing(tmp_path, scheduler):
     spec = job_file(tmp_path, deals=6_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
     job = start("search", spec, "--cluster", address, "--archive", archive, "--quiet")
-    wait_for_chunks(archive, 8)
+    wait_for_chunks(archive, 8, job)
     workers[0].send_signal(signal.SIGKILL)
     out, err = job.communicate(timeout=180)
     assert job.returncode == 0, err

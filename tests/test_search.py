@@ -4,7 +4,6 @@ the real command."""
 import json
 import signal
 import sqlite3
-import time
 
 from dataclasses import replace
 
@@ -49,7 +48,7 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     spec = job_file(tmp_path, deals=8_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
     job = start("search", spec, "--archive", archive, "--quiet")
-    name = wait_for_chunks(archive, 10)
+    name = wait_for_chunks(archive, 10, job)
     job.send_signal(signal.SIGKILL)
     job.communicate(timeout=30)
     with Archive(archive) as opened:
@@ -72,7 +71,7 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
 def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, deals=0, chunk=200_000), "--archive", archive, "--quiet")
-    time.sleep(4)
+    wait_for_chunks(archive, 1, job)    # running, with a chunk kept, before the signal
     job.send_signal(signum)
     out, err = job.communicate(timeout=60)
     assert job.returncode == 0, err
