@@ -4,6 +4,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from beggar.archive import APPLICATION_ID, Archive
 
 # Each process waits for the same moment, then opens the archive: whoever comes
@@ -17,6 +19,7 @@ Archive(sys.argv[1]).close()
 """
 
 
+@pytest.mark.slow
 def test_processes_creating_one_archive_at_once_all_succeed(tmp_path):
     for attempt in range(5):
         path = tmp_path / f"archive{attempt}.sqlite"

@@ -84,6 +84,7 @@ def test_shuffle_is_the_same_in_both_engines():
     assert compiled.shuffled_deck(2 ** 64 - 1, 2 ** 64 - 1) == shuffled_deck(2 ** 64 - 1, 2 ** 64 - 1)
 
 
+@pytest.mark.slow
 def test_sample_returns_the_long_games_of_both_engines():
     hits = beggar.sample(30000, seed=4, min_cards=1200)
     assert hits == beggar.sample(30000, seed=4, min_cards=1200, engine="reference")

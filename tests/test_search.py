@@ -44,6 +44,7 @@ def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
     assert kept(again) == kept(archive)
 
 
+@pytest.mark.slow
 def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     spec = job_file(tmp_path, deals=8_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
@@ -89,6 +90,7 @@ def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
         assert opened.chunks_done(name) >= set(range(before["chunks"]))
 
 
+@pytest.mark.slow
 def test_two_jobs_on_one_archive_keep_both(tmp_path):
     archive = tmp_path / "archive.sqlite"
     first = start("search", job_file(tmp_path, "a", seed=5), "--archive", archive, "--quiet")
