@@ -122,7 +122,8 @@ def test_corrupt_or_foreign_archive(tmp_path):
               "no job 'nothing' to resume")
 
 
-def test_bad_job_files(tmp_path):
+def test_bad_job_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # the last command names no archive: keep the default one here
     path = tmp_path / "bad.toml"
     for text, message in [
         ("driver = 'anneal'", "'driver' must be one of sample, climb"),
