@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from beggar import Deal, Rules, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive
 
@@ -22,6 +24,7 @@ Archive(sys.argv[1]).close()
 """
 
 
+@pytest.mark.slow
 def test_processes_creating_one_archive_at_once_all_succeed(tmp_path):
     for attempt in range(5):
         path = tmp_path / f"archive{attempt}.sqlite"

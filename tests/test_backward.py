@@ -9,11 +9,9 @@ import pytest
 from beggar import Deal, play
 from beggar.backward import BackwardError, as_deal, basin, family
 from beggar.engine import predecessors, tricks
-from test_cli import bad_input, beggar
+from helpers import CASELLA, MANN_WU, bad_input, beggar
 
-MANN_WU = "K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--"
 ANDERSON = "--A-Q--J--J---Q--AJ-K---K-/-J-------Q------A--A--QKK-"
-CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 
 
 def step(hands, leader):

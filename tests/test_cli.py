@@ -3,37 +3,13 @@
 import itertools
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from beggar import Deal, Rules, play
 from beggar.engine import tricks
 from beggar.savefile import SavedGame, to_json, to_text
-
-CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
-MANN_WU = "K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--"
-SCRIPT = Path(sys.executable).with_name("beggar")
-
-
-def beggar(*args, stdin=None):
-    """Run the installed `beggar` script (python -m beggar where it is not installed)."""
-    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "beggar"]
-    return subprocess.run(command + [str(a) for a in args], input=stdin, capture_output=True,
-                          text=True, timeout=120)
-
-
-def bad_input(result, *fragments):
-    """Exit status 2, one line on standard error holding every fragment, no traceback."""
-    assert result.returncode == 2, result
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
+from helpers import CASELLA, MANN_WU, SCRIPT, bad_input, beggar
 
 
 def test_verify_published_deals_on_both_engines():
@@ -77,6 +53,7 @@ def test_replay_of_the_published_loop(tmp_path):
 
 
 def test_replay_trace_and_plot(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
     png = tmp_path / "sizes.png"
     result = beggar("replay", "-", "--trace", "--plot", png, stdin=MANN_WU + "\n")
     assert result.returncode == 0, result.stderr

@@ -9,8 +9,7 @@ import time
 import pytest
 
 from beggar.archive import Archive
-from test_cli import bad_input, beggar
-from test_search import job_file, job_id, kept, start, wait_for_chunks
+from helpers import bad_input, beggar, job_file, job_id, kept, start, wait_for_chunks
 
 pytest.importorskip("distributed", reason="the cluster extra: pip install 'beggar[cluster]'")
 
@@ -64,12 +63,13 @@ def test_a_local_cluster_keeps_the_same_hits_as_the_process_pool(tmp_path):
     assert kept(on_cluster) == kept(on_pool) and kept(on_pool)
 
 
+@pytest.mark.slow
 def test_a_killed_worker_loses_and_repeats_nothing(tmp_path, scheduler):
     address, workers = scheduler
     spec = job_file(tmp_path, deals=6_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
     job = start("search", spec, "--cluster", address, "--archive", archive, "--quiet")
-    wait_for_chunks(archive, 8)
+    wait_for_chunks(archive, 8, job)
     workers[0].send_signal(signal.SIGKILL)
     out, err = job.communicate(timeout=180)
     assert job.returncode == 0, err
@@ -83,6 +83,7 @@ def test_a_killed_worker_loses_and_repeats_nothing(tmp_path, scheduler):
     assert kept(archive) == kept(alone) and kept(alone)
 
 
+@pytest.mark.slow
 def test_an_address_that_does_not_answer(tmp_path):
     started = time.monotonic()
     line = bad_input(beggar("search", "--cluster", f"tcp://127.0.0.1:{free_port()}",

@@ -9,8 +9,7 @@ from beggar import _engine as compiled
 from beggar import reference
 from beggar.batch import row_outcome
 from beggar.shuffle import shuffled_deck
-
-CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+from helpers import CASELLA
 
 
 def test_play_accepts_notation(engine):
@@ -85,6 +84,7 @@ def test_shuffle_is_the_same_in_both_engines():
     assert compiled.shuffled_deck(2 ** 64 - 1, 2 ** 64 - 1) == shuffled_deck(2 ** 64 - 1, 2 ** 64 - 1)
 
 
+@pytest.mark.slow
 def test_sample_returns_the_long_games_of_both_engines():
     hits = beggar.sample(30000, seed=4, min_cards=1200)
     assert hits == beggar.sample(30000, seed=4, min_cards=1200, engine="reference")

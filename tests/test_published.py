@@ -3,7 +3,7 @@
 import pytest
 
 from beggar import Deal, play
-from conftest import load_data
+from helpers import load_data
 
 PUBLISHED = load_data("published-deals.json")
 CAMICIA = load_data("camicia-canonical-data.json")["cases"]

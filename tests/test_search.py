@@ -4,9 +4,6 @@ the real command."""
 import json
 import signal
 import sqlite3
-import subprocess
-import sys
-import time
 
 from dataclasses import replace
 
@@ -21,54 +18,7 @@ from beggar.savefile import load
 from beggar.search import job as jobs
 from beggar.search.drivers import ChunkResult
 from beggar.search.runner import SearchError, Summary, _keep
-from test_cli import SCRIPT, bad_input, beggar
-
-# Small chunks, so that a job of a few seconds has many of them.
-JOB = """
-name = "{name}"
-driver = "{driver}"
-seed = {seed}
-workers = 2
-min_cards = {min_cards}
-deals = {deals}
-chunk = {chunk}
-"""
-
-
-def job_file(tmp_path, name="t", driver="sample", seed=3, min_cards=1500, deals=600_000, chunk=20_000,
-             extra=""):
-    path = tmp_path / f"{name}.toml"
-    path.write_text(JOB.format(name=name, driver=driver, seed=seed, min_cards=min_cards, deals=deals,
-                               chunk=chunk) + extra)
-    return path
-
-
-def start(*args):
-    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "beggar"]
-    return subprocess.Popen(command + [str(a) for a in args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def job_id(text):
-    return next(line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("job "))
-
-
-def wait_for_chunks(path, chunks, seconds=60):
-    """The id of the job running on archive `path`, once it has kept `chunks` chunks."""
-    deadline = time.monotonic() + seconds
-    while True:
-        time.sleep(0.1)
-        with Archive(path) as archive:
-            ids = [row[0] for row in archive.db.execute("SELECT id FROM jobs")]
-            if ids and archive.job(ids[0])["chunks"] >= chunks:
-                return ids[0]
-        assert time.monotonic() < deadline, f"no job kept {chunks} chunks in {seconds} s"
-
-
-def kept(path, job=None):
-    """{deal: compiled outcome} of the games an archive holds (for one job)."""
-    with Archive(path) as archive:
-        return {game["deal"]: game["compiled"] for game in archive.games(job=job)}
+from helpers import CASELLA, bad_input, beggar, job_file, job_id, kept, start, wait_for_chunks
 
 
 def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
@@ -94,11 +44,12 @@ def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
     assert kept(again) == kept(archive)
 
 
+@pytest.mark.slow
 def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     spec = job_file(tmp_path, deals=8_000_000, chunk=100_000, min_cards=2500)
     archive = tmp_path / "archive.sqlite"
     job = start("search", spec, "--archive", archive, "--quiet")
-    name = wait_for_chunks(archive, 10)
+    name = wait_for_chunks(archive, 10, job)
     job.send_signal(signal.SIGKILL)
     job.communicate(timeout=30)
     with Archive(archive) as opened:
@@ -121,7 +72,7 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
 def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, deals=0, chunk=200_000), "--archive", archive, "--quiet")
-    time.sleep(4)
+    wait_for_chunks(archive, 1, job)    # running, with a chunk kept, before the signal
     job.send_signal(signum)
     out, err = job.communicate(timeout=60)
     assert job.returncode == 0, err
@@ -139,6 +90,7 @@ def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
         assert opened.chunks_done(name) >= set(range(before["chunks"]))
 
 
+@pytest.mark.slow
 def test_two_jobs_on_one_archive_keep_both(tmp_path):
     archive = tmp_path / "archive.sqlite"
     first = start("search", job_file(tmp_path, "a", seed=5), "--archive", archive, "--quiet")
@@ -170,7 +122,8 @@ def test_corrupt_or_foreign_archive(tmp_path):
               "no job 'nothing' to resume")
 
 
-def test_bad_job_files(tmp_path):
+def test_bad_job_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # the last command names no archive: keep the default one here
     path = tmp_path / "bad.toml"
     for text, message in [
         ("driver = 'anneal'", "'driver' must be one of sample, climb"),
@@ -219,7 +172,7 @@ def load_text(tmp_path, text):
 
 
 def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
-    deal = Deal.parse("---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA")
+    deal = Deal.parse(CASELLA)
     wrong = replace(play(deal), cards=475)      # what a broken engine would report
     spec = jobs.check({})
     with Archive(tmp_path / "a.sqlite") as archive:

@@ -1,0 +1,103 @@
+"""Helpers shared by several test modules: the command as a subprocess, search
+job files and archive probes, the well-known deals and the shipped data."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from importlib import resources
+from pathlib import Path
+
+from beggar.archive import Archive
+
+CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+MANN_WU = "K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--"
+SCRIPT = Path(sys.executable).with_name("beggar")
+
+# Small chunks, so that a job of a few seconds has many of them.
+JOB = """
+name = "{name}"
+driver = "{driver}"
+seed = {seed}
+workers = 2
+min_cards = {min_cards}
+deals = {deals}
+chunk = {chunk}
+"""
+
+
+def load_data(name):
+    """A JSON file shipped in beggar/data."""
+    return json.loads(resources.files("beggar").joinpath("data", name).read_text())
+
+
+def _command(args):
+    """The installed `beggar` script (python -m beggar where it is not installed) with `args`."""
+    command = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "beggar"]
+    return command + [str(a) for a in args]
+
+
+def beggar(*args, stdin=None):
+    """Run the `beggar` command to its end: the CompletedProcess, output as text."""
+    return subprocess.run(_command(args), input=stdin, capture_output=True, text=True, timeout=120)
+
+
+def start(*args):
+    """Start the `beggar` command without waiting: the Popen, output piped as text."""
+    return subprocess.Popen(_command(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def bad_input(result, *fragments):
+    """Exit status 2, one line on standard error holding every fragment, no traceback."""
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def job_file(tmp_path, name="t", driver="sample", seed=3, min_cards=1500, deals=600_000, chunk=20_000,
+             extra=""):
+    """A search job file `name`.toml in tmp_path, from JOB and the given fields, `extra` appended."""
+    path = tmp_path / f"{name}.toml"
+    path.write_text(JOB.format(name=name, driver=driver, seed=seed, min_cards=min_cards, deals=deals,
+                               chunk=chunk) + extra)
+    return path
+
+
+def job_id(text):
+    """The id of the job a search names in its output (the first line that starts with `job`)."""
+    return next(line.split()[1].rstrip(":") for line in text.splitlines() if line.startswith("job "))
+
+
+def wait_for_chunks(path, chunks, process=None, seconds=60):
+    """The id of the job running on archive `path`, once it has kept `chunks` chunks;
+    fails at once if `process` (the job's Popen) ends first. The archive is read
+    through a read-only connection: opening it as an Archive takes the write lock,
+    which a running job holds while it replays its hits."""
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the job ended (exit {process.returncode}) before keeping "
+                                 f"{chunks} chunks: {process.stderr.read()}")
+        try:
+            with closing(sqlite3.connect(uri, uri=True)) as db:
+                ids = db.execute("SELECT id FROM jobs").fetchall()
+                if ids and db.execute("SELECT count(*) FROM chunks WHERE job = ?",
+                                      ids[0]).fetchone()[0] >= chunks:
+                    return ids[0][0]
+        except sqlite3.OperationalError:
+            pass        # the job has yet to create the archive
+    raise AssertionError(f"no job kept {chunks} chunks in {seconds} s")
+
+
+def kept(path, job=None):
+    """{deal: compiled outcome} of the games an archive holds (for one job)."""
+    with Archive(path) as archive:
+        return {game["deal"]: game["compiled"] for game in archive.games(job=job)}
