@@ -866,19 +866,22 @@ cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shap
     a random free position for each court card in turn. `courts` (BIT_WORDS
     words) gets the positions of the court cards as bits."""
     cdef uint8_t positions[MAX_DECK]
-    cdef int i
+    cdef int i, total = s.total, n_courts = s.n_courts
     cdef uint32_t j
     cdef uint8_t position
-    memset(deck, 0, s.total)
+    cdef const uint8_t* court = s.courts
+    cdef uint64_t random = state[0]     # in a register: byte stores may alias memory
+    memset(deck, 0, total)
     memset(courts, 0, BIT_WORDS * sizeof(uint64_t))
-    memcpy(positions, IDENTITY, s.total)
-    for i in range(s.n_courts):
-        j = i + below(state, s.total - i)
+    memcpy(positions, IDENTITY, total)
+    for i in range(n_courts):
+        j = i + below(&random, total - i)
         position = positions[j]
         positions[j] = positions[i]
         positions[i] = position
-        deck[position] = s.courts[i]
+        deck[position] = court[i]
         courts[position >> 6] |= (<uint64_t>1) << (position & 63)
+    state[0] = random
 
 
 cdef inline void first_sizes(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
@@ -906,26 +909,31 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
     cdef int n[2]
     cdef uint64_t bits
     cdef uint32_t* pieces = w.game.pieces
+    cdef uint8_t* out = w.deal
+    cdef int total = s.total, second, room
     deck_from(deck, courts, state, s)
     first_sizes(w, state, s)
     if n_players == 2:
         # Alternately while both hands take cards (2 * short_hand of them), then
         # the rest to the longer hand.
+        # (Locals throughout: a store through the byte pointer `out` could
+        # alias anything in memory, and would make the compiler reload it.)
         short_hand = min(w.hand_sizes[0], w.hand_sizes[1])
         long_hand = 0 if w.hand_sizes[0] > w.hand_sizes[1] else 1
-        offset[0] = 0
-        offset[1] = w.hand_sizes[0]
-        for i in range(2 * short_hand):
-            w.deal[offset[i & 1] + (i >> 1)] = deck[i]
-        for i in range(2 * short_hand, s.total):
-            w.deal[offset[long_hand] + i - short_hand] = deck[i]
+        second = w.hand_sizes[0]
+        for i in range(short_hand):
+            out[i] = deck[2 * i]
+            out[second + i] = deck[2 * i + 1]
+        second = second * long_hand - short_hand     # where the longer hand's last cards go
+        for i in range(2 * short_hand, total):
+            out[second + i] = deck[i]
     else:
         offset[0] = 0
         for p in range(1, n_players):
             offset[p] = offset[p - 1] + w.hand_sizes[p - 1]
         p = index = 0       # card i goes to hand p, as its card number `index`
-        for i in range(s.total):
-            w.deal[offset[p] + index] = deck[i]
+        for i in range(total):
+            out[offset[p] + index] = deck[i]
             p += 1
             if p == n_players:
                 p = 0
@@ -935,7 +943,8 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
         return
     last[0] = last[1] = -1
     n[0] = n[1] = 0
-    for word in range((s.total + 63) >> 6):
+    room = w.game.room
+    for word in range((total + 63) >> 6):
         bits = courts[word]
         while bits:
             i = (word << 6) + __builtin_ctzll(bits)     # the deck's next court card
@@ -946,11 +955,11 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
             else:
                 h = long_hand
                 index = i - short_hand
-            pieces[h * w.game.room + n[h]] = <uint32_t>(index - last[h] - 1) << COURT_BITS | deck[i]
+            pieces[h * room + n[h]] = <uint32_t>(index - last[h] - 1) << COURT_BITS | deck[i]
             n[h] += 1
             last[h] = index
     for h in range(2):
-        pieces[h * w.game.room + n[h]] = <uint32_t>(w.hand_sizes[h] - 1 - last[h]) << COURT_BITS
+        pieces[h * room + n[h]] = <uint32_t>(w.hand_sizes[h] - 1 - last[h]) << COURT_BITS
         w.game.start[h] = 0
         w.game.end[h] = n[h] + 1
     w.game.leader = 0

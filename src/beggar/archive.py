@@ -117,20 +117,28 @@ class Archive:
 
     def _check_or_create(self):
         db = self.db
-        if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-            self._switch_to_wal()       # a new archive (never someone else's file)
-        # The look and the creation share one write lock: another job may be
-        # creating the same archive at this very moment.
-        with self.transaction():
+        # One read transaction: both looks see the same moment of the file,
+        # and an existing archive is opened without waiting for a writer.
+        db.execute("BEGIN")
+        try:
             application = db.execute("PRAGMA application_id").fetchone()[0]
             tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if application == 0 and tables == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                application = APPLICATION_ID
+        finally:
+            db.execute("COMMIT")
+        if application == 0 and tables == 0:
+            self._switch_to_wal()       # a new archive (never someone else's file)
+            # Look again under the write lock: another job may be creating the
+            # same archive at this very moment.
+            with self.transaction():
+                application = db.execute("PRAGMA application_id").fetchone()[0]
+                tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+                if application == 0 and tables == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    application = APPLICATION_ID
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]

@@ -186,43 +186,54 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     return summary
 
 
-def _keep_game(archive, deal, outcome, driver, parent, job_id, spec, chunk, summary, disputed):
-    """Replay one game by the reference engine and keep it; returns its id."""
-    replay = engine.play(deal, engine="reference")
-    game_id, new = archive.add_game(deal, Rules(), outcome, replay, job_id, driver, spec["seed"], chunk,
-                                    parent)
-    if outcome != replay:
-        disputed.append(f"game {game_id} ({deal}): compiled {outcome}, reference {replay}")
-    summary.kept += new
-    summary.known += not new
-    summary.loops += outcome.status == "loop"
-    summary.extended += new and driver == "extension"
-    return game_id
+def _checked_games(spec, result):
+    """The games a chunk keeps, each replayed by the reference engine: its hits,
+    and after a finished game of at least extend_cards cards the longest
+    balanced deal of its family (found by a family search). Returns
+    [(deal, outcome, replay, driver, parent)], parent the position of the
+    game's own row in the list, or None. All the slow work of keeping a chunk
+    is here, done before the archive's write lock is taken."""
+    games = []
+    for deal, outcome in result.hits:
+        games.append((deal, outcome, engine.play(deal, engine="reference"), spec["driver"], None))
+        if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
+            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
+            if longest is not None and longest[0] != deal:
+                member = longest[0]
+                games.append((member, engine.play(member), engine.play(member, engine="reference"),
+                              "extension", len(games) - 1))
+    return games
 
 
 def _keep(archive, job_id, spec, result, summary):
-    """Replay a chunk's hits by the reference engine and keep them, with the
-    record that the chunk is done, in one transaction. A finished game of at
-    least extend_cards cards is followed by a family search, and the family's
-    longest balanced deal is kept too, with the game as its parent."""
-    disputed = []
+    """Keep a chunk's games (_checked_games) with the record that the chunk is
+    done, in one short transaction. The summary counts them only once they
+    are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
+    played again on resume and counted then."""
+    games = _checked_games(spec, result)
+    disputed, ids = [], []
+    kept = known = loops = extended = 0
     try:
         with archive.transaction():
-            for deal, outcome in result.hits:
-                game_id = _keep_game(archive, deal, outcome, spec["driver"], None, job_id, spec,
-                                     result.chunk, summary, disputed)
-                if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
-                    # Extension: the longest balanced deal that ends the same way.
-                    longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
-                    if longest is not None and longest[0] != deal:
-                        member = longest[0]
-                        _keep_game(archive, member, engine.play(member), "extension", game_id, job_id,
-                                   spec, result.chunk, summary, disputed)
+            for deal, outcome, replay, driver, parent in games:
+                game_id, new = archive.add_game(deal, Rules(), outcome, replay, job_id, driver, spec["seed"],
+                                                result.chunk, None if parent is None else ids[parent])
+                ids.append(game_id)
+                if outcome != replay:
+                    disputed.append(f"game {game_id} ({deal}): compiled {outcome}, reference {replay}")
+                kept += new
+                known += not new
+                loops += outcome.status == "loop"
+                extended += new and driver == "extension"
             best = result.best[1].cards if result.best is not None else 0
             archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds)
     except sqlite3.Error as error:
         raise SearchError(f"{archive.path}: cannot write ({error}); every hit committed before "
                           f"is kept, resume with: beggar search --resume {job_id}") from None
+    summary.kept += kept
+    summary.known += known
+    summary.loops += loops
+    summary.extended += extended
     summary.deals += result.deals
     if result.best is not None and (summary.best is None or result.best[1].cards > summary.best[1].cards):
         summary.best = result.best
