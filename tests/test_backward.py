@@ -123,3 +123,10 @@ def test_family_and_basin_commands(tmp_path):
     assert result.stdout.count("period 62 tricks / 440 cards") == 30
     bad_input(beggar("basin", MANN_WU), "does not loop")
     bad_input(beggar("family", MANN_WU, "--max-cards", 100), "limits do not apply")
+
+
+def test_search_bounds_are_checked():
+    deal = Deal.parse(MANN_WU)
+    for states, seconds in ((0, 1.0), (10 ** 19, 1.0), (10, float("inf")), (10, 1e300), (10, 0), (10, True)):
+        with pytest.raises(BackwardError, match="max_s"):
+            family(deal, states, seconds)

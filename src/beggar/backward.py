@@ -16,6 +16,7 @@ import itertools
 from dataclasses import dataclass
 
 from . import engine
+from .checks import MAX_COUNT, whole
 from .deal import Deal
 
 MAX_STATES = 10_000_000
@@ -49,14 +50,22 @@ def as_deal(hands, leader):
     return Deal.from_codes((hands[leader], hands[1 - leader]))
 
 
-def _check_two_players(deal):
+def _check_search(deal, max_states, max_seconds):
     if deal.players != 2:
         raise BackwardError(f"backward play is for two players, not {deal.players}")
+    try:
+        whole(max_states, "max_states", 1, MAX_COUNT)
+    except ValueError as error:
+        raise BackwardError(str(error)) from None
+    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) \
+            or not 0 < max_seconds <= 1e9:
+        raise BackwardError(f"max_seconds must be a number of seconds above 0 and at most 1e9, "
+                            f"not {max_seconds!r}")
 
 
 def family(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
     """The family of a finished two-player game."""
-    _check_two_players(deal)
+    _check_search(deal, max_states, max_seconds)
     outcome = engine.play(deal, engine=engine_name)
     if outcome.status != "finished":
         raise BackwardError(f"the game {'loops' if outcome.status == 'loop' else 'does not end'}; "
@@ -73,7 +82,7 @@ def family(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=Non
 def basin(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
     """The basin of the loop a two-player deal falls into; every balanced deal
     in it is replayed by the reference engine."""
-    _check_two_players(deal)
+    _check_search(deal, max_states, max_seconds)
     outcome = engine.play(deal, engine=engine_name)
     if outcome.status != "loop":
         raise BackwardError(f"the game does not loop (it is {outcome.status}); "

@@ -175,7 +175,8 @@ def _check_player_count(players):
     if isinstance(players, bool) or not isinstance(players, int):
         raise DealError(f"the number of players is a whole number, not {players!r}")
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise DealError(f"{players} players: a deal has {MIN_PLAYERS} to {MAX_PLAYERS} hands")
+        raise DealError(f"{players} player{'' if players == 1 else 's'}: "
+                        f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} hands")
 
 
 def _check_size(total):

@@ -55,8 +55,15 @@ def main(argv=None):
         return 141
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one line like every other bad input."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -9,7 +9,7 @@ from ..outcome import Outcome
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table
-from .options import UsageError, limit, players, whole_number
+from .options import UsageError, count, game_id, limit, players
 
 
 def run_archive_list(args):
@@ -86,7 +86,7 @@ def add(commands):
     listing.add_argument("--loops", action="store_true", help="loops only")
     listing.add_argument("--records", action="store_true",
                          help="finished games as long as a published record (4791 cards and more)")
-    listing.add_argument("--min-cards", type=whole_number, metavar="N", help="games of N cards and more")
+    listing.add_argument("--min-cards", type=count, metavar="N", help="games of N cards and more")
     listing.add_argument("--disputed", action="store_true", help="games the engines disagree on")
     listing.add_argument("--deck", metavar="DECK", help="games of this deck (a name or counts)")
     listing.add_argument("--players", type=players, metavar="N", help="games of N players")
@@ -95,13 +95,13 @@ def add(commands):
     listing.set_defaults(run=run_archive_list)
     show = archive_commands.add_parser("show", help="one kept game in full",
                                        description="Show one kept game: outcome, rules, check, finder.")
-    show.add_argument("id", type=whole_number, metavar="ID")
+    show.add_argument("id", type=game_id, metavar="ID")
     show.set_defaults(run=run_archive_show)
     export = archive_commands.add_parser(
         "export", help="write a kept game as a saved game for beggar replay",
         description="Write a kept game in the saved-game form that beggar replay reads "
                     "(JSON, with its rules and outcome; --text for one hand per line).")
-    export.add_argument("id", type=whole_number, metavar="ID")
+    export.add_argument("id", type=game_id, metavar="ID")
     export.add_argument("file", nargs="?", metavar="FILE", help="default: standard output")
     export.add_argument("--text", action="store_true", help="one hand per line instead of JSON")
     export.set_defaults(run=run_archive_export)

@@ -4,7 +4,7 @@ one game, and reading the game they ask for."""
 import argparse
 import os
 
-from ..checks import whole
+from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, shown, whole
 from ..deal import ANY, Deal
 from ..engine import ENGINES
 from ..rules import Rules
@@ -23,19 +23,25 @@ class UsageError(ValueError):
 NOTATION = set("-/0123456789TXJQKAtxjqka ,") | set("SHDCshdc\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667")
 
 
-def at_least(low):
-    """An argparse type: a whole number of at least `low`."""
+def whole_in(low, high):
+    """An argparse type: a whole number from `low` to `high`."""
     def parse(text):
         try:
-            return whole(int(text), "", low)
+            return whole(int(text), "", low, high)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"must be a whole number of at least {low}, not {text!r}") from None
+                f"must be a whole number from {low} to {shown(high)}, not {text!r}") from None
     return parse
 
 
-limit = at_least(1)
-whole_number = at_least(0)
+#: Limits, budgets and bounds: cards, tricks, deals, states, games.
+limit = whole_in(1, MAX_COUNT)
+count = whole_in(0, MAX_COUNT)
+seed = whole_in(0, MAX_SEED)
+game_id = whole_in(0, MAX_ID)
+
+#: The longest time any command is asked to run for: about 30 years.
+MAX_SECONDS = 10 ** 9
 
 
 def seconds(text):
@@ -43,9 +49,26 @@ def seconds(text):
         value = float(text)
     except ValueError:
         value = -1
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text!r}")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, not {text!r}")
     return value
+
+
+#: Worker processes a search may start on this machine: a few per core keep
+#: the cores busy; more only crowd its memory.
+WORKERS_PER_CORE = 4
+
+
+def max_workers():
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+def workers(text):
+    try:
+        return whole_in(1, max_workers())(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"{error} ({WORKERS_PER_CORE} per core of this machine)") from None
 
 
 def players(text):
@@ -72,8 +95,8 @@ def add_deck_option(parser, more=""):
 def add_game_options(parser):
     deal = parser.add_argument_group("a shuffled deal instead")
     deal.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
-    deal.add_argument("--seed", type=whole_number, metavar="S", help="seed of the shuffle")
-    deal.add_argument("--index", type=whole_number, metavar="I",
+    deal.add_argument("--seed", type=seed, metavar="S", help="seed of the shuffle")
+    deal.add_argument("--index", type=seed, metavar="I",
                       help="deal number I of the seed, as beggar.sample numbers them (default 0)")
     deal.add_argument("--split", type=split, metavar="K",
                       help="two players: cards in the first hand, 'even' (default) or 'random'")
@@ -114,8 +137,9 @@ def game_from_args(args):
 def read_games(source, deck):
     """The games a DEAL argument stands for: notation, a file, or '-'. A word
     that names no file and is mostly notation is read as a deal, so that a
-    mistyped card is reported as such rather than as a missing file."""
-    if source != "-" and not os.path.exists(source):
+    mistyped card is reported as such rather than as a missing file (or as a
+    directory: '///' names the root)."""
+    if source != "-" and not os.path.isfile(source):
         notation = sum(ch in NOTATION for ch in source)
         if notation == len(source) or ("/" in source and notation >= 0.8 * len(source)):
             return [SavedGame(Deal.parse(source, deck))]

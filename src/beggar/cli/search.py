@@ -6,7 +6,7 @@ from ..archive import DEFAULT_PATH, Archive
 from ..decks import Deck, hand_sizes
 from ..search import SearchError
 from ..search import job as jobs
-from .options import UsageError, limit, players, seconds, split, whole_number
+from .options import UsageError, count, players, seconds, seed, split, workers
 
 
 def run_search(args):
@@ -98,11 +98,11 @@ def add(commands):
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
     search.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
-    search.add_argument("--workers", type=limit, metavar="N", help="worker processes (default: the job's, "
+    search.add_argument("--workers", type=workers, metavar="N", help="worker processes, at most 4 per core (default: the job's, "
                         "else one per core)")
-    search.add_argument("--seed", type=whole_number, metavar="S", help="the job's seed")
-    search.add_argument("--deals", type=whole_number, metavar="N", help="budget in deals (0: until stopped)")
-    search.add_argument("--min-cards", type=whole_number, metavar="N", help="keep games at least this long")
+    search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
+    search.add_argument("--deals", type=count, metavar="N", help="budget in deals (0: until stopped)")
+    search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
     search.add_argument("--deck", metavar="DECK",
                         help="the deck dealt: standard, camicia, half, half-camicia, or counts such as "
                              "'18 2J 2Q 2K 2A' (default standard)")
