@@ -129,12 +129,22 @@ def test_bad_job_files(tmp_path, monkeypatch):
         ("driver = 'anneal'", "'driver' must be one of sample, climb"),
         ("drivr = 'climb'", "unknown key 'drivr'"),
         ("driver = 'climb'\n[climb]\naccept = 'greedy'", "[climb]: accept must be one of"),
-        ("deals = -5", "'deals' must be a whole number of at least 0"),
+        ("deals = -5", "'deals' must be a whole number from 0 to 10**18"),
+        ("deals = 100000000000000000000000000\nchunk = 100000000000000000000000",
+         "'deals' must be a whole number from 0 to 10**18"),
+        ("deals = 1000\nchunk = 1000000000000", "'chunk' must be a whole number from 1 to 1000000000"),
+        ("min_cards = 1000000000000000000000000000000", "'min_cards' must be a whole number from 0 to 10**18"),
+        ("workers = 100000", "'workers' must be a whole number from 0 to 1024"),
+        ("seed = " + "9" * 5001, "bad.toml: not a job file"),
+        ("name = '" + "x" * 101 + "'", "'name' must be 1 to 100 letters"),
         ("seed = [1", "bad.toml: not valid TOML"),
         ("[climb]\npatience = 10", "[climb] is given but the driver is 'sample'"),
     ]:
         path.write_text(text)
         bad_input(beggar("search", path, "--archive", tmp_path / "a.sqlite"), message)
+        assert not (tmp_path / "a.sqlite").exists()       # refused before the archive is opened
+    path.write_bytes(b"\xff\xfe")
+    bad_input(beggar("search", path, "--archive", tmp_path / "a.sqlite"), "bad.toml: not a text file")
     bad_input(beggar("search", tmp_path / "none.toml"), "none.toml: no such job file")
 
 

@@ -24,21 +24,25 @@ def run_search(args):
 def _search(args, cluster):
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
+    spec = None
+    if args.resume is None:
+        # The job is read and checked before the archive is opened: a bad job
+        # file leaves no archive behind.
+        data = jobs.read(args.job) if args.job is not None else {}
+        for key in ("seed", "deals", "min_cards", "deck", "players", "split"):
+            if getattr(args, key) is not None:
+                data[key] = getattr(args, key)
+        spec = jobs.check(data, args.job or "job")
+    elif args.job is not None:
+        raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
     with Archive(args.archive) as archive:
         if args.resume is not None:
-            if args.job is not None:
-                raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
             job_id = args.resume
             job = archive.job(job_id)
             if job["state"] == "done":
                 print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
                 return 0
         else:
-            data = jobs.read(args.job) if args.job is not None else {}
-            for key in ("seed", "deals", "min_cards", "deck", "players", "split"):
-                if getattr(args, key) is not None:
-                    data[key] = getattr(args, key)
-            spec = jobs.check(data, args.job or "job")
             job_id = new_job_id(spec)
             archive.add_job(job_id, spec)
         spec = jobs.stored(archive.job(job_id)["spec"])

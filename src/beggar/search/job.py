@@ -13,7 +13,7 @@ workers, and a resumed job the same as one never stopped.
 import os
 import sys
 
-from ..checks import whole
+from ..checks import MAX_COUNT, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
@@ -42,6 +42,14 @@ DEFAULTS = {
 }
 
 
+#: Bounds of the numbers of a job: a chunk is played by one worker in one
+#: go (10**9 deals is a quarter of an hour of a core); more workers than
+#: this are never useful, and the runner starts at most 4 per core anyway.
+MAX_CHUNK = 10 ** 9
+MAX_WORKERS = 1024
+MAX_NAME = 100
+
+
 class JobError(ValueError):
     """A job specification that cannot be run; the message names file and key."""
 
@@ -60,8 +68,14 @@ def read(path):
         raise JobError(f"{path}: no such job file") from None
     except IsADirectoryError:
         raise JobError(f"{path}: is a directory, not a job file") from None
+    except UnicodeDecodeError as error:
+        raise JobError(f"{path}: not a text file ({error.reason} at byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise JobError(f"{path}: not valid TOML ({error})") from None
+    except ValueError as error:         # a number of thousands of digits
+        raise JobError(f"{path}: not a job file ({error})") from None
+    except OSError as error:
+        raise JobError(f"{path}: cannot read ({error.strerror})") from None
     data.setdefault("name", os.path.splitext(os.path.basename(path))[0])
     return data
 
@@ -75,9 +89,10 @@ def check(data, where="job"):
         raise JobError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
     spec = dict(DEFAULTS)
     spec.update({k: v for k, v in data.items() if k != "climb"})
-    if not isinstance(spec["name"], str) or not spec["name"] or not all(
+    if not isinstance(spec["name"], str) or not 0 < len(spec["name"]) <= MAX_NAME or not all(
             ch.isalnum() or ch in "-_." for ch in spec["name"]):
-        raise JobError(f"{where}: 'name' must be letters, digits, '-', '_' or '.', not {spec['name']!r}")
+        raise JobError(f"{where}: 'name' must be 1 to {MAX_NAME} letters, digits, '-', '_' or '.', "
+                       f"not {spec['name']!r}")
     if spec["driver"] not in DRIVERS:
         raise JobError(f"{where}: 'driver' must be one of {', '.join(DRIVERS)}, not {spec['driver']!r}")
     try:
@@ -90,9 +105,10 @@ def check(data, where="job"):
         raise JobError(f"{where}: {error}") from None
     spec["deck"] = str(deck)
     spec["split"] = "even" if split is None else split
-    for key, low in (("workers", 0), ("min_cards", 0), ("deals", 0), ("chunk", 1), ("extend_cards", 0)):
+    for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, MAX_COUNT),
+                           ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
         try:
-            whole(spec[key], f"'{key}'", low)
+            whole(spec[key], f"'{key}'", low, high)
         except ValueError as error:
             raise JobError(f"{where}: {error}") from None
     climb = data.get("climb", {})
