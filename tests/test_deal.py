@@ -65,7 +65,7 @@ def test_shuffled_deals_one_card_at_a_time():
     ("K-1/--", "position 3: unknown card '1'"),
     ("K--/", "hand 2 is empty"),
     ("/K", "hand 1 is empty"),
-    ("K--", "1 players"),
+    ("K--", "1 player: a deal has 2 to 4 hands"),
     ("J/Q/K/A/-", "5 players"),
     ("   ", "the deal is empty"),
 ])

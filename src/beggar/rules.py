@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks import MAX_COUNT, whole
+from .checks import whole
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,9 @@ class Rules:
             value = getattr(self, name)
             if value is None:
                 continue
-            whole(value, name, 1, MAX_COUNT)
+            whole(value, name, 1)
+            if value >= 1 << 62:
+                raise ValueError(f"{name} {value} is too large")
         if not isinstance(self.detect_loops, bool):
             raise ValueError(f"detect_loops must be True or False, not {self.detect_loops!r}")
         if not self.detect_loops and self.max_cards is None and self.max_tricks is None:
