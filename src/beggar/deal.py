@@ -148,7 +148,7 @@ def read_hands(text, place=lambda column: f"position {column}"):
     """Split record notation into hands of codes, with the 1-based column of
     every card: (hands, columns). `place(column)` names a column in an error."""
     hands, columns = [[]], [[]]
-    i, n = 0, len(text)
+    i, n, cards_read = 0, len(text), 0
     while i < n:
         ch = text[i]
         if ch == "/":
@@ -165,6 +165,9 @@ def read_hands(text, place=lambda column: f"position {column}"):
                 raise DealError(f"{place(i + 1)}: unknown card {ch!r}") from None
             hands[-1].append(code)
             columns[-1].append(i + 1)
+            cards_read += 1
+            if cards_read > MAX_CARDS:      # stop at once: the rest may be huge
+                raise DealError(f"{place(i + 1)}: more than {MAX_CARDS} cards; a deal holds at most {MAX_CARDS}")
             i += size
             if i < n and text[i] in cards.SUIT_MARKS:
                 i += 1

@@ -68,21 +68,39 @@ class SavedGame:
     year: int | None = None
 
 
+#: The largest saved-game file read: far above any deal of MAX_CARDS cards
+#: written out in full, far below what would take long to parse.
+MAX_BYTES = 4 * 1024 * 1024
+
+
 def read_text(path):
-    """The text of a file, or of standard input for "-"."""
-    if path == "-":
-        return sys.stdin.read()
+    """The text of a file, or of standard input for "-": UTF-8 (a byte order
+    mark is skipped), at most MAX_BYTES, read no further than that."""
+    name = "standard input" if path == "-" else path
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read()
+        if path == "-":
+            if sys.stdin is None:
+                raise SaveFileError("standard input: closed, nothing to read")
+            stream = getattr(sys.stdin, "buffer", sys.stdin)
+            data = stream.read(MAX_BYTES + 1)
+        else:
+            with open(path, "rb") as file:
+                data = file.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise SaveFileError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise SaveFileError(f"{path}: is a directory, not a file") from None
-    except UnicodeDecodeError as error:
-        raise SaveFileError(f"{path}: not a text file ({error.reason} at byte {error.start})") from None
     except OSError as error:
-        raise SaveFileError(f"{path}: {error.strerror}") from None
+        raise SaveFileError(f"{name}: cannot read ({error.strerror})") from None
+    if len(data) > MAX_BYTES:
+        raise SaveFileError(f"{name}: larger than {MAX_BYTES // 1024 // 1024} MiB, "
+                            "far more than any saved game")
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SaveFileError(f"{name}: not a text file ({error.reason} at byte {error.start})") from None
 
 
 def load(path, deck="any"):
@@ -131,6 +149,10 @@ def _parse_json(text, name, deck):
     except json.JSONDecodeError as error:
         raise SaveFileError(f"{name}: line {error.lineno}, column {error.colno}: "
                             f"not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise SaveFileError(f"{name}: JSON nested too deeply to be a saved game") from None
+    except ValueError as error:         # an integer of thousands of digits
+        raise SaveFileError(f"{name}: not a saved game ({error})") from None
     entries = data if isinstance(data, list) else [data]
     if not entries:
         raise SaveFileError(f"{name}: the list holds no game")
