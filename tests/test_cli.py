@@ -3,13 +3,15 @@
 import itertools
 import json
 import os
+import subprocess
+import time
 
 import pytest
 
 from beggar import Deal, Rules, play
 from beggar.engine import tricks
 from beggar.savefile import SavedGame, to_json, to_text
-from helpers import CASELLA, MANN_WU, SCRIPT, bad_input, beggar
+from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar
 
 
 def test_verify_published_deals_on_both_engines():
@@ -187,3 +189,55 @@ def test_messages_say_what_was_meant():
 @pytest.mark.skipif(not SCRIPT.exists(), reason="the beggar script is installed by pip install")
 def test_the_installed_script_is_the_command():
     assert os.access(SCRIPT, os.X_OK)
+
+
+def test_saved_games_hostile_or_odd(tmp_path):
+    path = tmp_path / "game.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    bad_input(beggar("play", path), "game.json: JSON nested too deeply")
+    path.write_text('{"deal": "J-/-J", "expected": {"status": "finished", "cards": ' + "9" * 5001
+                    + ', "tricks": 1}}')
+    bad_input(beggar("replay", path), "game.json: not a saved game (Exceeds the limit")
+    # A byte order mark, as some editors write: the file is read as the text it is.
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + MANN_WU.encode() + b"\n")
+    assert json.loads(beggar("play", bom, "--json").stdout)["cards"] == 7157
+    assert json.loads(beggar("play", "-", "--json", stdin="\ufeff" + MANN_WU).stdout)["cards"] == 7157
+    bom.write_bytes(b"\xef\xbb\xbf" + to_json(SavedGame(Deal.parse(MANN_WU))).encode())
+    assert json.loads(beggar("play", bom, "--json").stdout)["cards"] == 7157
+
+
+def test_huge_saved_games_are_refused_without_reading_them_whole(tmp_path):
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"-" * 30_000_000)
+    started = time.monotonic()
+    bad_input(beggar("play", big), "big.txt: larger than 4 MiB")
+    bad_input(beggar("play", "/dev/zero"), "/dev/zero: larger than 4 MiB")
+    assert time.monotonic() - started < 10
+    # Under the size bound, the cards are counted as they are read.
+    many = tmp_path / "many.txt"
+    many.write_text("J" + "-" * 3_000_000 + "/J\n")
+    bad_input(beggar("play", many), "many.txt: line 1, column 65536: more than 65535 cards")
+
+
+def test_output_and_input_that_cannot_be_used():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(_command(["play", MANN_WU]), stdout=full, stderr=subprocess.PIPE, text=True)
+    assert result.returncode == 3 and result.stderr == \
+        "beggar play: cannot write the output (No space left on device)\n"
+    closed = subprocess.run(_command(["play", "-"]), stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, preexec_fn=lambda: os.close(0))
+    bad_input(closed, "beggar play: standard input: closed")
+    result = subprocess.run(_command(["play", MANN_WU]), stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: os.close(1))
+    assert result.returncode == 3 and result.stderr == "beggar: standard output is closed: nothing could be shown\n"
+
+
+@pytest.mark.parametrize("module", ["argparse", "sqlite3", "json"])
+def test_ctrl_c_while_the_command_imports_exits_quietly(tmp_path, module):
+    # A module the command imports as it starts, which presses Ctrl-C itself.
+    (tmp_path / f"{module}.py").write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\n"
+                                           "time.sleep(10)\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    result = subprocess.run(_command(["play", MANN_WU]), capture_output=True, text=True, env=env, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (130, "", "")

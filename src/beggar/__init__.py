@@ -1,9 +1,23 @@
 """beggar: hunt the longest and the never-ending deals of Beggar-My-Neighbour."""
 
-from .deal import Deal, DealError
-from .engine import EngineError, play, play_batch, sample
-from .outcome import Outcome
-from .rules import Rules
-
-__all__ = ["Deal", "DealError", "EngineError", "Outcome", "Rules", "play", "play_batch", "sample"]
 __version__ = "0.1.0"
+__all__ = ["Deal", "DealError", "EngineError", "Outcome", "Rules", "play", "play_batch", "sample"]
+
+# The public names are imported when first used (PEP 562), so that importing
+# the package costs nothing: the beggar command catches a Ctrl-C from its
+# first instant only once its own code runs.
+_HOMES = {"Deal": "deal", "DealError": "deal", "EngineError": "engine", "Outcome": "outcome",
+          "Rules": "rules", "play": "engine", "play_batch": "engine", "sample": "engine"}
+
+
+def __getattr__(name):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'beggar' has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -3,32 +3,44 @@
 Each group of commands lives in its own module, which declares its arguments
 next to its handler and imports what it needs only when it runs. Errors a user
 can cause (a bad deal, a missing file, a malformed saved game) are one line on
-standard error, naming the file and place, with exit status 2; a job that had
-to stop on a failure exits with 3.
+standard error, naming the file and place, with exit status 2. Faults of the
+machine (an archive locked, read-only or damaged, a full disk, a worker killed)
+are one line too, with exit status 3; a Ctrl-C exits 130.
 """
 
-import argparse
-import os
 import sys
-
-from .. import __version__
-from ..archive import ArchiveError
-from ..backward import BackwardError
-from ..deal import DealError
-from ..decks import DeckError
-from ..engine import EngineError
-from ..savefile import SaveFileError
-from ..search import SearchError
-from ..search.cluster import ClusterError
-from ..search.job import JobError
-from . import archive, backward, games, search
-from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, UsageError
-
-BAD_INPUT = (DealError, DeckError, SaveFileError, EngineError, UsageError, ArchiveError, JobError, BackwardError,
-             ClusterError)
 
 
 def main(argv=None):
+    """The beggar command; returns its exit status. Everything it needs is
+    imported in here, under the same guard as the command itself, so that a
+    Ctrl-C exits 130 quietly whenever it comes, the first instant included."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv):
+    import argparse
+    import os
+
+    from ..archive import ArchiveError
+    from ..backward import BackwardError
+    from ..deal import DealError
+    from ..decks import DeckError
+    from ..engine import EngineError
+    from ..savefile import SaveFileError
+    from ..search import SearchError
+    from ..search.cluster import ClusterError
+    from ..search.job import JobError
+    from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, UsageError
+
+    bad_input = (DealError, DeckError, SaveFileError, EngineError, UsageError, ArchiveError, JobError,
+                 BackwardError, ClusterError)
+    if sys.stdout is None:
+        print("beggar: standard output is closed: nothing could be shown", file=sys.stderr)
+        return EXIT_FAILED
     argv = sys.argv[1:] if argv is None else list(argv)
     # Deals often begin with '-', which argparse would take for an option:
     # a word of record notation holding a '/' is the DEAL, wherever it stands.
@@ -40,30 +52,43 @@ def main(argv=None):
                 raise UsageError(f"unexpected deal {deals[-1]!r}: {args.command} takes "
                                  + ("one DEAL" if hasattr(args, "source") else "no deal"))
             args.source = deals[0]
-        return args.run(args)
-    except BAD_INPUT as error:
+        status = args.run(args)
+        sys.stdout.flush()          # a full disk shows here, not as the interpreter exits
+        return status
+    except bad_input as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except SearchError as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_FAILED
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with its errors as one line like every other bad input."""
-
-    def error(self, message):
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        # Standard output cannot be written (a full disk, /dev/full): say so
+        # once, and leave nothing for the interpreter to fail on at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"beggar {args.command}: cannot write the output ({error.strerror})", file=sys.stderr)
+        return EXIT_FAILED
 
 
 def _parser():
-    parser = _Parser(
+    import argparse
+
+    from .. import __version__
+    from . import archive, backward, games, search
+    from .options import EXIT_BAD_INPUT
+
+    class Parser(argparse.ArgumentParser):
+        """argparse, with its errors as one line like every other bad input."""
+
+        def error(self, message):
+            self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    parser = Parser(
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
