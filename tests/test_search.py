@@ -213,3 +213,20 @@ def test_extension_keeps_the_longest_member_of_each_long_game_family(tmp_path):
         longest = family(Deal.parse(parent["deal"])).longest
         assert (str(longest[0]), longest[1]) == (game["deal"], game["cards"])
         assert game["cards"] >= parent["cards"] and not game["disputed"]
+
+
+def test_a_resumed_job_refuses_options_that_would_change_it(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    first = beggar("search", job_file(tmp_path, deals=200_000), "--archive", archive, "--quiet", "--time", 0.001)
+    name = job_id(first.stdout)
+    line = bad_input(beggar("search", "--resume", name, "--deals", 5, "--seed", 99, "--min-cards", 3000,
+                            "--archive", archive),
+                     f"--resume goes on with job {name} as it was started; --seed, --deals, --min-cards "
+                     "would change it")
+    assert "--deck" not in line
+    bad_input(beggar("search", "--resume", name, "--players", 3, "--archive", archive), "--players would change it")
+    with Archive(archive) as opened:
+        assert opened.job(name)["spec"]["deals"] == 200_000 and opened.job(name)["state"] == "stopped"
+    # What only says how to run it applies.
+    resumed = beggar("search", "--resume", name, "--workers", 1, "--time", 30, "--archive", archive, "--quiet")
+    assert resumed.returncode == 0 and "done (budget spent)" in resumed.stdout, resumed

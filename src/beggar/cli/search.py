@@ -9,6 +9,10 @@ from ..search import job as jobs
 from .options import UsageError, count, players, seconds, seed, split, workers
 
 
+#: The options that make a job's spec (the rest, --time and --workers, only say how to run it).
+SPEC_OPTIONS = ("seed", "deals", "min_cards", "deck", "players", "split")
+
+
 def run_search(args):
     from ..search.cluster import Cluster
     if args.cluster is not None and args.workers is not None:
@@ -29,12 +33,18 @@ def _search(args, cluster):
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
         data = jobs.read(args.job) if args.job is not None else {}
-        for key in ("seed", "deals", "min_cards", "deck", "players", "split"):
+        for key in SPEC_OPTIONS:
             if getattr(args, key) is not None:
                 data[key] = getattr(args, key)
         spec = jobs.check(data, args.job or "job")
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
+    else:
+        changes = [f"--{key.replace('_', '-')}" for key in SPEC_OPTIONS if getattr(args, key) is not None]
+        if changes:
+            raise UsageError(f"--resume goes on with job {args.resume} as it was started; "
+                             f"{', '.join(changes)} would change it (start a new job instead; "
+                             "--time and --workers apply to a resumed job)")
     with Archive(args.archive) as archive:
         if args.resume is not None:
             job_id = args.resume
