@@ -2,6 +2,7 @@
 job files and archive probes, the well-known deals and the shipped data."""
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -39,9 +40,12 @@ def _command(args):
     return command + [str(a) for a in args]
 
 
-def beggar(*args, stdin=None):
-    """Run the `beggar` command to its end: the CompletedProcess, output as text."""
-    return subprocess.run(_command(args), input=stdin, capture_output=True, text=True, timeout=120)
+def beggar(*args, stdin=None, env=None):
+    """Run the `beggar` command to its end: the CompletedProcess, output as text.
+    `env`: variables to set for it, on top of this process's environment."""
+    environ = None if env is None else {**os.environ, **env}
+    return subprocess.run(_command(args), input=stdin, capture_output=True, text=True, timeout=120,
+                          env=environ)
 
 
 def start(*args):
@@ -52,6 +56,18 @@ def start(*args):
 def bad_input(result, *fragments):
     """Exit status 2, one line on standard error holding every fragment, no traceback."""
     assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def fault(result, *fragments):
+    """Exit status 3 (a fault of the machine or its files), one line on standard
+    error holding every fragment, no traceback."""
+    assert result.returncode == 3, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.stderr

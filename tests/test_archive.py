@@ -6,12 +6,14 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
 
 from beggar import Deal, Rules, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive
+from helpers import _command, bad_input, beggar, fault
 
 # Each process waits for the same moment, then opens the archive: whoever comes
 # first creates it, the others must find it whole.
@@ -67,3 +69,131 @@ def test_an_archive_of_format_1_is_migrated_and_keeps_working(tmp_path):
         assert new and archive.game(game_id)["players"] == 3
     with Archive(str(path)) as again:        # a second open migrates nothing more
         assert len(again.games()) == len(before) + 1
+
+
+# ---------------------------------------------------------------- faults
+# Each through the real command, on real files: one line naming the file and
+# what is wrong, exit status 3, nothing written.
+
+def archive_with_games(path, n=300):
+    """An archive of n games (compiled outcomes), closed: no WAL file beside it."""
+    with Archive(str(path)) as archive, archive.transaction():
+        for index in range(n):
+            deal = Deal.shuffled(2, 9, index)
+            outcome = play(deal)
+            archive.add_game(deal, Rules(), outcome, outcome)
+    assert not Path(f"{path}-wal").exists()
+    return path
+
+
+def contents(path):
+    with sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True) as db:
+        return (db.execute("SELECT count(*) FROM games").fetchone(), db.execute("SELECT * FROM jobs").fetchall())
+
+
+HOLD_LOCK = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_write_lock_held_too_long_is_one_line(tmp_path):
+    path = archive_with_games(tmp_path / "a.sqlite", 10)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        result = beggar("search", "--deals", 1000, "--archive", path, env={"BEGGAR_LOCK_SECONDS": "1"})
+        fault(result, f"beggar search: {path}: locked: another process has held its write lock for over 1 s")
+        # Readers do not wait for a writer.
+        assert beggar("archive", "list", "--archive", path, env={"BEGGAR_LOCK_SECONDS": "1"}).returncode == 0
+    finally:
+        holder.communicate("")
+    assert contents(path) == ((10,), [])
+    bad_input(beggar("archive", "list", "--archive", path, env={"BEGGAR_LOCK_SECONDS": "soon"}),
+              "BEGGAR_LOCK_SECONDS must be a number of seconds")
+
+
+@contextmanager
+def immutable(path):
+    """`path` made immutable (chattr +i): not even root may write it."""
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        yield path
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_read_only_archive_is_read_but_not_searched(tmp_path):
+    path = archive_with_games(tmp_path / "a.sqlite")
+    before = path.read_bytes()
+    with immutable(path):
+        fault(beggar("search", "--deals", 1000, "--archive", path),
+              f"beggar search: {path}: read-only: this archive cannot be written")
+        listing = beggar("archive", "list", "--archive", path, "--limit", 5)
+        assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 6, listing
+        assert beggar("archive", "show", 1, "--archive", path).returncode == 0
+    assert path.read_bytes() == before
+    with immutable(tmp_path):           # a folder that cannot be written: no room for the WAL's files
+        fault(beggar("search", "--deals", 1000, "--archive", path), "its folder is read-only")
+        assert beggar("archive", "list", "--archive", path, "--limit", 5).returncode == 0
+
+
+def test_an_archive_on_a_read_only_filesystem_can_be_listed(tmp_path):
+    archive_with_games(tmp_path / "a.sqlite")
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs none "$1"', "sh", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("no mount namespace here to make a read-only filesystem")
+
+    def on_read_only_filesystem(*args):
+        """The command, in a mount namespace where `mount` holds a copy of the
+        archive on a read-only filesystem."""
+        script = 'mount -t tmpfs none "$1" && cp "$2" "$1/" && mount -o remount,ro "$1" && shift 2 && exec "$@"'
+        return subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(mount), str(tmp_path / "a.sqlite"),
+                               *_command([*args, "--archive", mount / "a.sqlite"])],
+                              capture_output=True, text=True, timeout=60)
+
+    listing = on_read_only_filesystem("archive", "list", "--limit", 3)
+    assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 4, listing
+    fault(on_read_only_filesystem("search", "--deals", 1000), "read-only")
+
+
+def test_a_damaged_archive_is_one_line(tmp_path):
+    path = archive_with_games(tmp_path / "a.sqlite")
+    data = bytearray(path.read_bytes())
+    assert len(data) > 40 * 4096
+    data[8 * 4096:len(data) - 8 * 4096] = b"\xa5" * (len(data) - 16 * 4096)
+    path.write_bytes(bytes(data))
+    fault(beggar("archive", "list", "--archive", path), f"beggar archive: {path}: damaged",
+          "database disk image is malformed")
+
+
+def test_a_beggar_archive_without_its_tables_is_one_line(tmp_path):
+    path = tmp_path / "a.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, deal TEXT)")
+        db.commit()
+    fault(beggar("archive", "list", "--archive", path), "damaged: its table 'games' has no column 'cards'")
+    fault(beggar("search", "--deals", 1000, "--archive", path), "damaged: its table 'games' has no column")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("DROP TABLE games")
+        db.commit()
+    fault(beggar("archive", "show", 1, "--archive", path), "damaged: a beggar archive without its table 'games'")
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == []     # nothing written
+
+
+def test_reading_never_creates_an_archive(tmp_path):
+    path = tmp_path / "none" / "a.sqlite"
+    result = beggar("archive", "list", "--archive", path)
+    assert (result.returncode, result.stdout) == (0, "no games\n")
+    bad_input(beggar("archive", "show", 3, "--archive", path), "no game with id 3")
+    assert not path.parent.exists()

@@ -6,14 +6,22 @@ kept once per deal and rules, with who found it (job, driver, seed, walk or
 chunk), when, and its outcome from both engines; a game on which the engines
 disagree is kept marked disputed. Jobs record the chunks they have finished,
 which is what `beggar search --resume` continues from.
+
+An archive opened to be read (`readonly=True`) is never written, not even
+created: a missing one reads as empty, and one in a folder that cannot be
+written (a read-only filesystem) is read as it stands. Whatever SQLite
+reports of an archive that cannot be used now (locked for too long,
+read-only, damaged, a full disk) is an ArchiveFault naming the file.
 """
 
+import functools
 import json
 import os
 import sqlite3
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from pathlib import Path
 
 from .deal import Deal
 from .decks import Deck
@@ -23,8 +31,17 @@ DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
 SCHEMA_VERSION = 2
 
-#: How long to wait for another process's write lock.
+#: How long to wait for another process's write lock (BEGGAR_LOCK_SECONDS changes it).
 LOCK_SECONDS = 60
+
+#: The tables and columns every archive of this format has.
+_TABLES = {
+    "games": {"id", "deal", "rules", "status", "winner", "cards", "tricks", "entry_tricks", "entry_cards",
+              "period_tricks", "period_cards", "compiled", "reference", "disputed", "job", "driver", "seed",
+              "walk", "parent", "found_at", "deck", "players", "split"},
+    "jobs": {"id", "spec", "state", "created", "updated"},
+    "chunks": {"job", "chunk", "deals", "hits", "best_cards", "seconds", "done_at"},
+}
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -79,7 +96,39 @@ RECORD_CARDS = 4791
 
 
 class ArchiveError(Exception):
-    """An archive that cannot be used; the message names the file."""
+    """An archive that cannot be used as asked (not an archive, no such game or
+    job): the user's to correct; the message names the file."""
+
+
+class ArchiveFault(Exception):
+    """An archive that is there but cannot be used now: locked by another
+    process for too long, read-only, damaged, on a full disk. The message names
+    the file and what is wrong."""
+
+
+def lock_seconds():
+    """LOCK_SECONDS, or the seconds of BEGGAR_LOCK_SECONDS."""
+    text = os.environ.get("BEGGAR_LOCK_SECONDS")
+    if text is None:
+        return LOCK_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 10 ** 6:
+        raise ArchiveError(f"BEGGAR_LOCK_SECONDS must be a number of seconds from 0 to 1000000, not {text!r}")
+    return value
+
+
+def _guarded(method):
+    """The method, with what SQLite raises turned into an ArchiveFault."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as error:
+            raise self.fault(error) from None
+    return guarded
 
 
 def now():
@@ -99,21 +148,82 @@ def rules_key(rules):
 class Archive:
     """An open archive. Use as a context manager, or call close()."""
 
-    def __init__(self, path=DEFAULT_PATH):
-        self.path = path
-        folder = os.path.dirname(path)
-        if folder and not os.path.isdir(folder):
-            try:
-                os.makedirs(folder, exist_ok=True)
-            except OSError as error:
-                raise ArchiveError(f"{path}: cannot create its folder ({error.strerror})") from None
+    def __init__(self, path=DEFAULT_PATH, readonly=False):
+        self.path = str(path)
+        self.readonly = readonly
+        self.lock_seconds = lock_seconds()
+        path = self.path
         if os.path.isdir(path):
             raise ArchiveError(f"{path}: is a directory, not an archive file")
+        folder = os.path.dirname(os.path.abspath(path))
+        if readonly:
+            self.db = self._connect_to_read()
+        else:
+            if not os.path.isdir(folder):
+                try:
+                    os.makedirs(folder, exist_ok=True)
+                except OSError as error:
+                    raise ArchiveError(f"{path}: cannot create its folder ({error.strerror})") from None
+            # SQLite would open a file it cannot write read-only, and fail at
+            # the first write: say so before anything is done.
+            if os.path.exists(path) and not os.access(path, os.W_OK):
+                raise ArchiveFault(f"{path}: read-only: this archive cannot be written (a search "
+                                   "writes its games and progress into it)")
+            if not os.access(folder, os.W_OK):
+                raise ArchiveFault(f"{path}: its folder is read-only: the archive cannot be written there")
+            try:
+                self.db = sqlite3.connect(path, timeout=self.lock_seconds, isolation_level=None)
+            except sqlite3.Error as error:
+                raise self.fault(error) from None
         try:
-            self.db = sqlite3.connect(path, timeout=LOCK_SECONDS, isolation_level=None)
             self._check_or_create()
+        except sqlite3.OperationalError as error:
+            self.db.close()
+            raise self.fault(error) from None
         except sqlite3.DatabaseError as error:
+            self.db.close()
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _connect_to_read(self):
+        """A connection that never writes the archive: a missing archive reads
+        as an empty one (in memory), and one whose folder cannot be written (no
+        room for SQLite's side files) is read as an immutable file."""
+        if not os.path.exists(self.path):
+            db = sqlite3.connect(":memory:", isolation_level=None)
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return db
+        uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+        if not os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK):
+            uri += "&immutable=1"
+        try:
+            return sqlite3.connect(uri, uri=True, timeout=self.lock_seconds, isolation_level=None)
+        except sqlite3.Error as error:
+            raise self.fault(error) from None
+
+    def fault(self, error):
+        """The ArchiveFault that an sqlite3.Error stands for, in words."""
+        text = str(error)
+        if "locked" in text or "busy" in text:
+            what = (f"locked: another process has held its write lock for over {self.lock_seconds:g} s; "
+                    "try again once it lets go")
+        elif "readonly" in text or "read-only" in text:
+            what = "read-only: this archive cannot be written"
+        elif "full" in text:
+            what = "the disk is full: nothing more can be written"
+        elif "malformed" in text or "no such" in text or "corrupt" in text or "not a database" in text:
+            what = "damaged: restore it from a copy, or start a new archive"
+        elif "unable to open" in text:
+            what = "cannot be opened"
+        else:
+            what = "cannot be used"
+        return ArchiveFault(f"{self.path}: {what} ({text})")
 
     def _check_or_create(self):
         db = self.db
@@ -125,7 +235,7 @@ class Archive:
             tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         finally:
             db.execute("COMMIT")
-        if application == 0 and tables == 0:
+        if application == 0 and tables == 0 and not self.readonly:
             self._switch_to_wal()       # a new archive (never someone else's file)
             # Look again under the write lock: another job may be creating the
             # same archive at this very moment.
@@ -143,13 +253,29 @@ class Archive:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version < SCHEMA_VERSION:
+            if self.readonly:
+                raise ArchiveFault(f"{self.path}: archive format {version}, to be brought to format "
+                                   f"{SCHEMA_VERSION}: open it once where it can be written (a search does)")
             self._migrate()
         elif version > SCHEMA_VERSION:
             raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION} "
                                "and older: update beggar")
-        db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
+        self._check_tables()
+        if not self.readonly:
+            db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
         db.execute("PRAGMA foreign_keys = ON")
 
+    def _check_tables(self):
+        """ArchiveFault unless every table of the format is there, whole."""
+        for table, columns in _TABLES.items():
+            found = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            if not found:
+                raise ArchiveFault(f"{self.path}: damaged: a beggar archive without its table '{table}'")
+            missing = sorted(columns - found)
+            if missing:
+                raise ArchiveFault(f"{self.path}: damaged: its table '{table}' has no column '{missing[0]}'")
+
+    @_guarded
     def _migrate(self):
         """Bring an archive of an older format up to this one, in one transaction.
 
@@ -172,7 +298,7 @@ class Archive:
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
         alone with the file, and SQLite does not wait for it: retry a while."""
-        deadline = time.monotonic() + LOCK_SECONDS
+        deadline = time.monotonic() + self.lock_seconds
         while True:
             try:
                 self.db.execute("PRAGMA journal_mode = WAL")
@@ -194,16 +320,26 @@ class Archive:
     @contextmanager
     def transaction(self):
         """One write transaction: all of it is kept, or none."""
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise self.fault(error) from None
         try:
             yield
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise self.fault(error) from None
 
     # ------------------------------------------------------------ games
 
+    @_guarded
     def add_game(self, deal, rules, compiled, reference, job=None, driver=None, seed=None,
                  walk=None, parent=None):
         """Keep a game (inside a transaction). Returns (id, new): a deal already
@@ -225,6 +361,7 @@ class Archive:
         found = self.db.execute("SELECT id FROM games WHERE deal = ? AND rules = ?", row[:2]).fetchone()
         return found[0], False
 
+    @_guarded
     def games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, limit=None,
               deck=None, players=None):
         """Kept games as dicts, best first: loops, then the longest games.
@@ -257,6 +394,7 @@ class Archive:
         names = [d[0] for d in cursor.description]
         return [self._game(names, row) for row in cursor]
 
+    @_guarded
     def game(self, game_id):
         cursor = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))
         row = cursor.fetchone()
@@ -274,6 +412,7 @@ class Archive:
 
     # ------------------------------------------------------------ jobs
 
+    @_guarded
     def add_job(self, job_id, spec):
         with self.transaction():
             if self.db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone():
@@ -281,6 +420,7 @@ class Archive:
             self.db.execute("INSERT INTO jobs VALUES (?, ?, 'running', ?, ?)",
                             (job_id, json.dumps(spec), now(), now()))
 
+    @_guarded
     def job(self, job_id):
         row = self.db.execute("SELECT spec, state, created, updated FROM jobs WHERE id = ?",
                               (job_id,)).fetchone()
@@ -293,13 +433,16 @@ class Archive:
                 "updated": row[3], "chunks": totals[0], "deals": totals[1], "hits": totals[2],
                 "best_cards": totals[3], "seconds": totals[4]}
 
+    @_guarded
     def set_job_state(self, job_id, state):
         with self.transaction():
             self.db.execute("UPDATE jobs SET state = ?, updated = ? WHERE id = ?", (state, now(), job_id))
 
+    @_guarded
     def chunks_done(self, job_id):
         return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
 
+    @_guarded
     def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds):
         """Record a finished chunk (inside the transaction that keeps its hits)."""
         self.db.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -25,7 +25,7 @@ def _main(argv):
     import argparse
     import os
 
-    from ..archive import ArchiveError
+    from ..archive import ArchiveError, ArchiveFault
     from ..backward import BackwardError
     from ..deal import DealError
     from ..decks import DeckError
@@ -58,7 +58,7 @@ def _main(argv):
     except bad_input as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except SearchError as error:
+    except (SearchError, ArchiveFault) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_FAILED
     except BrokenPipeError:

@@ -13,7 +13,7 @@ from .options import UsageError, count, game_id, limit, players
 
 
 def run_archive_list(args):
-    with Archive(args.archive) as archive:
+    with Archive(args.archive, readonly=True) as archive:
         games = archive.games(loops=args.loops, records=args.records, min_cards=args.min_cards,
                               disputed=args.disputed, job=args.job, limit=args.limit, deck=args.deck,
                               players=args.players)
@@ -43,7 +43,7 @@ def _archived(game):
 
 
 def run_archive_show(args):
-    with Archive(args.archive) as archive:
+    with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))
@@ -58,7 +58,7 @@ def run_archive_show(args):
 
 
 def run_archive_export(args):
-    with Archive(args.archive) as archive:
+    with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
     saved, outcome = _archived(game)
     text = to_text(saved, outcome) if args.text else to_json(saved, outcome)

@@ -26,6 +26,7 @@ from multiprocessing import get_context
 from tqdm import tqdm
 
 from .. import engine
+from ..archive import ArchiveFault
 from ..backward import family
 from ..rules import Rules
 from . import SearchError
@@ -181,7 +182,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         summary.seconds = time.monotonic() - start
         try:
             archive.set_job_state(job_id, summary.state)
-        except sqlite3.Error:
+        except (sqlite3.Error, ArchiveFault):
             pass        # the archive is what failed; its chunks say how far the job got
     return summary
 
@@ -227,8 +228,8 @@ def _keep(archive, job_id, spec, result, summary):
                 extended += new and driver == "extension"
             best = result.best[1].cards if result.best is not None else 0
             archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds)
-    except sqlite3.Error as error:
-        raise SearchError(f"{archive.path}: cannot write ({error}); every hit committed before "
+    except (sqlite3.Error, ArchiveFault) as error:
+        raise SearchError(f"cannot keep chunk {result.chunk}: {error}; every chunk committed before "
                           f"is kept, resume with: beggar search --resume {job_id}") from None
     summary.kept += kept
     summary.known += known
