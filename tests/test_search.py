@@ -2,8 +2,14 @@
 the real command."""
 
 import json
+import os
+import re
 import signal
 import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 from dataclasses import replace
 
@@ -18,7 +24,8 @@ from beggar.savefile import load
 from beggar.search import job as jobs
 from beggar.search.drivers import ChunkResult
 from beggar.search.runner import SearchError, Summary, _keep
-from helpers import CASELLA, bad_input, beggar, job_file, job_id, kept, start, wait_for_chunks
+from helpers import (CASELLA, _command, bad_input, beggar, fault, job_file, job_id, kept, start,
+                     wait_for_chunks)
 
 
 def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
@@ -230,3 +237,124 @@ def test_a_resumed_job_refuses_options_that_would_change_it(tmp_path):
     # What only says how to run it applies.
     resumed = beggar("search", "--resume", name, "--workers", 1, "--time", 30, "--archive", archive, "--quiet")
     assert resumed.returncode == 0 and "done (budget spent)" in resumed.stdout, resumed
+
+
+def last_line(result, *fragments):
+    """Exit status 3, no traceback, the reason as the last line of standard error
+    (the job's own line comes first)."""
+    assert result.returncode == 3 and "Traceback" not in result.stderr, result
+    line = result.stderr.strip().splitlines()[-1]
+    for fragment in fragments:
+        assert fragment in line, line
+    return line
+
+
+def workers_of(pid):
+    """The pids of the worker processes a job's process started."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += (task / "children").read_text().split()
+    return [int(child) for child in children
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
+def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    job = start("search", job_file(tmp_path, deals=0, chunk=100_000), "--archive", archive, "--quiet")
+    name = wait_for_chunks(archive, 2, job)
+    os.kill(workers_of(job.pid)[0], signal.SIGKILL)
+    out, err = job.communicate(timeout=60)
+    last_line(subprocess.CompletedProcess(job.args, job.returncode, out, err),
+              "beggar search: a worker process died (killed by the system")
+    assert f"job      {name}: failed" in out and f"resume   beggar search --resume {name}" in out
+    with Archive(archive) as opened:
+        assert opened.job(name)["state"] == "failed" and opened.job(name)["chunks"] >= 2
+    resumed = beggar("search", "--resume", name, "--archive", archive, "--time", 1, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+
+
+@pytest.mark.parametrize("driver", ["sample", "climb"])
+def test_the_time_limit_holds_whatever_the_chunk_size(tmp_path, driver):
+    archive = tmp_path / "archive.sqlite"
+    spec = job_file(tmp_path, driver=driver, deals=0, chunk=jobs.MAX_CHUNK)
+    started = time.monotonic()
+    result = beggar("search", spec, "--archive", archive, "--time", 1, "--quiet")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"stopped \(time limit of 1 s; \d chunks in flight cut off, played again on resume\)",
+                     result.stdout), result.stdout
+    assert elapsed < 10, elapsed        # the limit, a second's grace, and starting up
+    with Archive(archive) as opened:
+        assert opened.job(job_id(result.stdout))["chunks"] == 0
+
+
+def test_workers_are_at_most_four_per_core(tmp_path):
+    most = 4 * os.cpu_count()
+    spec = tmp_path / "many.toml"
+    spec.write_text("workers = 1000\ndeals = 20000\nchunk = 1000\n")
+    result = beggar("search", spec, "--archive", tmp_path / "a.sqlite", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert f"on {most} workers" in result.stdout
+    assert f"note     1000 workers asked for; this machine runs at most {most} (4 per core)" in result.stdout
+
+
+def test_a_second_runner_of_a_running_job_is_refused(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    job = start("search", job_file(tmp_path, deals=0, chunk=100_000), "--archive", archive, "--quiet")
+    name = wait_for_chunks(archive, 1, job)
+    try:
+        second = beggar("search", "--resume", name, "--archive", archive, "--quiet", "--time", 5)
+        fault(second, f"beggar search: {archive}: job {name} is running in another process")
+    finally:
+        job.send_signal(signal.SIGINT)
+        job.communicate(timeout=60)
+    assert job.returncode == 0
+    # Once it has stopped, the job is free to resume.
+    resumed = beggar("search", "--resume", name, "--archive", archive, "--quiet", "--time", 1)
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_a_rolled_back_chunk_is_not_counted(tmp_path):
+    deal = Deal.parse(CASELLA)
+    spec = jobs.check({})
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        # The disk fills as the second chunk is kept: its transaction rolls back.
+        archive.db.execute("CREATE TRIGGER full BEFORE INSERT ON chunks WHEN (SELECT count(*) FROM chunks) >= 1 "
+                           "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
+        summary = Summary("j", "running", 1)
+        _keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+        other = Deal.shuffled(2, 1, 5)
+        with pytest.raises(SearchError, match="cannot keep chunk 1: .*the disk is full"):
+            _keep(archive, "j", spec, ChunkResult(1, 1000, [(other, play(other))], None, 0.1), summary)
+        assert (summary.kept, summary.loops, summary.deals) == (1, 1, 1000) == \
+            (len(archive.games()), len(archive.games(loops=True)), archive.job("j")["deals"])
+
+
+FULL_DISK = """
+mount -t tmpfs -o size=160k none "$1" || exit 99
+shift
+"$@"
+echo "exit $?"
+"""
+
+
+def test_after_a_full_disk_the_summary_counts_what_the_archive_holds(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs none "$1"', "sh", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("no mount namespace here to make a small disk")
+    archive = disk / "archive.sqlite"
+    count = (f"import sqlite3; db = sqlite3.connect('{archive}'); "
+             "print('held', db.execute('SELECT count(*) FROM games').fetchone()[0])")
+    script = FULL_DISK + f'{sys.executable} -c "{count}"\n'
+    spec = job_file(tmp_path, deals=2_000_000, chunk=5_000, min_cards=1000)
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(disk),
+                             *_command(["search", spec, "--archive", archive, "--quiet"])],
+                            capture_output=True, text=True, timeout=300)
+    assert "exit 3\n" in result.stdout, result
+    last_line(subprocess.CompletedProcess([], 3, "", result.stderr), "the disk is full")
+    kept_line = next(line for line in result.stdout.splitlines() if line.startswith("hits"))
+    held = int(result.stdout.split("held ")[1])
+    assert held > 0 and kept_line.startswith(f"hits     {held} kept in "), result.stdout

@@ -433,6 +433,44 @@ class Archive:
                 "updated": row[3], "chunks": totals[0], "deals": totals[1], "hits": totals[2],
                 "best_cards": totals[3], "seconds": totals[4]}
 
+    @contextmanager
+    def claim(self, job_id):
+        """Hold job `job_id` while this process runs it: a second runner of the
+        same job (on the same archive) is refused with an ArchiveFault rather
+        than playing every chunk again. The claim is a lock on one byte (the
+        job's row number) of the file beside the archive named ARCHIVE-running,
+        which the system lets go of when the process ends, however it ends.
+        Locks are the process's: one process runs one job of an archive at a
+        time. Where the system has no such locks (Windows), nothing is held."""
+        try:
+            import fcntl
+        except ImportError:                 # pragma: no cover
+            yield
+            return
+        row = self._job_row(job_id)
+        lock_path = f"{self.path}-running"
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as error:
+            raise ArchiveFault(f"{lock_path}: cannot open the file that marks running jobs "
+                               f"({error.strerror})") from None
+        try:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, row)
+            except OSError:
+                raise ArchiveFault(f"{self.path}: job {job_id} is running in another process; "
+                                   "wait for it to end, or stop it (Ctrl-C) and resume it here") from None
+            yield
+        finally:
+            os.close(fd)
+
+    @_guarded
+    def _job_row(self, job_id):
+        row = self.db.execute("SELECT rowid FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None:
+            raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
+        return row[0]
+
     @_guarded
     def set_job_state(self, job_id, state):
         with self.transaction():

@@ -9,6 +9,7 @@ from ..deal import ANY, Deal
 from ..engine import ENGINES
 from ..rules import Rules
 from ..savefile import SavedGame, load
+from ..search.job import WORKERS_PER_CORE, max_workers
 
 
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
@@ -53,15 +54,6 @@ def seconds(text):
         raise argparse.ArgumentTypeError(
             f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, not {text!r}")
     return value
-
-
-#: Worker processes a search may start on this machine: a few per core keep
-#: the cores busy; more only crowd its memory.
-WORKERS_PER_CORE = 4
-
-
-def max_workers():
-    return WORKERS_PER_CORE * (os.cpu_count() or 1)
 
 
 def workers(text):

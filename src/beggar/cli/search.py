@@ -55,12 +55,13 @@ def _search(args, cluster):
         else:
             job_id = new_job_id(spec)
             archive.add_job(job_id, spec)
-        spec = jobs.stored(archive.job(job_id)["spec"])
-        print(f"job {job_id}: {spec['driver']}, {describe_deals(spec)}, archive {args.archive}",
-              file=sys.stderr)
+        def started(spec):
+            print(f"job {job_id}: {spec['driver']}, {describe_deals(spec)}, archive {args.archive}",
+                  file=sys.stderr)
+
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
-                              cluster=cluster)
+                              cluster=cluster, started=started)
         except SearchError as error:
             print_summary(error.summary, args.archive, args.cluster)
             raise

@@ -49,6 +49,14 @@ MAX_CHUNK = 10 ** 9
 MAX_WORKERS = 1024
 MAX_NAME = 100
 
+#: Worker processes a search starts on this machine, at most: a few per core
+#: keep the cores busy; more only crowd its memory.
+WORKERS_PER_CORE = 4
+
+
+def max_workers():
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
 
 class JobError(ValueError):
     """A job specification that cannot be run; the message names file and key."""

@@ -19,6 +19,7 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
@@ -31,8 +32,11 @@ from ..backward import family
 from ..rules import Rules
 from . import SearchError
 from .drivers import run_chunk
-from .job import chunks_in, extends, stored
+from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored
 
+
+#: How long chunks in flight may run on once the time limit has passed.
+CUT_OFF_SECONDS = 1.0
 
 #: The bounds of an extension's family search (published records' families
 #: hold about 50,000 states); its best so far is kept when one is reached.
@@ -101,16 +105,30 @@ def _follow_parent(parent):
     os._exit(1)
 
 
-def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None):
+def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
     `time_limit` seconds pass, or it is stopped: on worker processes of this
-    machine, or on `cluster`, a connected cluster.Cluster. Returns a
-    Summary; raises SearchError when it had to stop on a failure (the Summary
-    is its .summary)."""
-    job = archive.job(job_id)
-    spec = stored(job["spec"])
+    machine, or on `cluster`, a connected cluster.Cluster. The job is claimed
+    first (Archive.claim: a job runs in one process at a time), then
+    `started(spec)` is called, if given. Returns a Summary; raises SearchError
+    when it had to stop on a failure (the Summary is its .summary)."""
+    with archive.claim(job_id):
+        job = archive.job(job_id)
+        spec = stored(job["spec"])
+        if started is not None:
+            started(spec)
+        return _run(archive, job, spec, time_limit, workers, progress, cluster)
+
+
+def _run(archive, job, spec, time_limit, workers, progress, cluster):
+    job_id = job["id"]
+    notes = []
     if cluster is None:
-        count = workers or spec["workers"] or os.cpu_count() or 1
+        asked = workers or spec["workers"] or os.cpu_count() or 1
+        count = min(asked, max_workers())
+        if count < asked:
+            notes.append(f"{asked} workers asked for; this machine runs at most {count} "
+                         f"({WORKERS_PER_CORE} per core)")
         pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
                                    initargs=(os.getpid(),))
 
@@ -121,8 +139,9 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     workers = alive()
     summary = Summary(job_id, "stopped", workers)
     if spec["extend_cards"] and not extends(spec):
-        summary.note = (f"family extension is for two players; it does not apply to these "
-                        f"{spec['players']}-player deals")
+        notes.append(f"family extension is for two players; it does not apply to these "
+                     f"{spec['players']}-player deals")
+    summary.note = "; ".join(notes)
     total = chunks_in(spec)
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
@@ -133,6 +152,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     at_once = False
     pending = set()
     start = time.monotonic()
+    cut_off_at = None           # once the time limit has passed: when chunks in flight are cut off
     try:
         with _Stop() as stop:
             while True:
@@ -144,7 +164,11 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
                 if not pending:
                     break
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                lost = None
                 for future in finished:
+                    if isinstance(future.exception(), BrokenProcessPool):
+                        lost = future.exception()
+                        continue
                     result = future.result()
                     _keep(archive, job_id, spec, result, summary)
                     if result.best is not None:
@@ -153,8 +177,21 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
                     workers = summary.workers = alive()
                     bar.set_postfix(best=best_cards, kept=summary.kept, loops=summary.loops,
                                     workers=workers, refresh=False)
-                if time_limit is not None and time.monotonic() - start >= time_limit:
+                if lost is not None:
+                    raise lost
+                now = time.monotonic()
+                if time_limit is not None and now - start >= time_limit:
                     stop.request(f"time limit of {time_limit:g} s")
+                    if cut_off_at is None:
+                        cut_off_at = now + CUT_OFF_SECONDS
+                    elif pending and now >= cut_off_at:
+                        # A chunk may run for minutes: the time limit does not wait
+                        # for it. Its deals are played again on resume.
+                        at_once = True
+                        stop.reason += (f"; {len(pending)} chunk{'s' if len(pending) != 1 else ''} in "
+                                        "flight cut off, played again on resume")
+                        _kill_workers(pool)
+                        break
             if stop.reason is None:
                 summary.state, summary.reason = "done", "budget spent"
             else:
@@ -162,13 +199,15 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     except KeyboardInterrupt:
         at_once = True
         summary.reason = "stopped at once; chunks in flight will be played again on resume"
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.kill()
+        _kill_workers(pool)
     except Exception as error:
-        if not isinstance(error, SearchError):
-            if type(error).__name__ != "KilledWorker":      # Dask gave up on a chunk
-                raise
+        if isinstance(error, BrokenProcessPool):
+            error = SearchError("a worker process died (killed by the system, perhaps for want of memory): "
+                                "the chunks in flight are played again on resume")
+        elif type(error).__name__ == "KilledWorker":        # Dask gave up on a chunk
             error = SearchError(f"a chunk killed every worker it was given to ({error})")
+        elif not isinstance(error, SearchError):
+            raise
         summary.state, summary.reason = "failed", str(error)
         error.summary = summary
         raise error from None
@@ -185,6 +224,12 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         except (sqlite3.Error, ArchiveFault):
             pass        # the archive is what failed; its chunks say how far the job got
     return summary
+
+
+def _kill_workers(pool):
+    """End the worker processes of a local pool now (a cluster's are left alone)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.kill()
 
 
 def _checked_games(spec, result):
