@@ -3,6 +3,7 @@ job files and archive probes, the well-known deals and the shipped data."""
 
 import json
 import os
+import random
 import sqlite3
 import subprocess
 import sys
@@ -117,3 +118,16 @@ def kept(path, job=None):
     """{deal: compiled outcome} of the games an archive holds (for one job)."""
     with Archive(path) as archive:
         return {game["deal"]: game["compiled"] for game in archive.games(job=job)}
+
+
+def long_deal(tricks=30_000):
+    """A four-player deal of 1,000 cards whose game lasts at least `tricks`
+    tricks (the first such of a seeded stream): far longer than any deck of 52."""
+    from beggar import Deal, play
+    rng = random.Random(1)
+    while True:
+        deck = [0] * 692 + [1, 2, 3, 4] * 77
+        rng.shuffle(deck)
+        deal = Deal.from_codes([deck[250 * k:250 * (k + 1)] for k in range(4)])
+        if play(deal).tricks >= tricks:
+            return deal

@@ -4,6 +4,7 @@ import itertools
 import json
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from beggar import Deal, Rules, play
 from beggar.engine import tricks
 from beggar.savefile import SavedGame, to_json, to_text
-from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar
+from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar, long_deal
 
 
 def test_verify_published_deals_on_both_engines():
@@ -241,3 +242,30 @@ def test_ctrl_c_while_the_command_imports_exits_quietly(tmp_path, module):
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     result = subprocess.run(_command(["play", MANN_WU]), capture_output=True, text=True, env=env, timeout=60)
     assert (result.returncode, result.stdout, result.stderr) == (130, "", "")
+
+
+MAX_RSS = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+lines = done.stdout.count("\\n")
+print(done.returncode, lines, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def test_replay_trace_streams_a_long_game(tmp_path):
+    """The trace of a game of 40,000 tricks takes no more memory than that of
+    one of 1,000: each trick is printed as it is played, none is kept."""
+    long = tmp_path / "long.txt"
+    long.write_text(str(long_deal()) + "\n")
+
+    def traced(source):
+        """(exit status, lines printed, largest memory in KiB) of replay --trace."""
+        done = subprocess.run([sys.executable, "-c", MAX_RSS, *_command(["replay", source, "--trace"])],
+                              capture_output=True, text=True, timeout=300)
+        return tuple(int(word) for word in done.stdout.split())
+
+    status, short_lines, short_kib = traced(MANN_WU)
+    assert status == 0 and short_lines > 1007
+    status, long_lines, long_kib = traced(long)
+    assert status == 0 and long_lines > 30_000
+    assert long_kib - short_kib < 10_000, (short_kib, long_kib)

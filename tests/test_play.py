@@ -1,5 +1,7 @@
 """The public API: play(), limits, loops, the engine switch, batches and sampling."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from beggar import _engine as compiled
 from beggar import reference
 from beggar.batch import row_outcome
 from beggar.shuffle import shuffled_deck
-from helpers import CASELLA
+from helpers import CASELLA, long_deal
 
 
 def test_play_accepts_notation(engine):
@@ -112,3 +114,27 @@ def test_batch_rows():
     for engine in (compiled, reference):
         with pytest.raises(ValueError, match="2-d array"):
             engine.play_batch(deck, 26, Rules())
+
+
+def test_the_reference_keeps_one_state_however_long_the_game():
+    """Brent's method: the reference's memory is the deal's, not the game's
+    (a dictionary of every state held 50 MB for this game, 24 GB and more for
+    longer ones)."""
+    deal = long_deal()
+    expected = play(deal)
+    tracemalloc.start()
+    try:
+        outcome = reference.play(deal)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert outcome == expected and outcome.tricks >= 30_000
+    assert peak < 500_000, peak
+    # Under a limit too, where a loop may still have to be found by trick T.
+    limited = Rules(max_tricks=expected.tricks // 2)
+    tracemalloc.start()
+    try:
+        assert reference.play(deal, limited) == compiled.play(deal, limited)
+        assert tracemalloc.get_traced_memory()[1] < 500_000
+    finally:
+        tracemalloc.stop()

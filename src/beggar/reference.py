@@ -2,8 +2,9 @@
 
 Slow and obviously right. It is the specification in code: the compiled engine
 must give the same results, and every hit a search reports is replayed here.
-Loop detection keeps every state at an empty table in a dictionary, which is
-exact by construction.
+Loops are found by Brent's method over the states at an empty table, which
+keeps one state however long the game: its memory is the deal's, never the
+game's. The loop it finds is then located exactly by replaying the deal.
 """
 
 import itertools
@@ -23,41 +24,113 @@ from .shuffle import Stream, check_seed, deal_from
 NAME = "reference"
 
 
+class _Game:
+    """A game in play: every hand (top card first), who leads the next trick,
+    and the cards and tricks played so far."""
+
+    def __init__(self, deal):
+        self.hands = [deque(hand) for hand in deal.hands]
+        self.leader = 0
+        self.cards = self.tricks = 0
+        self.total = deal.total
+
+    def trick(self):
+        """Play the next trick from the empty table; return its pile."""
+        taker, pile = _play_trick(self.hands, self.leader)
+        self.leader = taker
+        self.cards += len(pile)
+        self.tricks += 1
+        return pile
+
+    def finished(self):
+        """One player holds every card."""
+        return len(self.hands[self.leader]) == self.total
+
+    def same_state(self, other):
+        """The same state at the empty table: every hand, card by card, and who leads."""
+        return self.leader == other.leader and self.hands == other.hands
+
+    def counts(self):
+        return tuple(len(hand) for hand in self.hands)
+
+    def copy(self):
+        game = _Game.__new__(_Game)
+        game.hands = [deque(hand) for hand in self.hands]
+        game.leader, game.cards, game.tricks, game.total = self.leader, self.cards, self.tricks, self.total
+        return game
+
+
 def tricks(deal):
     """Yield the Trick records of a deal's game, to its finish or forever."""
-    hands = [deque(hand) for hand in deal.hands]
-    leader = 0
+    game = _Game(deal)
     while True:
-        taker, pile = _play_trick(hands, leader)
-        yield Trick(leader, pile, taker, tuple(bytes(hand) for hand in hands))
-        if len(hands[taker]) == deal.total:
+        leader = game.leader
+        pile = game.trick()
+        yield Trick(leader, pile, game.leader, tuple(bytes(hand) for hand in game.hands))
+        if game.finished():
             return
-        leader = taker
 
 
 def play(deal, rules=Rules()):
     """Play one deal under `rules` and return its Outcome."""
-    cards = played = 0
-    seen = {(tuple(bytes(hand) for hand in deal.hands), 0): (0, 0)}
-    for trick in tricks(deal):
-        cards += len(trick.pile)
-        played += 1
-        counts = tuple(len(hand) for hand in trick.hands)
-        if counts[trick.taker] == sum(counts):
-            return Outcome("finished", trick.taker, cards, played, counts, engine=NAME)
+    game = _Game(deal)
+    # Brent's method: keep one state, the snapshot (at first the deal itself).
+    # A game that comes back to it loops, and the tricks since it was taken
+    # are the loop's period. The snapshot moves on to the state of the moment
+    # after 1, 2, 4, 8 ... tricks, so a loop is met within twice its entry
+    # and period, and no other state is ever kept.
+    snapshot, since, power = game.copy(), 0, 1
+    while True:
+        game.trick()
+        if game.finished():
+            return Outcome("finished", game.leader, game.cards, game.tricks, game.counts(), engine=NAME)
         if rules.detect_loops:
-            # The state a loop repeats: every hand by rank, and who leads.
-            state = (trick.hands, trick.taker)
-            if state in seen:
-                entry = seen[state]
-                period = (played - entry[0], cards - entry[1])
-                return Outcome("loop", None, cards, played, counts, entry, period, engine=NAME)
-            seen[state] = (played, cards)
-        if (rules.max_cards is not None and cards >= rules.max_cards) or \
-                (rules.max_tricks is not None and played >= rules.max_tricks):
+            since += 1
+            if game.same_state(snapshot):
+                return _loop(deal, since)
+            if since == power:
+                snapshot, since, power = game.copy(), 0, 2 * power
+        if (rules.max_cards is not None and game.cards >= rules.max_cards) or \
+                (rules.max_tricks is not None and game.tricks >= rules.max_tricks):
+            loop = _loop_by_now(deal, game) if rules.detect_loops else None
+            if loop is not None:
+                return loop
+            counts = game.counts()
             most = max(counts)
             winner = counts.index(most) if counts.count(most) == 1 else None
-            return Outcome("stopped", winner, cards, played, counts, engine=NAME)
+            return Outcome("stopped", winner, game.cards, game.tricks, counts, engine=NAME)
+
+
+def _loop(deal, period):
+    """The loop of a deal whose period (in tricks) is known. Replay the game
+    twice, one period apart: the first state they share is where the loop is
+    entered, and the game ahead is then at the loop's first repeat, where a
+    loop is counted."""
+    entry, repeat = _Game(deal), _Game(deal)
+    for _ in range(period):
+        repeat.trick()
+    while not repeat.same_state(entry):
+        entry.trick()
+        repeat.trick()
+    return Outcome("loop", None, repeat.cards, repeat.tricks, repeat.counts(), (entry.tricks, entry.cards),
+                   (period, repeat.cards - entry.cards), engine=NAME)
+
+
+def _loop_by_now(deal, game):
+    """A game at its limit, T tricks in, before Brent's method met a loop: it
+    is a loop if some state has repeated by trick T. Then the state at T is on
+    the loop, and comes back within T tricks: play on from it that far, and
+    if it comes back, the loop counts when its first repeat is no later than
+    T. The loop's Outcome, or None."""
+    ahead = game.copy()
+    for period in range(1, game.tricks + 1):
+        ahead.trick()
+        if ahead.finished():
+            return None
+        if ahead.same_state(game):
+            loop = _loop(deal, period)
+            return loop if loop.tricks <= game.tricks else None
+    return None
 
 
 def _play_trick(hands, leader):

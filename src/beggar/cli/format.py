@@ -28,14 +28,15 @@ def figures(cards, tricks):
     return f"{cards}/{tricks}"
 
 
-def trick_table(tricks, first, deal):
-    """Tricks first+1 .. len(tricks) as a table: leader, the cards laid, taker, hand sizes."""
-    lines = [f"{'trick':>6}  {'led':>3}  {'took':>4}  {'hands':>{6 * deal.players - 1}}  cards laid"]
-    for number, trick in enumerate(tricks[first:], first + 1):
+def trick_lines(tricks, first, deal):
+    """Tricks, numbered from first+1, as the lines of a table: leader, taker,
+    hand sizes, the cards laid. A generator: a long game is printed as it is
+    played, never held whole."""
+    yield f"{'trick':>6}  {'led':>3}  {'took':>4}  {'hands':>{6 * deal.players - 1}}  cards laid"
+    for number, trick in enumerate(tricks, first + 1):
         sizes = " ".join(f"{len(hand):>5}" for hand in trick.hands)
         laid = "".join("-JQKA"[card] for card in trick.pile)
-        lines.append(f"{number:>6}  {trick.leader + 1:>3}  {trick.taker + 1:>4}  {sizes}  {laid}")
-    return "\n".join(lines)
+        yield f"{number:>6}  {trick.leader + 1:>3}  {trick.taker + 1:>4}  {sizes}  {laid}"
 
 
 def table(rows):

@@ -1,5 +1,6 @@
 """beggar play, verify and replay: one deal, the published records, a saved game."""
 
+import collections
 import itertools
 import json
 from importlib import resources
@@ -8,7 +9,7 @@ from .. import engine
 from ..deal import Deal
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
-from .format import describe, figures, table, trick_table
+from .format import describe, figures, table, trick_lines
 from .options import EXIT_MISMATCH, UsageError, add_deck_option, add_game_options, game_from_args
 
 
@@ -63,23 +64,32 @@ def run_replay(args):
         wrong = mismatches(game.expected, outcome)
         print("expected " + ("MISMATCH: " + "; ".join(wrong) if wrong else "OK, as saved"))
         status = EXIT_MISMATCH if wrong else 0
-    tricks = list(itertools.islice(engine.tricks(game.deal), outcome.tricks))
+    # The tricks are replayed as they are printed, never kept: a game may be
+    # millions of tricks long.
     if args.trace:
         print()
-        print(trick_table(tricks, 0, game.deal))
+        for line in trick_lines(itertools.islice(engine.tricks(game.deal), outcome.tricks), 0, game.deal):
+            print(line)
     elif outcome.status == "loop":
-        entry = outcome.loop_entry[0]
-        hands = game.deal.hands if entry == 0 else tricks[entry - 1].hands
-        leader = 0 if entry == 0 else tricks[entry - 1].taker
+        entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+        played = engine.tricks(game.deal)
+        last = collections.deque(itertools.islice(played, entry), maxlen=1)
+        hands = last[0].hands if last else game.deal.hands
+        leader = last[0].taker if last else 0
         print(f"\nthe state entering the loop, after trick {entry} (hand {leader + 1} leads):")
         for h, hand in enumerate(hands, 1):
             print(f"  hand {h}  {Deal.from_codes([hand])}  ({len(hand)} cards)")
         print(f"\none period, tricks {entry + 1} to {outcome.tricks}:")
-        print(trick_table(tricks, entry, game.deal))
+        for line in trick_lines(itertools.islice(played, period), entry, game.deal):
+            print(line)
     if args.plot:
-        _plot(args.plot, game.deal, outcome, tricks)
+        _plot(args.plot, game.deal, outcome)
         print(f"\nplot written to {args.plot}")
     return status
+
+
+#: The most points a plot draws of each hand: a longer game is drawn every so many tricks.
+PLOT_POINTS = 100_000
 
 
 def _pyplot():
@@ -92,12 +102,17 @@ def _pyplot():
     return matplotlib.pyplot
 
 
-def _plot(path, deal, outcome, tricks):
+def _plot(path, deal, outcome):
     plt = _pyplot()
-    sizes = [[len(hand) for hand in deal.hands]] + [[len(hand) for hand in t.hands] for t in tricks]
+    every = -(-outcome.tricks // PLOT_POINTS)
+    numbers, sizes = [0], [[len(hand) for hand in deal.hands]]
+    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
+        if number % every == 0 or number == outcome.tricks:
+            numbers.append(number)
+            sizes.append([len(hand) for hand in trick.hands])
     figure, axes = plt.subplots(figsize=(10, 4))
     for h in range(deal.players):
-        axes.plot(range(len(sizes)), [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)
+        axes.plot(numbers, [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)
     if outcome.status == "loop":
         entry, period = outcome.loop_entry[0], outcome.loop_period[0]
         axes.axvspan(entry, entry + period, color="orange", alpha=0.2,
