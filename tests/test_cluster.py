@@ -1,5 +1,6 @@
 """Search jobs on a real Dask cluster: a scheduler and worker processes on this machine."""
 
+import os
 import signal
 import socket
 import subprocess
@@ -91,5 +92,7 @@ def test_an_address_that_does_not_answer(tmp_path):
     assert time.monotonic() - started < 30, line
     bad_input(beggar("search", "--cluster", "local:0", "--archive", tmp_path / "a.sqlite"),
               "'local:N' needs a number of workers N >= 1")
+    bad_input(beggar("search", "--cluster", "local:99999999999999999999", "--archive", tmp_path / "a.sqlite"),
+              f"this machine runs at most {4 * os.cpu_count()} workers (4 per core)")
     with Archive(tmp_path / "a.sqlite") as archive:
         assert archive.db.execute("SELECT count(*) FROM jobs").fetchone() == (0,)

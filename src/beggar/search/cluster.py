@@ -9,6 +9,8 @@ deal once and a chunk's record once.
 
 import logging
 
+from .job import WORKERS_PER_CORE, max_workers
+
 CONNECT_SECONDS = 5
 
 
@@ -30,6 +32,9 @@ class Cluster:
             count = address[len("local:"):]
             if not count.isdigit() or int(count) < 1:
                 raise ClusterError(f"--cluster {address}: 'local:N' needs a number of workers N >= 1")
+            if int(count) > max_workers():
+                raise ClusterError(f"--cluster {address}: this machine runs at most {max_workers()} "
+                                   f"workers ({WORKERS_PER_CORE} per core)")
             self.local = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
                                       dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.local)
