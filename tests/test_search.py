@@ -125,6 +125,9 @@ def test_corrupt_or_foreign_archive(tmp_path):
     with sqlite3.connect(foreign) as db:
         assert db.execute("SELECT count(*) FROM photos").fetchone() == (0,)
     bad_input(beggar("archive", "show", 7, "--archive", tmp_path / "new.sqlite"), "no game with id 7")
+    bad_input(beggar("search", "--archive", "", "--deals", 10), "the archive's path is empty")
+    bad_input(beggar("search", "--archive", "/dev/null", "--deals", 10), "/dev/null: not a file")
+    bad_input(beggar("archive", "list", "--archive", "/dev/null"), "/dev/null: not a file")
     bad_input(beggar("search", "--resume", "nothing", "--archive", tmp_path / "new.sqlite"),
               "no job 'nothing' to resume")
 

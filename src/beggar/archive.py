@@ -153,8 +153,12 @@ class Archive:
         self.readonly = readonly
         self.lock_seconds = lock_seconds()
         path = self.path
+        if not path:
+            raise ArchiveError("the archive's path is empty: name a file")
         if os.path.isdir(path):
             raise ArchiveError(f"{path}: is a directory, not an archive file")
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise ArchiveError(f"{path}: not a file, so not an archive (a device, a pipe?)")
         folder = os.path.dirname(os.path.abspath(path))
         if readonly:
             self.db = self._connect_to_read()
