@@ -65,6 +65,8 @@ def test_replay_trace_and_plot(tmp_path):
     last = list(itertools.islice(tricks(Deal.parse(MANN_WU)), 1007))[-1]
     assert rows[-1].split()[:5] == ["1007", str(last.leader + 1), "2", "0", "52"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad_input(beggar("replay", CASELLA, "--plot", "/dev/full"), "--plot /dev/full: cannot write (No space left")
+    bad_input(beggar("replay", CASELLA, "--plot", tmp_path / "sizes.xyz"), "sizes.xyz: Format 'xyz' is not supported")
 
 
 def test_play_json_matches_the_api():

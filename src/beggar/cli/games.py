@@ -1,8 +1,10 @@
 """beggar play, verify and replay: one deal, the published records, a saved game."""
 
 import collections
+import io
 import itertools
 import json
+import os
 from importlib import resources
 
 from .. import engine
@@ -122,9 +124,16 @@ def _plot(path, deal, outcome):
     axes.set_title(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     figure.tight_layout()
+    # Drawn in memory, then written here: matplotlib does not report every
+    # failed write (a full disk passes silently).
+    drawn = io.BytesIO()
     try:
-        figure.savefig(path)
-    except (OSError, ValueError) as error:
+        figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
+        with open(path, "wb") as file:
+            file.write(drawn.getvalue())
+    except OSError as error:
+        raise UsageError(f"--plot {path}: cannot write ({error.strerror or error})") from None
+    except ValueError as error:
         raise UsageError(f"--plot {path}: {error}") from None
     finally:
         plt.close(figure)
