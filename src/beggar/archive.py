@@ -21,7 +21,7 @@ from .decks import Deck
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: How long to wait for another process's write lock.
 LOCK_SECONDS = 60
@@ -51,6 +51,8 @@ CREATE TABLE games (
     deck TEXT NOT NULL,             -- decks.Deck as written: a name, or counts
     players INTEGER NOT NULL,
     split INTEGER NOT NULL,         -- cards in the first hand
+    rank TEXT,                      -- census: the deal's arrangement number, in decimal
+    loop TEXT,                      -- a loop: its canonical state (census.state_key, hex)
     UNIQUE (deal, rules)
 );
 CREATE INDEX games_by_length ON games (cards DESC);
@@ -70,6 +72,7 @@ CREATE TABLE chunks (
     best_cards INTEGER NOT NULL,
     seconds REAL NOT NULL,
     done_at TEXT NOT NULL,
+    stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
     PRIMARY KEY (job, chunk)
 );
 """
@@ -155,7 +158,8 @@ class Archive:
 
         1 -> 2: games gain their deck, players and split, read from the deal
         (format 1 held only what `beggar search` dealt then: 26/26 standard
-        deals and their families)."""
+        deals and their families). 2 -> 3: games gain a census rank and a
+        loop's canonical state, chunks their statistics (all empty before)."""
         with self.transaction():
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version == 1:
@@ -168,6 +172,12 @@ class Archive:
                     self.db.execute("UPDATE games SET deck = ?, players = ?, split = ? WHERE id = ?",
                                     (*table_of(Deal.parse(deal)), game_id))
                 self.db.execute("PRAGMA user_version = 2")
+                version = 2
+            if version == 2:
+                self.db.execute("ALTER TABLE games ADD COLUMN rank TEXT")
+                self.db.execute("ALTER TABLE games ADD COLUMN loop TEXT")
+                self.db.execute("ALTER TABLE chunks ADD COLUMN stats TEXT")
+                self.db.execute("PRAGMA user_version = 3")
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -205,7 +215,7 @@ class Archive:
     # ------------------------------------------------------------ games
 
     def add_game(self, deal, rules, compiled, reference, job=None, driver=None, seed=None,
-                 walk=None, parent=None):
+                 walk=None, parent=None, rank=None, loop=None):
         """Keep a game (inside a transaction). Returns (id, new): a deal already
         kept under the same rules is not stored twice."""
         disputed = compiled != reference
@@ -213,12 +223,12 @@ class Archive:
                compiled.tricks, *(compiled.loop_entry or (None, None)),
                *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
                json.dumps(reference.as_dict()), int(disputed), job, driver, seed, walk, parent, now(),
-               *table_of(deal))
+               *table_of(deal), None if rank is None else str(rank), None if loop is None else loop.hex())
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
             "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, walk, parent, found_at, deck, players, split) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "seed, walk, parent, found_at, deck, players, split, rank, loop) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row)
         if cursor.rowcount:
             return cursor.lastrowid, True
@@ -300,8 +310,23 @@ class Archive:
     def chunks_done(self, job_id):
         return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
 
-    def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds):
-        """Record a finished chunk (inside the transaction that keeps its hits)."""
-        self.db.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (job_id, chunk, deals, hits, best_cards, seconds, now()))
+    def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds, stats=None):
+        """Record a finished chunk (inside the transaction that keeps its
+        hits); `stats` a dict of its games' statistics, or None."""
+        self.db.execute("INSERT OR REPLACE INTO chunks (job, chunk, deals, hits, best_cards, seconds, "
+                        "done_at, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (job_id, chunk, deals, hits, best_cards, seconds, now(),
+                         None if stats is None else json.dumps(stats)))
+
+    def chunk_stats(self, job_id):
+        """The statistics of every finished chunk of a job that has them: [dict]."""
+        return [json.loads(row[0]) for row in self.db.execute(
+            "SELECT stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
+
+    def longest_cards(self, job_id, place):
+        """The cards of the job's `place`-th longest finished game (1: the
+        longest), or 0 when it has fewer."""
+        row = self.db.execute("SELECT cards FROM games WHERE job = ? AND status = 'finished' "
+                              "ORDER BY cards DESC LIMIT 1 OFFSET ?", (job_id, place - 1)).fetchone()
+        return row[0] if row else 0
         self.db.execute("UPDATE jobs SET updated = ? WHERE id = ?", (now(), job_id))

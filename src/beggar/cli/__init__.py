@@ -21,7 +21,7 @@ from ..savefile import SaveFileError
 from ..search import SearchError
 from ..search.cluster import ClusterError
 from ..search.job import JobError
-from . import archive, backward, games, search
+from . import archive, backward, census, games, search
 from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, UsageError
 
 BAD_INPUT = (DealError, DeckError, SaveFileError, EngineError, UsageError, ArchiveError, JobError, BackwardError,
@@ -60,7 +60,7 @@ def _parser():
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (games, backward, search, archive):
+    for group in (games, backward, search, census, archive):
         group.add(commands)
     return parser
 

@@ -9,19 +9,21 @@ from ..search import job as jobs
 from .options import UsageError, limit, players, seconds, split, whole_number
 
 
-def run_search(args):
+def run_search(args, data=None):
+    """Run the job of args (or of `data`, a job's keys, when given); returns
+    (exit status, job id)."""
     from ..search.cluster import Cluster
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
-        return _search(args, cluster)
+        return _search(args, cluster, data)
     finally:
         if cluster is not None:
             cluster.close()
 
 
-def _search(args, cluster):
+def _search(args, cluster, data):
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     with Archive(args.archive) as archive:
@@ -32,9 +34,10 @@ def _search(args, cluster):
             job = archive.job(job_id)
             if job["state"] == "done":
                 print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
-                return 0
+                return 0, job_id
         else:
-            data = jobs.read(args.job) if args.job is not None else {}
+            if data is None:
+                data = jobs.read(args.job) if args.job is not None else {}
             for key in ("seed", "deals", "min_cards", "deck", "players", "split"):
                 if getattr(args, key) is not None:
                     data[key] = getattr(args, key)
@@ -51,7 +54,7 @@ def _search(args, cluster):
             print_summary(error.summary, args.archive, args.cluster)
             raise
     print_summary(summary, args.archive, args.cluster)
-    return 130 if summary.reason.startswith("stopped at once") else 0
+    return 130 if summary.reason.startswith("stopped at once") else 0, job_id
 
 
 def describe_deals(spec):
@@ -116,4 +119,4 @@ def add(commands):
                              "scheduler, local:N to start N worker processes here "
                              "(needs pip install 'beggar[cluster]')")
     search.add_argument("--quiet", action="store_true", help="no progress bar")
-    search.set_defaults(run=run_search)
+    search.set_defaults(run=lambda args: run_search(args)[0])
