@@ -91,7 +91,7 @@ def now():
 
 def table_of(deal):
     """(deck, players, split) of a deal as the archive keeps them."""
-    return str(deal.deck()), deal.players, len(deal.hands[0])
+    return deal.deck_written(), deal.players, len(deal.hands[0])
 
 
 def rules_key(rules):

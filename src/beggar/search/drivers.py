@@ -18,7 +18,7 @@ class ChunkResult:
     chunk: int
     deals: int
     hits: list          # [(deal, outcome)] from the compiled engine
-    best: tuple         # (deal, outcome) of the longest game played, or None
+    best: tuple | None  # (deal, outcome) of the longest game played, or None
     seconds: float
     census: Census | None = None    # a census chunk's whole result
 
