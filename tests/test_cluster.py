@@ -96,3 +96,16 @@ def test_an_address_that_does_not_answer(tmp_path):
               f"this machine runs at most {4 * os.cpu_count()} workers (4 per core)")
     with Archive(tmp_path / "a.sqlite") as archive:
         assert archive.db.execute("SELECT count(*) FROM jobs").fetchone() == (0,)
+
+
+@pytest.mark.slow
+def test_a_census_on_a_cluster_equals_one_on_this_machine(tmp_path):
+    deck = "8 2J 1Q 1K"
+    tables = []
+    for where in ("--workers", "--cluster"):
+        archive = tmp_path / f"{where[2:]}.sqlite"
+        run = beggar("census", deck, "--chunk", "700", "--archive", archive, "--quiet",
+                     *((where, "1") if where == "--workers" else (where, "local:2")))
+        assert run.returncode == 0, run.stderr
+        tables.append(run.stdout.split("\n\n", 1)[1].split("\n", 1)[1])      # the table, past its job id
+    assert tables[0] == tables[1] and "distinct loops" in tables[0]

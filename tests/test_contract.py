@@ -16,7 +16,7 @@ def test_every_engine_provides_the_contract(engine_name, name):
 
 
 def test_the_contract_names_every_shared_function():
-    assert set(engine.FUNCTIONS) == {"play", "play_batch", "sample", "sample_best", "climb",
+    assert set(engine.FUNCTIONS) == {"play", "play_batch", "sample", "sample_best", "climb", "census",
                                      "predecessors", "backward"}
 
 

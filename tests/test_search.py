@@ -361,3 +361,19 @@ def test_after_a_full_disk_the_summary_counts_what_the_archive_holds(tmp_path):
     kept_line = next(line for line in result.stdout.splitlines() if line.startswith("hits"))
     held = int(result.stdout.split("held ")[1])
     assert held > 0 and kept_line.startswith(f"hits     {held} kept in "), result.stdout
+
+
+def test_a_census_budget_is_bounded_by_its_deck_not_by_10_18():
+    spec = jobs.check({"driver": "census"})            # every arrangement of the standard deck
+    assert spec["deals"] > 10 ** 18
+    with pytest.raises(jobs.JobError, match="'deals' must be a whole number from 0 to 10\\*\\*18"):
+        jobs.check({"deals": spec["deals"]})
+
+
+def test_keeping_a_chunk_marks_the_job_updated(tmp_path):
+    spec = jobs.check({})
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        archive.db.execute("UPDATE jobs SET updated = 'long ago'")
+        _keep(archive, "j", spec, ChunkResult(0, 1000, [], None, 0.1), Summary("j", "running", 1))
+        assert archive.job("j")["updated"] != "long ago"

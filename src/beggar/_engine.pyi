@@ -9,7 +9,7 @@ from .deal import Deal
 from .decks import Deck
 from .outcome import Outcome
 from .rules import Rules
-from .states import Found
+from .states import Census, Found
 
 NAME: str
 
@@ -29,6 +29,8 @@ def predecessors(hands: Sequence[Sequence[int]], leader: int
 def backward(roots: Sequence[tuple[Sequence[Sequence[int]], int]],
              skips: Sequence[tuple[Sequence[Sequence[int]], int] | None],
              max_states: int, max_seconds: float) -> tuple[int, list[Found], str | None]: ...
+def census(first: int, deals: int, deck: Deck = ..., players: int = 2, split: int | None = None,
+           top: int = 10) -> Census: ...
 def shuffled_deck(seed: int, index: int = 0, deck: Deck | str = ...) -> list[int]: ...
 
 # The card-by-card twins of the public calls, for the benchmark and the tests.

@@ -42,20 +42,6 @@ if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[
     raise ImportError("beggar._engine was built against another beggar.climbing")
 
 cdef enum:
-    MAX_PLAYERS = 4
-    # Random deals: at most decks.MAX_DECK cards, their court cards' positions
-    # kept as bits in BIT_WORDS words.
-    MAX_DECK = 255
-    BIT_WORDS = 4
-    # Deals per GIL-free stretch in sample(): short enough that Ctrl-C is felt.
-    CHUNK = 65536
-
-cdef enum:
-    FINISHED = 0
-    LOOP = 1
-    STOPPED = 2
-
-cdef enum:
     # Positions in climbing.ACCEPTS.
     ACCEPT_STRICT = 0
     ACCEPT_EQUAL = 1
@@ -63,47 +49,6 @@ cdef enum:
     ACCEPT_LATE = 3
     # climbing.SECONDARY_BITS, for C
     FITNESS_SHIFT = 24
-
-
-cdef struct Game:
-    int players
-    int total
-    bint by_court       # hands held as pieces (see run_by_court, trickn_by_court)
-    int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1) + PILE_SLACK
-    uint8_t* hands      # by card: hand p is hands[p * room + start[p] .. p * room + end[p])
-    uint8_t* pile
-    uint32_t* pieces    # by court: hand p is pieces[p * room + start[p] .. p * room + end[p])
-    uint32_t* pile_pieces
-    int start[MAX_PLAYERS]
-    int end[MAX_PLAYERS]
-    int leader
-    int64_t cards
-    int64_t tricks
-
-
-cdef struct Result:
-    int status
-    int winner          # -1: none
-    int64_t cards
-    int64_t tricks
-    int counts[MAX_PLAYERS]
-    int64_t entry_tricks
-    int64_t entry_cards
-    int64_t period_tricks
-    int64_t period_cards
-
-
-cdef struct Work:
-    # Everything one game needs, allocated once per call: the game itself, the
-    # Brent snapshot, two replays that locate a loop, and the deal to replay.
-    Game game
-    Game snap
-    Game first
-    Game second
-    uint8_t* deal       # the hands, one after another
-    int hand_sizes[MAX_PLAYERS]
-    uint8_t* memory
-    uint32_t* piece_memory
 
 
 cdef packed struct Row:
@@ -121,23 +66,6 @@ cdef packed struct Row:
 
 
 # ---------------------------------------------------------------- buffers
-
-cdef enum:
-    # A hand lives in a straight buffer of ROOM_FACTOR * (total + 1) elements:
-    # cards are laid from the front and piles added at the back, and the hand
-    # is moved back to the front only when the back is reached. No index is
-    # wrapped, so laying a card is one pointer step.
-    ROOM_FACTOR = 4
-    # A piece packs a run of plain cards and the court card that ends it:
-    # run << COURT_BITS | court. A hand's last piece holds its trailing plain
-    # cards, with court 0.
-    COURT_BITS = 3
-    COURT_MASK = 7
-    # Pieces of a pile copied without a loop; piles and hands have room for them.
-    PILE_SLACK = 4
-    # Tricks played before loop detection takes its first snapshot.
-    BRENT_START = 64
-
 
 cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil:
     """Allocate the buffers of a Work for deals of `players` hands and `total`
@@ -767,6 +695,50 @@ cdef void end_loop(Result* r, Work* w, int64_t period) noexcept nogil:
     r.period_cards = w.second.cards - w.first.cards
 
 
+cdef int state_key(const Game* g, uint8_t* key) noexcept nogil:
+    """Write the state at an empty table as census.state_key orders states:
+    from the leader's seat on, each hand's length and its cards. Returns the
+    key's length."""
+    cdef int p, seat, i, k = 0, size
+    cdef uint32_t piece, run
+    for seat in range(g.players):
+        p = (g.leader + seat) % g.players
+        size = held(g, p)
+        key[k] = <uint8_t>size
+        k += 1
+        if not g.by_court:
+            memcpy(key + k, g.hands + p * g.room + g.start[p], size)
+            k += size
+            continue
+        for i in range(g.start[p], g.end[p]):
+            piece = g.pieces[p * g.room + i]
+            run = piece >> COURT_BITS
+            memset(key + k, 0, run)
+            k += run
+            if piece & COURT_MASK:
+                key[k] = piece & COURT_MASK
+                k += 1
+    return k
+
+
+cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil:
+    """The canonical state of the loop that the deal in w.deal falls into
+    (its result `r`, a loop, of at most MAX_DECK cards): the least state of
+    its cycle in census.state_key's order, written to `key`."""
+    cdef uint8_t state[MAX_DECK + MAX_PLAYERS + 1]
+    cdef int64_t i
+    cdef int size
+    game_load(&w.first, w.deal, w.hand_sizes)
+    for i in range(r.entry_tricks):
+        trick(&w.first)
+    size = state_key(&w.first, key)
+    for i in range(r.period_tricks - 1):
+        trick(&w.first)
+        state_key(&w.first, state)
+        if memcmp(state, key, size) < 0:
+            memcpy(key, state, size)
+
+
 cdef void end_at_limit(Result* r, Work* w) noexcept nogil:
     """The limit was reached at trick T before Brent saw a loop. A state seen
     twice by trick T means the state at T lies on a loop whose period is at
@@ -1330,3 +1302,13 @@ def shuffled_deck(seed, index=0, deck=STANDARD):
     cdef uint64_t state = stream_start(seed, index)
     deck_from(cards, courts, &state, &shape)
     return [cards[i] for i in range(shape.total)]
+
+
+
+def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
+    """Play the arrangements of `deck` with ranks first .. first+deals-1
+    (census.py), dealt to `players` (and `split`); returns a states.Census.
+    The census plays with this engine from a module of its own, which
+    cimports this one: imported here when first called."""
+    from ._census import census
+    return census(first, deals, deck, players, split, top)

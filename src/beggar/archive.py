@@ -29,7 +29,7 @@ from .decks import Deck
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: How long to wait for another process's write lock (BEGGAR_LOCK_SECONDS changes it).
 LOCK_SECONDS = 60
@@ -38,9 +38,9 @@ LOCK_SECONDS = 60
 _TABLES = {
     "games": {"id", "deal", "rules", "status", "winner", "cards", "tricks", "entry_tricks", "entry_cards",
               "period_tricks", "period_cards", "compiled", "reference", "disputed", "job", "driver", "seed",
-              "walk", "parent", "found_at", "deck", "players", "split"},
+              "walk", "parent", "found_at", "deck", "players", "split", "rank", "loop"},
     "jobs": {"id", "spec", "state", "created", "updated"},
-    "chunks": {"job", "chunk", "deals", "hits", "best_cards", "seconds", "done_at"},
+    "chunks": {"job", "chunk", "deals", "hits", "best_cards", "seconds", "done_at", "stats"},
 }
 
 _SCHEMA = """
@@ -68,6 +68,8 @@ CREATE TABLE games (
     deck TEXT NOT NULL,             -- decks.Deck as written: a name, or counts
     players INTEGER NOT NULL,
     split INTEGER NOT NULL,         -- cards in the first hand
+    rank TEXT,                      -- census: the deal's arrangement number, in decimal
+    loop TEXT,                      -- a loop: its canonical state (census.state_key, hex)
     UNIQUE (deal, rules)
 );
 CREATE INDEX games_by_length ON games (cards DESC);
@@ -87,6 +89,7 @@ CREATE TABLE chunks (
     best_cards INTEGER NOT NULL,
     seconds REAL NOT NULL,
     done_at TEXT NOT NULL,
+    stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
     PRIMARY KEY (job, chunk)
 );
 """
@@ -137,7 +140,7 @@ def now():
 
 def table_of(deal):
     """(deck, players, split) of a deal as the archive keeps them."""
-    return str(deal.deck()), deal.players, len(deal.hands[0])
+    return deal.deck_written(), deal.players, len(deal.hands[0])
 
 
 def rules_key(rules):
@@ -285,7 +288,8 @@ class Archive:
 
         1 -> 2: games gain their deck, players and split, read from the deal
         (format 1 held only what `beggar search` dealt then: 26/26 standard
-        deals and their families)."""
+        deals and their families). 2 -> 3: games gain a census rank and a
+        loop's canonical state, chunks their statistics (all empty before)."""
         with self.transaction():
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version == 1:
@@ -298,6 +302,12 @@ class Archive:
                     self.db.execute("UPDATE games SET deck = ?, players = ?, split = ? WHERE id = ?",
                                     (*table_of(Deal.parse(deal)), game_id))
                 self.db.execute("PRAGMA user_version = 2")
+                version = 2
+            if version == 2:
+                self.db.execute("ALTER TABLE games ADD COLUMN rank TEXT")
+                self.db.execute("ALTER TABLE games ADD COLUMN loop TEXT")
+                self.db.execute("ALTER TABLE chunks ADD COLUMN stats TEXT")
+                self.db.execute("PRAGMA user_version = 3")
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -345,7 +355,7 @@ class Archive:
 
     @_guarded
     def add_game(self, deal, rules, compiled, reference, job=None, driver=None, seed=None,
-                 walk=None, parent=None):
+                 walk=None, parent=None, rank=None, loop=None):
         """Keep a game (inside a transaction). Returns (id, new): a deal already
         kept under the same rules is not stored twice."""
         disputed = compiled != reference
@@ -353,12 +363,12 @@ class Archive:
                compiled.tricks, *(compiled.loop_entry or (None, None)),
                *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
                json.dumps(reference.as_dict()), int(disputed), job, driver, seed, walk, parent, now(),
-               *table_of(deal))
+               *table_of(deal), None if rank is None else str(rank), None if loop is None else loop.hex())
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
             "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, walk, parent, found_at, deck, players, split) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "seed, walk, parent, found_at, deck, players, split, rank, loop) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row)
         if cursor.rowcount:
             return cursor.lastrowid, True
@@ -485,8 +495,25 @@ class Archive:
         return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
 
     @_guarded
-    def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds):
-        """Record a finished chunk (inside the transaction that keeps its hits)."""
-        self.db.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (job_id, chunk, deals, hits, best_cards, seconds, now()))
+    def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds, stats=None):
+        """Record a finished chunk (inside the transaction that keeps its
+        hits); `stats` a dict of its games' statistics, or None."""
+        self.db.execute("INSERT OR REPLACE INTO chunks (job, chunk, deals, hits, best_cards, seconds, "
+                        "done_at, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (job_id, chunk, deals, hits, best_cards, seconds, now(),
+                         None if stats is None else json.dumps(stats)))
         self.db.execute("UPDATE jobs SET updated = ? WHERE id = ?", (now(), job_id))
+
+    @_guarded
+    def chunk_stats(self, job_id):
+        """The statistics of every finished chunk of a job that has them: [dict]."""
+        return [json.loads(row[0]) for row in self.db.execute(
+            "SELECT stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
+
+    @_guarded
+    def longest_cards(self, job_id, place):
+        """The cards of the job's `place`-th longest finished game (1: the
+        longest), or 0 when it has fewer."""
+        row = self.db.execute("SELECT cards FROM games WHERE job = ? AND status = 'finished' "
+                              "ORDER BY cards DESC LIMIT 1 OFFSET ?", (job_id, place - 1)).fetchone()
+        return row[0] if row else 0

@@ -23,6 +23,8 @@ the mutations, acceptance draws and restarts follow from the same stream, so a
 walk is reproducible from (seed, index) and both engines take the same steps.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 from .checks import whole
@@ -69,7 +71,7 @@ class Climb:
     game it played (deal, outcome); how many times it restarted."""
 
     hits: list
-    best: tuple
+    best: tuple | None
     restarts: int
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 
 from . import cards
 from .cards import CardError
-from .decks import STANDARD, Deck, DeckError, check_split
+from .decks import STANDARD, Deck, DeckError, check_split, written
 from .shuffle import Stream, check_seed, deal_from
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -118,18 +118,25 @@ class Deal:
     def total(self):
         return sum(len(hand) for hand in self.hands)
 
+    def counts(self):
+        """How many cards of each code (plain, J, Q, K, A) the deal holds."""
+        held = Counter(c for hand in self.hands for c in hand)
+        return tuple(held[c] for c in range(5))
+
     def deck(self):
         """The Deck of this deal's cards (DealError if no deck could hold them)."""
-        held = Counter(c for hand in self.hands for c in hand)
         try:
-            return Deck(tuple(held[c] for c in range(5)))
+            return Deck(self.counts())
         except DeckError as error:
             raise DealError(str(error)) from None
 
+    def deck_written(self):
+        """The deal's cards as a deck is written (decks.written), whatever they are."""
+        return written(self.counts())
+
     def is_standard(self):
         """True for exactly the 52-card deck."""
-        held = Counter(c for hand in self.hands for c in hand)
-        return tuple(held[c] for c in range(5)) == STANDARD.counts
+        return self.counts() == STANDARD.counts
 
     def __str__(self):
         return "/".join("".join(cards.SYMBOLS[c] for c in hand) for hand in self.hands)

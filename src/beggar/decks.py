@@ -93,11 +93,10 @@ class Deck:
         return next((name for name, counts in NAMED.items() if counts == self.counts), None)
 
     def notation(self):
-        plain = [str(self.counts[PLAIN])] if self.counts[PLAIN] else []
-        return " ".join(plain + [f"{n}{SYMBOLS[c]}" for c, n in enumerate(self.counts) if c and n])
+        return notation(self.counts)
 
     def __str__(self):
-        return self.name or self.notation()
+        return written(self.counts)
 
     def check_players(self, players):
         """DeckError unless every one of `players` hands can be dealt a card."""
@@ -106,6 +105,18 @@ class Deck:
 
 
 STANDARD = Deck(NAMED["standard"])
+
+
+def notation(counts):
+    """Counts of (plain, J, Q, K, A) in the deck notation: '18 2J 2Q 2K 2A'."""
+    plain = [str(counts[PLAIN])] if counts[PLAIN] else []
+    return " ".join(plain + [f"{n}{SYMBOLS[c]}" for c, n in enumerate(counts) if c and n]) or "0"
+
+
+def written(counts):
+    """Counts as a deck is written: its name, or its notation. Any cards at
+    all: the cards of a deal someone wrote need not make a deck to deal from."""
+    return next((name for name, named in NAMED.items() if named == tuple(counts)), None) or notation(counts)
 
 
 def check_table(deck, players, split):

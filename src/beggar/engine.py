@@ -26,8 +26,8 @@ ENGINES = ("compiled", "reference")
 class Engine(Protocol):
     """The contract of an engine module (`beggar.reference`, `beggar._engine`):
     these functions, these signatures, the same results and exceptions. The
-    compiled engine's backward play lives in `beggar._backward` and is
-    re-exported by `beggar._engine`."""
+    compiled engine's backward play lives in `beggar._backward` and its census
+    in `beggar._census`; `beggar._engine` re-exports both."""
 
     NAME: str
 
@@ -45,6 +45,9 @@ class Engine(Protocol):
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
+
+    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10):
+        """Play the arrangements of ranks first .. first+deals-1 (census.py) -> states.Census."""
 
     def predecessors(self, hands, leader):
         """Every two-player state one trick before (hands, leader) -> [(hands, leader, cards)]."""
@@ -121,6 +124,14 @@ def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2
     number of restarts."""
     return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules(),
                              Deck.parse(deck), players, split)
+
+
+def census(first, deals, deck="standard", players=2, split=None, top=10, engine=None):
+    """Play every arrangement of `deck` with ranks first .. first+deals-1
+    (census.py: lexicographic order, dealt as Deal.shuffled deals), with exact
+    loop detection: a states.Census of statuses, length histograms, the `top`
+    longest games and every loop deal with its loop's canonical state."""
+    return get(engine).census(first, deals, Deck.parse(deck), players, split, top)
 
 
 def predecessors(hands, leader, engine=None):

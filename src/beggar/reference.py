@@ -10,15 +10,16 @@ game's. The loop it finds is then located exactly by replaying the deal.
 import itertools
 import math
 import time
-from collections import deque
+from collections import Counter, deque
 
 from .deal import Deal
 from .checks import whole
-from .outcome import Outcome
+from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
-from .states import Found, Trick
-from .decks import STANDARD, check_table
+from .states import Census, Found, Trick
+from . import census as census_block
+from .decks import STANDARD, check_table, deal_out
 from .shuffle import Stream, check_seed, deal_from
 
 NAME = "reference"
@@ -379,3 +380,40 @@ def backward(roots, skips, max_states, max_seconds):
                 continue
             queue.append(Found(hands, leader, state.cards + size, state.tricks + 1))
     return visited, balanced, None
+
+
+def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
+    """Play the arrangements of `deck` with ranks first .. first+deals-1
+    (census.py), dealt to `players` (and `split`); returns a states.Census."""
+    deck, players, split, sizes = census_block.check_block(first, deals, deck, players, split, top)
+    statuses = dict.fromkeys(STATUSES, 0)
+    cards_seen, tricks_seen = Counter(), Counter()
+    longest, loops = [], []
+    cards = census_block.unrank(first, deck)
+    for offset in range(deals):
+        if offset:
+            census_block.next_arrangement(cards)
+        deal = Deal.from_codes(deal_out(cards, sizes))
+        outcome = play(deal)
+        statuses[outcome.status] += 1
+        cards_seen[outcome.cards] += 1
+        tricks_seen[outcome.tricks] += 1
+        if outcome.status != "loop":
+            longest.append((first + offset, deal, outcome))
+            if len(longest) > 2 * top + 64:     # keep the list short as it grows
+                longest = _longest(longest, top)
+        else:
+            loops.append((first + offset, deal, outcome, _loop_key(deal, outcome)))
+    return Census(first, deals, statuses, dict(cards_seen), dict(tricks_seen), _longest(longest, top), loops)
+
+
+def _longest(games, top):
+    return sorted(games, key=lambda game: (-game[2].cards, game[0]))[:top]
+
+
+def _loop_key(deal, outcome):
+    """The least state on the deal's cycle (census.state_key)."""
+    entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+    states = [(deal.hands, 0)] + [(trick.hands, trick.taker)
+                                  for trick in itertools.islice(tricks(deal), entry + period)]
+    return min(census_block.state_key(hands, leader) for hands, leader in states[entry:entry + period])

@@ -1,6 +1,8 @@
-"""The plain records both engines return: a trick of a traced game, and a state
-found by backward play. Neutral ground, so that neither engine imports the other."""
+"""The plain records both engines return: a trick of a traced game, a state
+found by backward play, the result of a census block. Neutral ground, so that
+neither engine imports the other."""
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 
@@ -20,3 +22,19 @@ class Found(NamedTuple):
     leader: int
     cards: int
     tricks: int
+
+
+@dataclass(frozen=True)
+class Census:
+    """What playing the arrangements first .. first+deals-1 of a deck gave
+    (census.py): games by status, the histograms of game lengths in cards and
+    in tricks ({length: games}), the `top` longest finished games [(rank,
+    Deal, Outcome)], longest first (the earlier rank first on a tie), and
+    every loop deal [(rank, Deal, Outcome, canonical state key)] in rank order."""
+    first: int
+    deals: int
+    statuses: dict
+    cards: dict
+    tricks: dict
+    longest: list
+    loops: list

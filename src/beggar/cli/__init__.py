@@ -79,7 +79,7 @@ def _parser():
     import argparse
 
     from .. import __version__
-    from . import archive, backward, games, search
+    from . import archive, backward, census, games, search
     from .options import EXIT_BAD_INPUT
 
     class Parser(argparse.ArgumentParser):
@@ -92,7 +92,7 @@ def _parser():
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (games, backward, search, archive):
+    for group in (games, backward, search, census, archive):
         group.add(commands)
     return parser
 

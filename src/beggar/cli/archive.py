@@ -74,6 +74,24 @@ def run_archive_export(args):
     return 0
 
 
+def run_archive_census(args):
+    from ..search import tally
+    with Archive(args.archive, readonly=True) as archive:
+        try:
+            result = tally.tally(archive, args.job)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    print("\n".join(tally.report(result, loops_shown=args.loops)))
+    if args.plot:
+        from .games import _pyplot
+        try:
+            tally.plot(result, args.plot, _pyplot())
+        except (OSError, ValueError) as error:
+            raise UsageError(f"--plot {args.plot}: {error}") from None
+        print(f"plot written to {args.plot}")
+    return 0
+
+
 def add(commands):
     """Declare these commands on the `beggar` parser's subcommands."""
     archive = commands.add_parser(
@@ -105,6 +123,16 @@ def add(commands):
     export.add_argument("file", nargs="?", metavar="FILE", help="default: standard output")
     export.add_argument("--text", action="store_true", help="one hand per line instead of JSON")
     export.set_defaults(run=run_archive_export)
-    for sub in (listing, show, export):
+    census = archive_commands.add_parser(
+        "census", help="a census job's result table, again",
+        description="Print the result table of a census job (beggar census), from its chunks "
+                    "in the archive; --plot draws the distribution of game lengths.")
+    census.add_argument("job", metavar="JOB", help="the census job's id")
+    census.add_argument("--loops", type=count, default=10, metavar="N",
+                        help="loops listed, most deals first (default 10)")
+    census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
+                        "(needs matplotlib: pip install 'beggar[plot]')")
+    census.set_defaults(run=run_archive_census)
+    for sub in (listing, show, export, census):
         sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                          help=f"the archive (default {DEFAULT_PATH})")

@@ -20,7 +20,8 @@ def run_play(args):
     outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
                           engine=args.engine, detect_loops=game.rules.detect_loops)
     if args.json:
-        print(json.dumps({"deal": str(game.deal), "rules": game.rules.as_dict(), **outcome.as_dict()}))
+        table = {"deck": game.deal.deck_written(), "players": game.deal.players, "split": len(game.deal.hands[0])}
+        print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(), **outcome.as_dict()}))
     else:
         print(describe(game.deal, outcome))
     return 0

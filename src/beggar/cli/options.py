@@ -9,7 +9,7 @@ from ..deal import ANY, Deal
 from ..engine import ENGINES
 from ..rules import Rules
 from ..savefile import SavedGame, load
-from ..search.job import WORKERS_PER_CORE, max_workers
+from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
 
 
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
@@ -24,14 +24,15 @@ class UsageError(ValueError):
 NOTATION = set("-/0123456789TXJQKAtxjqka ,") | set("SHDCshdc\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667")
 
 
-def whole_in(low, high):
-    """An argparse type: a whole number from `low` to `high`."""
+def whole_in(low, high=None):
+    """An argparse type: a whole number from `low` to `high` (None: checked
+    later, against what it counts)."""
     def parse(text):
         try:
             return whole(int(text), "", low, high)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a whole number from {low} to {shown(high)}, not {text!r}") from None
+            bound = f"of at least {low}" if high is None else f"from {low} to {shown(high)}"
+            raise argparse.ArgumentTypeError(f"must be a whole number {bound}, not {text!r}") from None
     return parse
 
 
@@ -40,6 +41,9 @@ limit = whole_in(1, MAX_COUNT)
 count = whole_in(0, MAX_COUNT)
 seed = whole_in(0, MAX_SEED)
 game_id = whole_in(0, MAX_ID)
+chunk = whole_in(1, MAX_CHUNK)
+#: A census rank or count: the deck's arrangements bound it (search.job checks).
+rank = whole_in(0)
 
 #: The longest time any command is asked to run for: about 30 years.
 MAX_SECONDS = 10 ** 9

@@ -13,26 +13,29 @@ from .options import UsageError, count, players, seconds, seed, split, workers
 SPEC_OPTIONS = ("seed", "deals", "min_cards", "deck", "players", "split")
 
 
-def run_search(args):
+def run_search(args, data=None):
+    """Run the job of args (or of `data`, a job's keys, when given); returns
+    (exit status, job id)."""
     from ..search.cluster import Cluster
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
-        return _search(args, cluster)
+        return _search(args, cluster, data)
     finally:
         if cluster is not None:
             cluster.close()
 
 
-def _search(args, cluster):
+def _search(args, cluster, data):
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     spec = None
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
-        data = jobs.read(args.job) if args.job is not None else {}
+        if data is None:
+            data = jobs.read(args.job) if args.job is not None else {}
         for key in SPEC_OPTIONS:
             if getattr(args, key) is not None:
                 data[key] = getattr(args, key)
@@ -51,10 +54,11 @@ def _search(args, cluster):
             job = archive.job(job_id)
             if job["state"] == "done":
                 print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
-                return 0
+                return 0, job_id
         else:
             job_id = new_job_id(spec)
             archive.add_job(job_id, spec)
+
         def started(spec):
             print(f"job {job_id}: {spec['driver']}, {describe_deals(spec)}, archive {args.archive}",
                   file=sys.stderr)
@@ -66,7 +70,7 @@ def _search(args, cluster):
             print_summary(error.summary, args.archive, args.cluster)
             raise
     print_summary(summary, args.archive, args.cluster)
-    return 130 if summary.reason.startswith("stopped at once") else 0
+    return 130 if summary.reason.startswith("stopped at once") else 0, job_id
 
 
 def describe_deals(spec):
@@ -113,8 +117,8 @@ def add(commands):
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
     search.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
-    search.add_argument("--workers", type=workers, metavar="N", help="worker processes, at most 4 per core (default: the job's, "
-                        "else one per core)")
+    search.add_argument("--workers", type=workers, metavar="N",
+                        help="worker processes, at most 4 per core (default: the job's, else one per core)")
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
     search.add_argument("--deals", type=count, metavar="N", help="budget in deals (0: until stopped)")
     search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
@@ -131,4 +135,4 @@ def add(commands):
                              "scheduler, local:N to start N worker processes here "
                              "(needs pip install 'beggar[cluster]')")
     search.add_argument("--quiet", action="store_true", help="no progress bar")
-    search.set_defaults(run=run_search)
+    search.set_defaults(run=lambda args: run_search(args)[0])

@@ -2,11 +2,14 @@
 compiled engine and return the hits. Runs in worker processes; plain data in
 and out."""
 
+from __future__ import annotations
+
 import time
 from dataclasses import dataclass
 
 from .. import engine
 from ..climbing import ClimbRules
+from ..states import Census
 from .job import chunk_deals, table
 
 
@@ -15,14 +18,21 @@ class ChunkResult:
     chunk: int
     deals: int
     hits: list          # [(deal, outcome)] from the compiled engine
-    best: tuple         # (deal, outcome) of the longest game played, or None
+    best: tuple | None  # (deal, outcome) of the longest game played, or None
     seconds: float
+    census: Census | None = None    # a census chunk's whole result
 
 
 def run_chunk(spec, chunk):
     """Play chunk number `chunk` of the job `spec`."""
     start = time.perf_counter()
     deals = chunk_deals(spec, chunk)
+    if spec["driver"] == "census":
+        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"], **table(spec))
+        hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
+        hits += [(deal, outcome) for _, deal, outcome in result.longest]
+        best = max(hits, key=lambda hit: hit[1].cards, default=None)
+        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
     if spec["driver"] == "sample":
         hits, best = engine.sample_best(deals, spec["seed"], spec["min_cards"], start=chunk * spec["chunk"],
                                         **table(spec))

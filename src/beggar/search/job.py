@@ -13,6 +13,7 @@ workers, and a resumed job the same as one never stopped.
 import os
 import sys
 
+from .. import census
 from ..checks import MAX_COUNT, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
@@ -23,7 +24,7 @@ if sys.version_info >= (3, 11):
 else:                                       # pragma: no cover
     import tomli as tomllib
 
-DRIVERS = ("sample", "climb")
+DRIVERS = ("sample", "climb", "census")
 
 #: A one-hour job on a workstation keeps tens of games: about 1 deal in 10^8
 #: lasts 4000 cards, and a core plays about 10^6 deals a second.
@@ -39,6 +40,8 @@ DEFAULTS = {
     "deck": "standard",     # a name or counts (decks.py)
     "players": 2,
     "split": "even",        # two players: "even", the first hand's size, or "random"
+    "first": 0,             # census: the rank of the first arrangement played
+    "top": 10,              # census: the longest games kept
 }
 
 
@@ -113,7 +116,12 @@ def check(data, where="job"):
         raise JobError(f"{where}: {error}") from None
     spec["deck"] = str(deck)
     spec["split"] = "even" if split is None else split
-    for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, MAX_COUNT),
+    if spec["driver"] == "census":
+        _check_census(spec, deck, where)
+    # A census's budget is bounded by its deck's arrangements (_check_census),
+    # which may be far more than 10**18; every other budget by MAX_COUNT.
+    most_deals = None if spec["driver"] == "census" else MAX_COUNT
+    for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, most_deals),
                            ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
         try:
             whole(spec[key], f"'{key}'", low, high)
@@ -133,10 +141,30 @@ def check(data, where="job"):
     return spec
 
 
+def _check_census(spec, deck, where):
+    """A census plays every arrangement once: its budget is the arrangements
+    from `first` (all of them to the last rank when `deals` is 0), and chunk c
+    holds ranks first + c*chunk onward. Seeds and min_cards do not apply."""
+    if spec["split"] == "random":
+        raise JobError(f"{where}: a census deals every arrangement once: the split is even or a number of cards")
+    first = spec["first"]
+    if isinstance(first, str) and first.isdigit():
+        first = int(first)          # TOML integers stop at 2**63; ranks of big decks do not
+    arrangements = census.count(deck)
+    try:
+        spec["first"] = whole(first, "'first'", 0, arrangements - 1)
+        spec["top"] = whole(spec["top"], "'top'", 0, 10 ** 6)
+        spec["deals"] = whole(spec["deals"], "'deals'", 0, arrangements - spec["first"]) \
+            or arrangements - spec["first"]
+    except ValueError as error:
+        raise JobError(f"{where}: {error} (the {deck} deck has {arrangements:,} arrangements)") from None
+    spec["extend_cards"] = 0
+
+
 def stored(spec):
     """A spec as an archive keeps it, with the keys added since it was written
     given their defaults (the deals it dealt then)."""
-    return {**{key: DEFAULTS[key] for key in ("deck", "players", "split")}, **spec}
+    return {**{key: DEFAULTS[key] for key in ("deck", "players", "split", "first", "top")}, **spec}
 
 
 def table(spec):

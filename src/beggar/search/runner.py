@@ -29,6 +29,8 @@ from tqdm import tqdm
 from .. import engine
 from ..archive import ArchiveFault
 from ..backward import family
+from ..deal import Deal
+from ..outcome import Outcome
 from ..rules import Rules
 from . import SearchError
 from .drivers import run_chunk
@@ -232,22 +234,44 @@ def _kill_workers(pool):
         process.kill()
 
 
-def _checked_games(spec, result):
+@dataclass
+class _Game:
+    """A game a chunk keeps, checked: the compiled outcome and the reference
+    engine's replay; its parent is the position of another game of the chunk."""
+    deal: Deal
+    outcome: Outcome
+    replay: Outcome
+    driver: str
+    parent: int | None = None
+    rank: int | None = None
+    loop: bytes | None = None
+
+
+def _checked_games(archive, job_id, spec, result):
     """The games a chunk keeps, each replayed by the reference engine: its hits,
     and after a finished game of at least extend_cards cards the longest
-    balanced deal of its family (found by a family search). Returns
-    [(deal, outcome, replay, driver, parent)], parent the position of the
-    game's own row in the list, or None. All the slow work of keeping a chunk
-    is here, done before the archive's write lock is taken."""
+    balanced deal of its family (found by a family search). A census keeps
+    every loop deal, with its rank and its loop's canonical state, and those
+    of its longest games that may be among the job's `top`. All the slow work
+    of keeping a chunk is here, done before the archive's write lock is taken."""
+    def checked(deal, outcome, driver, **more):
+        return _Game(deal, outcome, engine.play(deal, engine="reference"), driver, **more)
+
+    if result.census is not None:
+        floor = archive.longest_cards(job_id, spec["top"]) if spec["top"] else None
+        games = [checked(deal, outcome, "census", rank=rank, loop=key)
+                 for rank, deal, outcome, key in result.census.loops]
+        games += [checked(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.census.longest
+                  if floor is not None and outcome.cards >= floor]
+        return games
     games = []
     for deal, outcome in result.hits:
-        games.append((deal, outcome, engine.play(deal, engine="reference"), spec["driver"], None))
+        games.append(checked(deal, outcome, spec["driver"]))
         if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
             longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
             if longest is not None and longest[0] != deal:
                 member = longest[0]
-                games.append((member, engine.play(member), engine.play(member, engine="reference"),
-                              "extension", len(games) - 1))
+                games.append(checked(member, engine.play(member), "extension", parent=len(games) - 1))
     return games
 
 
@@ -256,23 +280,26 @@ def _keep(archive, job_id, spec, result, summary):
     done, in one short transaction. The summary counts them only once they
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
     played again on resume and counted then."""
-    games = _checked_games(spec, result)
+    games = _checked_games(archive, job_id, spec, result)
     disputed, ids = [], []
     kept = known = loops = extended = 0
     try:
         with archive.transaction():
-            for deal, outcome, replay, driver, parent in games:
-                game_id, new = archive.add_game(deal, Rules(), outcome, replay, job_id, driver, spec["seed"],
-                                                result.chunk, None if parent is None else ids[parent])
+            for game in games:
+                game_id, new = archive.add_game(
+                    game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
+                    result.chunk, None if game.parent is None else ids[game.parent], game.rank, game.loop)
                 ids.append(game_id)
-                if outcome != replay:
-                    disputed.append(f"game {game_id} ({deal}): compiled {outcome}, reference {replay}")
+                if game.outcome != game.replay:
+                    disputed.append(f"game {game_id} ({game.deal}): compiled {game.outcome}, "
+                                    f"reference {game.replay}")
                 kept += new
                 known += not new
-                loops += outcome.status == "loop"
-                extended += new and driver == "extension"
+                loops += game.outcome.status == "loop"
+                extended += new and game.driver == "extension"
             best = result.best[1].cards if result.best is not None else 0
-            archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds)
+            archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds,
+                              None if result.census is None else stats_of(result.census))
     except (sqlite3.Error, ArchiveFault) as error:
         raise SearchError(f"cannot keep chunk {result.chunk}: {error}; every chunk committed before "
                           f"is kept, resume with: beggar search --resume {job_id}") from None
@@ -287,3 +314,10 @@ def _keep(archive, job_id, spec, result, summary):
         summary.disputed = disputed
         raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
                           "disputed. This is a bug in beggar: please report the deal.")
+
+
+def stats_of(census):
+    """What a chunk's archive record keeps of a census block: games by status
+    and the histograms of their lengths (JSON keys are text)."""
+    return {"statuses": census.statuses, "cards": {str(k): v for k, v in sorted(census.cards.items())},
+            "tricks": {str(k): v for k, v in sorted(census.tricks.items())}}

@@ -1,0 +1,130 @@
+"""Census: every deal of a deck, each exactly once, in a fixed order.
+
+The deals of a deck are the distinct arrangements of its ranks (a multiset
+permutation), dealt as any deal is (decks.deal_out: one card at a time, the
+leader first). Arrangements are numbered by their rank in lexicographic order,
+plain < J < Q < K < A, from 0 to count(deck) - 1. `unrank` gives the
+arrangement of any rank in exact integers (the standard deck has 6.5 * 10^20
+of them, more than 64 bits hold); from there the engines step on with
+`next_arrangement`, so any block of ranks can be played alone and a census
+can be cut into chunks.
+
+A loop is named by its canonical state: the least state on its cycle. A
+state is written from its leader's seat, as the deal it is: the leader's hand
+first, then the others in turn, so that it does not matter which seat a game
+was started from. States are ordered as byte strings [len(leader's hand), its
+cards, len(next hand), its cards, ...] (cards as codes 0-4, top card first).
+The same loop reached from any deal, or played from any state of its cycle,
+has the same canonical state.
+"""
+
+from __future__ import annotations
+
+from math import factorial
+
+from .checks import whole
+from .deal import Deal
+from .decks import Deck, DeckError, check_table, hand_sizes
+
+
+def count(deck):
+    """How many arrangements the deck has: n! / (plain! J! Q! K! A!)."""
+    deck = Deck.parse(deck)
+    result = factorial(deck.total)
+    for n in deck.counts:
+        result //= factorial(n)
+    return result
+
+
+def _arrangements(counts):
+    """Arrangements of a multiset given by its counts."""
+    result = factorial(sum(counts))
+    for n in counts:
+        result //= factorial(n)
+    return result
+
+
+def unrank(rank, deck):
+    """The arrangement (codes) of `rank` in lexicographic order."""
+    deck = Deck.parse(deck)
+    total = count(deck)
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < total:
+        raise ValueError(f"rank must be a whole number from 0 to {total - 1}, not {rank!r}")
+    left = list(deck.counts)
+    cards = []
+    for _ in range(deck.total):
+        for code in range(5):
+            if not left[code]:
+                continue
+            left[code] -= 1
+            below = _arrangements(left)     # arrangements that start with `code` here
+            if rank < below:
+                cards.append(code)
+                break
+            rank -= below
+            left[code] += 1
+    return cards
+
+
+def rank(cards):
+    """The rank of an arrangement (codes) among those of its own deck."""
+    left = [0] * 5
+    for card in cards:
+        left[card] += 1
+    result = 0
+    for card in cards:
+        for code in range(card):
+            if left[code]:
+                left[code] -= 1
+                result += _arrangements(left)
+                left[code] += 1
+        left[card] -= 1
+    return result
+
+
+def next_arrangement(cards):
+    """Step `cards` (a list) to the next arrangement in lexicographic order, in
+    place; False when it was the last one (cards are then left as they were)."""
+    i = len(cards) - 2
+    while i >= 0 and cards[i] >= cards[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = len(cards) - 1
+    while cards[j] <= cards[i]:
+        j -= 1
+    cards[i], cards[j] = cards[j], cards[i]
+    cards[i + 1:] = reversed(cards[i + 1:])
+    return True
+
+
+def state_key(hands, leader):
+    """A state at an empty table as the bytes that order states (see above)."""
+    key = bytearray()
+    for i in range(len(hands)):
+        hand = hands[(leader + i) % len(hands)]
+        key.append(len(hand))
+        key.extend(hand)
+    return bytes(key)
+
+
+def key_deal(key):
+    """The deal a state_key stands for: the leader's hand first."""
+    hands, i = [], 0
+    while i < len(key):
+        hands.append(tuple(key[i + 1:i + 1 + key[i]]))
+        i += 1 + key[i]
+    return Deal.from_codes(hands)
+
+
+def check_block(first, deals, deck, players, split, top):
+    """The arguments of a census block, checked: (Deck, players, split, the
+    hand sizes). Every rank of the block must exist."""
+    deck, players, split = check_table(deck, players, split)
+    if split == "random":
+        raise DeckError("a census deals every arrangement once: the split is even or a number of cards")
+    last = count(deck) - 1
+    whole(first, "first", 0, last)
+    whole(deals, "deals", 0, min(last + 1 - first, 2 ** 62))
+    whole(top, "top", 0, 10 ** 6)
+    return deck, players, split, hand_sizes(deck.total, players, split)

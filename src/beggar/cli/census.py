@@ -1,0 +1,56 @@
+"""beggar census: play every deal of a deck (a census job), then print its result table."""
+
+from ..archive import DEFAULT_PATH, Archive
+from ..decks import Deck
+from ..search import tally
+from .options import chunk, count, players, rank, seconds, split, workers
+from .search import run_search
+
+
+def run_census(args):
+    deck = Deck.parse(args.deck)
+    name = "census-" + "".join(ch if ch.isalnum() else "-" for ch in str(deck)).strip("-")
+    data = {"name": name, "driver": "census", "deck": str(deck), "players": args.players,
+            "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
+    if args.chunk is not None:
+        data["chunk"] = args.chunk
+    status, job_id = run_search(args, data)
+    with Archive(args.archive) as archive:
+        print()
+        print("\n".join(tally.report(tally.tally(archive, job_id))))
+    return status
+
+
+def add(commands):
+    """Declare these commands on the `beggar` parser's subcommands."""
+    census = commands.add_parser(
+        "census", help="play every deal of a deck, exactly once",
+        description="Play every deal of DECK (every arrangement of its ranks, dealt as any "
+                    "deal is) with exact loop detection, as a census job in the archive: on "
+                    "every core, resumable (beggar search --resume ID), and then print how many "
+                    "deals finish and loop, the distinct loops, the longest game and the "
+                    "distribution of lengths. beggar archive census ID prints it again.",
+        epilog="DECK is a name (standard, camicia, half, half-camicia) or counts such as "
+               "'18 2J 2Q 2K 2A'. Arrangements are numbered in lexicographic order "
+               "(plain < J < Q < K < A); --first and --count play any block of them.")
+    census.add_argument("deck", metavar="DECK")
+    census.add_argument("--players", type=players, default=2, metavar="N", help="players, 2 to 4 (default 2)")
+    census.add_argument("--split", type=split, default="even", metavar="K",
+                        help="two players: cards in the first hand (default even)")
+    census.add_argument("--first", type=rank, default=0, metavar="RANK",
+                        help="the first arrangement played (default 0)")
+    census.add_argument("--count", type=rank, default=0, metavar="N",
+                        help="arrangements played (default 0: every one from --first on)")
+    census.add_argument("--top", type=count, default=10, metavar="N",
+                        help="longest games kept in the archive (default 10)")
+    census.add_argument("--chunk", type=chunk, metavar="N", help="deals per unit of work (default 250,000)")
+    census.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
+    census.add_argument("--workers", type=workers, metavar="N",
+                        help="worker processes, at most 4 per core (default one per core)")
+    census.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
+                        help=f"the archive (default {DEFAULT_PATH})")
+    census.add_argument("--cluster", metavar="ADDRESS",
+                        help="play the chunks on a Dask cluster, as beggar search --cluster")
+    census.add_argument("--quiet", action="store_true", help="no progress bar")
+    # What beggar search's job runner reads from its own options.
+    census.set_defaults(run=run_census, job=None, resume=None, seed=None, deals=None, min_cards=None)

@@ -1,0 +1,97 @@
+"""The result of a census job, totalled from its chunks in the archive: what
+`beggar census` prints at the end and `beggar archive census` prints later."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..census import key_deal
+from ..decks import Deck, hand_sizes
+from .job import chunks_in, stored, table
+
+
+@dataclass
+class Tally:
+    job: str
+    spec: dict
+    chunks: int                     # chunks done
+    deals: int = 0                  # deals played
+    statuses: Counter = field(default_factory=Counter)
+    cards: Counter = field(default_factory=Counter)     # {length in cards: games}
+    tricks: Counter = field(default_factory=Counter)
+    loops: dict = field(default_factory=dict)           # {canonical key (hex): [loop games]}
+    longest: dict | None = None     # the longest finished game, as archive.games() gives it
+
+    @property
+    def complete(self):
+        return self.chunks == chunks_in(self.spec)
+
+
+def tally(archive, job_id):
+    """Sum the chunks and the kept games of census job `job_id`."""
+    job = archive.job(job_id)
+    spec = stored(job["spec"])
+    if spec["driver"] != "census":
+        raise ValueError(f"{archive.path}: job {job_id} is a {spec['driver']} job, not a census")
+    result = Tally(job_id, spec, job["chunks"], job["deals"])
+    for stats in archive.chunk_stats(job_id):
+        result.statuses.update(stats["statuses"])
+        result.cards.update({int(k): v for k, v in stats["cards"].items()})
+        result.tricks.update({int(k): v for k, v in stats["tricks"].items()})
+    games = archive.games(job=job_id)
+    for game in games:
+        if game["status"] == "loop" and game["loop"]:
+            result.loops.setdefault(game["loop"], []).append(game)
+    result.longest = next((game for game in games if game["status"] == "finished"), None)
+    return result
+
+
+def report(result, loops_shown=10):
+    """The result table, as lines for people."""
+    spec = result.spec
+    deck = Deck.parse(spec["deck"])
+    sizes = "/".join(map(str, hand_sizes(deck.total, spec["players"], table(spec)["split"])))
+    planned = spec["deals"]
+    lines = [f"census   {deck} deck ({deck.notation()}), {spec['players']} players, {sizes}, "
+             f"ranks {spec['first']:,} to {spec['first'] + planned - 1:,}"
+             + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} of {chunks_in(spec):,} chunks")]
+    finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
+    lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
+    lines.append(f"finished {finished:,}")
+    lines.append(f"loops    {loop_deals:,} deals, {len(result.loops):,} distinct loops")
+    if result.longest is not None:
+        game = result.longest
+        lines.append(f"longest  {game['cards']:,} cards, {game['tricks']:,} tricks: {game['deal']} "
+                     f"(rank {game['rank']})")
+    if result.cards:
+        length, games = max(result.cards.items(), key=lambda item: (item[1], -item[0]))
+        lines.append(f"commonest length {length} cards ({games:,} deals); "
+                     f"mean {sum(k * v for k, v in result.cards.items()) / sum(result.cards.values()):.1f}")
+    ordered = sorted(result.loops.items(), key=lambda item: (-len(item[1]), item[0]))
+    for key, games in ordered[:loops_shown]:
+        period = games[0]["period_tricks"], games[0]["period_cards"]
+        lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period[0]} tricks / "
+                     f"{period[1]} cards, reached from {len(games):,} deals")
+    if len(ordered) > loops_shown:
+        lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
+                     f"{result.job})")
+    return lines
+
+
+def plot(result, path, pyplot):
+    """Draw the distribution of game lengths in cards, deals on a log scale."""
+    lengths = sorted(result.cards)
+    figure, axes = pyplot.subplots(figsize=(10, 4))
+    axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")
+    axes.set_yscale("log")
+    axes.set_xlabel("cards laid (finished games)")
+    axes.set_ylabel("deals")
+    deck = Deck.parse(result.spec["deck"])
+    axes.set_title(f"census of the {deck} deck, {result.spec['players']} players: {result.deals:,} deals, "
+                   f"{result.statuses['loop']:,} loop deals")
+    figure.tight_layout()
+    try:
+        figure.savefig(path)
+    finally:
+        pyplot.close(figure)

@@ -1,0 +1,137 @@
+"""Census: the order of arrangements, both engines on every deal of tiny decks,
+and census jobs through the real command (chunks, resume)."""
+
+import itertools
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from beggar import Deal, census, engine, reference
+from beggar.archive import Archive
+from beggar.decks import Deck, DeckError, deal_out, hand_sizes
+from beggar.search import tally
+from helpers import bad_input, beggar
+
+TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
+
+
+@pytest.mark.parametrize("deck", TINY)
+def test_unrank_rank_and_next_agree_with_itertools(deck):
+    deck = Deck.parse(deck)
+    multiset = [code for code, n in enumerate(deck.counts) for _ in range(n)]
+    every = sorted(set(itertools.permutations(multiset)))
+    assert census.count(deck) == len(every)
+    cards = census.unrank(0, deck)
+    for number, arrangement in enumerate(every):
+        assert tuple(cards) == arrangement
+        assert census.unrank(number, deck) == list(arrangement)
+        assert census.rank(list(arrangement)) == number
+        assert census.next_arrangement(cards) == (number < len(every) - 1)
+    assert census.count("half") == 3_936_933_000 and census.count("half-camicia") == 3_488_400
+    assert census.unrank(census.count("standard") - 1, "standard") == [4] * 4 + [3] * 4 + [2] * 4 + [1] * 4 + [0] * 36
+
+
+@pytest.mark.parametrize("deck, players, split", [("2 1J 1Q", 2, None), ("3 1J 1Q 1K", 2, None),
+                                                  ("6 2J 2Q", 2, None), ("6 2J 2Q", 2, 3),
+                                                  ("6 2J 1Q 1A", 3, None), ("5 1J 1Q 1K 1A", 4, None)])
+def test_every_deal_of_a_tiny_deck_by_both_engines(deck, players, split):
+    deck = Deck.parse(deck)
+    sizes = hand_sizes(deck.total, players, split)
+    multiset = [code for code, n in enumerate(deck.counts) for _ in range(n)]
+    deals = [Deal.from_codes(deal_out(a, sizes)) for a in sorted(set(itertools.permutations(multiset)))]
+    outcomes = [reference.play(deal) for deal in deals]
+    for name in ("compiled", "reference"):
+        result = engine.census(0, len(deals), deck, players, split, top=3, engine=name)
+        assert result.statuses == {"finished": sum(o.status == "finished" for o in outcomes),
+                                   "loop": sum(o.status == "loop" for o in outcomes), "stopped": 0}
+        assert result.cards == Counter(o.cards for o in outcomes)
+        assert result.tricks == Counter(o.tricks for o in outcomes)
+        assert [(rank, deal, outcome) for rank, deal, outcome, _ in result.loops] == \
+            [(i, deals[i], o) for i, o in enumerate(outcomes) if o.status == "loop"]
+        finished = sorted((-o.cards, i) for i, o in enumerate(outcomes) if o.status == "finished")[:3]
+        assert [(rank, deal) for rank, deal, _ in result.longest] == [(i, deals[i]) for _, i in finished]
+    # Blocks in any place give the same as the whole.
+    whole = engine.census(0, len(deals), deck, players, split)
+    half = len(deals) // 2
+    parts = [engine.census(0, half, deck, players, split), engine.census(half, len(deals) - half, deck, players, split)]
+    assert sum((Counter(p.cards) for p in parts), Counter()) == whole.cards
+    assert [loop for p in parts for loop in p.loops] == whole.loops
+
+
+def test_the_canonical_state_is_the_same_from_every_state_of_a_cycle():
+    found = engine.census(0, census.count("6 2J 2Q"), "6 2J 2Q").loops
+    assert found
+    for rank, deal, outcome, key in found:
+        entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+        cycle = list(itertools.islice(engine.tricks(deal), entry, entry + period))
+        for trick in cycle:
+            # The state as a deal of its own: the leader's hand first.
+            players = len(trick.hands)
+            start = Deal.from_codes([trick.hands[(trick.taker + i) % players] for i in range(players)])
+            replay = reference.play(start)
+            assert replay.status == "loop" and replay.loop_period == outcome.loop_period
+            assert reference._loop_key(start, replay) == key
+        assert census.key_deal(key) in [Deal.from_codes([t.hands[(t.taker + i) % 2] for i in range(2)])
+                                        for t in cycle]
+
+
+def test_bad_blocks_are_refused():
+    with pytest.raises(ValueError, match="first must be a whole number from 0 to 11"):
+        engine.census(12, 1, "2 1J 1Q")
+    with pytest.raises(ValueError, match="deals must be a whole number from 0 to 2"):
+        engine.census(10, 3, "2 1J 1Q")
+    with pytest.raises(DeckError, match="split is even or a number"):
+        engine.census(0, 1, "2 1J 1Q", split="random")
+
+
+def test_a_census_job_adds_up_and_a_resumed_one_equals_it(tmp_path):
+    deck = "8 2J 1Q 1K"         # 5,940 deals, a few of them loops
+    archive = tmp_path / "census.sqlite"
+    run = beggar("census", deck, "--chunk", "500", "--archive", archive, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert "deals    5,940" in run.stdout and "distinct loops" in run.stdout
+    whole_id = re.search(r"job      (\S+):", run.stdout).group(1)
+    with Archive(archive) as opened:
+        whole = tally.tally(opened, whole_id)
+        chunks = opened.chunk_stats(whole_id)
+    assert len(chunks) == 12 and whole.complete
+    assert sum(sum(c["statuses"].values()) for c in chunks) == census.count(deck) == whole.deals
+    assert sum(whole.cards.values()) == sum(whole.tricks.values()) == census.count(deck)
+    direct = engine.census(0, census.count(deck), deck, top=10)
+    assert dict(whole.cards) == direct.cards and whole.statuses["loop"] == len(direct.loops)
+    assert sorted(whole.loops) == sorted({key.hex() for *_, key in direct.loops})
+    assert whole.longest["cards"] == direct.longest[0][2].cards
+    # The same census cut short and resumed ends the same.
+    other = tmp_path / "resumed.sqlite"
+    stopped = beggar("census", deck, "--chunk", "500", "--workers", "1", "--time", "0.01",
+                     "--archive", other, "--quiet")
+    assert stopped.returncode == 0, stopped.stderr
+    job_id = re.search(r"job      (\S+):", stopped.stdout).group(1)
+    assert "INCOMPLETE" in stopped.stdout
+    resumed = beggar("search", "--resume", job_id, "--archive", other, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    again = beggar("archive", "census", job_id, "--archive", other)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.split("\n", 1)[1] == "\n".join(tally.report(whole)).split("\n", 1)[1] + "\n"
+
+
+def test_census_bad_input_is_one_line(tmp_path):
+    bad_input(beggar("census", "pinochle", "--archive", tmp_path / "a.sqlite"), "unknown deck 'pinochle'")
+    bad_input(beggar("census", "half", "--first", "3936933000", "--archive", tmp_path / "a.sqlite"),
+              "'first' must be a whole number from 0 to 3936932999")
+    bad_input(beggar("census", "half", "--split", "random", "--archive", tmp_path / "a.sqlite"),
+              "split is even or a number of cards")
+    bad_input(beggar("archive", "census", "nope", "--archive", tmp_path / "a.sqlite"), "no job 'nope'")
+
+
+def test_archive_census_plots(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
+    archive = tmp_path / "c.sqlite"
+    run = beggar("census", "3J 2Q", "--archive", archive, "--quiet")
+    job_id = re.search(r"job      (\S+):", run.stdout).group(1)
+    plot = tmp_path / "lengths.png"
+    shown = beggar("archive", "census", job_id, "--archive", archive, "--plot", plot)
+    assert shown.returncode == 0, shown.stderr
+    assert Path(plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
