@@ -13,13 +13,13 @@ import pytest
 
 from helpers import CASELLA, MANN_WU, beggar
 
-COMMANDS = (("play",), ("verify",), ("replay",), ("family",), ("basin",), ("search",),
-            ("archive", "list"), ("archive", "show"), ("archive", "export"))
+COMMANDS = (("play",), ("verify",), ("replay",), ("family",), ("basin",), ("search",), ("census",),
+            ("archive", "list"), ("archive", "show"), ("archive", "export"), ("archive", "census"))
 
 OPTIONS = ("--max-cards", "--max-tricks", "--seed", "--index", "--players", "--split", "--deck", "--engine",
            "--json", "--trace", "--time", "--workers", "--deals", "--min-cards", "--resume", "--limit",
            "--max-states", "--max-seconds", "--loops", "--records", "--disputed", "--job", "--text", "--quiet",
-           "--archive", "--export", "--bogus", "-x", "--")
+           "--archive", "--export", "--first", "--count", "--top", "--chunk", "--plot", "--bogus", "-x", "--")
 
 NUMBERS = ("0", "1", "2", "3", "5", "-1", "-0", "007", "2.5", "1e300", "inf", "-inf", "nan", "0x10", "1_000",
            str(2 ** 62), str(2 ** 63), str(2 ** 64), str(10 ** 30), "9" * 5000, "", " ", "١٢")
@@ -83,7 +83,7 @@ def test_junk_never_makes_a_traceback(tmp_path, monkeypatch):
     while cases < 70 and time.monotonic() - started < 18:
         args = junk_arguments(rng, files)
         # Bounds last (argparse keeps the last of an option): every case ends soon.
-        if args[0] == "search":
+        if args[0] in ("search", "census"):
             args += ["--time", "1", "--archive", archive]
         elif args[0] == "archive":
             args += ["--archive", rng.choice([archive, *files])]
