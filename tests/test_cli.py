@@ -3,6 +3,7 @@
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -242,7 +243,10 @@ def test_ctrl_c_while_the_command_imports_exits_quietly(tmp_path, module):
     (tmp_path / f"{module}.py").write_text("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\n"
                                            "time.sleep(10)\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    result = subprocess.run(_command(["play", MANN_WU]), capture_output=True, text=True, env=env, timeout=60)
+    # As from a terminal: Ctrl-C is not ignored (a background job of a shell
+    # script, as CI may be, inherits SIGINT ignored).
+    result = subprocess.run(_command(["play", MANN_WU]), capture_output=True, text=True, env=env, timeout=60,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (result.returncode, result.stdout, result.stderr) == (130, "", "")
 
 
