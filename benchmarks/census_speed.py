@@ -6,32 +6,18 @@ Prints deals per second on one core for the census path (next arrangement,
 deal, play, histograms; engine.census) and for random sampling of the same deck
 and table (engine.sample, nothing kept), the ratio between them, and what the
 whole census of the deck would take on this machine's cores at that rate.
-Best of R runs, pinned to one core, in processor time.
+Best of R runs, pinned to one core.
 """
 
 import argparse
 import os
-import time
 
 from beggar import _engine as compiled
 from beggar import census as enumeration
 from beggar.decks import Deck
+from engine_speed import best_rate, pin_to_one_core
 
 NEVER = 10 ** 9
-
-
-def pin_to_one_core():
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-
-
-def best_rate(run, deals, repeat):
-    best = 0.0
-    for r in range(repeat):
-        start = time.process_time()
-        run(r)
-        best = max(best, deals / (time.process_time() - start))
-    return best
 
 
 def main():

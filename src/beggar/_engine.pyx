@@ -313,6 +313,22 @@ cdef bint trickn(Game* g) noexcept nogil:
     return g.end[taker] - g.start[taker] == g.total
 
 
+cdef inline void join_pile(uint32_t* tail, const uint32_t* pile, int n) noexcept nogil:
+    """Put a pile of n pieces under a hand whose trailing piece is `tail`: the
+    pile's first run joins the hand's trailing plain cards, its other pieces
+    follow (the hand has room for them and PILE_SLACK more)."""
+    cdef int i
+    tail[0] += pile[0]
+    # Most piles have one to four more pieces: copied without a loop or a
+    # call, whatever lies beyond them is overwritten later.
+    tail[1] = pile[1]
+    tail[2] = pile[2]
+    tail[3] = pile[3]
+    tail[4] = pile[4]
+    for i in range(PILE_SLACK + 1, n):
+        tail[i] = pile[i]
+
+
 cdef inline int leave_ring(int* ring, int players_in, int i) noexcept nogil:
     """Take ring[i], who is out, from the ring of the players still in (kept
     twice over, so that a turn k places on is ring[at + k] without a modulo).
@@ -439,16 +455,7 @@ cdef bint trickn_by_court(Game* g) noexcept nogil:
         memmove(hand, hand + g.start[taker], size * sizeof(uint32_t))
         g.start[taker] = 0
         g.end[taker] = size
-    hand += g.end[taker] - 1
-    hand[0] += pile[0]
-    # Most piles have one to four more pieces: copied without a loop or a
-    # call, whatever lies beyond them is overwritten later.
-    hand[1] = pile[1]
-    hand[2] = pile[2]
-    hand[3] = pile[3]
-    hand[4] = pile[4]
-    for k in range(PILE_SLACK + 1, n):
-        hand[k] = pile[k]
+    join_pile(hand + g.end[taker] - 1, pile, n)
     g.end[taker] += n - 1
     g.leader = taker
     g.cards += laid
@@ -566,16 +573,7 @@ cdef int run_by_court(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks
             memmove(hand, lead, i * sizeof(uint32_t))
             lead = hand
             lead_end = <uintptr_t>(hand + i)
-        hand = (<uint32_t*>lead_end) - 1
-        hand[0] += pile[0]
-        # Most piles have one to four more pieces: copied without a loop or a
-        # call, whatever lies beyond them is overwritten later.
-        hand[1] = pile[1]
-        hand[2] = pile[2]
-        hand[3] = pile[3]
-        hand[4] = pile[4]
-        for i in range(PILE_SLACK + 1, n):
-            hand[i] = pile[i]
+        join_pile((<uint32_t*>lead_end) - 1, pile, n)
         lead_end += (n - 1) * sizeof(uint32_t)
         cards += laid
         tricks += 1
