@@ -101,8 +101,9 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
         free(cards_seen); free(tricks_seen); free(longest); free(loops); free(game)
         raise MemoryError()
     statuses[0] = statuses[1] = statuses[2] = 0
-    for i, position in enumerate(p for hand in deal_out(range(total), sizes) for p in hand):
-        target[position] = i
+    # Deal the card numbers themselves: slot s of the deal gets card number n.
+    for slot, number in enumerate(n for hand in deal_out(range(total), sizes) for n in hand):
+        target[number] = slot
     for i, card in enumerate(census_block.unrank(first, deck)):
         cards[i] = card
     for i in range(n_players):
