@@ -54,27 +54,26 @@ def start(*args):
     return subprocess.Popen(_command(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def bad_input(result, *fragments):
-    """Exit status 2, one line on standard error holding every fragment, no traceback."""
-    assert result.returncode == 2, result
+def one_line(result, status, *fragments):
+    """Exit `status`, one line on standard error holding every fragment, no
+    traceback; returns the line."""
+    assert result.returncode == status, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     return lines[0]
+
+
+def bad_input(result, *fragments):
+    """Exit status 2 (bad input) and one clear line (one_line)."""
+    return one_line(result, 2, *fragments)
 
 
 def fault(result, *fragments):
-    """Exit status 3 (a fault of the machine or its files), one line on standard
-    error holding every fragment, no traceback."""
-    assert result.returncode == 3, result
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
+    """Exit status 3 (a fault of the machine or its files) and one clear line."""
+    return one_line(result, 3, *fragments)
 
 
 def job_file(tmp_path, name="t", driver="sample", seed=3, min_cards=1500, deals=600_000, chunk=20_000,
