@@ -22,7 +22,6 @@ def main(argv=None):
 
 
 def _main(argv):
-    import argparse
     import os
 
     from ..archive import ArchiveError, ArchiveFault

@@ -1,10 +1,10 @@
 """beggar census: play every deal of a deck (a census job), then print its result table."""
 
-from ..archive import DEFAULT_PATH, Archive
+from ..archive import Archive
 from ..decks import Deck
 from ..search import tally
-from .options import chunk, count, players, rank, seconds, split, workers
-from .search import run_search
+from .options import chunk, count, players, rank, split
+from .search import add_run_options, run_search
 
 
 def run_census(args):
@@ -44,13 +44,6 @@ def add(commands):
     census.add_argument("--top", type=count, default=10, metavar="N",
                         help="longest games kept in the archive (default 10)")
     census.add_argument("--chunk", type=chunk, metavar="N", help="deals per unit of work (default 250,000)")
-    census.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
-    census.add_argument("--workers", type=workers, metavar="N",
-                        help="worker processes, at most 4 per core (default one per core)")
-    census.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
-                        help=f"the archive (default {DEFAULT_PATH})")
-    census.add_argument("--cluster", metavar="ADDRESS",
-                        help="play the chunks on a Dask cluster, as beggar search --cluster")
-    census.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_run_options(census, "default one per core")
     # What beggar search's job runner reads from its own options.
     census.set_defaults(run=run_census, job=None, resume=None, seed=None, deals=None, min_cards=None)

@@ -116,9 +116,7 @@ def add(commands):
                "seed, workers, min_cards, deals, chunk, and a [climb] table.")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
-    search.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
-    search.add_argument("--workers", type=workers, metavar="N",
-                        help="worker processes, at most 4 per core (default: the job's, else one per core)")
+    add_run_options(search, "default: the job's, else one per core")
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
     search.add_argument("--deals", type=count, metavar="N", help="budget in deals (0: until stopped)")
     search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
@@ -128,11 +126,18 @@ def add(commands):
     search.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
     search.add_argument("--split", type=split, metavar="K",
                         help="two players: cards in the first hand, 'even' (default) or 'random'")
-    search.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
+    search.set_defaults(run=lambda args: run_search(args)[0])
+
+
+def add_run_options(parser, workers_default):
+    """The options of how a job runs, which every command that runs one takes."""
+    parser.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
+    parser.add_argument("--workers", type=workers, metavar="N",
+                        help=f"worker processes, at most 4 per core ({workers_default})")
+    parser.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                         help=f"the archive (default {DEFAULT_PATH})")
-    search.add_argument("--cluster", metavar="ADDRESS",
+    parser.add_argument("--cluster", metavar="ADDRESS",
                         help="play the chunks on a Dask cluster: tcp://HOST:8786 for a running "
                              "scheduler, local:N to start N worker processes here "
                              "(needs pip install 'beggar[cluster]')")
-    search.add_argument("--quiet", action="store_true", help="no progress bar")
-    search.set_defaults(run=lambda args: run_search(args)[0])
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
