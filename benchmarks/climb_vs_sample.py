@@ -43,7 +43,7 @@ def main():
         cells = []
         for seed in range(1, args.seeds + 1):
             if rules is None:
-                hits, best = sample_best(args.deals, seed, min(THRESHOLDS) + 1)
+                hits, best, _ = sample_best(args.deals, seed, min(THRESHOLDS) + 1)
             else:
                 walk = climb(seed, 0, args.deals, min(THRESHOLDS) + 1, rules)
                 hits, best = walk.hits, walk.best

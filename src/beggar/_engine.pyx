@@ -15,7 +15,7 @@ located exactly by replaying the deal.
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stddef cimport ptrdiff_t
 from libc.math cimport exp
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -31,6 +31,7 @@ from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb
 from .deal import Deal
 from .decks import STANDARD, Deck, check_table
+from . import lengths
 from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .shuffle import check_seed
@@ -40,6 +41,9 @@ NAME = "compiled"
 if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[ACCEPT_ANNEAL] != "anneal" \
         or ACCEPTS[ACCEPT_STRICT] != "strict":
     raise ImportError("beggar._engine was built against another beggar.climbing")
+if (LENGTHS_EXACT, LENGTHS_WIDTH, LENGTHS_TOP, LENGTHS_BINS) != (lengths.EXACT, lengths.WIDTH, lengths.TOP,
+                                                                 lengths.BINS):
+    raise ImportError("beggar._engine was built against another beggar.lengths")
 
 cdef enum:
     # Positions in climbing.ACCEPTS.
@@ -49,6 +53,25 @@ cdef enum:
     ACCEPT_LATE = 3
     # climbing.SECONDARY_BITS, for C
     FITNESS_SHIFT = 24
+    # The bins of lengths.py, for C
+    LENGTHS_EXACT = 3000
+    LENGTHS_WIDTH = 100
+    LENGTHS_TOP = 10000
+    LENGTHS_BINS = LENGTHS_EXACT + (LENGTHS_TOP - LENGTHS_EXACT) // LENGTHS_WIDTH + 1
+
+
+cdef inline void count_length(int64_t* counts, int64_t cards) noexcept nogil:
+    """Count a game of `cards` cards in its bin of lengths.py."""
+    if cards < LENGTHS_EXACT:
+        counts[cards] += 1
+    elif cards < LENGTHS_TOP:
+        counts[LENGTHS_EXACT + (cards - LENGTHS_EXACT) // LENGTHS_WIDTH] += 1
+    else:
+        counts[LENGTHS_BINS - 1] += 1
+
+
+cdef object lengths_of(const int64_t* counts):
+    return lengths.Lengths(tuple(counts[i] for i in range(LENGTHS_BINS)))
 
 
 cdef packed struct Row:
@@ -1058,12 +1081,13 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, s
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-    """sample(), and the longest game played: (hits, (deal, outcome) or None).
-    The earliest deal wins a tie."""
+    """sample(), the longest game played and the lengths of all: (hits, (deal,
+    outcome) or None, lengths.Lengths). The earliest deal wins a tie."""
     return _sample(n_deals, seed, min_cards, start, deck, players, split, True)
 
 
-def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court):
+def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court, bint count_lengths=True):
+    # count_lengths False: no histogram (None), for benchmarks/engine_speed.py
     check_seed(seed)
     whole(n_deals, "n_deals")
     whole(start, "start")
@@ -1078,15 +1102,18 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
     cdef Result r
     cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
     cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
+    cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
     cdef int n_found, k, size
     cdef uint64_t best_index = 0
     cdef Result best
     best.cards = -1
     hits = []
     shape_init(&shape, deck, players, split)
-    if found == NULL or found_results == NULL or work_init(&w, players, shape.total, by_court) != 0:
+    if found == NULL or found_results == NULL or counts == NULL \
+            or work_init(&w, players, shape.total, by_court) != 0:
         free(found)
         free(found_results)
+        free(counts)
         raise MemoryError()
     try:
         done = 0
@@ -1099,6 +1126,8 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
                     state = stream_start(c_seed, index)
                     deal_random(&w, &state, &shape)
                     play_game(&w, INT64_MAX, INT64_MAX, True, &r)
+                    if count_lengths:
+                        count_length(counts, r.cards)
                     if r.status == LOOP or r.cards >= threshold:
                         found[n_found] = index
                         found_results[n_found] = r
@@ -1110,13 +1139,15 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
                 hits.append((deal_of(&w, &shape, c_seed, found[k]), to_outcome(&found_results[k], players)))
             done += size
             PyErr_CheckSignals()
+        played = lengths_of(counts) if count_lengths else None
         if best.cards >= 0:
-            return hits, (deal_of(&w, &shape, c_seed, best_index), to_outcome(&best, players))
-        return hits, None
+            return hits, (deal_of(&w, &shape, c_seed, best_index), to_outcome(&best, players)), played
+        return hits, None, played
     finally:
         work_free(&w)
         free(found)
         free(found_results)
+        free(counts)
 
 
 cdef object deal_of(Work* w, const Shape* s, uint64_t seed, uint64_t index):
@@ -1210,8 +1241,10 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     cdef Result r, best_result
     cdef Work w
     cdef int64_t* history = <int64_t*>malloc(history_size * sizeof(int64_t))
-    if history == NULL or work_init(&w, n_players, total, True) != 0:
+    cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
+    if history == NULL or counts == NULL or work_init(&w, n_players, total, True) != 0:
         free(history)
+        free(counts)
         raise MemoryError()
     hits = []
     try:
@@ -1232,6 +1265,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
                     mutate(candidate, total, &state, swap_percent)
                 value = evaluate(&w, candidate, sizes, &r, by_cards)
                 played += 1
+                count_length(counts, r.cards)
                 if r.status == LOOP or r.cards >= threshold:
                     with gil:
                         hits.append((hands_of(candidate, sizes, n_players), to_outcome(&r, n_players)))
@@ -1269,13 +1303,15 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
                     stale = 0
                 else:
                     stale += 1
+        played_lengths = lengths_of(counts)
     finally:
         work_free(&w)
         free(history)
+        free(counts)
     best = None
     if played:
         best = (hands_of(best_deck, best_sizes, n_players), to_outcome(&best_result, n_players))
-    return Climb(hits, best, max(restarts, 0))
+    return Climb(hits, best, max(restarts, 0), played_lengths)
 
 
 cdef object hands_of(const uint8_t* cards, const int* sizes, int players):

@@ -501,8 +501,13 @@ class Archive:
         self.db.execute("INSERT OR REPLACE INTO chunks (job, chunk, deals, hits, best_cards, seconds, "
                         "done_at, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (job_id, chunk, deals, hits, best_cards, seconds, now(),
-                         None if stats is None else json.dumps(stats)))
+                         None if stats is None else json.dumps(stats, separators=(",", ":"))))
         self.db.execute("UPDATE jobs SET updated = ? WHERE id = ?", (now(), job_id))
+
+    @_guarded
+    def jobs(self):
+        """Every job of the archive: [(id, spec)], oldest first."""
+        return [(row[0], json.loads(row[1])) for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid")]
 
     @_guarded
     def chunk_stats(self, job_id):

@@ -68,11 +68,13 @@ class ClimbRules:
 @dataclass(frozen=True)
 class Climb:
     """What a walk found: hits [(deal, outcome)], in the order played; the best
-    game it played (deal, outcome); how many times it restarted."""
+    game it played (deal, outcome); how many times it restarted; the lengths
+    of every game it played (lengths.Lengths)."""
 
     hits: list
     best: tuple | None
     restarts: int
+    lengths: object = None
 
 
 def fitness(outcome, by):

@@ -41,7 +41,7 @@ class Engine(Protocol):
         """Random deals start .. start+n_deals-1 of `seed` (Deal.shuffled) -> [(Deal, Outcome)] hits."""
 
     def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-        """sample() -> (hits, (Deal, Outcome) of the longest game or None)."""
+        """sample() -> (hits, (Deal, Outcome) of the longest game or None, lengths.Lengths of every game)."""
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
@@ -105,7 +105,8 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, dec
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard",
                 split=None):
-    """sample(), and the longest game played: (hits, (deal, outcome) or None)."""
+    """sample(), the longest game played, and the lengths of every game played
+    in cards: (hits, (deal, outcome) or None, lengths.Lengths)."""
     return get(engine).sample_best(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
 
 

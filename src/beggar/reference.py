@@ -17,6 +17,7 @@ from .checks import whole
 from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
+from .lengths import Lengths
 from .states import Census, Found, Trick
 from . import census as census_block
 from .decks import STANDARD, check_table, deal_out
@@ -200,22 +201,23 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, s
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-    """sample(), and the longest game played: (hits, (deal, outcome) or None).
-    The earliest deal wins a tie."""
+    """sample(), the longest game played and the lengths of all: (hits, (deal,
+    outcome) or None, lengths.Lengths). The earliest deal wins a tie."""
     check_seed(seed)
     whole(n_deals, "n_deals")
     whole(start, "start")
     whole(min_cards, "min_cards")
     deck, players, split = check_table(deck, players, split)
-    hits, best = [], None
+    hits, best, played = [], None, []
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(players, seed, index, deck, split)
         outcome = play(deal)
+        played.append(outcome.cards)
         if outcome.status == "loop" or outcome.cards >= min_cards:
             hits.append((deal, outcome))
         if best is None or outcome.cards > best[1].cards:
             best = (deal, outcome)
-    return hits, best
+    return hits, best, Lengths.of(played)
 
 
 def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
@@ -231,6 +233,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     hits, best, restarts = [], None, -1
     played = 0
     sizes = None
+    lengths = []
 
     def evaluate(cards):
         nonlocal best, played
@@ -238,6 +241,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
         deal = Deal.from_codes([cards[end - size:end] for size, end in zip(sizes, ends)])
         outcome = play(deal)
         played += 1
+        lengths.append(outcome.cards)
         if outcome.status == "loop" or outcome.cards >= min_cards:
             hits.append((deal, outcome))
         value = fitness(outcome, rules.fitness)
@@ -269,7 +273,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
                 walk_best, stale = current_value, 0
             else:
                 stale += 1
-    return Climb(hits, best[1:] if best else None, max(restarts, 0))
+    return Climb(hits, best[1:] if best else None, max(restarts, 0), Lengths.of(lengths))
 
 
 def _mutate(deck, stream, swap_percent):

@@ -78,7 +78,7 @@ def _parser():
     import argparse
 
     from .. import __version__
-    from . import archive, backward, census, games, search
+    from . import archive, backward, census, games, search, stats
     from .options import EXIT_BAD_INPUT
 
     class Parser(argparse.ArgumentParser):
@@ -91,7 +91,7 @@ def _parser():
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (games, backward, search, census, archive):
+    for group in (games, backward, search, census, archive, stats):
         group.add(commands)
     return parser
 

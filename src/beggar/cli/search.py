@@ -10,7 +10,7 @@ from .options import UsageError, count, players, seconds, seed, split, workers
 
 
 #: The options that make a job's spec (the rest, --time and --workers, only say how to run it).
-SPEC_OPTIONS = ("seed", "deals", "min_cards", "deck", "players", "split")
+SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "players", "split")
 
 
 def run_search(args, data=None):
@@ -120,6 +120,8 @@ def add(commands):
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
     search.add_argument("--deals", type=count, metavar="N", help="budget in deals (0: until stopped)")
     search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
+    search.add_argument("--extend-cards", type=count, metavar="N",
+                        help="give a kept game this long a family search (0: none)")
     search.add_argument("--deck", metavar="DECK",
                         help="the deck dealt: standard, camicia, half, half-camicia, or counts such as "
                              "'18 2J 2Q 2K 2A' (default standard)")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .. import engine
 from ..climbing import ClimbRules
+from ..lengths import Lengths
 from ..states import Census
 from .job import chunk_deals, table
 
@@ -21,6 +22,7 @@ class ChunkResult:
     best: tuple | None  # (deal, outcome) of the longest game played, or None
     seconds: float
     census: Census | None = None    # a census chunk's whole result
+    lengths: Lengths | None = None  # sample and climb: the lengths of every game played
 
 
 def run_chunk(spec, chunk):
@@ -34,10 +36,10 @@ def run_chunk(spec, chunk):
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
     if spec["driver"] == "sample":
-        hits, best = engine.sample_best(deals, spec["seed"], spec["min_cards"], start=chunk * spec["chunk"],
-                                        **table(spec))
+        hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
+                                                 start=chunk * spec["chunk"], **table(spec))
     else:
         walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
                             **table(spec))
-        hits, best = walk.hits, walk.best
-    return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start)
+        hits, best, lengths = walk.hits, walk.best, walk.lengths
+    return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths=lengths)

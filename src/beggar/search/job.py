@@ -35,7 +35,7 @@ DEFAULTS = {
     "workers": 0,           # 0: one per core
     "min_cards": 4000,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
-    "chunk": 250_000,
+    "chunk": 4_000_000,     # about 3.5 s of a core; each chunk's record keeps a length histogram
     "extend_cards": 4000,   # a kept game this long gets a family search; 0: none
     "deck": "standard",     # a name or counts (decks.py)
     "players": 2,

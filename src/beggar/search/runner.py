@@ -299,7 +299,7 @@ def _keep(archive, job_id, spec, result, summary):
                 extended += new and game.driver == "extension"
             best = result.best[1].cards if result.best is not None else 0
             archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds,
-                              None if result.census is None else stats_of(result.census))
+                              chunk_stats(result, summary.workers))
     except (sqlite3.Error, ArchiveFault) as error:
         raise SearchError(f"cannot keep chunk {result.chunk}: {error}; every chunk committed before "
                           f"is kept, resume with: beggar search --resume {job_id}") from None
@@ -314,6 +314,20 @@ def _keep(archive, job_id, spec, result, summary):
         summary.disputed = disputed
         raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
                           "disputed. This is a bug in beggar: please report the deal.")
+
+
+def chunk_stats(result, workers):
+    """What a chunk's archive record keeps of its games: a census block's
+    (stats_of), or for sample and climb the games by status, the histogram
+    of their lengths in cards, binned as lengths.py says, and the workers the
+    job ran on (its rate: beggar stats)."""
+    if result.census is not None:
+        return stats_of(result.census)
+    if result.lengths is None:
+        return None
+    loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")
+    return {"statuses": {"finished": result.deals - loops, "loop": loops, "stopped": 0},
+            "lengths": result.lengths.as_list(), "workers": workers}
 
 
 def stats_of(census):

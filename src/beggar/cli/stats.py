@@ -1,0 +1,187 @@
+"""beggar stats: the odds of long games, from a job's length histograms."""
+
+import io
+import json
+import math
+import os
+from importlib import resources
+
+from ..archive import DEFAULT_PATH, Archive
+from ..search import odds
+from .options import UsageError
+
+
+def run_stats(args):
+    if args.plot:
+        from .games import _pyplot
+        _pyplot()       # before any work: a missing matplotlib is a usage error
+    with Archive(args.archive, readonly=True) as archive:
+        try:
+            played = odds.collect(archive, args.job)
+        except odds.OddsError as error:
+            raise UsageError(str(error)) from None
+    try:
+        tail = odds.fit_tail(played, args.tail_from)
+    except odds.OddsError as error:
+        raise UsageError(str(error)) from None
+    rows = odds.survival(played, tail=tail)
+    expected = odds.expectations(played, tail)
+    if args.json:
+        print(json.dumps(_as_json(played, tail, rows, expected), indent=1))
+    else:
+        print("\n".join(report(played, tail, rows, expected)))
+    if args.plot:
+        _plot(args.plot, played, tail)
+        if not args.json:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
+def _as_json(played, tail, rows, expected):
+    def clean(value):
+        return None if isinstance(value, float) and not math.isfinite(value) else value
+
+    return {"jobs": played.jobs, "deals": played.deals, "deals_without_histogram": played.other_deals,
+            "statuses": played.statuses, "rate": played.rate, "workers": played.workers,
+            "interval": "Wilson score, 95 %",
+            "survival": rows,
+            "tail": {"model": "P(cards >= L) = p_from * exp(-(L - from) / scale), L >= from; scale by "
+                              "maximum likelihood over the histogram's bins",
+                     "from": tail.start, "p_from": tail.p_from, "games": tail.games, "scale": tail.scale,
+                     "scale_low": tail.scale_low, "scale_high": tail.scale_high},
+            "extension": {"extend_cards": played.spec["extend_cards"], "families": len(played.gains),
+                          "mean_gain": sum(played.gains) / len(played.gains) if played.gains else None,
+                          "largest_gain": max(played.gains, default=None)},
+            "expected": [{key: clean(value) for key, value in row.items()} for row in expected]}
+
+
+def duration(seconds):
+    """Seconds as people say them: '42 s', '3.5 hours', '2.1 years'."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def number(value):
+    if not math.isfinite(value):
+        return "-"
+    return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+", "e")
+
+
+def report(played, tail, rows, expected):
+    spec = played.spec
+    what = (f"job {played.jobs[0]}" if len(played.jobs) == 1
+            else f"{len(played.jobs)} sample jobs of 26/26 deals")
+    statuses = played.statuses
+    lines = [f"stats    {what}: {spec['driver']}, {spec['deck']} deck, {spec['players']} players",
+             f"deals    {played.deals:,} with a length histogram"
+             + (f" ({played.other_deals:,} more from chunks without one)" if played.other_deals else "")
+             + f"; {statuses.get('finished', 0):,} finished, {statuses.get('loop', 0):,} loops",
+             f"rate     {played.rate:,.0f} deals/s ({played.workers:g} worker{'s' if played.workers != 1 else ''}"
+             " at the rate their chunks were played)"]
+    lines.append("")
+    lines.append(f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"
+                 f" {'fit':>10} {'fit games':>11}")
+    for row in rows:
+        interval = f"{row['low']:.3g} to {row['high']:.3g}"
+        fit = "" if row["fit"] is None else f"{row['fit']:10.3g} {row['fit_games']:11,.1f}"
+        lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>14.3g}  {interval:<24} {fit}".rstrip())
+    lines.append("")
+    lines.append(f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
+                 f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),")
+    lines.append(f"         fitted by maximum likelihood to the {tail.games:,} games of {tail.start}+ cards; "
+                 f"P(cards >= {tail.start}) = {tail.p_from:.3g}")
+    extend = spec["extend_cards"] if spec["players"] == 2 else 0
+    with_extension = any("extension_deals" in row for row in expected)
+    lines.append("")
+    header = f"{'cards':>6} {'deals expected (95 %)':>30} {'time at this rate':>18}"
+    if with_extension:
+        header += f" {'with extension':>15} {'time':>14}"
+    lines.append(header)
+    for row in expected:
+        deals = f"{number(row['deals'])} ({number(row['deals_low'])}-{number(row['deals_high'])})"
+        line = f"{row['cards']:>6} {deals:>30} {duration(row['seconds']):>18}"
+        if with_extension:
+            line += f" {number(row['extension_deals']):>15} {duration(row['extension_seconds']):>14}"
+        lines.append(line)
+    if with_extension:
+        gains = played.gains
+        lines.append(f"extension: games of {extend}+ cards get a family search; {len(gains):,} searched, mean gain "
+                     f"{sum(gains) / len(gains):.0f} cards, largest {max(gains)}; 'with extension' assumes the "
+                     "gain does not depend on the game's length")
+    elif extend:
+        lines.append(f"extension: no family searched yet (games of {extend}+ cards get one)")
+    return lines
+
+
+def published_records():
+    text = resources.files("beggar").joinpath("data", "published-deals.json").read_text()
+    return [(game["name"], game["cards"]) for game in json.loads(text) if game["status"] == "finished"]
+
+
+def _plot(path, played, tail):
+    from .games import _pyplot
+    from .. import lengths as bins
+    plt = _pyplot()
+    counts = played.lengths.counts
+    edges, survive = [], []
+    left = played.deals
+    for index, games in enumerate(counts):
+        if left <= 0:
+            break
+        edges.append(bins.low(index))
+        survive.append(left / played.deals)
+        left -= games
+    figure, axes = plt.subplots(figsize=(10, 5))
+    axes.step(edges, survive, where="post", color="steelblue", label=f"this archive: {played.deals:,} deals")
+    top = max(8500, edges[-1] + 500 if edges else 0)
+    xs = list(range(tail.start, top + 1, 50))
+    axes.plot(xs, [tail.p(x) for x in xs], color="darkorange", linestyle="--",
+              label=f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f}) beyond {tail.start}")
+    finds = sorted(set(played.finds))
+    if finds:
+        axes.plot(finds, [tail.p(c) if c >= tail.start else 1.0 / played.deals for c in finds], "|",
+                  color="black", markersize=12, label=f"games kept ({len(played.finds)})")
+    for name, cards in published_records():
+        axes.axvline(cards, color="grey", linewidth=0.6, alpha=0.6)
+    axes.axvline(8344, color="red", linewidth=1, label="published records (red: 8344, Nessler 2022)")
+    axes.set_yscale("log")
+    axes.set_xlabel("cards L")
+    axes.set_ylabel("P(cards >= L)")
+    axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
+    axes.legend(loc="lower left", fontsize="small")
+    figure.tight_layout()
+    drawn = io.BytesIO()
+    try:
+        figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
+        with open(path, "wb") as file:
+            file.write(drawn.getvalue())
+    except OSError as error:
+        raise UsageError(f"--plot {path}: cannot write ({error.strerror or error})") from None
+    except ValueError as error:
+        raise UsageError(f"--plot {path}: {error}") from None
+    finally:
+        plt.close(figure)
+
+
+def add(commands):
+    """Declare this command on the `beggar` parser's subcommands."""
+    stats = commands.add_parser(
+        "stats", help="the odds of long games, from a job's length histograms",
+        description="How rare games of each length are, from every game a job played (each chunk "
+                    "keeps a histogram of the lengths): the survival table P(cards >= L) with 95 %% "
+                    "Wilson intervals, an exponential tail fitted by maximum likelihood, and the deals "
+                    "and time expected, at the job's rate, to see a game of 5000, 6000, 7000 and 8345 "
+                    "cards, plainly and with family extension. With no JOB, every sample job of 26/26 "
+                    "deals in the archive together.")
+    stats.add_argument("job", nargs="?", metavar="JOB", help="a job of the archive (default: every sample job)")
+    stats.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH", help=f"the archive (default {DEFAULT_PATH})")
+    stats.add_argument("--tail-from", type=int, default=odds.TAIL_FROM, metavar="L",
+                       help=f"fit the tail to the games of L cards or more (default {odds.TAIL_FROM})")
+    stats.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    stats.add_argument("--plot", metavar="PNG", help="draw the survival curve on a log scale with the fit, the "
+                       "games kept and the published records (needs matplotlib: pip install 'beggar[plot]')")
+    stats.set_defaults(run=run_stats)

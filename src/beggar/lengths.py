@@ -1,0 +1,100 @@
+"""Histograms of game lengths in cards, as every sampling and climbing chunk
+counts them: the binning both engines use, and sums and survival counts.
+
+Bins: one per length below EXACT cards (3000: every game but about one in a
+million); then WIDTH-card bins (100) up to TOP (10,000, past the longest
+known game, 8344); then one bin for every game of TOP cards or more. Every
+bin edge is a multiple of 100, so P(cards >= L) is exact at L = 1000, 2000,
+... from the counts alone; the tail beyond EXACT, where a chunk sees a game
+or two, loses only where within its 100 cards a game ended. A chunk's counts
+are at most BINS numbers (trailing empty bins left off), a few kilobytes of
+JSON, where exact counts of every length would keep every rare length apart.
+
+Every game a chunk plays is counted at its `cards`, a loop at the cards
+counted when its repeated state is first seen (as the census counts it), so
+the counts add up to the deals played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXACT = 3000
+WIDTH = 100
+TOP = 10_000
+BINS = EXACT + (TOP - EXACT) // WIDTH + 1
+
+
+def bin_of(cards):
+    """The bin a game of `cards` cards is counted in."""
+    if cards < EXACT:
+        return cards
+    if cards < TOP:
+        return EXACT + (cards - EXACT) // WIDTH
+    return BINS - 1
+
+
+def low(index):
+    """The fewest cards a game counted in bin `index` lasts."""
+    return index if index < EXACT else EXACT + (index - EXACT) * WIDTH
+
+
+def high(index):
+    """The most cards + 1 a game of bin `index` lasts (None: no bound, the last bin)."""
+    if index == BINS - 1:
+        return None
+    return index + 1 if index < EXACT else low(index) + WIDTH
+
+
+def is_edge(cards):
+    """Whether `cards` is a bin edge, where survival counts are exact."""
+    return cards <= EXACT or (cards <= TOP and (cards - EXACT) % WIDTH == 0)
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """Games counted by bin: counts[i] games in bin i (trailing empty bins left
+    off, so equal histograms compare equal)."""
+
+    counts: tuple = ()
+
+    def __post_init__(self):
+        counts = list(self.counts)
+        while counts and not counts[-1]:
+            counts.pop()
+        object.__setattr__(self, "counts", tuple(int(c) for c in counts))
+
+    @classmethod
+    def from_exact(cls, counts):
+        """The histogram of exact counts {cards: games} (a census chunk's)."""
+        binned = [0] * BINS
+        for cards, games in counts.items():
+            binned[bin_of(int(cards))] += games
+        return cls(binned)
+
+    @classmethod
+    def of(cls, lengths):
+        """The histogram of an iterable of game lengths in cards."""
+        counts = [0] * BINS
+        for cards in lengths:
+            counts[bin_of(cards)] += 1
+        return cls(counts)
+
+    def __add__(self, other):
+        a, b = self.counts, other.counts
+        if len(a) < len(b):
+            a, b = b, a
+        return Lengths(tuple(x + (b[i] if i < len(b) else 0) for i, x in enumerate(a)))
+
+    @property
+    def games(self):
+        return sum(self.counts)
+
+    def at_least(self, cards):
+        """Games of at least `cards` cards (exact where is_edge(cards))."""
+        if not is_edge(cards):
+            raise ValueError(f"{cards} is not a bin edge of the length histogram")
+        return sum(self.counts[bin_of(cards):])
+
+    def as_list(self):
+        return list(self.counts)

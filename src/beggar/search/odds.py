@@ -1,0 +1,253 @@
+"""The odds of long games, from the length histograms a job's chunks keep:
+survival counts with intervals, the tail's fit, and the deals and the time
+it takes to see a game of a given length, plainly and by family extension.
+What `beggar stats` prints.
+
+- Survival P(cards >= L) is games of at least L cards over games played,
+  with a 95 % Wilson score interval (it stays inside [0, 1] and keeps a
+  sensible upper bound when no game reached L).
+- The tail model: beyond a length L0 (a bin edge, 2000 cards by default),
+  P(cards >= L) = P(cards >= L0) * exp(-(L - L0) / s). The scale s is fitted
+  by maximum likelihood to the games of at least L0 cards, each bin of the
+  histogram an interval [low, high) of the model (the last one open), so
+  the coarse bins past lengths.EXACT count exactly what they know;
+  P(cards >= L0) is the data's. The 95 % range of s comes from the curvature
+  of the log-likelihood at its peak (its observed information).
+- Deals to see a game of X cards: 1 / P(cards >= X) of the fit; time: deals
+  over the job's rate.
+- Family extension: a kept game of c >= extend_cards cards gets a family
+  search, whose longest balanced member lasts c + g cards. With the gains g
+  this job (or these jobs) measured, one per family searched (0 where no
+  longer member was found), and the assumption that the gain does not depend
+  on c, a deal reaches X cards by extension with probability
+  mean over g of P(cards >= max(extend_cards, X - g)), from the fit.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import lengths as bins
+from ..lengths import Lengths
+from .job import stored
+
+#: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
+TARGETS = (5000, 6000, 7000, 8345)
+#: Where the tail's fit starts, by default.
+TAIL_FROM = 2000
+#: z of a two-sided 95 % interval.
+Z95 = 1.959963984540054
+
+
+class OddsError(ValueError):
+    """Statistics that cannot be given: no such job, no histograms, a bad bound."""
+
+
+@dataclass
+class Played:
+    """The games of one job or of several, summed from their chunks."""
+    jobs: list
+    spec: dict                  # the (first) job's spec
+    deals: int = 0              # deals with a histogram
+    other_deals: int = 0        # deals of chunks written before histograms were kept
+    seconds: float = 0.0        # the chunks' own time (each on one worker), summed
+    workers: float = 1          # workers the jobs ran on, weighted by deals
+    statuses: dict = field(default_factory=lambda: {"finished": 0, "loop": 0, "stopped": 0})
+    lengths: Lengths = field(default_factory=Lengths)
+    gains: list = field(default_factory=list)       # one per family searched
+    finds: list = field(default_factory=list)       # cards of the kept finished games (extensions too)
+
+    @property
+    def rate(self):
+        """Deals per second of the job as it ran: each worker's chunks' rate, times its workers."""
+        return (self.deals + self.other_deals) / self.seconds * self.workers if self.seconds else 0.0
+
+
+def same_table(spec):
+    return (spec["deck"], spec["players"], spec["split"])
+
+
+def collect(archive, job_id=None):
+    """The Played of job `job_id` of `archive`; with None, of every sample job
+    of random 26/26 standard deals in it (the deals whose odds people ask for:
+    climbing deals are not random, and a census is not a sample)."""
+    if job_id is not None:
+        job = archive.job(job_id)
+        chosen = [(job_id, stored(job["spec"]))]
+    else:
+        chosen = [(i, stored(spec)) for i, spec in archive.jobs()
+                  if spec["driver"] == "sample" and same_table(stored(spec)) == ("standard", 2, "even")]
+        if not chosen:
+            raise OddsError(f"{archive.path}: no sample job of 26/26 deals in it: name a JOB")
+    played = Played([i for i, _ in chosen], chosen[0][1])
+    cores = os.cpu_count() or 1
+    weighted = 0
+    total = np.zeros(bins.BINS, dtype=np.int64)     # a long job has tens of thousands of chunks
+    for i, spec in chosen:
+        job = archive.job(i)
+        played.seconds += job["seconds"]
+        counted = 0
+        for stats in archive.chunk_stats(i):
+            if "lengths" in stats:
+                counts = np.asarray(stats["lengths"], dtype=np.int64)
+            elif "cards" in stats:      # a census block: exact counts
+                counts = np.asarray(Lengths.from_exact(stats["cards"]).counts, dtype=np.int64)
+            else:
+                continue
+            total[:len(counts)] += counts
+            games = int(counts.sum())
+            counted += games
+            weighted += games * stats.get("workers", spec["workers"] or cores)
+            for status, games in stats.get("statuses", {}).items():
+                played.statuses[status] = played.statuses.get(status, 0) + games
+        played.deals += counted
+        played.other_deals += job["deals"] - counted
+        _extensions(archive, i, spec, played)
+    played.lengths = Lengths(total.tolist())
+    played.workers = weighted / played.deals if played.deals else 1
+    if not played.deals:
+        raise OddsError(f"{archive.path}: job{'s' if len(chosen) > 1 else ''} "
+                        f"{', '.join(played.jobs)}: no chunk with a length histogram "
+                        "(jobs run before beggar kept them have none)")
+    return played
+
+
+def _extensions(archive, job_id, spec, played):
+    """The gains of the job's family searches, and the lengths it kept."""
+    games = archive.games(job=job_id)
+    children = {game["parent"]: game["cards"] for game in games if game["driver"] == "extension"}
+    for game in games:
+        if game["status"] != "finished":
+            continue
+        played.finds.append(game["cards"])
+        if game["driver"] != "extension" and spec["extend_cards"] and game["cards"] >= spec["extend_cards"] \
+                and spec["players"] == 2:
+            played.gains.append(max(0, children.get(game["id"], game["cards"]) - game["cards"]))
+
+
+def wilson(k, n, z=Z95):
+    """The Wilson score interval of k successes in n trials: (low, high)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Tail:
+    """P(cards >= L) = p_from * exp(-(L - start) / scale) for L >= start."""
+    start: int
+    p_from: float
+    games: int              # games of at least `start` cards, the fit's data
+    scale: float
+    scale_low: float
+    scale_high: float
+
+    def p(self, cards, scale=None):
+        return self.p_from * math.exp(-(cards - self.start) / (scale or self.scale))
+
+    def deals(self, cards, scale=None):
+        """Expected deals to see a game of at least `cards` cards."""
+        p = self.p(cards, scale)
+        return 1 / p if p > 0 else math.inf
+
+
+def _loglik(scale, intervals):
+    """Log-likelihood of the exponential tail, scale `scale`, of interval data
+    [(from start to low, to high or None, games)]."""
+    total = 0.0
+    for low, high, games in intervals:
+        upper = -low / scale
+        if high is None:
+            total += games * upper
+        else:
+            # log(exp(-low/s) - exp(-high/s)), steady for small widths
+            total += games * (upper + math.log(-math.expm1(-(high - low) / scale)))
+    return total
+
+
+def fit_tail(played, start=TAIL_FROM):
+    """The exponential tail beyond `start` (a bin edge) by maximum likelihood."""
+    if not bins.is_edge(start) or start <= 0:
+        raise OddsError(f"the tail's fit starts at a bin edge of the histogram: a length up to "
+                        f"{bins.EXACT} or a multiple of {bins.WIDTH} up to {bins.TOP}, not {start}")
+    counts = played.lengths.counts
+    intervals = []
+    for index in range(bins.bin_of(start), len(counts)):
+        if counts[index]:
+            high = bins.high(index)
+            intervals.append((bins.low(index) - start, None if high is None else high - start, counts[index]))
+    games = sum(g for _, _, g in intervals)
+    if games < 2:
+        raise OddsError(f"{games} game{'s' if games != 1 else ''} of {start} cards or more: too few to fit "
+                        "the tail (a lower --tail-from, or a longer job)")
+    # Golden-section search on log(scale): the log-likelihood is unimodal in it.
+    lo, hi = math.log(1.0), math.log(1e6)
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = _loglik(math.exp(a), intervals), _loglik(math.exp(b), intervals)
+    for _ in range(200):
+        if fa > fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = _loglik(math.exp(a), intervals)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = _loglik(math.exp(b), intervals)
+        if hi - lo < 1e-10:
+            break
+    scale = math.exp((lo + hi) / 2)
+    h = scale * 1e-4
+    curvature = (_loglik(scale + h, intervals) - 2 * _loglik(scale, intervals) + _loglik(scale - h, intervals)) / h ** 2
+    se = math.sqrt(-1 / curvature) if curvature < 0 else math.inf
+    return Tail(start, games / played.deals, games, scale, max(scale - Z95 * se, 1e-9), scale + Z95 * se)
+
+
+def survival(played, step=1000, tail=None):
+    """Rows of the survival table, L = step, 2 step, ... past the longest game
+    counted: dicts of cards, games, p, low, high, and the fit's p where it applies."""
+    counts = played.lengths.counts
+    longest = bins.low(len(counts) - 1) if counts else 0
+    rows = []
+    for cards in range(step, min(bins.TOP, (longest // step + 1) * step) + 1, step):
+        games = played.lengths.at_least(cards)
+        low, high = wilson(games, played.deals)
+        fit = tail.p(cards) if tail is not None and cards >= tail.start else None
+        rows.append({"cards": cards, "games": games, "p": games / played.deals, "low": low, "high": high,
+                     "fit": fit, "fit_games": None if fit is None else fit * played.deals})
+    return rows
+
+
+def expectations(played, tail, targets=TARGETS):
+    """For each target X: deals and seconds expected to see X cards, plainly
+    and by family extension (None where the job extends nothing)."""
+    rate = played.rate
+    extend = played.spec["extend_cards"] if played.spec["players"] == 2 else 0
+    rows = []
+    for cards in targets:
+        row = {"cards": cards, "p": tail.p(cards), "deals": tail.deals(cards),
+               "deals_low": tail.deals(cards, tail.scale_high), "deals_high": tail.deals(cards, tail.scale_low)}
+        row["seconds"] = row["deals"] / rate if rate else None
+        if extend and played.gains:
+            p = extension_p(tail, played.gains, extend, cards)
+            row["extension_p"] = p
+            row["extension_deals"] = 1 / p if p > 0 else math.inf
+            row["extension_seconds"] = row["extension_deals"] / rate if rate else None
+        rows.append(row)
+    return rows
+
+
+def extension_p(tail, gains, extend, cards, scale=None):
+    """P(a deal reaches `cards` cards by family extension), from the fit and the measured gains."""
+    total = 0.0
+    for gain in gains:
+        reach = max(extend, cards - gain, tail.start)
+        total += tail.p(reach, scale)
+    return total / len(gains)
