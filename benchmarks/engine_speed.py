@@ -1,6 +1,6 @@
 """Engine speed, measured side by side in one run.
 
-    python3 benchmarks/engine_speed.py [--deals N] [--repeat R]
+    python3 benchmarks/engine_speed.py [--deals N] [--repeat R] [--core C]
 
 Prints random 26/26 deals per second on one core for the compiled engine's
 generate-and-play call (sample) on the court-to-court path and on the
@@ -9,10 +9,12 @@ rows), the reference engine, the ratios between them, and the throughput of
 two worker processes against one. Then every kind of table a search job
 deals (standard 2, 3 and 4 players, camicia and the half deck for two), each
 with its deals/s, cards laid per second (so that decks of other sizes compare
-fairly with the standard deck), the card-by-card path and the reference. Every game runs to its end with loop
+fairly with the standard deck), the card-by-card path and the reference. Then
+what the length histogram every search chunk keeps costs: sample() with it
+and without it, the runs interleaved. Every game runs to its end with loop
 detection on and no game is kept (min_cards is out of reach), so the figures
 are the engine's alone. Single-core figures are the best of R runs pinned to
-one core: the other runs only add noise from the machine.
+one core (core C, 0 by default): the other runs only add noise from the machine.
 """
 
 import argparse
@@ -31,9 +33,9 @@ NEVER = 10 ** 9
 SEED = 1
 
 
-def pin_to_one_core():
+def pin_to_one_core(core):
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        os.sched_setaffinity(0, {core})
 
 
 def best_rate(run, deals, repeat):
@@ -52,6 +54,18 @@ TABLES = [("standard", 2), ("camicia", 2), ("half", 2), ("standard", 3), ("stand
 def sample_rate(by_court, deals, repeat, deck=STANDARD, players=2):
     return best_rate(lambda r: compiled._sample(deals, SEED, NEVER, r * deals, deck, players, None, by_court),
                      deals, repeat)
+
+
+def histogram_rates(deals, repeat):
+    """Best deals/s of sample() with the length histogram and without it, the
+    runs of the two interleaved so that the machine's moods fall on both."""
+    best = {True: 0.0, False: 0.0}
+    for r in range(repeat):
+        for counted in (True, False):
+            start = time.perf_counter()
+            compiled._sample(deals, SEED, NEVER, r * deals, STANDARD, 2, None, True, counted)
+            best[counted] = max(best[counted], deals / (time.perf_counter() - start))
+    return best[True], best[False]
 
 
 def cards_per_deal(deck, players, deals=20000):
@@ -86,15 +100,17 @@ def main():
     parser.add_argument("--deals", type=int, default=2_000_000, help="deals per compiled run")
     parser.add_argument("--reference-deals", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--core", type=int, default=0, help="the core the one-core figures run on (default 0)")
     args = parser.parse_args()
 
     one, two = workers_rate(1, args.deals), workers_rate(2, args.deals)
-    pin_to_one_core()
+    pin_to_one_core(args.core)
     court = sample_rate(True, args.deals, args.repeat)
     card = sample_rate(False, args.deals, args.repeat)
     batch_court = batch_rate(True, args.deals // 4, args.repeat)
     batch_card = batch_rate(False, args.deals // 4, args.repeat)
     slow = best_rate(lambda r: reference.sample(args.reference_deals, SEED, NEVER), args.reference_deals, 1)
+    counted, uncounted = histogram_rates(args.deals, args.repeat)
     tables = []
     for name, players in TABLES:
         deck = Deck.parse(name)
@@ -117,6 +133,10 @@ def main():
     for name, players, fast, card, ref, cards in tables:
         print(f"  {name:<9} {players:>7} {fast:>11,.0f} {cards:>10.1f} {fast * cards / 1e6:>9.1f} "
               f"{card:>12,.0f} {ref:>9,.0f} {fast / ref:>11,.0f}x")
+    print()
+    print("the length histogram of every game (lengths.py), one core, sample(), 26/26, runs interleaved")
+    print(f"  with it {counted:12,.0f}   without it {uncounted:12,.0f}   "
+          f"cost {100 * (1 - counted / uncounted):+.1f} % of the deals per second")
 
 
 if __name__ == "__main__":

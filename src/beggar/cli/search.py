@@ -30,7 +30,7 @@ def run_search(args, data=None):
 def _search(args, cluster, data):
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
-    spec = None
+    spec, fresh = None, False
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
@@ -39,6 +39,7 @@ def _search(args, cluster, data):
         for key in SPEC_OPTIONS:
             if getattr(args, key) is not None:
                 data[key] = getattr(args, key)
+        fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
@@ -60,7 +61,9 @@ def _search(args, cluster, data):
             archive.add_job(job_id, spec)
 
         def started(spec):
-            print(f"job {job_id}: {spec['driver']}, {describe_deals(spec)}, archive {args.archive}",
+            seed = "" if spec["driver"] == "census" else f"seed {spec['seed']}" + (
+                f" (fresh: --seed {spec['seed']} plays these deals again)" if fresh else "") + ", "
+            print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}, archive {args.archive}",
                   file=sys.stderr)
 
         try:
@@ -94,6 +97,8 @@ def print_summary(summary, archive_path, cluster=None):
                  + (f" ({summary.extended} by family extension)" if summary.extended else "")
                  + (f", {summary.known} already there" if summary.known else "")
                  + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
+    for line in summary.announced:
+        lines.append(f"NEW      {line}")
     if summary.note:
         lines.append(f"note     {summary.note}")
     if summary.state != "done":

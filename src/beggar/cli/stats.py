@@ -4,8 +4,8 @@ import io
 import json
 import math
 import os
-from importlib import resources
 
+from .. import published
 from ..archive import DEFAULT_PATH, Archive
 from ..search import odds
 from .options import UsageError
@@ -117,11 +117,6 @@ def report(played, tail, rows, expected):
     return lines
 
 
-def published_records():
-    text = resources.files("beggar").joinpath("data", "published-deals.json").read_text()
-    return [(game["name"], game["cards"]) for game in json.loads(text) if game["status"] == "finished"]
-
-
 def _plot(path, played, tail):
     from .games import _pyplot
     from .. import lengths as bins
@@ -145,9 +140,10 @@ def _plot(path, played, tail):
     if finds:
         axes.plot(finds, [tail.p(c) if c >= tail.start else 1.0 / played.deals for c in finds], "|",
                   color="black", markersize=12, label=f"games kept ({len(played.finds)})")
-    for name, cards in published_records():
+    for name, cards in published.records():
         axes.axvline(cards, color="grey", linewidth=0.6, alpha=0.6)
-    axes.axvline(8344, color="red", linewidth=1, label="published records (red: 8344, Nessler 2022)")
+    axes.axvline(published.LONGEST_CARDS, color="red", linewidth=1,
+                 label=f"published records (grey; red: the longest, {published.LONGEST_CARDS})")
     axes.set_yscale("log")
     axes.set_xlabel("cards L")
     axes.set_ylabel("P(cards >= L)")

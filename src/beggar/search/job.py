@@ -11,6 +11,7 @@ workers, and a resumed job the same as one never stopped.
 """
 
 import os
+import secrets
 import sys
 
 from .. import census
@@ -31,7 +32,7 @@ DRIVERS = ("sample", "climb", "census")
 DEFAULTS = {
     "name": "search",
     "driver": "sample",
-    "seed": 1,
+    "seed": None,           # None: a fresh seed, drawn when the job starts (fresh_seed)
     "workers": 0,           # 0: one per core
     "min_cards": 4000,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
@@ -59,6 +60,18 @@ WORKERS_PER_CORE = 4
 
 def max_workers():
     return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+#: Fresh seeds are drawn below this: short enough to read and type, and with
+#: 10**12 of them two jobs practically never share one.
+FRESH_SEEDS = 10 ** 12
+
+
+def fresh_seed():
+    """A seed for a job whose file gives none: drawn at random, so that two
+    runs of one job file play different deals (the job stores it, and
+    --seed replays its deals)."""
+    return secrets.randbelow(FRESH_SEEDS)
 
 
 class JobError(ValueError):
@@ -106,6 +119,8 @@ def check(data, where="job"):
                        f"not {spec['name']!r}")
     if spec["driver"] not in DRIVERS:
         raise JobError(f"{where}: 'driver' must be one of {', '.join(DRIVERS)}, not {spec['driver']!r}")
+    if spec["seed"] is None:
+        spec["seed"] = fresh_seed()
     try:
         check_seed(spec["seed"])
     except ValueError as error:

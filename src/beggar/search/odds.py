@@ -76,6 +76,8 @@ def collect(archive, job_id=None):
     of random 26/26 standard deals in it (the deals whose odds people ask for:
     climbing deals are not random, and a census is not a sample)."""
     if job_id is not None:
+        if job_id not in dict(archive.jobs()):
+            raise OddsError(f"{archive.path}: no job {job_id!r}")
         job = archive.job(job_id)
         chosen = [(job_id, stored(job["spec"]))]
     else:
@@ -136,7 +138,8 @@ def wilson(k, n, z=Z95):
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At k = 0 (k = n) the bound is 0 (1) exactly; rounding would leave a speck.
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
 
-from tqdm import tqdm
-
-from .. import engine
+from .. import engine, published
 from ..archive import ArchiveFault
 from ..backward import family
 from ..deal import Deal
 from ..outcome import Outcome
 from ..rules import Rules
+from ..savefile import SavedGame, to_json
 from . import SearchError
 from .drivers import run_chunk
 from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored
+from .progress import Progress
 
 
 #: How long chunks in flight may run on once the time limit has passed.
@@ -57,10 +57,12 @@ class Summary:
     extended: int = 0           # of which, longest members of a hit's family
     known: int = 0              # hits it already held
     loops: int = 0
-    best: tuple | None = None       # (deal, outcome) of the longest game played in this run
+    best: tuple | None = None       # (deal, outcome) of the longest game played or found by
+                                    # family extension in this run
     reason: str = ""
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
+    announced: list = field(default_factory=list)   # records and new balanced loops, loudly
 
 
 def new_job_id(spec):
@@ -148,8 +150,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
     archive.set_job_state(job_id, "running")
-    bar = tqdm(total=spec["deals"] or None, initial=job["deals"], unit=" deals", unit_scale=True,
-               dynamic_ncols=True, disable=not progress, desc=job_id)
+    bar = Progress(job_id, spec["deals"], job["deals"], progress)
     best_cards = job["best_cards"]
     at_once = False
     pending = set()
@@ -172,13 +173,12 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                         lost = future.exception()
                         continue
                     result = future.result()
-                    _keep(archive, job_id, spec, result, summary)
-                    if result.best is not None:
-                        best_cards = max(best_cards, result.best[1].cards)
-                    bar.update(result.deals)
+                    _keep(archive, job_id, spec, result, summary, bar.announce)
+                    if summary.best is not None:
+                        best_cards = max(best_cards, summary.best[1].cards)
                     workers = summary.workers = alive()
-                    bar.set_postfix(best=best_cards, kept=summary.kept, loops=summary.loops,
-                                    workers=workers, refresh=False)
+                    bar.update(result.deals, best=best_cards, kept=summary.kept, loops=summary.loops,
+                               workers=workers)
                 if lost is not None:
                     raise lost
                 now = time.monotonic()
@@ -275,13 +275,14 @@ def _checked_games(archive, job_id, spec, result):
     return games
 
 
-def _keep(archive, job_id, spec, result, summary):
+def _keep(archive, job_id, spec, result, summary, announce=None):
     """Keep a chunk's games (_checked_games) with the record that the chunk is
     done, in one short transaction. The summary counts them only once they
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
-    played again on resume and counted then."""
+    played again on resume and counted then. A record or a new balanced loop
+    is then written as a saved game next to the archive and announced."""
     games = _checked_games(archive, job_id, spec, result)
-    disputed, ids = [], []
+    disputed, ids, news = [], [], []
     kept = known = loops = extended = 0
     try:
         with archive.transaction():
@@ -290,6 +291,8 @@ def _keep(archive, job_id, spec, result, summary):
                     game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
                     result.chunk, None if game.parent is None else ids[game.parent], game.rank, game.loop)
                 ids.append(game_id)
+                if new:
+                    news.append((game_id, game))
                 if game.outcome != game.replay:
                     disputed.append(f"game {game_id} ({game.deal}): compiled {game.outcome}, "
                                     f"reference {game.replay}")
@@ -297,7 +300,8 @@ def _keep(archive, job_id, spec, result, summary):
                 known += not new
                 loops += game.outcome.status == "loop"
                 extended += new and game.driver == "extension"
-            best = result.best[1].cards if result.best is not None else 0
+            best = max([result.best[1].cards if result.best is not None else 0]
+                       + [game.outcome.cards for game in games if game.driver == "extension"])
             archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds,
                               chunk_stats(result, summary.workers))
     except (sqlite3.Error, ArchiveFault) as error:
@@ -308,12 +312,51 @@ def _keep(archive, job_id, spec, result, summary):
     summary.loops += loops
     summary.extended += extended
     summary.deals += result.deals
-    if result.best is not None and (summary.best is None or result.best[1].cards > summary.best[1].cards):
-        summary.best = result.best
+    for best in [result.best] + [(game.deal, game.outcome) for game in games if game.driver == "extension"]:
+        if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
+            summary.best = best
+    if not disputed:
+        for game_id, game in news:
+            line = _announcement(archive, job_id, game_id, game)
+            if line is not None:
+                summary.announced.append(line)
+                if announce is not None:
+                    announce(line)
     if disputed:
         summary.disputed = disputed
         raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
                           "disputed. This is a bug in beggar: please report the deal.")
+
+
+def _announcement(archive, job_id, game_id, game):
+    """A loud line, and a saved game next to the archive, for a game longer
+    than the longest published (standard deck, 26/26) or a balanced deal that
+    loops, new to the archive; None for any other game."""
+    outcome, deal = game.outcome, game.deal
+    balanced = deal.players == 2 and len(deal.hands[0]) == len(deal.hands[1])
+    if outcome.status == "finished" and published.is_standard_table(deal) \
+            and outcome.cards > published.LONGEST_CARDS:
+        kind = "record"
+        what = (f"NEW RECORD: {outcome.cards} cards, {outcome.tricks} tricks, longer than the published "
+                f"{published.LONGEST_CARDS}")
+    elif outcome.status == "loop" and balanced:
+        kind = "loop"
+        what = (f"NEW LOOP: a balanced deal that never ends (entry {outcome.loop_entry[0]} tricks, period "
+                f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
+    else:
+        return None
+    folder = os.path.dirname(os.path.abspath(archive.path))
+    path = os.path.join(folder, f"{kind}-{outcome.cards}-game{game_id}.json")
+    saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({game.driver})")
+    try:
+        with open(path, "x") as file:
+            file.write(to_json(saved, outcome))
+        where = f"saved to {path}"
+    except FileExistsError:
+        where = f"saved before to {path}"
+    except OSError as error:
+        where = f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
+    return f"*** {what}: {deal} ({where}) ***"
 
 
 def chunk_stats(result, workers):

@@ -1,0 +1,75 @@
+"""A running job's progress on standard error: the tqdm bar on a terminal, and
+one plain line every so often where standard error is not one (nohup, a
+cluster's log, `| tee`), where a bar's carriage returns would fill the file
+with thousands of overwritten lines. Announcements (a record, a new loop)
+are loud lines of their own, whether progress is shown or not."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from tqdm import tqdm
+
+#: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
+PLAIN_SECONDS = 60.0
+
+
+def plain_seconds():
+    value = os.environ.get("BEGGAR_PROGRESS_SECONDS")
+    try:
+        seconds = float(value) if value else PLAIN_SECONDS
+    except ValueError:
+        return PLAIN_SECONDS
+    return seconds if seconds > 0 else PLAIN_SECONDS
+
+
+class Progress:
+    def __init__(self, job_id, total, initial, shown, stream=None):
+        self.stream = stream or sys.stderr
+        self.job_id = job_id
+        self.total = total
+        self.deals = initial
+        self.played = 0             # in this run
+        self.figures = {}
+        self.start = self.last = time.monotonic()
+        self.every = plain_seconds()
+        self.told = initial         # deals in the last plain line
+        terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.plain = shown and not terminal
+        self.bar = tqdm(total=total or None, initial=initial, unit=" deals", unit_scale=True,
+                        dynamic_ncols=True, disable=not terminal, desc=job_id, file=self.stream)
+
+    def update(self, deals, **figures):
+        """`deals` more deals played; figures (best, kept, ...) as they now stand."""
+        self.deals += deals
+        self.played += deals
+        self.figures = figures
+        self.bar.update(deals)
+        self.bar.set_postfix(**figures, refresh=False)
+        now = time.monotonic()
+        if self.plain and now - self.last >= self.every:
+            self.last = now
+            self._line(now)
+
+    def _line(self, now):
+        self.told = self.deals
+        elapsed = now - self.start
+        rate = self.played / elapsed if elapsed > 0 else 0.0
+        done = f"{self.deals:,}" + (f" of {self.total:,} deals ({100 * self.deals / self.total:.1f} %)"
+                                    if self.total else " deals")
+        figures = ", ".join(f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}"
+                            for key, value in self.figures.items())
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.job_id}: {done}, {rate:,.0f} deals/s"
+              + (f", {figures}" if figures else ""), file=self.stream, flush=True)
+
+    def announce(self, line):
+        """A line that must not be missed, above the bar."""
+        self.bar.write(line, file=self.stream)
+        self.stream.flush()
+
+    def close(self):
+        self.bar.close()
+        if self.plain and self.deals != self.told:
+            self._line(time.monotonic())

@@ -1,0 +1,310 @@
+"""Length histograms of every chunk, `beggar stats`, fresh seeds, plain
+progress lines and the announcement of a record or a new loop."""
+
+import json
+import math
+import sqlite3
+
+import pytest
+
+from beggar import Deal, engine, lengths, play
+from beggar.archive import Archive
+from beggar.climbing import ClimbRules
+from beggar.lengths import Lengths
+from beggar.search import job as jobs
+from beggar.search import odds, runner
+from beggar.search.drivers import ChunkResult
+from beggar.search.runner import Summary, _keep
+from helpers import CASELLA, bad_input, beggar, job_file, job_id, load_data
+
+
+def chunk_histograms(path, job):
+    with Archive(path) as archive:
+        stats = archive.chunk_stats(job)
+        deals = archive.job(job)["deals"]
+    total = Lengths()
+    for chunk in stats:
+        total = total + Lengths(chunk["lengths"])
+        assert sum(chunk["statuses"].values()) == sum(chunk["lengths"])
+    return total, deals, len(stats)
+
+
+# ---------------------------------------------------------------- the bins
+
+
+def test_the_bins_cover_every_length_once_with_edges_at_every_hundred():
+    assert [lengths.bin_of(c) for c in (0, 1, 2999, 3000, 3099, 3100, 9999, 10_000, 10 ** 9)] == \
+        [0, 1, 2999, 3000, 3000, 3001, lengths.BINS - 2, lengths.BINS - 1, lengths.BINS - 1]
+    for index in range(lengths.BINS - 1):
+        assert lengths.bin_of(lengths.low(index)) == index == lengths.bin_of(lengths.high(index) - 1)
+        assert lengths.high(index) == lengths.low(index + 1)
+    assert lengths.high(lengths.BINS - 1) is None
+    assert all(lengths.is_edge(c) for c in range(100, 10_001, 100))
+    assert not lengths.is_edge(3050) and not lengths.is_edge(10_100)
+    games = Lengths.of([5, 5, 2999, 3000, 3099, 8345, 12_000])
+    assert games.games == 7 and games.at_least(3000) == 4 and games.at_least(8300) == 2
+    assert games.at_least(10_000) == 1 and games.at_least(6) == 5
+    with pytest.raises(ValueError, match="not a bin edge"):
+        games.at_least(3050)
+    assert games + Lengths.of([5]) == Lengths.of([5, 5, 5, 2999, 3000, 3099, 8345, 12_000])
+    assert Lengths.from_exact({"5": 2, "8345": 1}) == Lengths.of([5, 5, 8345])
+    assert Lengths([1, 0, 0]) == Lengths([1])
+
+
+# ---------------------------------------------------------------- the engines
+
+
+@pytest.mark.parametrize("deck, players, split", [("standard", 2, None), ("camicia", 2, "random"),
+                                                  ("half", 2, 7), ("standard", 3, None)])
+def test_both_engines_count_every_game_of_sample_alike(deck, players, split):
+    fast = engine.sample_best(1500, 4, 10 ** 6, 100, deck=deck, players=players, split=split)[2]
+    slow = engine.sample_best(1500, 4, 10 ** 6, 100, deck=deck, players=players, split=split,
+                              engine="reference")[2]
+    one_by_one = Lengths.of(play(Deal.shuffled(players, 4, i, deck, split), engine="reference").cards
+                            for i in range(100, 1600))
+    assert fast == slow == one_by_one and fast.games == 1500
+
+
+def test_the_histogram_counts_loops_at_their_cards():
+    # A small deck, split at random: about one deal in 40 loops.
+    fast = engine.sample_best(2_000, 2, 10 ** 6, deck="8 2J 1Q", split="random")
+    loops = [outcome.cards for _, outcome in fast[0] if outcome.status == "loop"]
+    assert len(loops) > 10 and fast[2].games == 2_000
+    assert fast[2] == engine.sample_best(2_000, 2, 10 ** 6, deck="8 2J 1Q", split="random", engine="reference")[2]
+    assert all(fast[2].counts[cards] for cards in loops)
+
+
+def test_both_engines_count_every_game_of_a_climb_alike():
+    rules = ClimbRules(accept="late", patience=30)
+    fast = engine.climb(3, 1, 800, 10 ** 6, rules)
+    slow = engine.climb(3, 1, 800, 10 ** 6, rules, engine="reference")
+    assert fast.lengths == slow.lengths and fast.lengths.games == 800
+
+
+# ---------------------------------------------------------------- jobs
+
+
+def test_a_sample_job_keeps_the_histogram_of_every_deal_it_played(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    spec = job_file(tmp_path, deals=9_000, chunk=2_000, min_cards=700)
+    result = beggar("search", spec, "--archive", archive, "--quiet")
+    assert result.returncode == 0, result.stderr
+    total, deals, chunks = chunk_histograms(archive, job_id(result.stdout))
+    assert chunks == 5 and deals == total.games == 9_000
+    assert total == Lengths.of(play(Deal.shuffled(2, 3, i), engine="reference").cards for i in range(9_000))
+
+
+def test_a_climb_job_keeps_the_histogram_of_every_deal_it_played(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    spec = job_file(tmp_path, driver="climb", deals=1_500, chunk=500, min_cards=700,
+                    extra="[climb]\naccept = \"late\"\npatience = 50\n")
+    result = beggar("search", spec, "--archive", archive, "--quiet")
+    assert result.returncode == 0, result.stderr
+    total, deals, chunks = chunk_histograms(archive, job_id(result.stdout))
+    walks = [engine.climb(3, walk, 500, 700, ClimbRules(accept="late", patience=50), engine="reference")
+             for walk in range(3)]
+    assert chunks == 3 and total == walks[0].lengths + walks[1].lengths + walks[2].lengths
+    assert total.games == deals == 1_500
+
+
+def test_a_resumed_job_has_the_histogram_of_one_never_stopped(tmp_path):
+    spec = job_file(tmp_path, deals=20_000, chunk=2_000, min_cards=800)
+    whole = tmp_path / "whole.sqlite"
+    result = beggar("search", spec, "--archive", whole, "--quiet")
+    assert result.returncode == 0, result.stderr
+    name = job_id(result.stdout)
+    # The same job, stopped before its last chunks were kept: as if killed then.
+    cut = tmp_path / "cut.sqlite"
+    with Archive(whole) as archive:
+        archive.db.execute("VACUUM INTO ?", (str(cut),))
+    with sqlite3.connect(cut) as db:
+        db.execute("DELETE FROM chunks WHERE chunk >= 6")
+        db.execute("UPDATE jobs SET state = 'stopped'")
+    assert chunk_histograms(cut, name)[0].games == 12_000
+    resumed = beggar("search", "--resume", name, "--archive", cut, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert chunk_histograms(cut, name) == chunk_histograms(whole, name)
+
+
+def test_two_default_runs_on_one_archive_play_different_deals(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    runs = [beggar("search", "--deals", 30_000, "--min-cards", 600, "--archive", archive, "--quiet")
+            for _ in range(2)]
+    seeds = []
+    for result in runs:
+        assert result.returncode == 0, result.stderr
+        seed = int(result.stderr.split("seed ")[1].split()[0])
+        assert f"(fresh: --seed {seed} plays these deals again)" in result.stderr
+        seeds.append(seed)
+    with Archive(archive) as opened:
+        jobs_kept = opened.jobs()
+        games = [{g["deal"] for g in opened.games(job=name)} for name, _ in jobs_kept]
+    assert [spec["seed"] for _, spec in jobs_kept] == seeds and seeds[0] != seeds[1]
+    assert games[0] and games[1] and not games[0] & games[1]
+    # --seed plays the first run's deals again.
+    again = tmp_path / "again.sqlite"
+    assert beggar("search", "--deals", 30_000, "--min-cards", 600, "--seed", seeds[0], "--archive", again,
+                  "--quiet").returncode == 0
+    with Archive(again) as opened:
+        assert {g["deal"] for g in opened.games()} == games[0]
+
+
+def test_without_a_terminal_progress_is_plain_lines(tmp_path):
+    spec = job_file(tmp_path, deals=400_000, chunk=20_000, min_cards=3000)
+    result = beggar("search", spec, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_PROGRESS_SECONDS": "0.2"})
+    assert result.returncode == 0, result.stderr
+    assert "\r" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if " deals/s" in line]
+    assert lines and lines[-1].split(": ", 1)[1].startswith("400,000 of 400,000 deals (100.0 %)"), result.stderr
+    assert len(lines) == len(set(lines))
+
+
+# ---------------------------------------------------------------- announcements and the best
+
+
+def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path):
+    deal = Deal.parse(CASELLA)
+    spec = jobs.check({"seed": 1})
+    heard = []
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        summary = Summary("j", "running", 1)
+        _keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
+        # Found again, it is not new.
+        _keep(archive, "j", spec, ChunkResult(1, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
+    assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and CASELLA in heard[0]
+    saved = tmp_path / "loop-474-game1.json"
+    assert str(saved) in heard[0]
+    replayed = beggar("replay", saved)
+    assert replayed.returncode == 0 and "loop: the game never ends" in replayed.stdout
+
+
+def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, monkeypatch):
+    # Beating 8344 cannot be arranged in a test: the published record stands in for a
+    # longer one, with the bar lowered below it.
+    monkeypatch.setattr(runner.published, "LONGEST_CARDS", 8000)
+    record = next(g for g in load_data("published-deals.json") if g["cards"] == 8344)
+    deal = Deal.parse(f"{record['p1']}/{record['p2']}")
+    mann_wu = Deal.parse("K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--")
+    spec = jobs.check({"seed": 1, "extend_cards": 7000})
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        summary = Summary("j", "running", 1)
+        _keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), 0.1), summary)
+        assert len(summary.announced) == 1 and "NEW RECORD: 8344 cards" in summary.announced[0]
+        assert (tmp_path / "record-8344-game1.json").exists()
+        # Mann and Wu 2007 (7157) is extended to Anderson 2013 (7225): the best of the chunk.
+        outcome = play(mann_wu)
+        summary = Summary("j", "running", 1)
+        _keep(archive, "j", spec, ChunkResult(1, 10, [(mann_wu, outcome)], (mann_wu, outcome), 0.1), summary)
+        assert summary.best[1].cards == 7225 and summary.extended == 1
+        assert archive.job("j")["best_cards"] == 8344
+        assert max(row[0] for row in archive.db.execute("SELECT best_cards FROM chunks WHERE chunk = 1")) == 7225
+
+
+# ---------------------------------------------------------------- beggar stats
+
+
+SCALE = 200.0       # the tail of the archive below: exactly exponential beyond 2000 cards
+BODY = 1_000_000    # games under 2000 cards
+TAIL = 20_000       # games of 2000 cards or more
+
+
+def known_archive(path):
+    """An archive holding one sample job of two chunks whose lengths are known:
+    1,000,000 games of 100 cards (chunk 0), and 20,000 whose lengths beyond
+    2000 follow an exponential tail of scale 200 (chunk 1, bins rounded);
+    4 s of chunks on 2 workers, and two family searches, gains 300 and 0."""
+    counts = [0] * lengths.BINS
+    counts[100] = BODY
+    tail = [0] * lengths.BINS
+    for index in range(lengths.bin_of(2000), lengths.BINS):
+        low, high = lengths.low(index) - 2000, lengths.high(index)
+        upper = 1.0 if high is None else 1 - math.exp(-(high - 2000 - low) / SCALE)
+        tail[index] = round(TAIL * math.exp(-low / SCALE) * upper)
+    spec = jobs.check({"seed": 1, "extend_cards": 2000, "workers": 2})
+    parent = Deal.shuffled(2, 1, 1)
+    with Archive(path) as archive:
+        archive.add_job("known", spec)
+        with archive.transaction():
+            archive.add_chunk("known", 0, BODY, 0, 100, 1.0, {"statuses": {"finished": BODY},
+                                                              "lengths": counts, "workers": 2})
+            archive.add_chunk("known", 1, sum(tail), 0, 3000, 3.0, {"statuses": {"finished": sum(tail)},
+                                                                   "lengths": tail, "workers": 2})
+            outcome = play(parent)
+            # Two kept games of 2000+ cards, as a job keeps them: one with an extension 300 cards longer.
+            first, _ = archive.add_game(parent, jobs_rules(), longer(outcome, 2500), longer(outcome, 2500),
+                                        "known", "sample")
+            archive.add_game(Deal.shuffled(2, 1, 2), jobs_rules(), longer(outcome, 2800), longer(outcome, 2800),
+                             "known", "extension", parent=first)
+            archive.add_game(Deal.shuffled(2, 1, 3), jobs_rules(), longer(outcome, 2100), longer(outcome, 2100),
+                             "known", "sample")
+    return tail
+
+
+def jobs_rules():
+    from beggar import Rules
+    return Rules()
+
+
+def longer(outcome, cards):
+    from dataclasses import replace
+    return replace(outcome, status="finished", cards=cards)
+
+
+def test_stats_gives_the_known_numbers_of_a_fixed_archive(tmp_path):
+    path = tmp_path / "known.sqlite"
+    counts = known_archive(path)
+    tail = sum(counts)
+    result = beggar("stats", "known", "--archive", path, "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    deals = BODY + tail
+    assert figures["deals"] == deals and figures["statuses"]["finished"] == deals
+    assert figures["rate"] == pytest.approx(deals / 4.0 * 2)
+    rows = {row["cards"]: row for row in figures["survival"]}
+    assert rows[1000]["games"] == rows[2000]["games"] == tail
+    assert rows[3000]["games"] == sum(counts[3000:]) and rows[4000]["games"] == sum(counts[3010:])
+    assert rows[1000]["low"] < tail / deals < rows[1000]["high"]
+    assert rows[2000]["p"] == tail / deals
+    fit = figures["tail"]
+    assert fit["from"] == 2000 and fit["games"] == tail and fit["p_from"] == tail / deals
+    assert fit["scale"] == pytest.approx(SCALE, rel=0.01) and fit["scale_low"] < SCALE < fit["scale_high"]
+    expected = {row["cards"]: row for row in figures["expected"]}
+    assert sorted(expected) == [5000, 6000, 7000, 8345]
+    p5000 = tail / deals * math.exp(-3000 / fit["scale"])
+    assert expected[5000]["deals"] == pytest.approx(1 / p5000)
+    assert expected[5000]["seconds"] == pytest.approx(1 / p5000 / figures["rate"])
+    assert expected[5000]["deals_low"] < expected[5000]["deals"] < expected[5000]["deals_high"]
+    # Gains 300 and 0: half the families reach X from X - 300, half from X.
+    assert figures["extension"]["families"] == 2 and figures["extension"]["mean_gain"] == 150
+    with_extension = (math.exp(-(5000 - 300 - 2000) / fit["scale"]) + math.exp(-3000 / fit["scale"])) / 2
+    assert expected[5000]["extension_p"] == pytest.approx(tail / deals * with_extension)
+    text = beggar("stats", "known", "--archive", path)
+    assert text.returncode == 0 and "Wilson" in text.stdout and "maximum likelihood" in text.stdout
+    assert "2 searched, mean gain 150 cards, largest 300" in text.stdout
+
+
+def test_wilson_interval_is_the_textbook_one():
+    # 10 of 100: 0.0552 to 0.1744, as the textbooks give it.
+    low, high = odds.wilson(10, 100)
+    assert (round(low, 4), round(high, 4)) == (0.0552, 0.1744)
+    assert odds.wilson(0, 100)[0] == 0 and 0.03 < odds.wilson(0, 100)[1] < 0.04
+
+
+def test_stats_draws_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "known.sqlite"
+    known_archive(path)
+    result = beggar("stats", "--archive", path, "--plot", tmp_path / "odds.png")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "odds.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stats_says_in_one_line_what_it_cannot_do(tmp_path):
+    path = tmp_path / "known.sqlite"
+    known_archive(path)
+    bad_input(beggar("stats", "nothing", "--archive", path), "no job 'nothing'")
+    bad_input(beggar("stats", "known", "--archive", path, "--tail-from", 3050), "bin edge")
+    bad_input(beggar("stats", "known", "--archive", path, "--tail-from", 9900), "too few to fit")
+    bad_input(beggar("stats", "--archive", tmp_path / "none.sqlite"), "none.sqlite")
