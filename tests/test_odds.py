@@ -197,7 +197,7 @@ def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, mon
         outcome = play(mann_wu)
         summary = Summary("j", "running", 1)
         _keep(archive, "j", spec, ChunkResult(1, 10, [(mann_wu, outcome)], (mann_wu, outcome), 0.1), summary)
-        assert summary.best[1].cards == 7225 and summary.extended == 1
+        assert summary.best[1].cards == 7225 and summary.extended == 1 and summary.best_extended
         assert archive.job("j")["best_cards"] == 8344
         assert max(row[0] for row in archive.db.execute("SELECT best_cards FROM chunks WHERE chunk = 1")) == 7225
 

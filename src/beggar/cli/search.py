@@ -92,7 +92,8 @@ def print_summary(summary, archive_path, cluster=None):
              + (f" of the cluster {cluster}" if cluster else "")]
     if summary.best is not None:
         deal, outcome = summary.best
-        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks: {deal}")
+        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks: {deal}"
+                     + (" (by family extension)" if summary.best_extended else ""))
     lines.append(f"hits     {summary.kept} kept in {archive_path}"
                  + (f" ({summary.extended} by family extension)" if summary.extended else "")
                  + (f", {summary.known} already there" if summary.known else "")

@@ -8,7 +8,8 @@ import os
 from .. import published
 from ..archive import DEFAULT_PATH, Archive
 from ..search import odds
-from .options import UsageError
+from ..lengths import TOP
+from .options import UsageError, whole_in
 
 
 def run_stats(args):
@@ -175,7 +176,7 @@ def add(commands):
                     "deals in the archive together.")
     stats.add_argument("job", nargs="?", metavar="JOB", help="a job of the archive (default: every sample job)")
     stats.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH", help=f"the archive (default {DEFAULT_PATH})")
-    stats.add_argument("--tail-from", type=int, default=odds.TAIL_FROM, metavar="L",
+    stats.add_argument("--tail-from", type=whole_in(1, TOP), default=odds.TAIL_FROM, metavar="L",
                        help=f"fit the tail to the games of L cards or more (default {odds.TAIL_FROM})")
     stats.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     stats.add_argument("--plot", metavar="PNG", help="draw the survival curve on a log scale with the fit, the "

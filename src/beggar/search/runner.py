@@ -59,6 +59,7 @@ class Summary:
     loops: int = 0
     best: tuple | None = None       # (deal, outcome) of the longest game played or found by
                                     # family extension in this run
+    best_extended: bool = False     # whether the best was found by family extension
     reason: str = ""
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
@@ -312,9 +313,10 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
     summary.loops += loops
     summary.extended += extended
     summary.deals += result.deals
-    for best in [result.best] + [(game.deal, game.outcome) for game in games if game.driver == "extension"]:
+    for best, extended in [(result.best, False)] + [((game.deal, game.outcome), True) for game in games
+                                                     if game.driver == "extension"]:
         if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
-            summary.best = best
+            summary.best, summary.best_extended = best, extended
     if not disputed:
         for game_id, game in news:
             line = _announcement(archive, job_id, game_id, game)
