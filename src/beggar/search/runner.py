@@ -313,11 +313,12 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
     summary.loops += loops
     summary.extended += extended
     summary.deals += result.deals
-    for best, extended in [(result.best, False)] + [((game.deal, game.outcome), True) for game in games
-                                                     if game.driver == "extension"]:
+    for best, by_extension in [(result.best, False)] + [((game.deal, game.outcome), True) for game in games
+                                                         if game.driver == "extension"]:
         if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
-            summary.best, summary.best_extended = best, extended
-    if not disputed:
+            summary.best, summary.best_extended = best, by_extension
+    # A census tells its loops in its own table (beggar archive census), by loop, not by deal.
+    if not disputed and result.census is None:
         for game_id, game in news:
             line = _announcement(archive, job_id, game_id, game)
             if line is not None:
