@@ -266,7 +266,10 @@ def test_stats_gives_the_known_numbers_of_a_fixed_archive(tmp_path):
     assert rows[1000]["games"] == rows[2000]["games"] == tail
     assert rows[3000]["games"] == sum(counts[3000:]) and rows[4000]["games"] == sum(counts[3010:])
     assert rows[1000]["low"] < tail / deals < rows[1000]["high"]
-    assert rows[2000]["p"] == tail / deals
+    assert rows[2000]["p"] == tail / deals and figures["median"] == 100
+    assert figures["mean"] == pytest.approx(sum(c * ((lengths.low(i) + lengths.high(i) - 1) / 2 if lengths.high(i)
+                                                     else lengths.low(i)) for i, c in enumerate(counts))
+                                            / deals + 100 * BODY / deals)
     fit = figures["tail"]
     assert fit["from"] == 2000 and fit["games"] == tail and fit["p_from"] == tail / deals
     assert fit["scale"] == pytest.approx(SCALE, rel=0.01) and fit["scale_low"] < SCALE < fit["scale_high"]

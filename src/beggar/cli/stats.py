@@ -43,7 +43,8 @@ def _as_json(played, tail, rows, expected):
         return None if isinstance(value, float) and not math.isfinite(value) else value
 
     return {"jobs": played.jobs, "deals": played.deals, "deals_without_histogram": played.other_deals,
-            "statuses": played.statuses, "rate": played.rate, "workers": played.workers,
+            "statuses": played.statuses, "rate": played.rate,
+            "mean": odds.middle(played)[0], "median": odds.middle(played)[1], "workers": played.workers,
             "interval": "Wilson score, 95 %",
             "survival": rows,
             "tail": {"model": "P(cards >= L) = p_from * exp(-(L - from) / scale), L >= from; scale by "
@@ -81,6 +82,7 @@ def report(played, tail, rows, expected):
              f"deals    {played.deals:,} with a length histogram"
              + (f" ({played.other_deals:,} more from chunks without one)" if played.other_deals else "")
              + f"; {statuses.get('finished', 0):,} finished, {statuses.get('loop', 0):,} loops",
+             "lengths  mean {:.1f} cards, median {}".format(*odds.middle(played)),
              f"rate     {played.rate:,.0f} deals/s ({played.workers:g} worker{'s' if played.workers != 1 else ''}"
              " at the rate their chunks were played)"]
     lines.append("")

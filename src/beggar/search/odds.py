@@ -67,6 +67,21 @@ class Played:
         return (self.deals + self.other_deals) / self.seconds * self.workers if self.seconds else 0.0
 
 
+def middle(played):
+    """(mean, median) of the lengths in cards; past lengths.EXACT a game counts
+    at the middle of its bin (the last bin at its low edge), which moves the
+    mean by well under a thousandth of a card."""
+    counts = played.lengths.counts
+    mean = sum(games * ((bins.low(i) + bins.high(i) - 1) / 2 if bins.high(i) else bins.low(i))
+               for i, games in enumerate(counts)) / played.deals
+    half, seen = (played.deals + 1) // 2, 0
+    for index, games in enumerate(counts):
+        seen += games
+        if seen >= half:
+            return mean, bins.low(index)
+    return mean, None
+
+
 def same_table(spec):
     return (spec["deck"], spec["players"], spec["split"])
 
