@@ -117,9 +117,11 @@ def add(commands):
                     "SIGTERM (a second one stops at once). Every hit is replayed by the "
                     "reference engine and kept in the archive as it comes; a stopped job "
                     "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
-                    "games of 4000 cards and more kept, on every core.",
+                    "games of 2800 cards and more kept, each with a family search, on every core.",
         epilog="JOB is a TOML file (see the search/ folder): name, driver (sample or climb), "
-               "seed, workers, min_cards, deals, chunk, and a [climb] table.")
+               "seed (none: a fresh one, printed and stored), workers, min_cards, extend_cards, deals, "
+               "chunk, deck, players, split, and a [climb] table. Progress is a bar on a terminal, "
+               "else a plain line a minute (BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
     add_run_options(search, "default: the job's, else one per core")

@@ -27,17 +27,18 @@ else:                                       # pragma: no cover
 
 DRIVERS = ("sample", "climb", "census")
 
-#: A one-hour job on a workstation keeps tens of games: about 1 deal in 10^8
-#: lasts 4000 cards, and a core plays about 10^6 deals a second.
+#: The thresholds are benchmarks/extension_yield.py's best: games of 2800
+#: cards (about 1 deal in 10^6), each extended by a family search, reached
+#: the most games of 4000+ cards per processor hour.
 DEFAULTS = {
     "name": "search",
     "driver": "sample",
     "seed": None,           # None: a fresh seed, drawn when the job starts (fresh_seed)
     "workers": 0,           # 0: one per core
-    "min_cards": 4000,
+    "min_cards": 2800,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
     "chunk": 4_000_000,     # about 3.5 s of a core; each chunk's record keeps a length histogram
-    "extend_cards": 4000,   # a kept game this long gets a family search; 0: none
+    "extend_cards": 2800,   # a kept game this long gets a family search; 0: none
     "deck": "standard",     # a name or counts (decks.py)
     "players": 2,
     "split": "even",        # two players: "even", the first hand's size, or "random"
