@@ -60,14 +60,26 @@ cdef enum:
     LENGTHS_BINS = LENGTHS_EXACT + (LENGTHS_TOP - LENGTHS_EXACT) // LENGTHS_WIDTH + 1
 
 
-cdef inline void count_length(int64_t* counts, int64_t cards) noexcept nogil:
-    """Count a game of `cards` cards in its bin of lengths.py."""
+cdef inline int length_bin(int64_t cards) noexcept nogil:
+    """The bin of lengths.py a game of `cards` cards is counted in."""
     if cards < LENGTHS_EXACT:
-        counts[cards] += 1
-    elif cards < LENGTHS_TOP:
-        counts[LENGTHS_EXACT + (cards - LENGTHS_EXACT) // LENGTHS_WIDTH] += 1
-    else:
-        counts[LENGTHS_BINS - 1] += 1
+        return <int>cards
+    if cards < LENGTHS_TOP:
+        return LENGTHS_EXACT + <int>((cards - LENGTHS_EXACT) // LENGTHS_WIDTH)
+    return LENGTHS_BINS - 1
+
+
+cdef inline void count_length(int64_t* counts, int64_t cards) noexcept nogil:
+    counts[length_bin(cards)] += 1
+
+
+cdef void add_counts(int64_t* counts, uint32_t* batch) noexcept nogil:
+    """Add a batch's 32-bit counts (half the cache of 64-bit ones, in the hot
+    loop) to the totals, and clear them."""
+    cdef int i
+    for i in range(LENGTHS_BINS):
+        counts[i] += batch[i]
+    memset(batch, 0, LENGTHS_BINS * sizeof(uint32_t))
 
 
 cdef object lengths_of(const int64_t* counts):
@@ -1103,17 +1115,20 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
     cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
     cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
     cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
+    cdef uint32_t* batch = <uint32_t*>calloc(LENGTHS_BINS, sizeof(uint32_t))     # a batch of CHUNK deals
     cdef int n_found, k, size
     cdef uint64_t best_index = 0
     cdef Result best
     best.cards = -1
     hits = []
     shape_init(&shape, deck, players, split)
-    if found == NULL or found_results == NULL or counts == NULL \
+    if found == NULL or found_results == NULL or counts == NULL or batch == NULL \
             or work_init(&w, players, shape.total, by_court) != 0:
         free(found)
         free(found_results)
         free(counts)
+        free(batch)
+        free(batch)
         raise MemoryError()
     try:
         done = 0
@@ -1127,7 +1142,7 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
                     deal_random(&w, &state, &shape)
                     play_game(&w, INT64_MAX, INT64_MAX, True, &r)
                     if count_lengths:
-                        count_length(counts, r.cards)
+                        batch[length_bin(r.cards)] += 1
                     if r.status == LOOP or r.cards >= threshold:
                         found[n_found] = index
                         found_results[n_found] = r
@@ -1135,6 +1150,8 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
                     if r.cards > best.cards:
                         best = r
                         best_index = index
+                if count_lengths:
+                    add_counts(counts, batch)
             for k in range(n_found):
                 hits.append((deal_of(&w, &shape, c_seed, found[k]), to_outcome(&found_results[k], players)))
             done += size
