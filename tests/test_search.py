@@ -37,7 +37,8 @@ def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
         games = opened.games()
         job = opened.job(job_id(result.stdout))
     assert job["state"] == "done" and job["chunks"] == 30 and job["deals"] == 600_000
-    assert len(games) == job["hits"] > 0
+    # Games of 2800+ cards (the default extend_cards) bring their family's longest member too.
+    assert len([game for game in games if game["driver"] != "extension"]) == job["hits"] > 0
     for game in games:
         assert game["cards"] >= 1500 and not game["disputed"]
         compiled, reference = dict(game["compiled"]), dict(game["reference"])
