@@ -57,6 +57,8 @@ def _search(args, cluster, data):
                 return 0, job_id
         else:
             job_id = new_job_id(spec)
+            if spec["driver"] == "perturb":
+                _perturb_start(archive, spec)
             archive.add_job(job_id, spec)
 
         def started(spec):
@@ -73,6 +75,15 @@ def _search(args, cluster, data):
     return 130 if summary.reason.startswith("stopped at once") else 0, job_id
 
 
+def _perturb_start(archive, spec):
+    """Fix the loops a perturb job starts from in its spec (factory.start_keys)."""
+    from ..search.factory import start_keys
+    spec["start"] = start_keys(archive, spec["deck"])
+    if not spec["start"]:
+        raise UsageError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
+                         "and none is published (run a grow job first)")
+
+
 def describe_deals(spec):
     """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
     deck = Deck.parse(spec["deck"])
@@ -83,6 +94,8 @@ def describe_deals(spec):
 
 def print_summary(summary, archive_path, cluster=None):
     rate = summary.deals / summary.seconds if summary.seconds else 0
+    if summary.driver in jobs.FACTORY:
+        return _print_factory_summary(summary, archive_path, cluster, rate)
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
              f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
              f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
@@ -94,6 +107,35 @@ def print_summary(summary, archive_path, cluster=None):
                  + (f" ({summary.extended} by family extension)" if summary.extended else "")
                  + (f", {summary.known} already there" if summary.known else "")
                  + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
+    _print_ending(lines, summary, archive_path, cluster)
+
+
+def _print_factory_summary(summary, archive_path, cluster, rate):
+    """The summary of a grow or perturb job: tries, loops, and the prize, a
+    balanced deal that never ends, in full."""
+    lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+             f"tries    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
+             f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
+             + (f" of the cluster {cluster}" if cluster else ""),
+             f"largest  {summary.largest} cards in a looping state",
+             f"loops    {summary.full_loops} full loop{'s' if summary.full_loops != 1 else ''} reported, "
+             f"{len(summary.new_loops)} new to {archive_path}"]
+    for loop_id, loop in summary.new_loops[:10]:
+        lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
+    if len(summary.new_loops) > 10:
+        lines.append(f"  ... and {len(summary.new_loops) - 10} more (beggar archive list --loops --job {summary.job})")
+    lines.extend(f"bound    {note}" for note in summary.bounds)
+    if summary.prizes:
+        lines.append(f"BALANCED {len(summary.prizes)} balanced deal{'s' if len(summary.prizes) != 1 else ''} "
+                     "that never end, replayed by the reference engine and kept:")
+        lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in summary.prizes)
+    else:
+        lines.append("balanced no new balanced deal in a basin")
+    _print_ending(lines, summary, archive_path, cluster)
+
+
+def _print_ending(lines, summary, archive_path, cluster):
     if summary.note:
         lines.append(f"note     {summary.note}")
     if summary.state != "done":

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .. import engine
 from ..climbing import ClimbRules
 from ..states import Census
-from .job import chunk_deals, table
+from .job import FACTORY, chunk_deals, table
 
 
 @dataclass
@@ -21,6 +21,7 @@ class ChunkResult:
     best: tuple | None  # (deal, outcome) of the longest game played, or None
     seconds: float
     census: Census | None = None    # a census chunk's whole result
+    growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
 
 
 def run_chunk(spec, chunk):
@@ -33,6 +34,10 @@ def run_chunk(spec, chunk):
         hits += [(deal, outcome) for _, deal, outcome in result.longest]
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
+    if spec["driver"] in FACTORY:
+        from .factory import walk
+        growth = walk(spec, chunk, deals)
+        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
     if spec["driver"] == "sample":
         hits, best = engine.sample_best(deals, spec["seed"], spec["min_cards"], start=chunk * spec["chunk"],
                                         **table(spec))

@@ -8,6 +8,15 @@ a job is reproducible from the job's seed and c alone: for "sample" it is the
 deals c*chunk .. (c+1)*chunk-1 of the seed, for "climb" the walk number c of
 the seed (climbing.py). So a job gives the same hits whatever the number of
 workers, and a resumed job the same as one never stopped.
+
+The loop factory's drivers (FACTORY) count their budget and chunks in tries
+(a state played to its loop or its end) instead of deals: "grow" chunk c is
+growth walk number c of the seed, "perturb" chunk c is perturbation walk c
+of the seed over the full loops the job starts from (its `start`: the loops
+of its deck the archive held when it was created, and the published ones,
+fixed then so that a resumed job plays the same walks). Every new full loop
+gets a basin search bounded by `basin_states` states and `basin_seconds`
+processor seconds.
 """
 
 import os
@@ -24,7 +33,10 @@ if sys.version_info >= (3, 11):
 else:                                       # pragma: no cover
     import tomli as tomllib
 
-DRIVERS = ("sample", "climb", "census")
+DRIVERS = ("sample", "climb", "census", "grow", "perturb")
+
+#: The drivers of the loop factory (two players; budgets and chunks in tries).
+FACTORY = ("grow", "perturb")
 
 #: A one-hour job on a workstation keeps tens of games: about 1 deal in 10^8
 #: lasts 4000 cards, and a core plays about 10^6 deals a second.
@@ -42,6 +54,8 @@ DEFAULTS = {
     "split": "even",        # two players: "even", the first hand's size, or "random"
     "first": 0,             # census: the rank of the first arrangement played
     "top": 10,              # census: the longest games kept
+    "basin_states": 2_000_000,  # grow, perturb: the bounds of a new loop's basin search
+    "basin_seconds": 60.0,
 }
 
 
@@ -118,6 +132,8 @@ def check(data, where="job"):
     spec["split"] = "even" if split is None else split
     if spec["driver"] == "census":
         _check_census(spec, deck, where)
+    if spec["driver"] in FACTORY:
+        _check_factory(spec, deck, where)
     # A census's budget is bounded by its deck's arrangements (_check_census),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if spec["driver"] == "census" else MAX_COUNT
@@ -159,6 +175,29 @@ def _check_census(spec, deck, where):
     except ValueError as error:
         raise JobError(f"{where}: {error} (the {deck} deck has {arrangements:,} arrangements)") from None
     spec["extend_cards"] = 0
+
+
+def _check_factory(spec, deck, where):
+    """Loops are built from two-player states of the job's whole deck, of any split."""
+    if spec["players"] != 2:
+        raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, not {spec['players']}-player ones")
+    if spec["split"] != "even":
+        raise JobError(f"{where}: the {spec['driver']} driver builds loops of any split: 'split' does not apply")
+    try:
+        whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    seconds = spec["basin_seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 1e9:
+        raise JobError(f"{where}: 'basin_seconds' must be a number of seconds above 0 and at most 1e9, "
+                       f"not {seconds!r}")
+    spec["basin_seconds"] = float(seconds)
+    spec["extend_cards"] = 0
+
+
+def unit(spec):
+    """What the job's budget counts: "tries" for the loop factory, else "deals"."""
+    return "tries" if spec["driver"] in FACTORY else "deals"
 
 
 def stored(spec):

@@ -34,7 +34,7 @@ from ..outcome import Outcome
 from ..rules import Rules
 from . import SearchError
 from .drivers import run_chunk
-from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored
+from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored, unit
 
 
 #: How long chunks in flight may run on once the time limit has passed.
@@ -61,6 +61,13 @@ class Summary:
     reason: str = ""
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
+    # The loop factory (grow, perturb): deals counts tries, loops the new full loops.
+    driver: str = ""
+    largest: int = 0            # most cards in a looping state its walks reached
+    full_loops: int = 0         # full loops reported (new or not)
+    new_loops: list = field(default_factory=list)   # [(loop id, loops.Loop)] new to the archive
+    prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
+    bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
 
 
 def new_job_id(spec):
@@ -140,6 +147,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         pool, alive = cluster.executor, cluster.workers
     workers = alive()
     summary = Summary(job_id, "stopped", workers)
+    summary.driver = spec["driver"]
     if spec["extend_cards"] and not extends(spec):
         notes.append(f"family extension is for two players; it does not apply to these "
                      f"{spec['players']}-player deals")
@@ -148,7 +156,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
     archive.set_job_state(job_id, "running")
-    bar = tqdm(total=spec["deals"] or None, initial=job["deals"], unit=" deals", unit_scale=True,
+    bar = tqdm(total=spec["deals"] or None, initial=job["deals"], unit=f" {unit(spec)}", unit_scale=True,
                dynamic_ncols=True, disable=not progress, desc=job_id)
     best_cards = job["best_cards"]
     at_once = False
@@ -175,6 +183,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     _keep(archive, job_id, spec, result, summary)
                     if result.best is not None:
                         best_cards = max(best_cards, result.best[1].cards)
+                    if result.growth is not None:
+                        best_cards = max(best_cards, result.growth["largest"])
                     bar.update(result.deals)
                     workers = summary.workers = alive()
                     bar.set_postfix(best=best_cards, kept=summary.kept, loops=summary.loops,
@@ -280,11 +290,18 @@ def _keep(archive, job_id, spec, result, summary):
     done, in one short transaction. The summary counts them only once they
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
     played again on resume and counted then."""
+    if result.growth is not None:
+        from .factory import keep
+        return keep(archive, job_id, spec, result, summary)
+    from .factory import loops_of_games
     games = _checked_games(archive, job_id, spec, result)
+    new_loops = loops_of_games(archive, games)
     disputed, ids = [], []
     kept = known = loops = extended = 0
     try:
         with archive.transaction():
+            for loop in new_loops:
+                archive.add_loop(loop, job_id, spec["driver"], result.chunk)
             for game in games:
                 game_id, new = archive.add_game(
                     game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
