@@ -192,7 +192,7 @@ def test_loop_games_of_any_driver_link_to_their_loop(census_archive):
 def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
     listed = beggar("archive", "list", "--loops", "--archive", census_archive)
     assert listed.returncode == 0, listed.stderr
-    assert re.search(r"^\d+\s+6 2J 2Q 1K\s+\d+/\d+\s+\d+\s+(yes|no)\s+0 of \d+ kept\s+not searched\s+census",
+    assert re.search(r"^\d+\s+6 2J 2Q 1K\s+\d+/\d+\s+\d+\s+(yes|no)\s+\?\s+\d+\s+not searched\s+census",
                      listed.stdout, re.M), listed.stdout
     with Archive(census_archive) as archive:
         row = archive.loop(1)
@@ -221,7 +221,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
         keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report),
              Summary("t-job", "stopped", 1))
     listed = beggar("archive", "list", "--loops", "--archive", path)
-    assert re.search(r"^1\s+standard\s+62/440\s+62\s+no\s+30 of 30 kept\s+2,670 states\s+grow t-job chunk 0",
+    assert re.search(r"^1\s+standard\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
                      listed.stdout, re.M), listed.stdout
     saved = tmp_path / "balanced.json"
     assert beggar("archive", "export", "--loop", 1, saved, "--archive", path).returncode == 0
@@ -268,3 +268,64 @@ def test_the_job_files_are_valid():
         spec = load(Path(__file__).resolve().parents[1] / "search" / f"{name}.toml")
         assert spec["deck"] == deck and spec["driver"] in ("grow", "perturb")
 
+
+
+# ---------------------------------------------------------------- grow and perturb jobs
+
+def _loop_rows(path):
+    with Archive(path) as archive:
+        return sorted((row["key"], row["basin_states"], row["basin_deals"]) for row in archive.loops()), \
+            sorted((game["deal"], game["loop"]) for game in archive.games(loops=True))
+
+
+def test_a_grow_job_builds_loops_and_keeps_their_balanced_deals(tmp_path):
+    """The deck of ten plain cards and two jacks: growth walks reach full
+    12-card loops within 10,000 tries, and their basins hold balanced deals."""
+    job = job_file(tmp_path, "g", driver="grow", deals=40_000, chunk=10_000, extra='deck = "10 2J"\n')
+    path = tmp_path / "a.sqlite"
+    run = beggar("search", job, "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert "grow, 10 2J deck, 2 players, loops of any split" in run.stderr
+    assert re.search(r"^tries    40,000 in [\d.]+ s: [\d,]+ tries/s on 2 workers$", run.stdout, re.M), run.stdout
+    assert "largest  12 cards in a looping state" in run.stdout
+    rows, games = _loop_rows(path)
+    assert rows and games and all(states is not None for _, states, _ in rows)
+    assert f"{len(rows)} new to {path}" in run.stdout
+    assert sum(deals for *_, deals in rows) == len(games)
+    assert f"BALANCED {len(games)} balanced deals that never end" in run.stdout
+    for deal, key in games:
+        assert f"  {deal}  (game " in run.stdout
+        deal = Deal.parse(deal)
+        replay = engine.play(deal, engine="reference")
+        assert replay.status == "loop" and len(deal.hands[0]) == len(deal.hands[1])
+        assert loops.of_deal(deal, engine_name="reference").hex == key
+    # Chunks are walks: one worker, or a run cut short and resumed, keeps the same.
+    other = tmp_path / "b.sqlite"
+    first = beggar("search", job, "--archive", other, "--quiet", "--workers", "1", "--deals", 20_000)
+    assert first.returncode == 0, first.stderr
+    with Archive(other) as archive:
+        assert len(archive.chunks_done(job_id := re.search(r"job      (\S+):", first.stdout).group(1))) == 2
+        archive.db.execute("UPDATE jobs SET state = 'stopped', spec = json_set(spec, '$.deals', 40000) "
+                           "WHERE id = ?", (job_id,))
+    resumed = beggar("search", "--resume", job_id, "--archive", other, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert _loop_rows(other) == (rows, games)
+    listed = beggar("archive", "list", "--loops", "--archive", path)
+    assert listed.returncode == 0 and listed.stdout.count(" 10 2J ") == len(rows)
+
+
+def test_a_perturb_job_starts_from_the_published_loops(tmp_path):
+    job = job_file(tmp_path, "p", driver="perturb", deals=60_000, chunk=30_000,
+                   extra='deck = "camicia"\nbasin_seconds = 5\n')
+    path = tmp_path / "a.sqlite"
+    run = beggar("search", job, "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert "tries    60,000 in" in run.stdout and "largest  40 cards" in run.stdout
+    with Archive(path) as archive:
+        (job_row,) = archive.db.execute("SELECT spec FROM jobs").fetchall()
+        start = json.loads(job_row[0])["start"]
+        assert start == sorted(loops.of_deal(deal).hex for _, deal in PUBLISHED[1:])
+        kept = archive.loops()
+    assert f"{len(kept)} new to {path}" in run.stdout
+    for row in kept:
+        assert row["key"] not in start and row["deck"] == "camicia" and row["basin_states"] is not None

@@ -46,7 +46,7 @@ def _list_loops(args):
     if not rows:
         print("no loops")
         return 0
-    lines = [("loop", "deck", "period", "states", "balanced", "deals", "basin", "found by")]
+    lines = [("loop", "deck", "period", "states", "balanced", "balanced deals", "games", "basin", "found by")]
     for row in rows:
         basin = ("not searched" if row["basin_states"] is None
                  else f"{row['basin_states']:,} states" + ("" if row["basin_stopped_by"] is None
@@ -55,10 +55,11 @@ def _list_loops(args):
             f" chunk {row['chunk']}" if row["chunk"] is not None else "")
         lines.append((str(row["id"]), row["deck"], f"{row['period_tricks']}/{row['period_cards']}",
                       str(row["states"]), "yes" if row["balanced"] else "no",
-                      f"{row['basin_deals'] or 0} of {row['games']} kept", basin, finder))
+                      "?" if row["basin_deals"] is None else str(row["basin_deals"]), str(row["games"]),
+                      basin, finder))
     print(table(lines))
-    print("period in tricks/cards; balanced: a balanced state on the cycle; deals: balanced deals its "
-          "basin search found, of the loop games kept (beggar archive show --loop N)")
+    print("period: tricks/cards; balanced: a balanced state lies on the cycle; balanced deals: found by "
+          "its basin search; games: kept games that fall into it (beggar archive show --loop N)")
     return 0
 
 

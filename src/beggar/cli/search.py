@@ -87,6 +87,8 @@ def _perturb_start(archive, spec):
 def describe_deals(spec):
     """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
     deck = Deck.parse(spec["deck"])
+    if spec["driver"] in jobs.FACTORY:
+        return f"{deck} deck, 2 players, loops of any split"
     sizes = ("random split" if spec["split"] == "random"
              else "/".join(map(str, hand_sizes(deck.total, spec["players"], jobs.table(spec)["split"]))))
     return f"{deck} deck, {spec['players']} players, {sizes}"
@@ -154,13 +156,15 @@ def add(commands):
                     "reference engine and kept in the archive as it comes; a stopped job "
                     "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
                     "games of 4000 cards and more kept, on every core.",
-        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample or climb), "
-               "seed, workers, min_cards, deals, chunk, and a [climb] table.")
+        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample, climb, census, "
+               "grow or perturb), seed, workers, min_cards, deals, chunk, deck, players, split, "
+               "basin_states, basin_seconds, and a [climb] or [grow] table.")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
     add_run_options(search, "default: the job's, else one per core")
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
-    search.add_argument("--deals", type=count, metavar="N", help="budget in deals (0: until stopped)")
+    search.add_argument("--deals", type=count, metavar="N",
+                        help="budget in deals, in tries for grow and perturb (0: until stopped)")
     search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
     search.add_argument("--deck", metavar="DECK",
                         help="the deck dealt: standard, camicia, half, half-camicia, or counts such as "

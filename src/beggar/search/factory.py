@@ -33,7 +33,7 @@ def walk(spec, chunk, tries):
     from .. import _loops
     deck = Deck.parse(spec["deck"])
     if spec["driver"] == "grow":
-        growth = _loops.grow(deck, spec["seed"], chunk, tries)
+        growth = _loops.grow(deck, spec["seed"], chunk, tries, **spec.get("grow", {}))
     else:
         growth = _loops.perturb(start_states(spec), deck, spec["seed"], chunk, tries)
     return {"loops": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in growth.loops],

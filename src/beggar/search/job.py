@@ -108,12 +108,12 @@ def read(path):
 def check(data, where="job"):
     """A complete, checked spec from a partial one: defaults filled in, every
     value of the right kind, the climber's rules valid."""
-    known = set(DEFAULTS) | {"climb"}
+    known = set(DEFAULTS) | {"climb", "grow"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise JobError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
     spec = dict(DEFAULTS)
-    spec.update({k: v for k, v in data.items() if k != "climb"})
+    spec.update({k: v for k, v in data.items() if k not in ("climb", "grow")})
     if not isinstance(spec["name"], str) or not 0 < len(spec["name"]) <= MAX_NAME or not all(
             ch.isalnum() or ch in "-_." for ch in spec["name"]):
         raise JobError(f"{where}: 'name' must be 1 to {MAX_NAME} letters, digits, '-', '_' or '.', "
@@ -133,7 +133,9 @@ def check(data, where="job"):
     if spec["driver"] == "census":
         _check_census(spec, deck, where)
     if spec["driver"] in FACTORY:
-        _check_factory(spec, deck, where)
+        _check_factory(spec, deck, where, data.get("grow", {}))
+    elif "grow" in data:
+        raise JobError(f"{where}: [grow] is given but the driver is {spec['driver']!r}")
     # A census's budget is bounded by its deck's arrangements (_check_census),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if spec["driver"] == "census" else MAX_COUNT
@@ -177,8 +179,27 @@ def _check_census(spec, deck, where):
     spec["extend_cards"] = 0
 
 
-def _check_factory(spec, deck, where):
-    """Loops are built from two-player states of the job's whole deck, of any split."""
+def _check_factory(spec, deck, where, options):
+    """Loops are built from two-player states of the job's whole deck, of any
+    split. The [grow] table holds the growth walk's options (beggar._loops.grow;
+    its defaults are the measured best), checked by the engine itself."""
+    try:
+        from .. import _loops
+    except ImportError as error:
+        raise JobError(f"{where}: the {spec['driver']} driver needs the compiled engine ({error})") from None
+    if not isinstance(options, dict):
+        raise JobError(f"{where}: [grow] must be a table of the growth walk's options")
+    if options and spec["driver"] != "grow":
+        raise JobError(f"{where}: [grow] is given but the driver is {spec['driver']!r}")
+    try:
+        _loops.check_deck(deck)
+        if options:
+            _loops.grow(deck, 0, 0, 1, **options)      # one try: the options are checked where they are used
+    except TypeError as error:
+        raise JobError(f"{where}: [grow]: {error}") from None
+    except ValueError as error:
+        raise JobError(f"{where}: {'[grow]: ' if options else ''}{error}") from None
+    spec["grow"] = dict(options)
     if spec["players"] != 2:
         raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, not {spec['players']}-player ones")
     if spec["split"] != "even":
