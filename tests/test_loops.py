@@ -264,9 +264,10 @@ def _contents(path):
 
 def test_the_job_files_are_valid():
     from beggar.search.job import load
-    for name, deck in (("loops", "standard"), ("loops-camicia", "camicia")):
+    for name, deck, driver in (("loops", "standard", "grow"), ("loops-camicia", "camicia", "grow"),
+                               ("loops-perturb", "standard", "perturb")):
         spec = load(Path(__file__).resolve().parents[1] / "search" / f"{name}.toml")
-        assert spec["deck"] == deck and spec["driver"] in ("grow", "perturb")
+        assert (spec["deck"], spec["driver"]) == (deck, driver)
 
 
 

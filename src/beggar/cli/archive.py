@@ -80,7 +80,7 @@ def _show_loop(args):
         bound = "complete" if row["basin_stopped_by"] is None else f"STOPPED by its {row['basin_stopped_by']} bound"
         print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']} balanced deals")
     for game in row["deals"]:
-        print(f"  game {game['id']}  {game['deal']}  entry {game['entry_tricks']} tricks / "
+        print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")
     print(f"\none period, played from its canonical state:")
     for line in trick_lines(itertools.islice(engine.tricks(deal), row["period_tricks"]), 0, deal):

@@ -53,7 +53,8 @@ def _search(args, cluster, data):
             job_id = args.resume
             job = archive.job(job_id)
             if job["state"] == "done":
-                print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
+                print(f"job {job_id} is done: {job['deals']:,} {jobs.unit(jobs.stored(job['spec']))}, "
+                      f"{job['hits']} hits")
                 return 0, job_id
         else:
             job_id = new_job_id(spec)
