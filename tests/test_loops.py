@@ -44,7 +44,8 @@ def test_every_state_of_a_published_cycle_gives_one_canonical_form(deal):
 
 
 def test_every_state_of_a_small_deck_cycle_gives_one_canonical_form():
-    found = [(deck, *loop) for deck in ("6 2J 2Q", "6 2J 1Q 1K", "6 2J 2Q 1K") for loop in engine.census(0, count(deck), deck).loops]
+    found = [(deck, *loop) for deck in ("6 2J 2Q", "6 2J 1Q 1K", "6 2J 2Q 1K")
+             for loop in engine.census(0, count(deck), deck).loops]
     assert len(found) > 10 and len({key for *_, key in found}) > 2
     for deck, _, deal, _, key in found:
         loop = loops.of_deal(deal)
@@ -185,7 +186,8 @@ def test_loop_games_of_any_driver_link_to_their_loop(census_archive):
         assert sum(row["games"] for row in rows) == len(games)
         for row in rows:
             loop = loops.of_deal(Deal.parse(next(g["deal"] for g in games if g["loop"] == row["key"])))
-            assert (row["key"], row["period_tricks"], row["states"]) == (loop.hex, loop.period[0], len(loop.states))
+            assert (row["key"], row["period_tricks"], row["states"]) == \
+                (loop.hex, loop.period[0], len(loop.states))
             assert row["driver"] == "census" and row["basin_states"] is None
 
 
@@ -210,7 +212,8 @@ def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
     bad_input(beggar("archive", "show", "--loop", 99, "--archive", census_archive), "no loop with id 99")
     bad_input(beggar("archive", "show", "--archive", census_archive), "--loop N")
     bad_input(beggar("archive", "show", "1", "--loop", "1", "--archive", census_archive), "not both")
-    bad_input(beggar("archive", "list", "--loops", "--records", "--archive", census_archive), "--loops lists loops")
+    bad_input(beggar("archive", "list", "--loops", "--records", "--archive", census_archive),
+              "--loops lists loops")
 
 
 def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):

@@ -72,12 +72,14 @@ def _show_loop(args):
     print(f"loop     {row['id']}: {row['deck']} deck, period {row['period_tricks']} tricks / "
           f"{row['period_cards']} cards, {row['states']} states on its cycle")
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
-    print(f"balanced {'a balanced state lies on the cycle' if row['balanced'] else 'no state on the cycle is balanced'}")
+    print("balanced " + ("a balanced state lies on the cycle" if row["balanced"]
+                         else "no state on the cycle is balanced"))
     print(f"found    {row['found_at']} by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
     if row["basin_states"] is None:
         print("basin    not searched (beggar basin DEAL searches it)")
     else:
-        bound = "complete" if row["basin_stopped_by"] is None else f"STOPPED by its {row['basin_stopped_by']} bound"
+        bound = ("complete" if row["basin_stopped_by"] is None
+                 else f"STOPPED by its {row['basin_stopped_by']} bound")
         print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']} balanced deals")
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "

@@ -127,7 +127,8 @@ def _print_factory_summary(summary, archive_path, cluster, rate):
         lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
                      + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
     if len(summary.new_loops) > 10:
-        lines.append(f"  ... and {len(summary.new_loops) - 10} more (beggar archive list --loops --job {summary.job})")
+        lines.append(f"  ... and {len(summary.new_loops) - 10} more "
+                     f"(beggar archive list --loops --job {summary.job})")
     lines.extend(f"bound    {note}" for note in summary.bounds)
     if summary.prizes:
         lines.append(f"BALANCED {len(summary.prizes)} balanced deal{'s' if len(summary.prizes) != 1 else ''} "

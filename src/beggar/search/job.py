@@ -201,7 +201,8 @@ def _check_factory(spec, deck, where, options):
         raise JobError(f"{where}: {'[grow]: ' if options else ''}{error}") from None
     spec["grow"] = dict(options)
     if spec["players"] != 2:
-        raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, not {spec['players']}-player ones")
+        raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, "
+                       f"not {spec['players']}-player ones")
     if spec["split"] != "even":
         raise JobError(f"{where}: the {spec['driver']} driver builds loops of any split: 'split' does not apply")
     try:

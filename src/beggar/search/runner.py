@@ -34,6 +34,8 @@ from ..outcome import Outcome
 from ..rules import Rules
 from . import SearchError
 from .drivers import run_chunk
+from .factory import keep as keep_loops
+from .factory import loops_of_games
 from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored, unit
 
 
@@ -291,9 +293,7 @@ def _keep(archive, job_id, spec, result, summary):
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
     played again on resume and counted then."""
     if result.growth is not None:
-        from .factory import keep
-        return keep(archive, job_id, spec, result, summary)
-    from .factory import loops_of_games
+        return keep_loops(archive, job_id, spec, result, summary)
     games = _checked_games(archive, job_id, spec, result)
     new_loops = loops_of_games(archive, games)
     disputed, ids = [], []
