@@ -243,6 +243,9 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     ("basin_seconds = \"long\"", "'basin_seconds' must be a number of seconds above 0"),
     ("players = 3", "builds two-player loops, not 3-player ones"),
     ("split = 20", "'split' does not apply"),
+    ('deck = "30 1J"', "deck 30 1J: a loop needs two court cards at least, so nothing can be grown"),
+    ("[grow]\npatience = 0", "[grow]: patience must be a whole number from 1"),
+    ("[grow]\nleaps = 3", "[grow]: unknown option 'leaps' (known: start_courts, start_plain, patience"),
 ])
 def test_bad_factory_jobs_are_one_line_and_lose_nothing(tmp_path, census_archive, keys, message):
     path = tmp_path / "kept.sqlite"

@@ -19,6 +19,7 @@ gets a basin search bounded by `basin_states` states and `basin_seconds`
 processor seconds.
 """
 
+import inspect
 import os
 import sys
 
@@ -191,6 +192,11 @@ def _check_factory(spec, deck, where, options):
         raise JobError(f"{where}: [grow] must be a table of the growth walk's options")
     if options and spec["driver"] != "grow":
         raise JobError(f"{where}: [grow] is given but the driver is {spec['driver']!r}")
+    known = [name for name, parameter in inspect.signature(_loops.grow).parameters.items()
+             if parameter.kind == parameter.KEYWORD_ONLY]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise JobError(f"{where}: [grow]: unknown option '{unknown[0]}' (known: {', '.join(known)})")
     try:
         _loops.check_deck(deck)
         if options:
