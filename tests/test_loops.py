@@ -59,6 +59,7 @@ def test_every_balanced_deal_in_a_published_basin_falls_into_that_loop(name, dea
     found = basin(loop.deal())
     assert found.stopped_by is None
     members = {member for member, _ in found.deals}
+    assert len(members) == len(found.deals)     # a deal reached from both seats is one deal
     assert deal in members
     assert len(members) == {"Casella 2024": 30, "Zanotto 2017": 90, "Carmicia": 26}[name]
     # The balanced states on the cycle are balanced deals of the basin too.
@@ -336,3 +337,25 @@ def test_a_perturb_job_starts_from_the_published_loops(tmp_path):
     assert f"{len(kept)} new to {path}" in run.stdout
     for row in kept:
         assert row["key"] not in start and row["deck"] == "camicia" and row["basin_states"] is not None
+
+
+def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp_path):
+    """Chunk 0 of seed 1 (a million tries, two seconds) reaches a 62-trick
+    loop that is not Casella's; its basin holds 34 balanced deals, none of
+    them in Casella's basin (results/loop-52-balanced.json is one)."""
+    job = job_file(tmp_path, "p", driver="perturb", seed=1, deals=1_000_000, chunk=1_000_000)
+    path = tmp_path / "a.sqlite"
+    run = beggar("search", job, "--archive", path, "--quiet", "--workers", "1")
+    assert run.returncode == 0, run.stderr
+    assert "BALANCED 34 balanced deals that never end" in run.stdout
+    casella = loops.of_deal(Deal.parse(CASELLA))
+    with Archive(path) as archive:
+        (row,) = archive.loops()
+        games = archive.games(loops=True)
+    assert row["key"] != casella.hex and (row["period_tricks"], row["period_cards"]) == (62, 440)
+    assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == (2670, 34, None, 34)
+    casella_deals = {str(member) for member, _ in basin(Deal.parse(CASELLA)).deals}
+    saved = json.loads((Path(__file__).resolve().parents[1] / "results" / "loop-52-balanced.json").read_text())
+    assert saved["deal"] in {game["deal"] for game in games}
+    for game in games:
+        assert game["deal"] not in casella_deals and game["reference"]["status"] == "loop"
