@@ -233,6 +233,10 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     deal = Deal.parse(data["deal"])
     assert len(deal.hands[0]) == len(deal.hands[1]) == 26
     assert loops.of_deal(deal, engine_name="reference").key == loops.of_deal(Deal.parse(CASELLA)).key
+    with Archive(path) as archive:
+        game_id = next(game["id"] for game in archive.games(loops=True) if game["deal"] == data["deal"])
+    shown = beggar("archive", "show", game_id, "--archive", path)
+    assert "loop     1 of the archive (beggar archive show --loop 1)" in shown.stdout, shown
     replayed = beggar("replay", saved, "--engine", "reference")
     assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
     assert "period   62 tricks / 440 cards" in replayed.stdout

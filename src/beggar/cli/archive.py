@@ -110,8 +110,11 @@ def run_archive_show(args):
         return _show_loop(args)
     with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
+        loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))
+    if loop_id is not None:
+        print(f"loop     {loop_id} of the archive (beggar archive show --loop {loop_id})")
     print(f"rules    {json.dumps(game['rules'])}")
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
