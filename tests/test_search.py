@@ -335,7 +335,7 @@ def test_a_rolled_back_chunk_is_not_counted(tmp_path):
 
 
 FULL_DISK = """
-mount -t tmpfs -o size=160k none "$1" || exit 99
+mount -t tmpfs -o size=256k none "$1" || exit 99
 shift
 "$@"
 echo "exit $?"
