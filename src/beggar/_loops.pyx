@@ -66,6 +66,7 @@ cdef struct State:
     int n0
     int64_t period      # tricks of its loop's period (states on the cycle)
     int64_t fails       # candidates grown from it that did not loop
+    uint64_t loop       # loop_hash of its loop (growth only)
     uint8_t cards[MAX_DECK]
 
 
@@ -82,6 +83,8 @@ cdef struct Options:
     uint32_t pair_percent   # chance (percent) that a plain card is inserted with a second one
     uint32_t remove_percent # chance (percent) that a stuck state first loses a plain card
     uint32_t best_percent   # chance (percent) that a restart resumes from the walk's best state
+    bint proportional       # insert the rank that lacks most, in proportion (pick_missing)
+    uint32_t lateral_percent  # chance (percent) that a stuck state moves sideways (a small change)
 
 
 # ---------------------------------------------------------------- playing one state
@@ -176,6 +179,60 @@ cdef bint playable(const State* s) noexcept nogil:
     return 0 < s.n0 < s.n
 
 
+# ---------------------------------------------------------------- small changes
+
+cdef int random_court(uint64_t* rng, const State* s) noexcept nogil:
+    """The position of a court card of s, at random (the state holds one)."""
+    cdef int i
+    while True:
+        i = <int>below(rng, <uint32_t>s.n)
+        if s.cards[i]:
+            return i
+
+
+cdef void change(uint64_t* rng, State* s) noexcept nogil:
+    """One small change of s: two cards of different rank swapped, one card
+    moved into the other hand, a court card moved 1-3 places, or the split
+    shifted by 1-3 cards (cards pass from the bottom of the leader's hand to
+    the top of the other's, or back)."""
+    cdef int kind = <int>below(rng, 4), i, j, tries = 0, d
+    cdef uint8_t card
+    if kind == 0:
+        while tries < 64:
+            i = <int>below(rng, <uint32_t>s.n)
+            j = <int>below(rng, <uint32_t>s.n)
+            tries += 1
+            if s.cards[i] != s.cards[j]:
+                card = s.cards[i]
+                s.cards[i] = s.cards[j]
+                s.cards[j] = card
+                return
+    elif kind == 1:
+        i = <int>below(rng, <uint32_t>s.n)
+        card = s.cards[i]
+        if i < s.n0:
+            remove_card(s, i)
+            insert_card(s, s.n0 + 1 + <int>below(rng, <uint32_t>(s.n - s.n0 + 1)), card)
+        else:
+            remove_card(s, i)
+            insert_card(s, <int>below(rng, <uint32_t>(s.n0 + 1)), card)
+    elif kind == 2:
+        i = random_court(rng, s)
+        d = 1 + <int>below(rng, 3)
+        j = i + d if below(rng, 2) else i - d
+        j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
+        card = s.cards[i]
+        if j > i:
+            memmove(s.cards + i, s.cards + i + 1, j - i)
+        else:
+            memmove(s.cards + j + 1, s.cards + j, i - j)
+        s.cards[j] = card
+    else:
+        d = 1 + <int>below(rng, 3)
+        s.n0 += d if below(rng, 2) else -d
+        s.n0 = 1 if s.n0 < 1 else (s.n - 1 if s.n0 > s.n - 1 else s.n0)
+
+
 # ---------------------------------------------------------------- growth
 
 cdef struct Walker:
@@ -194,6 +251,11 @@ cdef struct Walker:
     Seen seen
     State found             # the full loop just found (leader's hand first)
     Work w
+    # For the research: candidates tried, and those that looped, by the
+    # size of the state they were grown from.
+    int64_t tried[MAX_DECK + 1]
+    int64_t grew[MAX_DECK + 1]
+    State record            # the call's largest looping state
 
 
 cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
@@ -205,8 +267,18 @@ cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
 
 
 cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
-    """A card the state lacks, each missing card equally likely."""
-    cdef int x = <int>below(&k.rng, n_lack), c
+    """A card the state lacks: each missing card equally likely, or with
+    o.proportional, of the rank that lacks the largest share of the deck's
+    cards of that rank (the state stays a small copy of the deck)."""
+    cdef int x, c, best = -1
+    if k.o.proportional:
+        for c in range(5):
+            # lack[c] / counts[c] > lack[best] / counts[best], in integers.
+            if lack[c] and (best < 0 or lack[c] * k.counts[best] > lack[best] * k.counts[c]
+                            or (lack[c] * k.counts[best] == lack[best] * k.counts[c] and below(&k.rng, 2))):
+                best = c
+        return best
+    x = <int>below(&k.rng, n_lack)
     for c in range(5):
         if x < lack[c]:
             return c
@@ -258,6 +330,8 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     cdef Result r
     cdef int lack[5]
     cdef int n_lack, card, second, event = 0, status, i
+    cdef bint lateral
+    cdef uint64_t h
     cdef int64_t end = k.tries + budget
     while k.tries < end:
         if k.depth == 0 or k.since_best >= k.o.stall:
@@ -278,6 +352,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             if play_state(&k.w, &k.stack[0], &r) == LOOP:
                 read_game(&k.w.first, &k.stack[0])
                 k.stack[0].period = r.period_tricks
+                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].n)
                 k.stack[0].fails = 0
                 k.depth = 1
                 k.best = k.stack[0]
@@ -288,7 +363,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
                     event |= 2
                 if k.stack[0].n == k.total:
                     # A start of every card: a full loop already.
-                    if seen_add(&k.seen, loop_hash(&k.w, &r, k.total)):
+                    if seen_add(&k.seen, k.stack[0].loop):
                         k.found = k.stack[0]
                         event |= 1
                     k.depth = 0
@@ -309,7 +384,12 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         advance(&k.w, &cand, <int64_t>below(&k.rng, <uint32_t>top.period))
         missing(k, &cand, lack)
         n_lack = k.total - cand.n
-        if top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.remove_percent and lack[0] < k.counts[0]:
+        lateral = top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.lateral_percent
+        if lateral:
+            # A loop of the same size next to this one: the walk moves sideways.
+            for i in range(1 + <int>below(&k.rng, 2)):
+                change(&k.rng, &cand)
+        elif top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.remove_percent and lack[0] < k.counts[0]:
             # Take a plain card out first, so that two go in where one came out.
             while True:
                 i = <int>below(&k.rng, <uint32_t>cand.n)
@@ -318,13 +398,15 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             remove_card(&cand, i)
             lack[0] += 1
             n_lack += 1
-        card = pick_missing(k, lack, n_lack)
-        insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
-        lack[card] -= 1
-        if card == 0 and lack[0] > 0 and below(&k.rng, 100) < k.o.pair_percent:
-            insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), 0)
+        if not lateral:
+            card = pick_missing(k, lack, n_lack)
+            insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
+            lack[card] -= 1
+            if card == 0 and lack[0] > 0 and below(&k.rng, 100) < k.o.pair_percent:
+                insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), 0)
         k.tries += 1
         k.since_best += 1
+        k.tried[top.n] += 1
         if not playable(&cand):
             top.fails += 1
             continue
@@ -333,9 +415,23 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             top.fails += 1
             continue
         # It loops: push a state of its cycle.
+        k.grew[top.n] += 1
+        if cand.n <= top.n:
+            # A sideways move (or a card out and one in): the stack only
+            # grows with the state, so this one takes top's place.
+            h = loop_hash(&k.w, &r, cand.n)
+            if h == top.loop:
+                top.fails += 1
+                continue
+            read_game(&k.w.first, top)
+            top.period = r.period_tricks
+            top.loop = h
+            top.fails = 0
+            continue
         read_game(&k.w.first, &k.stack[k.depth])
         top = &k.stack[k.depth]
         top.period = r.period_tricks
+        top.loop = loop_hash(&k.w, &r, top.n)
         top.fails = 0
         if top.n > k.walk_largest:
             k.walk_largest = top.n
@@ -343,10 +439,11 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             k.since_best = 0
         if top.n > k.largest:
             k.largest = top.n
+            k.record = top[0]
             event |= 2
         if top.n == k.total:
             # A full loop: report it (once), and grow no further from it.
-            if seen_add(&k.seen, loop_hash(&k.w, &r, top.n)):
+            if seen_add(&k.seen, top.loop):
                 k.found = top[0]
                 event |= 1
             k.stack[k.depth - 1].fails += 1
@@ -371,11 +468,17 @@ def check_deck(deck):
     return deck
 
 
-def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=400, stall=20000, pair_percent=0,
-         remove_percent=0, best_percent=0):
+def grow(deck, seed, walk, tries, **options):
     """Growth walk `walk` of `seed` toward full loops of `deck`, at most `tries`
     states played; returns a Growth. The keyword options steer the walk (see
-    the module docstring); the defaults are the measured best."""
+    _grow); the defaults are the measured best."""
+    return _grow(deck, seed, walk, tries, **options)[0]
+
+
+def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=400, stall=20000,
+          pair_percent=0, remove_percent=0, best_percent=0, proportional=0, lateral_percent=0):
+    """grow(), and for the research: {size: (candidates tried, candidates
+    that looped)} by the size of the state they were grown from."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
@@ -385,7 +488,7 @@ def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=40
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)
     for name, value in (("pair_percent", pair_percent), ("remove_percent", remove_percent),
-                        ("best_percent", best_percent)):
+                        ("best_percent", best_percent), ("lateral_percent", lateral_percent)):
         whole(value, name, 0, 100)
     cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))
     if k == NULL:
@@ -406,6 +509,8 @@ def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=40
     k.o.pair_percent = pair_percent
     k.o.remove_percent = remove_percent
     k.o.best_percent = best_percent
+    k.o.proportional = bool(proportional)
+    k.o.lateral_percent = lateral_percent
     cdef int64_t limit = tries, block
     cdef int event
     loops, sizes = [], []
@@ -419,7 +524,9 @@ def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=40
             if event & 1:
                 loops.append(state_of(&k.found))
             PyErr_CheckSignals()
-        return Growth(loops, k.tries, k.largest, k.restarts, sizes)
+        stats = {n: (k.tried[n], k.grew[n]) for n in range(deck.total + 1) if k.tried[n]}
+        stats["record"] = state_of(&k.record)
+        return Growth(loops, k.tries, k.largest, k.restarts, sizes), stats
     finally:
         work_free(&k.w)
         free(k.stack)
@@ -440,58 +547,6 @@ cdef struct Perturber:
     Work w
 
 
-cdef int random_court(Perturber* p, const State* s) noexcept nogil:
-    """The position of a court card of s, at random (the state holds one)."""
-    cdef int i
-    while True:
-        i = <int>below(&p.rng, <uint32_t>s.n)
-        if s.cards[i]:
-            return i
-
-
-cdef void change(Perturber* p, State* s) noexcept nogil:
-    """One small change of s: two cards of different rank swapped, one card
-    moved into the other hand, a court card moved 1-3 places, or the split
-    shifted by 1-3 cards (cards pass from the bottom of the leader's hand to
-    the top of the other's, or back)."""
-    cdef int kind = <int>below(&p.rng, 4), i, j, tries = 0, d
-    cdef uint8_t card
-    if kind == 0:
-        while tries < 64:
-            i = <int>below(&p.rng, <uint32_t>s.n)
-            j = <int>below(&p.rng, <uint32_t>s.n)
-            tries += 1
-            if s.cards[i] != s.cards[j]:
-                card = s.cards[i]
-                s.cards[i] = s.cards[j]
-                s.cards[j] = card
-                return
-    elif kind == 1:
-        i = <int>below(&p.rng, <uint32_t>s.n)
-        card = s.cards[i]
-        if i < s.n0:
-            remove_card(s, i)
-            insert_card(s, s.n0 + 1 + <int>below(&p.rng, <uint32_t>(s.n - s.n0 + 1)), card)
-        else:
-            remove_card(s, i)
-            insert_card(s, <int>below(&p.rng, <uint32_t>(s.n0 + 1)), card)
-    elif kind == 2:
-        i = random_court(p, s)
-        d = 1 + <int>below(&p.rng, 3)
-        j = i + d if below(&p.rng, 2) else i - d
-        j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
-        card = s.cards[i]
-        if j > i:
-            memmove(s.cards + i, s.cards + i + 1, j - i)
-        else:
-            memmove(s.cards + j + 1, s.cards + j, i - j)
-        s.cards[j] = card
-    else:
-        d = 1 + <int>below(&p.rng, 3)
-        s.n0 += d if below(&p.rng, 2) else -d
-        s.n0 = 1 if s.n0 < 1 else (s.n - 1 if s.n0 > s.n - 1 else s.n0)
-
-
 cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
     """Up to `budget` tries: a state of a pooled loop's cycle, changed once or
     twice, played. Returns 1 as soon as a new loop is found (in p.found), 0
@@ -504,7 +559,7 @@ cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
         cand = p.pool[below(&p.rng, <uint32_t>p.n_pool)]
         advance(&p.w, &cand, <int64_t>below(&p.rng, <uint32_t>cand.period))
         for m in range(1 + <int>below(&p.rng, 2)):
-            change(p, &cand)
+            change(&p.rng, &cand)
         p.tries += 1
         if not playable(&cand) or play_state(&p.w, &cand, &r) != LOOP:
             continue
