@@ -85,6 +85,7 @@ cdef struct Options:
     uint32_t best_percent   # chance (percent) that a restart resumes from the walk's best state
     bint proportional       # insert the rank that lacks most, in proportion (pick_missing)
     uint32_t lateral_percent  # chance (percent) that a stuck state moves sideways (a small change)
+    int plain_percent       # chance (percent) that the card inserted is plain; -1: as the missing cards
 
 
 # ---------------------------------------------------------------- playing one state
@@ -190,11 +191,11 @@ cdef int random_court(uint64_t* rng, const State* s) noexcept nogil:
             return i
 
 
-cdef void change(uint64_t* rng, State* s) noexcept nogil:
+cdef void change(uint64_t* rng, State* s, int reach) noexcept nogil:
     """One small change of s: two cards of different rank swapped, one card
-    moved into the other hand, a court card moved 1-3 places, or the split
-    shifted by 1-3 cards (cards pass from the bottom of the leader's hand to
-    the top of the other's, or back)."""
+    moved into the other hand, a court card moved 1 to `reach` places, or the
+    split shifted by 1-3 cards (cards pass from the bottom of the leader's
+    hand to the top of the other's, or back)."""
     cdef int kind = <int>below(rng, 4), i, j, tries = 0, d
     cdef uint8_t card
     if kind == 0:
@@ -218,7 +219,7 @@ cdef void change(uint64_t* rng, State* s) noexcept nogil:
             insert_card(s, <int>below(rng, <uint32_t>(s.n0 + 1)), card)
     elif kind == 2:
         i = random_court(rng, s)
-        d = 1 + <int>below(rng, 3)
+        d = 1 + <int>below(rng, <uint32_t>reach)
         j = i + d if below(rng, 2) else i - d
         j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
         card = s.cards[i]
@@ -278,7 +279,13 @@ cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
                             or (lack[c] * k.counts[best] == lack[best] * k.counts[c] and below(&k.rng, 2))):
                 best = c
         return best
-    x = <int>below(&k.rng, n_lack)
+    if k.o.plain_percent >= 0 and lack[0] and n_lack > lack[0]:
+        # A plain card with that chance, else a court card, each missing one equally likely.
+        if below(&k.rng, 100) < <uint32_t>k.o.plain_percent:
+            return 0
+        x = lack[0] + <int>below(&k.rng, n_lack - lack[0])
+    else:
+        x = <int>below(&k.rng, n_lack)
     for c in range(5):
         if x < lack[c]:
             return c
@@ -388,7 +395,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         if lateral:
             # A loop of the same size next to this one: the walk moves sideways.
             for i in range(1 + <int>below(&k.rng, 2)):
-                change(&k.rng, &cand)
+                change(&k.rng, &cand, 3)
         elif top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.remove_percent and lack[0] < k.counts[0]:
             # Take a plain card out first, so that two go in where one came out.
             while True:
@@ -476,7 +483,7 @@ def grow(deck, seed, walk, tries, **options):
 
 
 def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=400, stall=20000,
-          pair_percent=0, remove_percent=0, best_percent=0, proportional=0, lateral_percent=0):
+          pair_percent=0, remove_percent=0, best_percent=0, proportional=0, lateral_percent=0, plain_percent=-1):
     """grow(), and for the research: {size: (candidates tried, candidates
     that looped)} by the size of the state they were grown from."""
     deck = check_deck(deck)
@@ -487,6 +494,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=4
     whole(start_plain, "start_plain", 0, MAX_DECK)
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)
+    whole(plain_percent, "plain_percent", -1, 100)
     for name, value in (("pair_percent", pair_percent), ("remove_percent", remove_percent),
                         ("best_percent", best_percent), ("lateral_percent", lateral_percent)):
         whole(value, name, 0, 100)
@@ -511,6 +519,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=4
     k.o.best_percent = best_percent
     k.o.proportional = bool(proportional)
     k.o.lateral_percent = lateral_percent
+    k.o.plain_percent = plain_percent
     cdef int64_t limit = tries, block
     cdef int event
     loops, sizes = [], []
@@ -538,10 +547,15 @@ def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=4
 
 cdef struct Perturber:
     uint64_t rng
+    int total
+    int counts[5]           # the deck
     State* pool             # states on the loops known so far, changes are drawn from them
     int n_pool
+    int n_given             # the first n_given of the pool are the states given
+    uint32_t remove_percent # chance (percent) that a full state loses a card instead of changing
+    int changes             # changes per try: 1 .. changes
+    int reach               # a court card moves 1 .. reach places
     int64_t tries
-    int largest
     Seen seen
     State found
     Work w
@@ -549,28 +563,52 @@ cdef struct Perturber:
 
 cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
     """Up to `budget` tries: a state of a pooled loop's cycle, changed once or
-    twice, played. Returns 1 as soon as a new loop is found (in p.found), 0
-    when the budget is spent."""
+    twice, played. With p.remove_percent, a full state may instead lose a
+    card, and a pooled state that lacks one gets it back at a random place:
+    the walk then also passes through loops one card short of the deck.
+    Returns 1 as soon as a new full loop is found (in p.found), 0 when the
+    budget is spent."""
     cdef State cand
     cdef Result r
     cdef int64_t end = p.tries + budget
-    cdef int m
+    cdef int m, i, c, x
+    cdef int lack[5]
+    cdef uint64_t h
     while p.tries < end:
         cand = p.pool[below(&p.rng, <uint32_t>p.n_pool)]
         advance(&p.w, &cand, <int64_t>below(&p.rng, <uint32_t>cand.period))
-        for m in range(1 + <int>below(&p.rng, 2)):
-            change(&p.rng, &cand)
+        if cand.n < p.total:
+            for c in range(5):
+                lack[c] = p.counts[c]
+            for i in range(cand.n):
+                lack[cand.cards[i]] -= 1
+            x = <int>below(&p.rng, <uint32_t>(p.total - cand.n))
+            for c in range(5):
+                if x < lack[c]:
+                    break
+                x -= lack[c]
+            insert_card(&cand, <int>below(&p.rng, <uint32_t>(cand.n + 2)), <uint8_t>c)
+        elif below(&p.rng, 100) < p.remove_percent:
+            remove_card(&cand, <int>below(&p.rng, <uint32_t>cand.n))
+        else:
+            for m in range(1 + <int>below(&p.rng, <uint32_t>p.changes)):
+                change(&p.rng, &cand, p.reach)
         p.tries += 1
         if not playable(&cand) or play_state(&p.w, &cand, &r) != LOOP:
             continue
-        if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
+        h = loop_hash(&p.w, &r, cand.n)
+        if not seen_add(&p.seen, h):
             continue
-        read_game(&p.w.first, &p.found)
-        p.found.period = r.period_tricks
+        read_game(&p.w.first, &cand)
+        cand.period = r.period_tricks
         if p.n_pool < POOL:
-            p.pool[p.n_pool] = p.found
+            p.pool[p.n_pool] = cand
             p.n_pool += 1
-        return 1
+        elif p.n_pool > p.n_given:
+            p.pool[p.n_given + <int>below(&p.rng, <uint32_t>(p.n_pool - p.n_given))] = cand
+        if cand.n == p.total:
+            p.found = cand
+            return 1
     return 0
 
 
@@ -602,7 +640,7 @@ cdef int load_state(State* s, state, deck, int number) except -1:
     return 0
 
 
-def perturb(states, deck, seed, index, tries):
+def perturb(states, deck, seed, index, tries, *, remove_percent=0, changes=2, reach=3):
     """Run `index` of `seed`: small changes of states on known full loops of
     `deck` (`states`, each (hands, leader)), at most `tries` played; every
     loop reached that is not one of theirs is reported once and pooled, so
@@ -612,6 +650,9 @@ def perturb(states, deck, seed, index, tries):
     whole(seed, "seed", 0, MAX_SEED)
     whole(index, "index", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
+    whole(remove_percent, "remove_percent", 0, 100)
+    whole(changes, "changes", 1, 100)
+    whole(reach, "reach", 1, MAX_DECK)
     states = list(states) if not isinstance(states, (str, bytes)) else None
     if not states:
         raise ValueError("perturb needs states on known loops of the deck, and none were given")
@@ -639,6 +680,13 @@ def perturb(states, deck, seed, index, tries):
             p.n_pool += 1
         for number, state in enumerate(states[POOL:], POOL):
             load_state(&s, state, deck, number)
+        p.n_given = p.n_pool
+        p.total = deck.total
+        for i in range(5):
+            p.counts[i] = deck.counts[i]
+        p.remove_percent = remove_percent
+        p.changes = changes
+        p.reach = reach
         p.rng = stream_start(seed, index)
         while p.tries < limit:
             block = min(limit - p.tries, BLOCK)
