@@ -80,12 +80,7 @@ cdef struct Options:
     int start_plain         # plain cards in it
     int64_t patience        # failed candidates of a state before it is backtracked over
     int64_t stall           # tries without a new walk-largest before the walk restarts
-    uint32_t pair_percent   # chance (percent) that a plain card is inserted with a second one
-    uint32_t remove_percent # chance (percent) that a stuck state first loses a plain card
-    uint32_t best_percent   # chance (percent) that a restart resumes from the walk's best state
-    bint proportional       # insert the rank that lacks most, in proportion (pick_missing)
     uint32_t lateral_percent  # chance (percent) that a stuck state moves sideways (a small change)
-    int plain_percent       # chance (percent) that the card inserted is plain; -1: as the missing cards
 
 
 # ---------------------------------------------------------------- playing one state
@@ -268,24 +263,10 @@ cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
 
 
 cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
-    """A card the state lacks: each missing card equally likely, or with
-    o.proportional, of the rank that lacks the largest share of the deck's
-    cards of that rank (the state stays a small copy of the deck)."""
-    cdef int x, c, best = -1
-    if k.o.proportional:
-        for c in range(5):
-            # lack[c] / counts[c] > lack[best] / counts[best], in integers.
-            if lack[c] and (best < 0 or lack[c] * k.counts[best] > lack[best] * k.counts[c]
-                            or (lack[c] * k.counts[best] == lack[best] * k.counts[c] and below(&k.rng, 2))):
-                best = c
-        return best
-    if k.o.plain_percent >= 0 and lack[0] and n_lack > lack[0]:
-        # A plain card with that chance, else a court card, each missing one equally likely.
-        if below(&k.rng, 100) < <uint32_t>k.o.plain_percent:
-            return 0
-        x = lack[0] + <int>below(&k.rng, n_lack - lack[0])
-    else:
-        x = <int>below(&k.rng, n_lack)
+    """A card the state lacks, each missing card equally likely (so mostly
+    plain cards: keeping the state a small copy of the deck, or favouring
+    plain cards, measured worse; see benchmarks/loop_factory.py)."""
+    cdef int x = <int>below(&k.rng, n_lack), c
     for c in range(5):
         if x < lack[c]:
             return c
@@ -336,7 +317,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     cdef State* top
     cdef Result r
     cdef int lack[5]
-    cdef int n_lack, card, second, event = 0, status, i
+    cdef int card, event = 0, status, i
     cdef bint lateral
     cdef uint64_t h
     cdef int64_t end = k.tries + budget
@@ -344,15 +325,9 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         if k.depth == 0 or k.since_best >= k.o.stall:
             if k.depth > 0 or k.walk_largest:
                 # The walk had a loop and stalled, or backtracked over its
-                # first state: it restarts.
+                # first state: it restarts. (Resuming from the walk's best
+                # state instead measured no better.)
                 k.restarts += 1
-                if k.best.n > k.stack[0].n and below(&k.rng, 100) < k.o.best_percent:
-                    # Resume from the walk's best state, as the root of a new stack.
-                    k.stack[0] = k.best
-                    k.stack[0].fails = 0
-                    k.depth = 1
-                    k.since_best = 0
-                    continue
             # A fresh walk: find a small court-dense state that loops.
             fresh_start(k)
             k.tries += 1
@@ -385,32 +360,20 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             # Stuck: backtrack to the state it grew from.
             k.depth -= 1
             continue
-        # A candidate: a state of top's cycle, with one missing card (or a
-        # pair of plain cards) inserted, or first one plain card removed.
+        # A candidate: a state of top's cycle with one missing card inserted
+        # anywhere, or, once top has failed patience/2 times, sometimes a
+        # small change of it instead (a sideways move to a loop of the same
+        # size, from which growth may go on).
         cand = top[0]
         advance(&k.w, &cand, <int64_t>below(&k.rng, <uint32_t>top.period))
-        missing(k, &cand, lack)
-        n_lack = k.total - cand.n
         lateral = top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.lateral_percent
         if lateral:
-            # A loop of the same size next to this one: the walk moves sideways.
             for i in range(1 + <int>below(&k.rng, 2)):
                 change(&k.rng, &cand, 3)
-        elif top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.remove_percent and lack[0] < k.counts[0]:
-            # Take a plain card out first, so that two go in where one came out.
-            while True:
-                i = <int>below(&k.rng, <uint32_t>cand.n)
-                if cand.cards[i] == 0:
-                    break
-            remove_card(&cand, i)
-            lack[0] += 1
-            n_lack += 1
-        if not lateral:
-            card = pick_missing(k, lack, n_lack)
+        else:
+            missing(k, &cand, lack)
+            card = pick_missing(k, lack, k.total - cand.n)
             insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
-            lack[card] -= 1
-            if card == 0 and lack[0] > 0 and below(&k.rng, 100) < k.o.pair_percent:
-                insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), 0)
         k.tries += 1
         k.since_best += 1
         k.tried[top.n] += 1
@@ -423,9 +386,9 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             continue
         # It loops: push a state of its cycle.
         k.grew[top.n] += 1
-        if cand.n <= top.n:
-            # A sideways move (or a card out and one in): the stack only
-            # grows with the state, so this one takes top's place.
+        if lateral:
+            # A sideways move to another loop takes top's place: the stack
+            # only grows with the state.
             h = loop_hash(&k.w, &r, cand.n)
             if h == top.loop:
                 top.fails += 1
@@ -482,10 +445,17 @@ def grow(deck, seed, walk, tries, **options):
     return _grow(deck, seed, walk, tries, **options)[0]
 
 
-def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=400, stall=20000,
-          pair_percent=0, remove_percent=0, best_percent=0, proportional=0, lateral_percent=0, plain_percent=-1):
-    """grow(), and for the research: {size: (candidates tried, candidates
-    that looped)} by the size of the state they were grown from."""
+def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=400, stall=20000,
+          lateral_percent=50):
+    """grow(), and for the research a dict: {size: (candidates tried,
+    candidates that looped)} by the size of the state they were grown from,
+    and "record": the call's largest looping state.
+
+    start_courts, start_plain: the cards of a walk's first state (court cards
+    drawn at random from the deck's); patience: failed candidates of a state
+    before the walk backtracks over it; stall: tries without a larger loop
+    before the walk restarts; lateral_percent: how often a state that has
+    failed patience/2 times tries a sideways move instead of an insertion."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
@@ -494,10 +464,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=4
     whole(start_plain, "start_plain", 0, MAX_DECK)
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)
-    whole(plain_percent, "plain_percent", -1, 100)
-    for name, value in (("pair_percent", pair_percent), ("remove_percent", remove_percent),
-                        ("best_percent", best_percent), ("lateral_percent", lateral_percent)):
-        whole(value, name, 0, 100)
+    whole(lateral_percent, "lateral_percent", 0, 100)
     cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))
     if k == NULL:
         raise MemoryError()
@@ -514,12 +481,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=4
     k.o.start_plain = start_plain
     k.o.patience = patience
     k.o.stall = stall
-    k.o.pair_percent = pair_percent
-    k.o.remove_percent = remove_percent
-    k.o.best_percent = best_percent
-    k.o.proportional = bool(proportional)
     k.o.lateral_percent = lateral_percent
-    k.o.plain_percent = plain_percent
     cdef int64_t limit = tries, block
     cdef int event
     loops, sizes = [], []
@@ -547,12 +509,9 @@ def _grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=4
 
 cdef struct Perturber:
     uint64_t rng
-    int total
-    int counts[5]           # the deck
     State* pool             # states on the loops known so far, changes are drawn from them
     int n_pool
     int n_given             # the first n_given of the pool are the states given
-    uint32_t remove_percent # chance (percent) that a full state loses a card instead of changing
     int changes             # changes per try: 1 .. changes
     int reach               # a court card moves 1 .. reach places
     int64_t tries
@@ -562,42 +521,24 @@ cdef struct Perturber:
 
 
 cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
-    """Up to `budget` tries: a state of a pooled loop's cycle, changed once or
-    twice, played. With p.remove_percent, a full state may instead lose a
-    card, and a pooled state that lacks one gets it back at a random place:
-    the walk then also passes through loops one card short of the deck.
-    Returns 1 as soon as a new full loop is found (in p.found), 0 when the
-    budget is spent."""
+    """Up to `budget` tries: a state of a pooled loop's cycle, changed 1 to
+    p.changes times, played. Returns 1 as soon as a new loop is found (in
+    p.found; it joins the pool), 0 when the budget is spent. (Letting the
+    walk also pass through loops one card short of the deck, or changing
+    states of the basins rather than of the cycles, found nothing more.)"""
     cdef State cand
     cdef Result r
     cdef int64_t end = p.tries + budget
-    cdef int m, i, c, x
-    cdef int lack[5]
-    cdef uint64_t h
+    cdef int m
     while p.tries < end:
         cand = p.pool[below(&p.rng, <uint32_t>p.n_pool)]
         advance(&p.w, &cand, <int64_t>below(&p.rng, <uint32_t>cand.period))
-        if cand.n < p.total:
-            for c in range(5):
-                lack[c] = p.counts[c]
-            for i in range(cand.n):
-                lack[cand.cards[i]] -= 1
-            x = <int>below(&p.rng, <uint32_t>(p.total - cand.n))
-            for c in range(5):
-                if x < lack[c]:
-                    break
-                x -= lack[c]
-            insert_card(&cand, <int>below(&p.rng, <uint32_t>(cand.n + 2)), <uint8_t>c)
-        elif below(&p.rng, 100) < p.remove_percent:
-            remove_card(&cand, <int>below(&p.rng, <uint32_t>cand.n))
-        else:
-            for m in range(1 + <int>below(&p.rng, <uint32_t>p.changes)):
-                change(&p.rng, &cand, p.reach)
+        for m in range(1 + <int>below(&p.rng, <uint32_t>p.changes)):
+            change(&p.rng, &cand, p.reach)
         p.tries += 1
         if not playable(&cand) or play_state(&p.w, &cand, &r) != LOOP:
             continue
-        h = loop_hash(&p.w, &r, cand.n)
-        if not seen_add(&p.seen, h):
+        if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
             continue
         read_game(&p.w.first, &cand)
         cand.period = r.period_tricks
@@ -605,10 +546,10 @@ cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
             p.pool[p.n_pool] = cand
             p.n_pool += 1
         elif p.n_pool > p.n_given:
+            # A full pool keeps the states given, and a random part of the rest.
             p.pool[p.n_given + <int>below(&p.rng, <uint32_t>(p.n_pool - p.n_given))] = cand
-        if cand.n == p.total:
-            p.found = cand
-            return 1
+        p.found = cand
+        return 1
     return 0
 
 
@@ -640,17 +581,18 @@ cdef int load_state(State* s, state, deck, int number) except -1:
     return 0
 
 
-def perturb(states, deck, seed, index, tries, *, remove_percent=0, changes=2, reach=3):
+def perturb(states, deck, seed, index, tries, *, changes=2, reach=3):
     """Run `index` of `seed`: small changes of states on known full loops of
-    `deck` (`states`, each (hands, leader)), at most `tries` played; every
-    loop reached that is not one of theirs is reported once and pooled, so
-    that changes are also drawn from it. Returns a Growth (restarts 0; sizes
-    empty: every state has the deck's cards)."""
+    `deck` (`states`, each (hands, leader); the first POOL of them are drawn
+    from, the rest only checked), at most `tries` played; every loop reached
+    that is not one of theirs is reported once and pooled, so that changes
+    are also drawn from it. A change is one of change()'s, 1 to `changes` of
+    them per try, a court card moving up to `reach` places. Returns a Growth
+    (restarts 0; sizes empty: every state has the deck's cards)."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(index, "index", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
-    whole(remove_percent, "remove_percent", 0, 100)
     whole(changes, "changes", 1, 100)
     whole(reach, "reach", 1, MAX_DECK)
     states = list(states) if not isinstance(states, (str, bytes)) else None
@@ -681,10 +623,6 @@ def perturb(states, deck, seed, index, tries, *, remove_percent=0, changes=2, re
         for number, state in enumerate(states[POOL:], POOL):
             load_state(&s, state, deck, number)
         p.n_given = p.n_pool
-        p.total = deck.total
-        for i in range(5):
-            p.counts[i] = deck.counts[i]
-        p.remove_percent = remove_percent
         p.changes = changes
         p.reach = reach
         p.rng = stream_start(seed, index)
