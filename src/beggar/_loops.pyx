@@ -66,6 +66,7 @@ cdef struct State:
     int n0
     int64_t period      # tricks of its loop's period (states on the cycle)
     int64_t fails       # candidates grown from it that did not loop
+    uint64_t loop       # loop_hash of its loop (growth only)
     uint8_t cards[MAX_DECK]
 
 
@@ -79,9 +80,7 @@ cdef struct Options:
     int start_plain         # plain cards in it
     int64_t patience        # failed candidates of a state before it is backtracked over
     int64_t stall           # tries without a new walk-largest before the walk restarts
-    uint32_t pair_percent   # chance (percent) that a plain card is inserted with a second one
-    uint32_t remove_percent # chance (percent) that a stuck state first loses a plain card
-    uint32_t best_percent   # chance (percent) that a restart resumes from the walk's best state
+    uint32_t lateral_percent  # chance (percent) that a stuck state moves sideways (a small change)
 
 
 # ---------------------------------------------------------------- playing one state
@@ -176,6 +175,60 @@ cdef bint playable(const State* s) noexcept nogil:
     return 0 < s.n0 < s.n
 
 
+# ---------------------------------------------------------------- small changes
+
+cdef int random_court(uint64_t* rng, const State* s) noexcept nogil:
+    """The position of a court card of s, at random (the state holds one)."""
+    cdef int i
+    while True:
+        i = <int>below(rng, <uint32_t>s.n)
+        if s.cards[i]:
+            return i
+
+
+cdef void change(uint64_t* rng, State* s, int reach) noexcept nogil:
+    """One small change of s: two cards of different rank swapped, one card
+    moved into the other hand, a court card moved 1 to `reach` places, or the
+    split shifted by 1-3 cards (cards pass from the bottom of the leader's
+    hand to the top of the other's, or back)."""
+    cdef int kind = <int>below(rng, 4), i, j, tries = 0, d
+    cdef uint8_t card
+    if kind == 0:
+        while tries < 64:
+            i = <int>below(rng, <uint32_t>s.n)
+            j = <int>below(rng, <uint32_t>s.n)
+            tries += 1
+            if s.cards[i] != s.cards[j]:
+                card = s.cards[i]
+                s.cards[i] = s.cards[j]
+                s.cards[j] = card
+                return
+    elif kind == 1:
+        i = <int>below(rng, <uint32_t>s.n)
+        card = s.cards[i]
+        if i < s.n0:
+            remove_card(s, i)
+            insert_card(s, s.n0 + 1 + <int>below(rng, <uint32_t>(s.n - s.n0 + 1)), card)
+        else:
+            remove_card(s, i)
+            insert_card(s, <int>below(rng, <uint32_t>(s.n0 + 1)), card)
+    elif kind == 2:
+        i = random_court(rng, s)
+        d = 1 + <int>below(rng, <uint32_t>reach)
+        j = i + d if below(rng, 2) else i - d
+        j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
+        card = s.cards[i]
+        if j > i:
+            memmove(s.cards + i, s.cards + i + 1, j - i)
+        else:
+            memmove(s.cards + j + 1, s.cards + j, i - j)
+        s.cards[j] = card
+    else:
+        d = 1 + <int>below(rng, 3)
+        s.n0 += d if below(rng, 2) else -d
+        s.n0 = 1 if s.n0 < 1 else (s.n - 1 if s.n0 > s.n - 1 else s.n0)
+
+
 # ---------------------------------------------------------------- growth
 
 cdef struct Walker:
@@ -194,6 +247,11 @@ cdef struct Walker:
     Seen seen
     State found             # the full loop just found (leader's hand first)
     Work w
+    # For the research: candidates tried, and those that looped, by the
+    # size of the state they were grown from.
+    int64_t tried[MAX_DECK + 1]
+    int64_t grew[MAX_DECK + 1]
+    State record            # the call's largest looping state
 
 
 cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
@@ -205,7 +263,9 @@ cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
 
 
 cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
-    """A card the state lacks, each missing card equally likely."""
+    """A card the state lacks, each missing card equally likely (so mostly
+    plain cards: keeping the state a small copy of the deck, or favouring
+    plain cards, measured worse; see benchmarks/loop_factory.py)."""
     cdef int x = <int>below(&k.rng, n_lack), c
     for c in range(5):
         if x < lack[c]:
@@ -257,27 +317,24 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     cdef State* top
     cdef Result r
     cdef int lack[5]
-    cdef int n_lack, card, second, event = 0, status, i
+    cdef int card, event = 0, status, i
+    cdef bint lateral
+    cdef uint64_t h
     cdef int64_t end = k.tries + budget
     while k.tries < end:
         if k.depth == 0 or k.since_best >= k.o.stall:
             if k.depth > 0 or k.walk_largest:
                 # The walk had a loop and stalled, or backtracked over its
-                # first state: it restarts.
+                # first state: it restarts. (Resuming from the walk's best
+                # state instead measured no better.)
                 k.restarts += 1
-                if k.best.n > k.stack[0].n and below(&k.rng, 100) < k.o.best_percent:
-                    # Resume from the walk's best state, as the root of a new stack.
-                    k.stack[0] = k.best
-                    k.stack[0].fails = 0
-                    k.depth = 1
-                    k.since_best = 0
-                    continue
             # A fresh walk: find a small court-dense state that loops.
             fresh_start(k)
             k.tries += 1
             if play_state(&k.w, &k.stack[0], &r) == LOOP:
                 read_game(&k.w.first, &k.stack[0])
                 k.stack[0].period = r.period_tricks
+                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].n)
                 k.stack[0].fails = 0
                 k.depth = 1
                 k.best = k.stack[0]
@@ -288,7 +345,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
                     event |= 2
                 if k.stack[0].n == k.total:
                     # A start of every card: a full loop already.
-                    if seen_add(&k.seen, loop_hash(&k.w, &r, k.total)):
+                    if seen_add(&k.seen, k.stack[0].loop):
                         k.found = k.stack[0]
                         event |= 1
                     k.depth = 0
@@ -303,28 +360,23 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             # Stuck: backtrack to the state it grew from.
             k.depth -= 1
             continue
-        # A candidate: a state of top's cycle, with one missing card (or a
-        # pair of plain cards) inserted, or first one plain card removed.
+        # A candidate: a state of top's cycle with one missing card inserted
+        # anywhere, or, once top has failed patience/2 times, sometimes a
+        # small change of it instead (a sideways move to a loop of the same
+        # size, from which growth may go on).
         cand = top[0]
         advance(&k.w, &cand, <int64_t>below(&k.rng, <uint32_t>top.period))
-        missing(k, &cand, lack)
-        n_lack = k.total - cand.n
-        if top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.remove_percent and lack[0] < k.counts[0]:
-            # Take a plain card out first, so that two go in where one came out.
-            while True:
-                i = <int>below(&k.rng, <uint32_t>cand.n)
-                if cand.cards[i] == 0:
-                    break
-            remove_card(&cand, i)
-            lack[0] += 1
-            n_lack += 1
-        card = pick_missing(k, lack, n_lack)
-        insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
-        lack[card] -= 1
-        if card == 0 and lack[0] > 0 and below(&k.rng, 100) < k.o.pair_percent:
-            insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), 0)
+        lateral = top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.lateral_percent
+        if lateral:
+            for i in range(1 + <int>below(&k.rng, 2)):
+                change(&k.rng, &cand, 3)
+        else:
+            missing(k, &cand, lack)
+            card = pick_missing(k, lack, k.total - cand.n)
+            insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
         k.tries += 1
         k.since_best += 1
+        k.tried[top.n] += 1
         if not playable(&cand):
             top.fails += 1
             continue
@@ -333,9 +385,23 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             top.fails += 1
             continue
         # It loops: push a state of its cycle.
+        k.grew[top.n] += 1
+        if lateral:
+            # A sideways move to another loop takes top's place: the stack
+            # only grows with the state.
+            h = loop_hash(&k.w, &r, cand.n)
+            if h == top.loop:
+                top.fails += 1
+                continue
+            read_game(&k.w.first, top)
+            top.period = r.period_tricks
+            top.loop = h
+            top.fails = 0
+            continue
         read_game(&k.w.first, &k.stack[k.depth])
         top = &k.stack[k.depth]
         top.period = r.period_tricks
+        top.loop = loop_hash(&k.w, &r, top.n)
         top.fails = 0
         if top.n > k.walk_largest:
             k.walk_largest = top.n
@@ -343,10 +409,11 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             k.since_best = 0
         if top.n > k.largest:
             k.largest = top.n
+            k.record = top[0]
             event |= 2
         if top.n == k.total:
             # A full loop: report it (once), and grow no further from it.
-            if seen_add(&k.seen, loop_hash(&k.w, &r, top.n)):
+            if seen_add(&k.seen, top.loop):
                 k.found = top[0]
                 event |= 1
             k.stack[k.depth - 1].fails += 1
@@ -371,11 +438,24 @@ def check_deck(deck):
     return deck
 
 
-def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=400, stall=20000, pair_percent=0,
-         remove_percent=0, best_percent=0):
+def grow(deck, seed, walk, tries, **options):
     """Growth walk `walk` of `seed` toward full loops of `deck`, at most `tries`
     states played; returns a Growth. The keyword options steer the walk (see
-    the module docstring); the defaults are the measured best."""
+    _grow); the defaults are the measured best."""
+    return _grow(deck, seed, walk, tries, **options)[0]
+
+
+def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=400, stall=20000,
+          lateral_percent=50):
+    """grow(), and for the research a dict: {size: (candidates tried,
+    candidates that looped)} by the size of the state they were grown from,
+    and "record": the call's largest looping state.
+
+    start_courts, start_plain: the cards of a walk's first state (court cards
+    drawn at random from the deck's); patience: failed candidates of a state
+    before the walk backtracks over it; stall: tries without a larger loop
+    before the walk restarts; lateral_percent: how often a state that has
+    failed patience/2 times tries a sideways move instead of an insertion."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
@@ -384,9 +464,7 @@ def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=40
     whole(start_plain, "start_plain", 0, MAX_DECK)
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)
-    for name, value in (("pair_percent", pair_percent), ("remove_percent", remove_percent),
-                        ("best_percent", best_percent)):
-        whole(value, name, 0, 100)
+    whole(lateral_percent, "lateral_percent", 0, 100)
     cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))
     if k == NULL:
         raise MemoryError()
@@ -403,9 +481,7 @@ def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=40
     k.o.start_plain = start_plain
     k.o.patience = patience
     k.o.stall = stall
-    k.o.pair_percent = pair_percent
-    k.o.remove_percent = remove_percent
-    k.o.best_percent = best_percent
+    k.o.lateral_percent = lateral_percent
     cdef int64_t limit = tries, block
     cdef int event
     loops, sizes = [], []
@@ -419,7 +495,9 @@ def grow(deck, seed, walk, tries, *, start_courts=2, start_plain=12, patience=40
             if event & 1:
                 loops.append(state_of(&k.found))
             PyErr_CheckSignals()
-        return Growth(loops, k.tries, k.largest, k.restarts, sizes)
+        stats = {n: (k.tried[n], k.grew[n]) for n in range(deck.total + 1) if k.tried[n]}
+        stats["record"] = state_of(&k.record)
+        return Growth(loops, k.tries, k.largest, k.restarts, sizes), stats
     finally:
         work_free(&k.w)
         free(k.stack)
@@ -433,69 +511,21 @@ cdef struct Perturber:
     uint64_t rng
     State* pool             # states on the loops known so far, changes are drawn from them
     int n_pool
+    int n_given             # the first n_given of the pool are the states given
+    int changes             # changes per try: 1 .. changes
+    int reach               # a court card moves 1 .. reach places
     int64_t tries
-    int largest
     Seen seen
     State found
     Work w
 
 
-cdef int random_court(Perturber* p, const State* s) noexcept nogil:
-    """The position of a court card of s, at random (the state holds one)."""
-    cdef int i
-    while True:
-        i = <int>below(&p.rng, <uint32_t>s.n)
-        if s.cards[i]:
-            return i
-
-
-cdef void change(Perturber* p, State* s) noexcept nogil:
-    """One small change of s: two cards of different rank swapped, one card
-    moved into the other hand, a court card moved 1-3 places, or the split
-    shifted by 1-3 cards (cards pass from the bottom of the leader's hand to
-    the top of the other's, or back)."""
-    cdef int kind = <int>below(&p.rng, 4), i, j, tries = 0, d
-    cdef uint8_t card
-    if kind == 0:
-        while tries < 64:
-            i = <int>below(&p.rng, <uint32_t>s.n)
-            j = <int>below(&p.rng, <uint32_t>s.n)
-            tries += 1
-            if s.cards[i] != s.cards[j]:
-                card = s.cards[i]
-                s.cards[i] = s.cards[j]
-                s.cards[j] = card
-                return
-    elif kind == 1:
-        i = <int>below(&p.rng, <uint32_t>s.n)
-        card = s.cards[i]
-        if i < s.n0:
-            remove_card(s, i)
-            insert_card(s, s.n0 + 1 + <int>below(&p.rng, <uint32_t>(s.n - s.n0 + 1)), card)
-        else:
-            remove_card(s, i)
-            insert_card(s, <int>below(&p.rng, <uint32_t>(s.n0 + 1)), card)
-    elif kind == 2:
-        i = random_court(p, s)
-        d = 1 + <int>below(&p.rng, 3)
-        j = i + d if below(&p.rng, 2) else i - d
-        j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
-        card = s.cards[i]
-        if j > i:
-            memmove(s.cards + i, s.cards + i + 1, j - i)
-        else:
-            memmove(s.cards + j + 1, s.cards + j, i - j)
-        s.cards[j] = card
-    else:
-        d = 1 + <int>below(&p.rng, 3)
-        s.n0 += d if below(&p.rng, 2) else -d
-        s.n0 = 1 if s.n0 < 1 else (s.n - 1 if s.n0 > s.n - 1 else s.n0)
-
-
 cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
-    """Up to `budget` tries: a state of a pooled loop's cycle, changed once or
-    twice, played. Returns 1 as soon as a new loop is found (in p.found), 0
-    when the budget is spent."""
+    """Up to `budget` tries: a state of a pooled loop's cycle, changed 1 to
+    p.changes times, played. Returns 1 as soon as a new loop is found (in
+    p.found; it joins the pool), 0 when the budget is spent. (Letting the
+    walk also pass through loops one card short of the deck, or changing
+    states of the basins rather than of the cycles, found nothing more.)"""
     cdef State cand
     cdef Result r
     cdef int64_t end = p.tries + budget
@@ -503,18 +533,22 @@ cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
     while p.tries < end:
         cand = p.pool[below(&p.rng, <uint32_t>p.n_pool)]
         advance(&p.w, &cand, <int64_t>below(&p.rng, <uint32_t>cand.period))
-        for m in range(1 + <int>below(&p.rng, 2)):
-            change(p, &cand)
+        for m in range(1 + <int>below(&p.rng, <uint32_t>p.changes)):
+            change(&p.rng, &cand, p.reach)
         p.tries += 1
         if not playable(&cand) or play_state(&p.w, &cand, &r) != LOOP:
             continue
         if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
             continue
-        read_game(&p.w.first, &p.found)
-        p.found.period = r.period_tricks
+        read_game(&p.w.first, &cand)
+        cand.period = r.period_tricks
         if p.n_pool < POOL:
-            p.pool[p.n_pool] = p.found
+            p.pool[p.n_pool] = cand
             p.n_pool += 1
+        elif p.n_pool > p.n_given:
+            # A full pool keeps the states given, and a random part of the rest.
+            p.pool[p.n_given + <int>below(&p.rng, <uint32_t>(p.n_pool - p.n_given))] = cand
+        p.found = cand
         return 1
     return 0
 
@@ -547,16 +581,20 @@ cdef int load_state(State* s, state, deck, int number) except -1:
     return 0
 
 
-def perturb(states, deck, seed, index, tries):
+def perturb(states, deck, seed, index, tries, *, changes=2, reach=3):
     """Run `index` of `seed`: small changes of states on known full loops of
-    `deck` (`states`, each (hands, leader)), at most `tries` played; every
-    loop reached that is not one of theirs is reported once and pooled, so
-    that changes are also drawn from it. Returns a Growth (restarts 0; sizes
-    empty: every state has the deck's cards)."""
+    `deck` (`states`, each (hands, leader); the first POOL of them are drawn
+    from, the rest only checked), at most `tries` played; every loop reached
+    that is not one of theirs is reported once and pooled, so that changes
+    are also drawn from it. A change is one of change()'s, 1 to `changes` of
+    them per try, a court card moving up to `reach` places. Returns a Growth
+    (restarts 0; sizes empty: every state has the deck's cards)."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(index, "index", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
+    whole(changes, "changes", 1, 100)
+    whole(reach, "reach", 1, MAX_DECK)
     states = list(states) if not isinstance(states, (str, bytes)) else None
     if not states:
         raise ValueError("perturb needs states on known loops of the deck, and none were given")
@@ -584,6 +622,9 @@ def perturb(states, deck, seed, index, tries):
             p.n_pool += 1
         for number, state in enumerate(states[POOL:], POOL):
             load_state(&s, state, deck, number)
+        p.n_given = p.n_pool
+        p.changes = changes
+        p.reach = reach
         p.rng = stream_start(seed, index)
         while p.tries < limit:
             block = min(limit - p.tries, BLOCK)
