@@ -251,6 +251,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     ('deck = "30 1J"', "deck 30 1J: a loop needs two court cards at least, so nothing can be grown"),
     ("[grow]\npatience = 0", "[grow]: patience must be a whole number from 1"),
     ("[grow]\nleaps = 3", "[grow]: unknown option 'leaps' (known: start_courts, start_plain, patience"),
+    ("[perturb]\nreach = 1", "[perturb] is given but the driver is 'grow'"),
 ])
 def test_bad_factory_jobs_are_one_line_and_lose_nothing(tmp_path, census_archive, keys, message):
     path = tmp_path / "kept.sqlite"
@@ -259,6 +260,17 @@ def test_bad_factory_jobs_are_one_line_and_lose_nothing(tmp_path, census_archive
     job = job_file(tmp_path, driver="grow", extra=keys + "\n")
     bad_input(beggar("search", job, "--archive", path), message)
     assert _contents(path) == before
+
+
+def test_perturb_options_are_checked_by_the_core(tmp_path):
+    job = job_file(tmp_path, driver="perturb", extra="[perturb]\nchanges = 0\n")
+    bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
+              "[perturb]: changes must be a whole number from 1 to 100")
+    job = job_file(tmp_path, driver="perturb", extra="[perturb]\nswaps = 1\n")
+    bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
+              "[perturb]: unknown option 'swaps' (known: changes, reach)")
+    spec = check({"driver": "perturb", "perturb": {"changes": 3, "reach": 5}})
+    assert spec["perturb"] == {"changes": 3, "reach": 5}
 
 
 def test_perturb_without_a_loop_to_start_from_is_one_line(tmp_path):

@@ -35,7 +35,7 @@ def walk(spec, chunk, tries):
     if spec["driver"] == "grow":
         growth = _loops.grow(deck, spec["seed"], chunk, tries, **spec.get("grow", {}))
     else:
-        growth = _loops.perturb(start_states(spec), deck, spec["seed"], chunk, tries)
+        growth = _loops.perturb(start_states(spec), deck, spec["seed"], chunk, tries, **spec.get("perturb", {}))
     return {"loops": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in growth.loops],
             "tries": growth.tries, "largest": growth.largest, "restarts": growth.restarts,
             "sizes": [tuple(size) for size in growth.sizes]}

@@ -109,12 +109,12 @@ def read(path):
 def check(data, where="job"):
     """A complete, checked spec from a partial one: defaults filled in, every
     value of the right kind, the climber's rules valid."""
-    known = set(DEFAULTS) | {"climb", "grow"}
+    known = set(DEFAULTS) | {"climb", *FACTORY}
     unknown = sorted(set(data) - known)
     if unknown:
         raise JobError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
     spec = dict(DEFAULTS)
-    spec.update({k: v for k, v in data.items() if k not in ("climb", "grow")})
+    spec.update({k: v for k, v in data.items() if k not in ("climb", *FACTORY)})
     if not isinstance(spec["name"], str) or not 0 < len(spec["name"]) <= MAX_NAME or not all(
             ch.isalnum() or ch in "-_." for ch in spec["name"]):
         raise JobError(f"{where}: 'name' must be 1 to {MAX_NAME} letters, digits, '-', '_' or '.', "
@@ -133,10 +133,11 @@ def check(data, where="job"):
     spec["split"] = "even" if split is None else split
     if spec["driver"] == "census":
         _check_census(spec, deck, where)
+    for name in FACTORY:
+        if name in data and spec["driver"] != name:
+            raise JobError(f"{where}: [{name}] is given but the driver is {spec['driver']!r}")
     if spec["driver"] in FACTORY:
-        _check_factory(spec, deck, where, data.get("grow", {}))
-    elif "grow" in data:
-        raise JobError(f"{where}: [grow] is given but the driver is {spec['driver']!r}")
+        _check_factory(spec, deck, where, data.get(spec["driver"], {}))
     # A census's budget is bounded by its deck's arrangements (_check_census),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if spec["driver"] == "census" else MAX_COUNT
@@ -182,30 +183,38 @@ def _check_census(spec, deck, where):
 
 def _check_factory(spec, deck, where, options):
     """Loops are built from two-player states of the job's whole deck, of any
-    split. The [grow] table holds the growth walk's options (beggar._loops.grow;
-    its defaults are the measured best), checked by the engine itself."""
+    split. The driver's table ([grow] or [perturb]) holds its walk's options
+    (beggar._loops; their defaults are the core's measured best), checked by
+    the core itself."""
     try:
         from .. import _loops
     except ImportError as error:
         raise JobError(f"{where}: the {spec['driver']} driver needs the compiled engine ({error})") from None
+    table = f"[{spec['driver']}]"
     if not isinstance(options, dict):
-        raise JobError(f"{where}: [grow] must be a table of the growth walk's options")
-    if options and spec["driver"] != "grow":
-        raise JobError(f"{where}: [grow] is given but the driver is {spec['driver']!r}")
-    known = [name for name, parameter in inspect.signature(_loops.grow).parameters.items()
+        raise JobError(f"{where}: {table} must be a table of the walk's options")
+    # grow() passes its options on to _grow(), which names them.
+    walker = _loops._grow if spec["driver"] == "grow" else _loops.perturb
+    known = [name for name, parameter in inspect.signature(walker).parameters.items()
              if parameter.kind == parameter.KEYWORD_ONLY]
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise JobError(f"{where}: [grow]: unknown option '{unknown[0]}' (known: {', '.join(known)})")
+        raise JobError(f"{where}: {table}: unknown option '{unknown[0]}' (known: {', '.join(known)})")
     try:
         _loops.check_deck(deck)
-        if options:
-            _loops.grow(deck, 0, 0, 1, **options)      # one try: the options are checked where they are used
-    except TypeError as error:
-        raise JobError(f"{where}: [grow]: {error}") from None
     except ValueError as error:
-        raise JobError(f"{where}: {'[grow]: ' if options else ''}{error}") from None
-    spec["grow"] = dict(options)
+        raise JobError(f"{where}: {error}") from None
+    try:
+        # The options are checked where they are used: a one-try growth walk;
+        # perturb checks its options before its states, so none are given.
+        if spec["driver"] == "grow":
+            _loops.grow(deck, 0, 0, 1, **options)
+        else:
+            _loops.perturb([], deck, 0, 0, 1, **options)
+    except (TypeError, ValueError) as error:
+        if "none were given" not in str(error):
+            raise JobError(f"{where}: {table}: {error}") from None
+    spec[spec["driver"]] = dict(options)
     if spec["players"] != 2:
         raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, "
                        f"not {spec['players']}-player ones")
