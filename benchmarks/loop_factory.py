@@ -1,10 +1,14 @@
 """The loop factory's engine measured: growth walks and perturbation, one run per deck.
 
     taskset -c 1 python3 benchmarks/loop_factory.py [--seconds 300] [--decks camicia standard]
+        [--starts 4 0] [--no-perturb]
 
 For each deck, growth walks of a fixed seed (walks 0, 1, 2 ... of `--tries`
-plays each) run for `--seconds` of processor time, then perturbation of the
-deck's published loops (and of the full loops growth found) for as long.
+plays each) run for `--seconds` of processor time, once for each way of
+starting a walk in `--starts` (grow's start_courts: 4, the default, starts
+from 4 random court cards and 12 plain; 0 starts top down from the whole
+deck), then perturbation of the deck's published loops (and of the full
+loops growth found) for as long.
 Printed for each: walks and tries per second, the largest loop size reached
 over time, distinct full loops (by canonical state, census.py's order) and
 their rate per hour, how many of them have a balanced state on their cycle,
@@ -73,18 +77,21 @@ class Loops:
             print(f"    loop of {period} tricks: {deals} balanced deals{example}")
 
 
-def run_growth(deck, seed, tries, seconds, loops):
+def run_growth(deck, seed, tries, seconds, loops, start_courts):
     start = time.process_time()
     walks = restarts = played = largest = 0
     over_time = []
     while time.process_time() - start < seconds:
         before = time.process_time()
-        grown = _loops.grow(deck, seed, walks, tries)
+        grown = _loops.grow(deck, seed, walks, tries, start_courts=start_courts)
         spent = time.process_time() - before
         for at, size in grown.sizes:
             if size > largest:
                 largest = size
-                over_time.append((before - start + spent * at / grown.tries, size))
+                at = before - start + spent * at / grown.tries
+                if over_time and round(over_time[-1][0], 1) == round(at, 1):
+                    over_time.pop()     # one size per tenth of a second: the largest
+                over_time.append((at, size))
         for state in grown.loops:
             loops.add(state)
         walks += 1
@@ -99,20 +106,29 @@ def main():
     parser.add_argument("--decks", nargs="+", default=["camicia", "standard"], choices=sorted(PUBLISHED))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tries", type=int, default=2_000_000, help="plays per growth walk")
+    parser.add_argument("--starts", type=int, nargs="+", default=[4], help="grow's start_courts to compare")
+    parser.add_argument("--no-perturb", action="store_true", help="growth only")
     parser.add_argument("--perturb-tries", type=int, default=5_000_000, help="plays per perturbation run")
     parser.add_argument("--basin-states", type=int, default=200_000)
     parser.add_argument("--basin-seconds", type=float, default=20.0)
     args = parser.parse_args()
     for deck in args.decks:
         published = [(Deal.parse(deal).hands, 0) for deal in PUBLISHED[deck].values()]
-        print(f"{deck}: growth, seed {args.seed}, {args.tries:,} plays per walk, "
-              f"{args.seconds:g} s of processor time")
         grown = Loops(published, args.basin_states, args.basin_seconds)
-        seconds, walks, restarts, played, over_time = run_growth(deck, args.seed, args.tries, args.seconds, grown)
-        print(f"  {walks} walks ({walks / seconds:.2f}/s), {restarts} restarts, {played:,} plays "
-              f"({played / seconds / 1e6:.2f} M/s)")
-        print("  largest loop over time   " + ", ".join(f"{size} at {at:.1f} s" for at, size in over_time))
-        grown.report(seconds)
+        for start_courts in args.starts:
+            print(f"{deck}: growth, seed {args.seed}, {args.tries:,} plays per walk, "
+                  + (f"{start_courts} court cards to start" if start_courts else "top down")
+                  + f", {args.seconds:g} s of processor time")
+            found = Loops(published, args.basin_states, args.basin_seconds)
+            seconds, walks, restarts, played, over_time = run_growth(deck, args.seed, args.tries, args.seconds,
+                                                                     found, start_courts)
+            print(f"  {walks} walks ({walks / seconds:.2f}/s), {restarts} restarts, {played:,} plays "
+                  f"({played / seconds / 1e6:.2f} M/s)")
+            print("  largest loop over time   " + ", ".join(f"{size} at {at:.1f} s" for at, size in over_time))
+            found.report(seconds)
+            grown.found.update(found.found)
+        if args.no_perturb:
+            continue
         print(f"{deck}: perturbation of {', '.join(PUBLISHED[deck])}"
               + (f" and {len(grown.found)} grown loops" if grown.found else "")
               + f", seed {args.seed}, {args.perturb_tries:,} plays per run")

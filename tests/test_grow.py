@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from beggar import _engine, _loops, engine
-from beggar.backward import as_deal
+from beggar.backward import as_deal, basin
 from beggar.census import count, state_key
 from beggar.deal import Deal
 from beggar.decks import Deck
@@ -82,12 +82,13 @@ def test_growth_on_a_small_deck_finds_every_loop_the_census_knows():
     assert set(keys) == census_loops(deck)
 
 
-def test_growth_reports_full_loops_that_loop_on_both_engines():
-    for deck in ("8 2J 1Q", "10 3J"):
-        grown = _loops.grow(deck, 1, 0, 200000)
-        assert grown.loops
-        for found in grown.loops:
-            check_loop(found, deck)
+@pytest.mark.parametrize("deck, start_courts", [("8 2J 1Q", 4), ("10 3J", 4), ("10 3J", 0), ("16 2J", 0)])
+def test_growth_reports_full_loops_that_loop_on_both_engines(deck, start_courts):
+    """start_courts 0: walks start from the whole deck, top down."""
+    grown = _loops.grow(deck, 1, 0, 200000, start_courts=start_courts)
+    assert grown.loops
+    for found in grown.loops:
+        check_loop(found, deck)
 
 
 def test_perturb_finds_a_loop_next_to_casella_and_it_is_not_casella():
@@ -99,6 +100,20 @@ def test_perturb_finds_a_loop_next_to_casella_and_it_is_not_casella():
     for found in perturbed.loops:
         check_loop(found, "standard")
         assert canonical(*found) != casella
+
+
+def test_the_loop_next_to_casella_is_reached_from_balanced_deals():
+    """The basin of the loop perturbation finds: every balanced deal in it is
+    26/26 and falls, on the reference engine, into that loop and no other."""
+    found = _loops.perturb([state(CASELLA)], "standard", 2, 0, 300000).loops[0]
+    searched = basin(as_deal(*found), max_states=100000, max_seconds=60)
+    assert searched.stopped_by is None
+    assert searched.deals
+    key = canonical(*found)
+    for deal, outcome in searched.deals:
+        assert [len(hand) for hand in deal.hands] == [26, 26]
+        assert outcome.status == "loop" and outcome.engine == "reference"
+        assert canonical(deal.hands, 0) == key
 
 
 @pytest.mark.parametrize("call, message", [

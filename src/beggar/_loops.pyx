@@ -277,9 +277,9 @@ cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
 cdef void fresh_start(Walker* k) noexcept nogil:
     """A random state of o.start_courts court cards drawn from the deck's and
     o.start_plain plain cards (fewer when the deck has fewer), shuffled and
-    split at random."""
+    split at random; start_courts 0: of every card of the deck."""
     cdef State* s = &k.stack[0]
-    cdef int c, i, j, n = 0, plain = k.o.start_plain, courts = 0
+    cdef int c, i, j, n = 0, plain = k.o.start_plain, courts = 0, draw = k.o.start_courts
     cdef uint8_t card
     cdef uint8_t pool[MAX_DECK]
     for c in range(1, 5):
@@ -287,7 +287,10 @@ cdef void fresh_start(Walker* k) noexcept nogil:
             pool[courts] = c
             courts += 1
     # A partial shuffle of the court cards: the first start_courts are drawn.
-    for i in range(min(k.o.start_courts, courts)):
+    if draw == 0:
+        draw = courts
+        plain = k.counts[0]
+    for i in range(min(draw, courts)):
         j = i + <int>below(&k.rng, courts - i)
         card = pool[i]
         pool[i] = pool[j]
@@ -328,10 +331,20 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
                 # first state: it restarts. (Resuming from the walk's best
                 # state instead measured no better.)
                 k.restarts += 1
-            # A fresh walk: find a small court-dense state that loops.
+            # A fresh walk: find a small state that loops.
             fresh_start(k)
             k.tries += 1
-            if play_state(&k.w, &k.stack[0], &r) == LOOP:
+            status = play_state(&k.w, &k.stack[0], &r)
+            if k.o.start_courts == 0:
+                # From the top down: a random state of the whole deck loses
+                # a random card until it loops (each play a try).
+                while status != LOOP and k.stack[0].n > 2 and k.tries < end:
+                    remove_card(&k.stack[0], <int>below(&k.rng, <uint32_t>k.stack[0].n))
+                    if not playable(&k.stack[0]):
+                        k.stack[0].n0 = 1 if k.stack[0].n0 == 0 else k.stack[0].n - 1
+                    k.tries += 1
+                    status = play_state(&k.w, &k.stack[0], &r)
+            if status == LOOP:
                 read_game(&k.w.first, &k.stack[0])
                 k.stack[0].period = r.period_tricks
                 k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].n)
@@ -452,7 +465,10 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     and "record": the call's largest looping state.
 
     start_courts, start_plain: the cards of a walk's first state (court cards
-    drawn at random from the deck's); patience: failed candidates of a state
+    drawn at random from the deck's); start_courts 0: the first state is a
+    random state of the whole deck that loses random cards until it loops
+    (top down: it reaches plain-rich loops, 22 plain cards of 24 on camicia,
+    that growth from court cards does not); patience: failed candidates of a state
     before the walk backtracks over it; stall: tries without a larger loop
     before the walk restarts; lateral_percent: how often a state that has
     failed patience/2 times tries a sideways move instead of an insertion."""
@@ -460,7 +476,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
-    whole(start_courts, "start_courts", 2, MAX_DECK)
+    whole(start_courts, "start_courts", 0, MAX_DECK)
     whole(start_plain, "start_plain", 0, MAX_DECK)
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)
