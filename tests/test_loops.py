@@ -4,6 +4,7 @@ checks, and the archive commands for loops."""
 
 import json
 import re
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from beggar.search.drivers import ChunkResult
 from beggar.search.factory import keep, start_keys
 from beggar.search.job import check
 from beggar.search.runner import Summary
-from helpers import CASELLA, bad_input, beggar, job_file
+from helpers import CASELLA, bad_input, beggar, job_file, job_id, start, wait_for_chunks
 
 PUBLISHED = loops.published()
 NAMES = [name for name, _ in PUBLISHED]
@@ -375,3 +376,25 @@ def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp
     assert saved["deal"] in {game["deal"] for game in games}
     for game in games:
         assert game["deal"] not in casella_deals and game["reference"]["status"] == "loop"
+
+
+def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
+    path = tmp_path / "a.sqlite"
+    job = start("search", job_file(tmp_path, "g", driver="grow", deals=0, chunk=20_000, extra='deck = "10 2J"\n'),
+                "--archive", path, "--quiet")
+    wait_for_chunks(path, 2, job)
+    job.send_signal(signal.SIGTERM)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == 0, err
+    name = job_id(out)
+    assert "stopped (SIGTERM)" in out and f"resume   beggar search --resume {name}" in out
+    with Archive(path) as archive:
+        chunks = len(archive.chunks_done(name))
+        rows = archive.loops()
+        assert chunks >= 2 and rows and all(row["basin_states"] is not None for row in rows)
+        assert sum(row["basin_deals"] for row in rows) == len(archive.games(loops=True))
+    resumed = beggar("search", "--resume", name, "--archive", path, "--time", 1, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    with Archive(path) as archive:
+        assert len(archive.chunks_done(name)) > chunks
+        assert {row["key"] for row in archive.loops()} >= {row["key"] for row in rows}
