@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from beggar import Deal, Rules, play
+from beggar import Deal, Rules, loops, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive
 from helpers import _command, bad_input, beggar, fault
 
@@ -69,6 +69,38 @@ def test_an_archive_of_format_1_is_migrated_and_keeps_working(tmp_path):
         assert new and archive.game(game_id)["players"] == 3
     with Archive(str(path)) as again:        # a second open migrates nothing more
         assert len(again.games()) == len(before) + 1
+        assert again.loops() == []
+
+
+V3_ARCHIVE = Path(__file__).with_name("data") / "archive-v3.sqlite"
+
+
+def test_an_archive_of_format_3_gains_its_loops(tmp_path):
+    """tests/data/archive-v3.sqlite was written by the format-3 archive code:
+    job sample-old kept Casella's loop as a sample hit (no canonical state, as
+    samples kept loops then), the Carmicia loop as a census does (with its
+    canonical state) and the 2007 record."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V3_ARCHIVE, path)
+    with sqlite3.connect(path) as old:
+        before = old.execute("SELECT id, deal, status, cards, job FROM games ORDER BY id").fetchall()
+        assert old.execute("PRAGMA user_version").fetchone()[0] == 3
+    with Archive(str(path)) as archive:
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        games = archive.games()
+        assert sorted((g["id"], g["deal"], g["status"], g["cards"], g["job"]) for g in games) == before
+        kept = {row["deck"]: row for row in archive.loops()}
+        assert sorted(kept) == ["camicia", "standard"]
+        for game in archive.games(loops=True):
+            loop = loops.of_deal(Deal.parse(game["deal"]))
+            row = kept[loop.deck]
+            assert (game["loop"], row["key"]) == (loop.hex, loop.hex)
+            assert (row["period_tricks"], row["period_cards"], row["states"]) == (*loop.period, len(loop.states))
+            assert (row["job"], row["driver"], row["games"], row["basin_states"]) == \
+                ("sample-old", game["driver"], 1, None)
+        assert archive.game(3)["loop"] is None          # a finished game has no loop
+    with Archive(str(path)) as again:
+        assert len(again.loops()) == 2 and len(again.games()) == len(before)
 
 
 # ---------------------------------------------------------------- faults

@@ -5,7 +5,10 @@ once: WAL journal, a generous busy timeout, and short transactions. A game is
 kept once per deal and rules, with who found it (job, driver, seed, walk or
 chunk), when, and its outcome from both engines; a game on which the engines
 disagree is kept marked disputed. Jobs record the chunks they have finished,
-which is what `beggar search --resume` continues from.
+which is what `beggar search --resume` continues from. Loops are kept once
+each, by deck and canonical state (loops.py), with who found them and the
+result of their basin search; a game of status `loop` names its loop by the
+same two (its `deck` and `loop` columns).
 
 An archive opened to be read (`readonly=True`) is never written, not even
 created: a missing one reads as empty, and one in a folder that cannot be
@@ -29,7 +32,7 @@ from .decks import Deck
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: How long to wait for another process's write lock (BEGGAR_LOCK_SECONDS changes it).
 LOCK_SECONDS = 60
@@ -41,6 +44,8 @@ _TABLES = {
               "walk", "parent", "found_at", "deck", "players", "split", "rank", "loop"},
     "jobs": {"id", "spec", "state", "created", "updated"},
     "chunks": {"job", "chunk", "deals", "hits", "best_cards", "seconds", "done_at", "stats"},
+    "loops": {"id", "key", "deck", "players", "period_tricks", "period_cards", "states", "balanced", "job",
+              "driver", "chunk", "found_at", "basin_states", "basin_deals", "basin_stopped_by"},
 }
 
 _SCHEMA = """
@@ -91,6 +96,25 @@ CREATE TABLE chunks (
     done_at TEXT NOT NULL,
     stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
     PRIMARY KEY (job, chunk)
+);
+""" + """
+CREATE TABLE loops (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,              -- the canonical state (loops.py, census.state_key), hex
+    deck TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    period_tricks INTEGER NOT NULL,
+    period_cards INTEGER NOT NULL,
+    states INTEGER NOT NULL,        -- states on the cycle
+    balanced INTEGER NOT NULL,      -- 1: a state on the cycle is a balanced deal
+    job TEXT,                       -- who found it first
+    driver TEXT,
+    chunk INTEGER,
+    found_at TEXT NOT NULL,
+    basin_states INTEGER,           -- its basin search (NULL when there was none)
+    basin_deals INTEGER,            -- balanced deals found (kept as games of status loop)
+    basin_stopped_by TEXT,          -- NULL: complete, else "states" or "time", the bound that stopped it
+    UNIQUE (deck, key)
 );
 """
 
@@ -289,7 +313,10 @@ class Archive:
         1 -> 2: games gain their deck, players and split, read from the deal
         (format 1 held only what `beggar search` dealt then: 26/26 standard
         deals and their families). 2 -> 3: games gain a census rank and a
-        loop's canonical state, chunks their statistics (all empty before)."""
+        loop's canonical state, chunks their statistics (all empty before).
+        3 -> 4: the loops table; every game of status loop gets its loop's
+        canonical state (replayed here when it had none) and its loop a row,
+        found by the first such game's job (no basin search yet)."""
         with self.transaction():
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             if version == 1:
@@ -308,6 +335,26 @@ class Archive:
                 self.db.execute("ALTER TABLE games ADD COLUMN loop TEXT")
                 self.db.execute("ALTER TABLE chunks ADD COLUMN stats TEXT")
                 self.db.execute("PRAGMA user_version = 3")
+                version = 3
+            if version == 3:
+                self._add_loops_table()
+                self.db.execute("PRAGMA user_version = 4")
+
+    def _add_loops_table(self):
+        """Format 3 -> 4 (inside the migration's transaction)."""
+        from . import loops
+        self.db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE loops"):])
+        rows = self.db.execute("SELECT id, deal, loop, job, driver, walk FROM games WHERE status = 'loop' "
+                               "ORDER BY id").fetchall()
+        described = {}
+        for game_id, deal, key, job, driver, walk in rows:
+            deal = Deal.parse(deal)
+            if key is None or (deal.deck_written(), key) not in described:
+                loop = loops.of_deal(deal)
+                described[(loop.deck, loop.hex)] = loop
+                if key is None:
+                    self.db.execute("UPDATE games SET loop = ? WHERE id = ?", (loop.hex, game_id))
+                self.add_loop(loop, job, driver, walk)
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -423,6 +470,72 @@ class Archive:
             game[field] = json.loads(game[field])
         game["disputed"] = bool(game["disputed"])
         return game
+
+    # ------------------------------------------------------------ loops
+
+    @_guarded
+    def add_loop(self, loop, job=None, driver=None, chunk=None):
+        """Keep a loops.Loop (inside a transaction). Returns (id, new): a loop
+        already kept (same deck and canonical state) keeps its first finder."""
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO loops (key, deck, players, period_tricks, period_cards, states, balanced, "
+            "job, driver, chunk, found_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (loop.hex, loop.deck, loop.players, *loop.period, len(loop.states), int(loop.balanced), job,
+             driver, chunk, now()))
+        if cursor.rowcount:
+            return cursor.lastrowid, True
+        return self.loop_id(loop.deck, loop.hex), False
+
+    @_guarded
+    def loop_id(self, deck, key):
+        """The id of the loop of `deck` with canonical state `key` (hex), or None."""
+        row = self.db.execute("SELECT id FROM loops WHERE deck = ? AND key = ?", (deck, key)).fetchone()
+        return None if row is None else row[0]
+
+    @_guarded
+    def set_basin(self, loop_id, states, deals, stopped_by):
+        """Record the result of a loop's basin search (inside a transaction)."""
+        self.db.execute("UPDATE loops SET basin_states = ?, basin_deals = ?, basin_stopped_by = ? WHERE id = ?",
+                        (states, deals, stopped_by, loop_id))
+
+    @_guarded
+    def loops(self, deck=None, job=None, balanced=False, limit=None, loop_id=None):
+        """Kept loops as dicts, best first: those with balanced deals found,
+        then those with a balanced state, then the shortest periods. Each
+        has `games`: how many kept games of status loop fall into it."""
+        where, args = [], []
+        if loop_id is not None:
+            where.append("id = ?")
+            args.append(loop_id)
+        if deck is not None:
+            where.append("deck = ?")
+            args.append(str(Deck.parse(deck)))
+        if job is not None:
+            where.append("job = ?")
+            args.append(job)
+        if balanced:
+            where.append("(balanced = 1 OR basin_deals > 0)")
+        sql = ("SELECT *, (SELECT count(*) FROM games WHERE games.deck = loops.deck AND games.loop = loops.key) "
+               "AS games FROM loops" + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY coalesce(basin_deals, 0) > 0 DESC, balanced DESC, period_tricks, id")
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        cursor = self.db.execute(sql, args)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
+    @_guarded
+    def loop(self, loop_id):
+        """One kept loop as a dict (see loops()), with `deals`: its kept games of status loop."""
+        found = self.loops(loop_id=loop_id)
+        if not found:
+            raise ArchiveError(f"{self.path}: no loop with id {loop_id}")
+        row = found[0]
+        cursor = self.db.execute("SELECT * FROM games WHERE deck = ? AND loop = ? ORDER BY id",
+                                 (row["deck"], row["key"]))
+        names = [d[0] for d in cursor.description]
+        row["deals"] = [self._game(names, game) for game in cursor]
+        return row
 
     # ------------------------------------------------------------ jobs
 

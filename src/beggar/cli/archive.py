@@ -1,18 +1,24 @@
 """beggar archive list, show and export: what the searches kept."""
 
+import argparse
+import itertools
 import json
 import sys
 
+from .. import engine
 from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
 from ..outcome import Outcome
 from ..rules import Rules
+from ..census import key_deal
 from ..savefile import SavedGame, to_json, to_text
-from .format import describe, table
+from .format import describe, table, trick_lines
 from .options import UsageError, count, game_id, limit, players
 
 
 def run_archive_list(args):
+    if args.loops:
+        return _list_loops(args)
     with Archive(args.archive, readonly=True) as archive:
         games = archive.games(loops=args.loops, records=args.records, min_cards=args.min_cards,
                               disputed=args.disputed, job=args.job, limit=args.limit, deck=args.deck,
@@ -30,6 +36,60 @@ def run_archive_list(args):
     return 0
 
 
+def _list_loops(args):
+    """The loops table: one row a loop, those with balanced deals first."""
+    if args.records or args.min_cards is not None or args.disputed or args.players not in (None, 2):
+        raise UsageError("--loops lists loops: --deck, --job and --limit narrow them "
+                         "(--records, --min-cards, --disputed and --players are for games)")
+    with Archive(args.archive, readonly=True) as archive:
+        rows = archive.loops(deck=args.deck, job=args.job, limit=args.limit)
+    if not rows:
+        print("no loops")
+        return 0
+    lines = [("loop", "deck", "period", "states", "balanced", "balanced deals", "games", "basin", "found by")]
+    for row in rows:
+        basin = ("not searched" if row["basin_states"] is None
+                 else f"{row['basin_states']:,} states" + ("" if row["basin_stopped_by"] is None
+                                                           else f", stopped by {row['basin_stopped_by']}"))
+        finder = f"{row['driver'] or ''} {row['job'] or ''}".strip() + (
+            f" chunk {row['chunk']}" if row["chunk"] is not None else "")
+        lines.append((str(row["id"]), row["deck"], f"{row['period_tricks']}/{row['period_cards']}",
+                      str(row["states"]), "yes" if row["balanced"] else "no",
+                      "?" if row["basin_deals"] is None else str(row["basin_deals"]), str(row["games"]),
+                      basin, finder))
+    print(table(lines))
+    print("period: tricks/cards; balanced: a balanced state lies on the cycle; balanced deals: found by "
+          "its basin search; games: kept games that fall into it (beggar archive show --loop N)")
+    return 0
+
+
+def _show_loop(args):
+    """A kept loop: what it is, who found it, its basin, and one period played
+    from its canonical state, as beggar replay prints a loop."""
+    with Archive(args.archive, readonly=True) as archive:
+        row = archive.loop(args.loop)
+    deal = key_deal(bytes.fromhex(row["key"]))
+    print(f"loop     {row['id']}: {row['deck']} deck, period {row['period_tricks']} tricks / "
+          f"{row['period_cards']} cards, {row['states']} states on its cycle")
+    print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
+    print("balanced " + ("a balanced state lies on the cycle" if row["balanced"]
+                         else "no state on the cycle is balanced"))
+    print(f"found    {row['found_at']} by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
+    if row["basin_states"] is None:
+        print("basin    not searched (beggar basin DEAL searches it)")
+    else:
+        bound = ("complete" if row["basin_stopped_by"] is None
+                 else f"STOPPED by its {row['basin_stopped_by']} bound")
+        print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']} balanced deals")
+    for game in row["deals"]:
+        print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
+              f"{game['entry_cards']} cards ({game['driver']})")
+    print(f"\none period, played from its canonical state:")
+    for line in trick_lines(itertools.islice(engine.tricks(deal), row["period_tricks"]), 0, deal):
+        print(line)
+    return 0
+
+
 def _archived(game):
     """A kept game as (SavedGame, Outcome of the compiled engine)."""
     figures = dict(game["compiled"])
@@ -43,10 +103,18 @@ def _archived(game):
 
 
 def run_archive_show(args):
+    if (args.id is None) == (args.loop is None):
+        raise UsageError("give a game ID or --loop N, not both" if args.loop is not None
+                         else "give the ID of a game, or --loop N for a loop")
+    if args.loop is not None:
+        return _show_loop(args)
     with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
+        loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))
+    if loop_id is not None:
+        print(f"loop     {loop_id} of the archive (beggar archive show --loop {loop_id})")
     print(f"rules    {json.dumps(game['rules'])}")
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
@@ -58,6 +126,14 @@ def run_archive_show(args):
 
 
 def run_archive_export(args):
+    if args.loop is not None:
+        return _export_loop(args)
+    if args.id is None:
+        raise UsageError("give the ID of a game, or --loop N for a loop")
+    try:
+        args.id = game_id(args.id)
+    except argparse.ArgumentTypeError as error:
+        raise UsageError(f"argument ID: {error}") from None
     with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
     saved, outcome = _archived(game)
@@ -71,6 +147,35 @@ def run_archive_export(args):
     except OSError as error:
         raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
     print(f"game {args.id} written to {args.file}", file=sys.stderr)
+    return 0
+
+
+def _export_loop(args):
+    """A loop as a saved game: its first balanced deal kept, else its
+    canonical state as a deal (which loops from its first trick)."""
+    if args.file is not None:
+        raise UsageError("give a game ID or --loop N, not both")
+    args.file = args.id         # with --loop, the one word given is the FILE
+    with Archive(args.archive, readonly=True) as archive:
+        row = archive.loop(args.loop)
+    if row["deals"]:
+        saved, outcome = _archived(row["deals"][0])
+        saved = SavedGame(saved.deal, saved.rules,
+                          name=f"balanced deal of archive loop {row['id']} (game {row['deals'][0]['id']})")
+    else:
+        deal = key_deal(bytes.fromhex(row["key"]))
+        outcome = engine.play(deal)
+        saved = SavedGame(deal, Rules(), name=f"archive loop {row['id']}, from its canonical state")
+    text = to_text(saved, outcome) if args.text else to_json(saved, outcome)
+    if args.file is None or args.file == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.file, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+    print(f"loop {args.loop} written to {args.file}", file=sys.stderr)
     return 0
 
 
@@ -101,7 +206,8 @@ def add(commands):
     listing = archive_commands.add_parser("list", help="kept games, best first (loops, then longest)",
                                           description="List kept games, best first: loops, then the "
                                                       "longest games.")
-    listing.add_argument("--loops", action="store_true", help="loops only")
+    listing.add_argument("--loops", action="store_true",
+                         help="the loops instead of games: period, states, balanced deals found, finder")
     listing.add_argument("--records", action="store_true",
                          help="finished games as long as a published record (4791 cards and more)")
     listing.add_argument("--min-cards", type=count, metavar="N", help="games of N cards and more")
@@ -111,16 +217,20 @@ def add(commands):
     listing.add_argument("--job", metavar="ID", help="games found by job ID")
     listing.add_argument("--limit", type=limit, default=50, metavar="N", help="at most N games (default 50)")
     listing.set_defaults(run=run_archive_list)
-    show = archive_commands.add_parser("show", help="one kept game in full",
-                                       description="Show one kept game: outcome, rules, check, finder.")
-    show.add_argument("id", type=game_id, metavar="ID")
+    show = archive_commands.add_parser("show", help="one kept game (or loop) in full",
+                                       description="Show one kept game: outcome, rules, check, finder; "
+                                                   "or with --loop N one kept loop and its cycle.")
+    show.add_argument("id", type=game_id, metavar="ID", nargs="?")
+    show.add_argument("--loop", type=game_id, metavar="N", help="loop N (beggar archive list --loops)")
     show.set_defaults(run=run_archive_show)
     export = archive_commands.add_parser(
         "export", help="write a kept game as a saved game for beggar replay",
         description="Write a kept game in the saved-game form that beggar replay reads "
                     "(JSON, with its rules and outcome; --text for one hand per line).")
-    export.add_argument("id", type=game_id, metavar="ID")
+    export.add_argument("id", metavar="ID", nargs="?")
     export.add_argument("file", nargs="?", metavar="FILE", help="default: standard output")
+    export.add_argument("--loop", type=game_id, metavar="N",
+                        help="loop N: its first balanced deal kept, else its canonical state")
     export.add_argument("--text", action="store_true", help="one hand per line instead of JSON")
     export.set_defaults(run=run_archive_export)
     census = archive_commands.add_parser(

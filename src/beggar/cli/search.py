@@ -54,10 +54,13 @@ def _search(args, cluster, data):
             job_id = args.resume
             job = archive.job(job_id)
             if job["state"] == "done":
-                print(f"job {job_id} is done: {job['deals']:,} deals, {job['hits']} hits")
+                print(f"job {job_id} is done: {job['deals']:,} {jobs.unit(jobs.stored(job['spec']))}, "
+                      f"{job['hits']} hits")
                 return 0, job_id
         else:
             job_id = new_job_id(spec)
+            if spec["driver"] == "perturb":
+                _perturb_start(archive, spec)
             archive.add_job(job_id, spec)
 
         def started(spec):
@@ -76,9 +79,20 @@ def _search(args, cluster, data):
     return 130 if summary.reason.startswith("stopped at once") else 0, job_id
 
 
+def _perturb_start(archive, spec):
+    """Fix the loops a perturb job starts from in its spec (factory.start_keys)."""
+    from ..search.factory import start_keys
+    spec["start"] = start_keys(archive, spec["deck"])
+    if not spec["start"]:
+        raise UsageError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
+                         "and none is published (run a grow job first)")
+
+
 def describe_deals(spec):
     """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
     deck = Deck.parse(spec["deck"])
+    if spec["driver"] in jobs.FACTORY:
+        return f"{deck} deck, 2 players, loops of any split"
     sizes = ("random split" if spec["split"] == "random"
              else "/".join(map(str, hand_sizes(deck.total, spec["players"], jobs.table(spec)["split"]))))
     return f"{deck} deck, {spec['players']} players, {sizes}"
@@ -86,6 +100,8 @@ def describe_deals(spec):
 
 def print_summary(summary, archive_path, cluster=None):
     rate = summary.deals / summary.seconds if summary.seconds else 0
+    if summary.driver in jobs.FACTORY:
+        return _print_factory_summary(summary, archive_path, cluster, rate)
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
              f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
              f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
@@ -100,6 +116,36 @@ def print_summary(summary, archive_path, cluster=None):
                  + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
     for line in summary.announced:
         lines.append(f"NEW      {line}")
+    _print_ending(lines, summary, archive_path, cluster)
+
+
+def _print_factory_summary(summary, archive_path, cluster, rate):
+    """The summary of a grow or perturb job: tries, loops, and the prize, a
+    balanced deal that never ends, in full."""
+    lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+             f"tries    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
+             f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
+             + (f" of the cluster {cluster}" if cluster else ""),
+             f"largest  {summary.largest} cards in a looping state",
+             f"loops    {summary.full_loops} full loop{'s' if summary.full_loops != 1 else ''} reported, "
+             f"{len(summary.new_loops)} new to {archive_path}"]
+    for loop_id, loop in summary.new_loops[:10]:
+        lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
+    if len(summary.new_loops) > 10:
+        lines.append(f"  ... and {len(summary.new_loops) - 10} more "
+                     f"(beggar archive list --loops --job {summary.job})")
+    lines.extend(f"bound    {note}" for note in summary.bounds)
+    if summary.prizes:
+        lines.append(f"BALANCED {len(summary.prizes)} balanced deal{'s' if len(summary.prizes) != 1 else ''} "
+                     "that never end, replayed by the reference engine and kept:")
+        lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in summary.prizes)
+    else:
+        lines.append("balanced no new balanced deal in a basin")
+    _print_ending(lines, summary, archive_path, cluster)
+
+
+def _print_ending(lines, summary, archive_path, cluster):
     if summary.note:
         lines.append(f"note     {summary.note}")
     if summary.state != "done":
@@ -118,15 +164,17 @@ def add(commands):
                     "reference engine and kept in the archive as it comes; a stopped job "
                     "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
                     "games of 2800 cards and more kept, each with a family search, on every core.",
-        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample or climb), "
-               "seed (none: a fresh one, printed and stored), workers, min_cards, extend_cards, deals, "
-               "chunk, deck, players, split, and a [climb] table. Progress is a bar on a terminal, "
-               "else a plain line a minute (BEGGAR_PROGRESS_SECONDS).")
+        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample, climb, census, "
+               "grow or perturb), seed (none: a fresh one, printed and stored), workers, min_cards, "
+               "extend_cards, deals, chunk, deck, players, split, basin_states, basin_seconds, and a "
+               "[climb], [grow] or [perturb] table. Progress is a bar on a terminal, else a plain line "
+               "a minute (BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
     add_run_options(search, "default: the job's, else one per core")
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
-    search.add_argument("--deals", type=count, metavar="N", help="budget in deals (0: until stopped)")
+    search.add_argument("--deals", type=count, metavar="N",
+                        help="budget in deals, in tries for grow and perturb (0: until stopped)")
     search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
     search.add_argument("--extend-cards", type=count, metavar="N",
                         help="give a kept game this long a family search (0: none)")

@@ -11,7 +11,7 @@ from .. import engine
 from ..climbing import ClimbRules
 from ..lengths import Lengths
 from ..states import Census
-from .job import chunk_deals, table
+from .job import FACTORY, chunk_deals, table
 
 
 @dataclass
@@ -23,6 +23,7 @@ class ChunkResult:
     seconds: float
     census: Census | None = None    # a census chunk's whole result
     lengths: Lengths | None = None  # sample and climb: the lengths of every game played
+    growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
 
 
 def run_chunk(spec, chunk):
@@ -35,6 +36,10 @@ def run_chunk(spec, chunk):
         hits += [(deal, outcome) for _, deal, outcome in result.longest]
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
+    if spec["driver"] in FACTORY:
+        from .factory import walk
+        growth = walk(spec, chunk, deals)
+        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
     if spec["driver"] == "sample":
         hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
                                                  start=chunk * spec["chunk"], **table(spec))

@@ -8,8 +8,18 @@ a job is reproducible from the job's seed and c alone: for "sample" it is the
 deals c*chunk .. (c+1)*chunk-1 of the seed, for "climb" the walk number c of
 the seed (climbing.py). So a job gives the same hits whatever the number of
 workers, and a resumed job the same as one never stopped.
+
+The loop factory's drivers (FACTORY) count their budget and chunks in tries
+(a state played to its loop or its end) instead of deals: "grow" chunk c is
+growth walk number c of the seed, "perturb" chunk c is perturbation walk c
+of the seed over the full loops the job starts from (its `start`: the loops
+of its deck the archive held when it was created, and the published ones,
+fixed then so that a resumed job plays the same walks). Every new full loop
+gets a basin search bounded by `basin_states` states and `basin_seconds`
+processor seconds.
 """
 
+import inspect
 import os
 import secrets
 import sys
@@ -25,7 +35,10 @@ if sys.version_info >= (3, 11):
 else:                                       # pragma: no cover
     import tomli as tomllib
 
-DRIVERS = ("sample", "climb", "census")
+DRIVERS = ("sample", "climb", "census", "grow", "perturb")
+
+#: The drivers of the loop factory (two players; budgets and chunks in tries).
+FACTORY = ("grow", "perturb")
 
 #: The thresholds are benchmarks/extension_yield.py's best: games of 2800
 #: cards (about 1 deal in 10^6), each extended by a family search, reached
@@ -44,6 +57,8 @@ DEFAULTS = {
     "split": "even",        # two players: "even", the first hand's size, or "random"
     "first": 0,             # census: the rank of the first arrangement played
     "top": 10,              # census: the longest games kept
+    "basin_states": 2_000_000,  # grow, perturb: the bounds of a new loop's basin search
+    "basin_seconds": 60.0,
 }
 
 
@@ -108,12 +123,12 @@ def read(path):
 def check(data, where="job"):
     """A complete, checked spec from a partial one: defaults filled in, every
     value of the right kind, the climber's rules valid."""
-    known = set(DEFAULTS) | {"climb"}
+    known = set(DEFAULTS) | {"climb", *FACTORY}
     unknown = sorted(set(data) - known)
     if unknown:
         raise JobError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
     spec = dict(DEFAULTS)
-    spec.update({k: v for k, v in data.items() if k != "climb"})
+    spec.update({k: v for k, v in data.items() if k not in ("climb", *FACTORY)})
     if not isinstance(spec["name"], str) or not 0 < len(spec["name"]) <= MAX_NAME or not all(
             ch.isalnum() or ch in "-_." for ch in spec["name"]):
         raise JobError(f"{where}: 'name' must be 1 to {MAX_NAME} letters, digits, '-', '_' or '.', "
@@ -134,6 +149,11 @@ def check(data, where="job"):
     spec["split"] = "even" if split is None else split
     if spec["driver"] == "census":
         _check_census(spec, deck, where)
+    for name in FACTORY:
+        if name in data and spec["driver"] != name:
+            raise JobError(f"{where}: [{name}] is given but the driver is {spec['driver']!r}")
+    if spec["driver"] in FACTORY:
+        _check_factory(spec, deck, where, data.get(spec["driver"], {}))
     # A census's budget is bounded by its deck's arrangements (_check_census),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if spec["driver"] == "census" else MAX_COUNT
@@ -175,6 +195,62 @@ def _check_census(spec, deck, where):
     except ValueError as error:
         raise JobError(f"{where}: {error} (the {deck} deck has {arrangements:,} arrangements)") from None
     spec["extend_cards"] = 0
+
+
+def _check_factory(spec, deck, where, options):
+    """Loops are built from two-player states of the job's whole deck, of any
+    split. The driver's table ([grow] or [perturb]) holds its walk's options
+    (beggar._loops; their defaults are the core's measured best), checked by
+    the core itself."""
+    try:
+        from .. import _loops
+    except ImportError as error:
+        raise JobError(f"{where}: the {spec['driver']} driver needs the compiled engine ({error})") from None
+    table = f"[{spec['driver']}]"
+    if not isinstance(options, dict):
+        raise JobError(f"{where}: {table} must be a table of the walk's options")
+    # grow() passes its options on to _grow(), which names them.
+    walker = _loops._grow if spec["driver"] == "grow" else _loops.perturb
+    known = [name for name, parameter in inspect.signature(walker).parameters.items()
+             if parameter.kind == parameter.KEYWORD_ONLY]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise JobError(f"{where}: {table}: unknown option '{unknown[0]}' (known: {', '.join(known)})")
+    try:
+        _loops.check_deck(deck)
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    try:
+        # The options are checked where they are used: a one-try growth walk;
+        # perturb checks its options before its states, so none are given.
+        if spec["driver"] == "grow":
+            _loops.grow(deck, 0, 0, 1, **options)
+        else:
+            _loops.perturb([], deck, 0, 0, 1, **options)
+    except (TypeError, ValueError) as error:
+        if "none were given" not in str(error):
+            raise JobError(f"{where}: {table}: {error}") from None
+    spec[spec["driver"]] = dict(options)
+    if spec["players"] != 2:
+        raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, "
+                       f"not {spec['players']}-player ones")
+    if spec["split"] != "even":
+        raise JobError(f"{where}: the {spec['driver']} driver builds loops of any split: 'split' does not apply")
+    try:
+        whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    seconds = spec["basin_seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 1e9:
+        raise JobError(f"{where}: 'basin_seconds' must be a number of seconds above 0 and at most 1e9, "
+                       f"not {seconds!r}")
+    spec["basin_seconds"] = float(seconds)
+    spec["extend_cards"] = 0
+
+
+def unit(spec):
+    """What the job's budget counts: "tries" for the loop factory, else "deals"."""
+    return "tries" if spec["driver"] in FACTORY else "deals"
 
 
 def stored(spec):

@@ -33,7 +33,9 @@ from ..rules import Rules
 from ..savefile import SavedGame, to_json
 from . import SearchError
 from .drivers import run_chunk
-from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored
+from .factory import keep as keep_loops
+from .factory import loops_of_games
+from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored, unit
 from .progress import Progress
 
 
@@ -64,6 +66,13 @@ class Summary:
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
+    # The loop factory (grow, perturb): deals counts tries, loops the new full loops.
+    driver: str = ""
+    largest: int = 0            # most cards in a looping state its walks reached
+    full_loops: int = 0         # full loops reported (new or not)
+    new_loops: list = field(default_factory=list)   # [(loop id, loops.Loop)] new to the archive
+    prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
+    bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
 
 
 def new_job_id(spec):
@@ -143,6 +152,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         pool, alive = cluster.executor, cluster.workers
     workers = alive()
     summary = Summary(job_id, "stopped", workers)
+    summary.driver = spec["driver"]
     if spec["extend_cards"] and not extends(spec):
         notes.append(f"family extension is for two players; it does not apply to these "
                      f"{spec['players']}-player deals")
@@ -151,7 +161,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
     archive.set_job_state(job_id, "running")
-    bar = Progress(job_id, spec["deals"], job["deals"], progress)
+    bar = Progress(job_id, spec["deals"], job["deals"], progress, unit(spec))
     best_cards = job["best_cards"]
     at_once = False
     pending = set()
@@ -177,6 +187,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     _keep(archive, job_id, spec, result, summary, bar.announce)
                     if summary.best is not None:
                         best_cards = max(best_cards, summary.best[1].cards)
+                    if result.growth is not None:
+                        best_cards = max(best_cards, result.growth["largest"])
                     workers = summary.workers = alive()
                     bar.update(result.deals, best=best_cards, kept=summary.kept, loops=summary.loops,
                                workers=workers)
@@ -282,11 +294,16 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
     played again on resume and counted then. A record or a new balanced loop
     is then written as a saved game next to the archive and announced."""
+    if result.growth is not None:
+        return keep_loops(archive, job_id, spec, result, summary)
     games = _checked_games(archive, job_id, spec, result)
+    new_loops = loops_of_games(archive, games)
     disputed, ids, news = [], [], []
     kept = known = loops = extended = 0
     try:
         with archive.transaction():
+            for loop in new_loops:
+                archive.add_loop(loop, job_id, spec["driver"], result.chunk)
             for game in games:
                 game_id, new = archive.add_game(
                     game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],

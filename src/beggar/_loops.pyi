@@ -1,0 +1,23 @@
+"""Types of the loop factory's engine (beggar/_loops.pyx)."""
+
+from typing import NamedTuple, Sequence
+
+from .decks import Deck
+
+State = tuple[tuple[tuple[int, ...], tuple[int, ...]], int]
+
+class Growth(NamedTuple):
+    loops: list[State]
+    tries: int
+    largest: int
+    restarts: int
+    sizes: list[tuple[int, int]]
+
+def check_deck(deck: Deck | str) -> Deck: ...
+def grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: int = ..., start_plain: int = ...,
+         patience: int = ..., stall: int = ..., lateral_percent: int = ...) -> Growth: ...
+def _grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: int = ..., start_plain: int = ...,
+          patience: int = ..., stall: int = ..., lateral_percent: int = ...
+          ) -> tuple[Growth, dict[int | str, tuple[int, int] | State]]: ...
+def perturb(states: Sequence[State], deck: Deck | str, seed: int, index: int, tries: int, *, changes: int = ...,
+            reach: int = ...) -> Growth: ...

@@ -1,0 +1,666 @@
+# cython: language_level=3
+"""The loop factory's engine: build two-player loops of a deck by growth, and
+find new ones next to known ones by perturbation.
+
+Loops are far too rare among random states to be sampled (none in 10^8), but
+common among small states with few court cards (2 jacks and 16 plain cards:
+one state in four loops). So a growth walk starts from a small random state
+that loops (4 court cards of the deck and 12 plain by default; or, top down,
+a random state of the whole deck that loses random cards until it loops),
+and grows it: it inserts a card the deck still lacks anywhere in a state on
+the loop's cycle, plays the new state, and keeps it when its game still loops
+(any loop, any period: every state of a loop holds every card, so the new
+loop holds one card more). A candidate that does not loop is dropped and
+another tried; a state that has failed patience/2 times also tries sideways
+moves (a small change, as perturbation makes, kept when it reaches another
+loop of the same size); a state that gives nothing for `patience` tries is
+backtracked over (the walk goes back to the state it grew from); a walk
+whose largest loop has not grown for `stall` tries restarts. A walk that
+reaches the deck's every card has built a full loop.
+
+Perturbation starts from states on known full loops: one or two small
+changes (two cards swapped, a card moved into the other hand, a court card
+moved a few places, the split shifted), played; every new loop is reported
+and joins the states changes are drawn from.
+
+A state is (hands, leader) at an empty table, hands top card first; the
+engine holds it as the deal it stands for, the leader's hand first, and
+reports it that way (leader 0). A try is one state played to its loop or to
+its end. Everything a walk does between two calls back to Python (a block of
+tries) runs in C without the GIL; Python is only met when a full loop or a
+new largest size is reported.
+
+Walk `walk` of seed `seed` draws from the SplitMix64 stream of index `walk`
+(shuffle.py), so it is reproducible from (seed, walk) alone.
+"""
+
+from collections import namedtuple
+
+from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy, memmove, memset
+
+from cpython.exc cimport PyErr_CheckSignals
+
+from ._engine cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, game_load, loop_key,
+                       play_game, work_free, work_init)
+from ._random cimport below, stream_start
+
+from .checks import MAX_COUNT, MAX_SEED, whole
+from .decks import Deck
+
+#: What a growth walk or a perturbation run found: `loops`, one state on the
+#: cycle of each full loop (distinct within the call); `tries`, states played;
+#: `largest`, the most cards in a looping state reached; `restarts`, walks
+#: restarted; `sizes`, (tries, largest) at each new largest.
+Growth = namedtuple("Growth", "loops tries largest restarts sizes")
+
+cdef enum:
+    # Tries per GIL-free block: short enough that Ctrl-C is felt.
+    BLOCK = 16384
+    # Distinct loops remembered (by a 64-bit hash of the canonical state);
+    # a power of two, probed linearly.
+    SEEN_SLOTS = 1 << 16
+    KEY_SIZE = MAX_DECK + 3
+    # A state whose game neither ends nor loops within this many tricks is
+    # taken as not looping (the engine still finds a loop seen by then).
+    MAX_TRICKS = 100000
+    # Perturbation: the pool of loops changes are drawn from.
+    POOL = 4096
+
+
+cdef struct State:
+    # A state as the deal it stands for: the leader's hand (n0 cards) then the other.
+    int n
+    int n0
+    int64_t period      # tricks of its loop's period (states on the cycle)
+    int64_t fails       # candidates grown from it that did not loop
+    uint64_t loop       # loop_hash of its loop (growth only)
+    uint8_t cards[MAX_DECK]
+
+
+cdef struct Seen:
+    uint64_t* slots
+    int count
+
+
+cdef struct Options:
+    int start_courts        # court cards in a walk's first state, drawn from the deck's
+    int start_plain         # plain cards in it
+    int64_t patience        # failed candidates of a state before it is backtracked over
+    int64_t stall           # tries without a new walk-largest before the walk restarts
+    uint32_t lateral_percent  # chance (percent) that a stuck state moves sideways (a small change)
+
+
+# ---------------------------------------------------------------- playing one state
+
+cdef int play_state(Work* w, const State* s, Result* r) noexcept nogil:
+    """Play state s to its end or its loop; returns the status."""
+    memcpy(w.deal, s.cards, s.n)
+    w.hand_sizes[0] = s.n0
+    w.hand_sizes[1] = s.n - s.n0
+    game_load(&w.game, w.deal, w.hand_sizes)
+    play_game(w, INT64_MAX, MAX_TRICKS, True, r)
+    return r.status
+
+
+cdef void read_game(const Game* g, State* s) noexcept nogil:
+    """The state of game g (two players, played by court) as a deal: the leader's hand first."""
+    cdef int seat, p, i, k = 0
+    cdef uint32_t piece, run
+    for seat in range(2):
+        p = g.leader ^ seat
+        for i in range(g.start[p], g.end[p]):
+            piece = g.pieces[p * g.room + i]
+            run = piece >> COURT_BITS
+            memset(s.cards + k, 0, run)
+            k += run
+            if piece & COURT_MASK:
+                s.cards[k] = piece & COURT_MASK
+                k += 1
+        if seat == 0:
+            s.n0 = k
+    s.n = k
+
+
+cdef void advance(Work* w, State* s, int64_t tricks) noexcept nogil:
+    """Move s, a state on a loop, `tricks` tricks along its cycle."""
+    cdef Result r
+    if tricks <= 0:
+        return
+    memcpy(w.deal, s.cards, s.n)
+    w.hand_sizes[0] = s.n0
+    w.hand_sizes[1] = s.n - s.n0
+    game_load(&w.game, w.deal, w.hand_sizes)
+    play_game(w, INT64_MAX, tricks, False, &r)
+    read_game(&w.game, s)
+
+
+cdef uint64_t loop_hash(Work* w, const Result* r, int n) noexcept nogil:
+    """A 64-bit hash (FNV-1a) of the canonical state of the loop just played."""
+    cdef uint8_t key[KEY_SIZE]
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef int i
+    loop_key(w, r, key)
+    for i in range(n + 2):
+        h = (h ^ key[i]) * 1099511628211ULL
+    return h | 1     # 0 marks an empty slot
+
+
+cdef bint seen_add(Seen* seen, uint64_t h) noexcept nogil:
+    """Add h; True when it was new. A full table forgets nothing and says new."""
+    cdef uint64_t i = h & (SEEN_SLOTS - 1)
+    if seen.count >= SEEN_SLOTS // 2:
+        return True
+    while seen.slots[i]:
+        if seen.slots[i] == h:
+            return False
+        i = (i + 1) & (SEEN_SLOTS - 1)
+    seen.slots[i] = h
+    seen.count += 1
+    return True
+
+
+cdef void insert_card(State* s, int position, uint8_t card) noexcept nogil:
+    """Insert `card` at `position` of 0 .. n+1: 0 .. n0 in the leader's hand
+    (n0: at its bottom), n0+1 .. n+1 in the other's (n0+1: on top)."""
+    cdef int at = position if position <= s.n0 else position - 1
+    memmove(s.cards + at + 1, s.cards + at, s.n - at)
+    s.cards[at] = card
+    s.n += 1
+    if position <= s.n0:
+        s.n0 += 1
+
+
+cdef void remove_card(State* s, int at) noexcept nogil:
+    memmove(s.cards + at, s.cards + at + 1, s.n - at - 1)
+    s.n -= 1
+    if at < s.n0:
+        s.n0 -= 1
+
+
+cdef bint playable(const State* s) noexcept nogil:
+    """Both hands hold a card (a state with an empty hand is already over)."""
+    return 0 < s.n0 < s.n
+
+
+# ---------------------------------------------------------------- small changes
+
+cdef int random_court(uint64_t* rng, const State* s) noexcept nogil:
+    """The position of a court card of s, at random (the state holds one)."""
+    cdef int i
+    while True:
+        i = <int>below(rng, <uint32_t>s.n)
+        if s.cards[i]:
+            return i
+
+
+cdef void change(uint64_t* rng, State* s, int reach) noexcept nogil:
+    """One small change of s: two cards of different rank swapped, one card
+    moved into the other hand, a court card moved 1 to `reach` places, or the
+    split shifted by 1-3 cards (cards pass from the bottom of the leader's
+    hand to the top of the other's, or back)."""
+    cdef int kind = <int>below(rng, 4), i, j, tries = 0, d
+    cdef uint8_t card
+    if kind == 0:
+        while tries < 64:
+            i = <int>below(rng, <uint32_t>s.n)
+            j = <int>below(rng, <uint32_t>s.n)
+            tries += 1
+            if s.cards[i] != s.cards[j]:
+                card = s.cards[i]
+                s.cards[i] = s.cards[j]
+                s.cards[j] = card
+                return
+    elif kind == 1:
+        i = <int>below(rng, <uint32_t>s.n)
+        card = s.cards[i]
+        if i < s.n0:
+            remove_card(s, i)
+            insert_card(s, s.n0 + 1 + <int>below(rng, <uint32_t>(s.n - s.n0 + 1)), card)
+        else:
+            remove_card(s, i)
+            insert_card(s, <int>below(rng, <uint32_t>(s.n0 + 1)), card)
+    elif kind == 2:
+        i = random_court(rng, s)
+        d = 1 + <int>below(rng, <uint32_t>reach)
+        j = i + d if below(rng, 2) else i - d
+        j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
+        card = s.cards[i]
+        if j > i:
+            memmove(s.cards + i, s.cards + i + 1, j - i)
+        else:
+            memmove(s.cards + j + 1, s.cards + j, i - j)
+        s.cards[j] = card
+    else:
+        d = 1 + <int>below(rng, 3)
+        s.n0 += d if below(rng, 2) else -d
+        s.n0 = 1 if s.n0 < 1 else (s.n - 1 if s.n0 > s.n - 1 else s.n0)
+
+
+# ---------------------------------------------------------------- growth
+
+cdef struct Walker:
+    uint64_t rng
+    int total
+    int counts[5]           # the target deck
+    Options o
+    State* stack            # stack[0 .. depth-1]: the walk's states, each grown from the one before
+    int depth
+    State best              # the walk's largest looping state
+    int walk_largest
+    int64_t since_best      # tries since walk_largest last grew
+    int64_t tries
+    int64_t restarts
+    int largest             # over the whole call
+    Seen seen
+    State found             # the full loop just found (leader's hand first)
+    Work w
+    # For the research: candidates tried, and those that looped, by the
+    # size of the state they were grown from.
+    int64_t tried[MAX_DECK + 1]
+    int64_t grew[MAX_DECK + 1]
+    State record            # the call's largest looping state
+
+
+cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
+    cdef int i
+    for i in range(5):
+        lack[i] = k.counts[i]
+    for i in range(s.n):
+        lack[s.cards[i]] -= 1
+
+
+cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
+    """A card the state lacks, each missing card equally likely (so mostly
+    plain cards: keeping the state a small copy of the deck, or favouring
+    plain cards, measured worse; see benchmarks/loop_factory.py)."""
+    cdef int x = <int>below(&k.rng, n_lack), c
+    for c in range(5):
+        if x < lack[c]:
+            return c
+        x -= lack[c]
+    return 0
+
+
+cdef void fresh_start(Walker* k) noexcept nogil:
+    """A random state of o.start_courts court cards drawn from the deck's and
+    o.start_plain plain cards (fewer when the deck has fewer), shuffled and
+    split at random; start_courts 0: of every card of the deck."""
+    cdef State* s = &k.stack[0]
+    cdef int c, i, j, n = 0, plain = k.o.start_plain, courts = 0, draw = k.o.start_courts
+    cdef uint8_t card
+    cdef uint8_t pool[MAX_DECK]
+    for c in range(1, 5):
+        for i in range(k.counts[c]):
+            pool[courts] = c
+            courts += 1
+    # A partial shuffle of the court cards: the first start_courts are drawn.
+    if draw == 0:
+        draw = courts
+        plain = k.counts[0]
+    for i in range(min(draw, courts)):
+        j = i + <int>below(&k.rng, courts - i)
+        card = pool[i]
+        pool[i] = pool[j]
+        pool[j] = card
+        s.cards[n] = pool[i]
+        n += 1
+    for i in range(min(plain, k.counts[0])):
+        s.cards[n] = 0
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = <int>below(&k.rng, i + 1)
+        card = s.cards[i]
+        s.cards[i] = s.cards[j]
+        s.cards[j] = card
+    s.n = n
+    s.n0 = 1 + <int>below(&k.rng, n - 1)
+    s.period = 0
+    s.fails = 0
+
+
+cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
+    """Play up to `budget` tries of the walk. Returns 0 when the budget is
+    spent, else as soon as something is to report: bit 1, a new full loop
+    (in k.found); bit 2, a new largest size of the call. The walk carries on
+    from where it stopped at the next call."""
+    cdef State cand
+    cdef State* top
+    cdef Result r
+    cdef int lack[5]
+    cdef int card, event = 0, status, i
+    cdef bint lateral
+    cdef uint64_t h
+    cdef int64_t end = k.tries + budget
+    while k.tries < end:
+        if k.depth == 0 or k.since_best >= k.o.stall:
+            if k.depth > 0 or k.walk_largest:
+                # The walk had a loop and stalled, or backtracked over its
+                # first state: it restarts. (Resuming from the walk's best
+                # state instead measured no better.)
+                k.restarts += 1
+            # A fresh walk: find a small state that loops.
+            fresh_start(k)
+            k.tries += 1
+            status = play_state(&k.w, &k.stack[0], &r)
+            if k.o.start_courts == 0:
+                # From the top down: a random state of the whole deck loses
+                # a random card until it loops (each play a try).
+                while status != LOOP and k.stack[0].n > 2 and k.tries < end:
+                    remove_card(&k.stack[0], <int>below(&k.rng, <uint32_t>k.stack[0].n))
+                    if not playable(&k.stack[0]):
+                        k.stack[0].n0 = 1 if k.stack[0].n0 == 0 else k.stack[0].n - 1
+                    k.tries += 1
+                    status = play_state(&k.w, &k.stack[0], &r)
+            if status == LOOP:
+                read_game(&k.w.first, &k.stack[0])
+                k.stack[0].period = r.period_tricks
+                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].n)
+                k.stack[0].fails = 0
+                k.depth = 1
+                k.best = k.stack[0]
+                k.walk_largest = k.stack[0].n
+                k.since_best = 0
+                if k.stack[0].n > k.largest:
+                    k.largest = k.stack[0].n
+                    event |= 2
+                if k.stack[0].n == k.total:
+                    # A start of every card: a full loop already.
+                    if seen_add(&k.seen, k.stack[0].loop):
+                        k.found = k.stack[0]
+                        event |= 1
+                    k.depth = 0
+            else:
+                k.depth = 0
+                k.walk_largest = 0
+            if event:
+                return event
+            continue
+        top = &k.stack[k.depth - 1]
+        if top.fails >= k.o.patience:
+            # Stuck: backtrack to the state it grew from.
+            k.depth -= 1
+            continue
+        # A candidate: a state of top's cycle with one missing card inserted
+        # anywhere, or, once top has failed patience/2 times, sometimes a
+        # small change of it instead (a sideways move to a loop of the same
+        # size, from which growth may go on).
+        cand = top[0]
+        advance(&k.w, &cand, <int64_t>below(&k.rng, <uint32_t>top.period))
+        lateral = top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.lateral_percent
+        if lateral:
+            for i in range(1 + <int>below(&k.rng, 2)):
+                change(&k.rng, &cand, 3)
+        else:
+            missing(k, &cand, lack)
+            card = pick_missing(k, lack, k.total - cand.n)
+            insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
+        k.tries += 1
+        k.since_best += 1
+        k.tried[top.n] += 1
+        if not playable(&cand):
+            top.fails += 1
+            continue
+        status = play_state(&k.w, &cand, &r)
+        if status != LOOP:
+            top.fails += 1
+            continue
+        # It loops: push a state of its cycle.
+        k.grew[top.n] += 1
+        if lateral:
+            # A sideways move to another loop takes top's place: the stack
+            # only grows with the state.
+            h = loop_hash(&k.w, &r, cand.n)
+            if h == top.loop:
+                top.fails += 1
+                continue
+            read_game(&k.w.first, top)
+            top.period = r.period_tricks
+            top.loop = h
+            top.fails = 0
+            continue
+        read_game(&k.w.first, &k.stack[k.depth])
+        top = &k.stack[k.depth]
+        top.period = r.period_tricks
+        top.loop = loop_hash(&k.w, &r, top.n)
+        top.fails = 0
+        if top.n > k.walk_largest:
+            k.walk_largest = top.n
+            k.best = top[0]
+            k.since_best = 0
+        if top.n > k.largest:
+            k.largest = top.n
+            k.record = top[0]
+            event |= 2
+        if top.n == k.total:
+            # A full loop: report it (once), and grow no further from it.
+            if seen_add(&k.seen, top.loop):
+                k.found = top[0]
+                event |= 1
+            k.stack[k.depth - 1].fails += 1
+        else:
+            k.depth += 1
+        if event:
+            return event
+    return 0
+
+
+cdef object state_of(const State* s):
+    """A State as (hands, leader), the leader's hand first."""
+    return ((tuple(s.cards[i] for i in range(s.n0)), tuple(s.cards[i] for i in range(s.n0, s.n))), 0)
+
+
+def check_deck(deck):
+    """The target deck, checked for growth: a Deck (or its name or notation)
+    of at most MAX_DECK cards with two court cards at least."""
+    deck = Deck.parse(deck)
+    if sum(deck.counts[1:]) < 2:
+        raise ValueError(f"deck {deck}: a loop needs two court cards at least, so nothing can be grown")
+    return deck
+
+
+def grow(deck, seed, walk, tries, **options):
+    """Growth walk `walk` of `seed` toward full loops of `deck`, at most `tries`
+    states played; returns a Growth. The keyword options steer the walk (see
+    _grow); the defaults are the measured best."""
+    return _grow(deck, seed, walk, tries, **options)[0]
+
+
+def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=400, stall=20000,
+          lateral_percent=50):
+    """grow(), and for the research a dict: {size: (candidates tried,
+    candidates that looped)} by the size of the state they were grown from,
+    and "record": the call's largest looping state.
+
+    start_courts, start_plain: the cards of a walk's first state (court cards
+    drawn at random from the deck's); start_courts 0: the first state is a
+    random state of the whole deck that loses random cards until it loops
+    (top down: it reaches plain-rich loops, 22 plain cards of 24 on camicia,
+    that growth from court cards does not); patience: failed candidates of a state
+    before the walk backtracks over it; stall: tries without a larger loop
+    before the walk restarts; lateral_percent: how often a state that has
+    failed patience/2 times tries a sideways move instead of an insertion."""
+    deck = check_deck(deck)
+    whole(seed, "seed", 0, MAX_SEED)
+    whole(walk, "walk", 0, MAX_SEED)
+    whole(tries, "tries", 1, MAX_COUNT)
+    whole(start_courts, "start_courts", 0, MAX_DECK)
+    whole(start_plain, "start_plain", 0, MAX_DECK)
+    whole(patience, "patience", 1, MAX_COUNT)
+    whole(stall, "stall", 1, MAX_COUNT)
+    whole(lateral_percent, "lateral_percent", 0, 100)
+    cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))
+    if k == NULL:
+        raise MemoryError()
+    k.total = deck.total
+    for i in range(5):
+        k.counts[i] = deck.counts[i]
+    k.stack = <State*>malloc((deck.total + 1) * sizeof(State))
+    k.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+    if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total, True) != 0:
+        free(k.stack); free(k.seen.slots); free(k)
+        raise MemoryError()
+    k.rng = stream_start(seed, walk)
+    k.o.start_courts = start_courts
+    k.o.start_plain = start_plain
+    k.o.patience = patience
+    k.o.stall = stall
+    k.o.lateral_percent = lateral_percent
+    cdef int64_t limit = tries, block
+    cdef int event
+    loops, sizes = [], []
+    try:
+        while k.tries < limit:
+            block = min(limit - k.tries, BLOCK)
+            with nogil:
+                event = grow_block(k, block)
+            if event & 2:
+                sizes.append((k.tries, k.largest))
+            if event & 1:
+                loops.append(state_of(&k.found))
+            PyErr_CheckSignals()
+        stats = {n: (k.tried[n], k.grew[n]) for n in range(deck.total + 1) if k.tried[n]}
+        stats["record"] = state_of(&k.record)
+        return Growth(loops, k.tries, k.largest, k.restarts, sizes), stats
+    finally:
+        work_free(&k.w)
+        free(k.stack)
+        free(k.seen.slots)
+        free(k)
+
+
+# ---------------------------------------------------------------- perturbation
+
+cdef struct Perturber:
+    uint64_t rng
+    State* pool             # states on the loops known so far, changes are drawn from them
+    int n_pool
+    int n_given             # the first n_given of the pool are the states given
+    int changes             # changes per try: 1 .. changes
+    int reach               # a court card moves 1 .. reach places
+    int64_t tries
+    Seen seen
+    State found
+    Work w
+
+
+cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
+    """Up to `budget` tries: a state of a pooled loop's cycle, changed 1 to
+    p.changes times, played. Returns 1 as soon as a new loop is found (in
+    p.found; it joins the pool), 0 when the budget is spent. (Letting the
+    walk also pass through loops one card short of the deck, or changing
+    states of the basins rather than of the cycles, found nothing more.)"""
+    cdef State cand
+    cdef Result r
+    cdef int64_t end = p.tries + budget
+    cdef int m
+    while p.tries < end:
+        cand = p.pool[below(&p.rng, <uint32_t>p.n_pool)]
+        advance(&p.w, &cand, <int64_t>below(&p.rng, <uint32_t>cand.period))
+        for m in range(1 + <int>below(&p.rng, <uint32_t>p.changes)):
+            change(&p.rng, &cand, p.reach)
+        p.tries += 1
+        if not playable(&cand) or play_state(&p.w, &cand, &r) != LOOP:
+            continue
+        if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
+            continue
+        read_game(&p.w.first, &cand)
+        cand.period = r.period_tricks
+        if p.n_pool < POOL:
+            p.pool[p.n_pool] = cand
+            p.n_pool += 1
+        elif p.n_pool > p.n_given:
+            # A full pool keeps the states given, and a random part of the rest.
+            p.pool[p.n_given + <int>below(&p.rng, <uint32_t>(p.n_pool - p.n_given))] = cand
+        p.found = cand
+        return 1
+    return 0
+
+
+cdef int load_state(State* s, state, deck, int number) except -1:
+    """The Python state (hands, leader) as a State, the leader's hand first;
+    ValueError unless it is a two-player state of exactly `deck`'s cards."""
+    try:
+        hands, leader = state
+        hands = [list(hands[0]), list(hands[1])] if len(hands) == 2 else None
+    except (TypeError, ValueError, IndexError):
+        hands = leader = None
+    if hands is None or leader not in (0, 1) or isinstance(leader, bool):
+        raise ValueError(f"state {number}: a state is (hands, leader) with two hands and leader 0 or 1, "
+                         f"not {state!r}")
+    cards = hands[leader] + hands[1 - leader]
+    if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 4 for c in cards):
+        raise ValueError(f"state {number}: cards are codes 0-4 (0 plain, 1 J, 2 Q, 3 K, 4 A)")
+    counts = tuple(cards.count(c) for c in range(5))
+    if counts != deck.counts:
+        raise ValueError(f"state {number}: its cards are not those of deck {deck} "
+                         f"(it holds {' '.join(map(str, counts))} of plain, J, Q, K, A)")
+    if not hands[0] or not hands[1]:
+        raise ValueError(f"state {number}: a hand is empty, so the game is already over")
+    s.n = len(cards)
+    s.n0 = len(hands[leader])
+    s.fails = 0
+    for i, c in enumerate(cards):
+        s.cards[i] = c
+    return 0
+
+
+def perturb(states, deck, seed, index, tries, *, changes=2, reach=3):
+    """Run `index` of `seed`: small changes of states on known full loops of
+    `deck` (`states`, each (hands, leader); the first POOL of them are drawn
+    from, the rest only checked), at most `tries` played; every loop reached
+    that is not one of theirs is reported once and pooled, so that changes
+    are also drawn from it. A change is one of change()'s, 1 to `changes` of
+    them per try, a court card moving up to `reach` places. Returns a Growth
+    (restarts 0; sizes empty: every state has the deck's cards)."""
+    deck = check_deck(deck)
+    whole(seed, "seed", 0, MAX_SEED)
+    whole(index, "index", 0, MAX_SEED)
+    whole(tries, "tries", 1, MAX_COUNT)
+    whole(changes, "changes", 1, 100)
+    whole(reach, "reach", 1, MAX_DECK)
+    states = list(states) if not isinstance(states, (str, bytes)) else None
+    if not states:
+        raise ValueError("perturb needs states on known loops of the deck, and none were given")
+    cdef Perturber* p = <Perturber*>calloc(1, sizeof(Perturber))
+    if p == NULL:
+        raise MemoryError()
+    p.pool = <State*>malloc(POOL * sizeof(State))
+    p.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+    if p.pool == NULL or p.seen.slots == NULL or work_init(&p.w, 2, deck.total, True) != 0:
+        free(p.pool); free(p.seen.slots); free(p)
+        raise MemoryError()
+    cdef State s
+    cdef Result r
+    cdef int64_t limit = tries, block
+    cdef int event
+    loops = []
+    try:
+        for number, state in enumerate(states[:POOL]):
+            load_state(&s, state, deck, number)
+            if play_state(&p.w, &s, &r) != LOOP:
+                raise ValueError(f"state {number}: its game does not loop, so it is on no loop to perturb")
+            seen_add(&p.seen, loop_hash(&p.w, &r, s.n))
+            read_game(&p.w.first, &p.pool[p.n_pool])
+            p.pool[p.n_pool].period = r.period_tricks
+            p.n_pool += 1
+        for number, state in enumerate(states[POOL:], POOL):
+            load_state(&s, state, deck, number)
+        p.n_given = p.n_pool
+        p.changes = changes
+        p.reach = reach
+        p.rng = stream_start(seed, index)
+        while p.tries < limit:
+            block = min(limit - p.tries, BLOCK)
+            with nogil:
+                event = perturb_block(p, block)
+            if event:
+                loops.append(state_of(&p.found))
+            PyErr_CheckSignals()
+        return Growth(loops, p.tries, deck.total, 0, [])
+    finally:
+        work_free(&p.w)
+        free(p.pool)
+        free(p.seen.slots)
+        free(p)

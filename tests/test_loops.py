@@ -1,0 +1,400 @@
+"""The loop factory's framework: loops named by their cycle, the archive's
+loops table, keeping what a grow or perturb walk reports, the job files'
+checks, and the archive commands for loops."""
+
+import json
+import re
+import signal
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from beggar import Deal, engine, loops
+from beggar.archive import Archive
+from beggar.backward import basin
+from beggar.census import count, state_key
+from beggar.search.drivers import ChunkResult
+from beggar.search.factory import keep, start_keys
+from beggar.search.job import check
+from beggar.search.runner import Summary
+from helpers import CASELLA, bad_input, beggar, job_file, job_id, start, wait_for_chunks
+
+PUBLISHED = loops.published()
+NAMES = [name for name, _ in PUBLISHED]
+
+
+def test_the_published_loops_are_shipped():
+    assert NAMES == ["Casella 2024", "Zanotto 2017", "Carmicia"]
+    assert [loops.of_deal(deal).deck for _, deal in PUBLISHED] == ["standard", "camicia", "camicia"]
+
+
+@pytest.mark.parametrize("deal", [deal for _, deal in PUBLISHED], ids=NAMES)
+def test_every_state_of_a_published_cycle_gives_one_canonical_form(deal):
+    loop = loops.of_deal(deal)
+    outcome = engine.play(deal, engine="reference")
+    assert loop.period == outcome.loop_period and len(loop.states) == loop.period[0]
+    assert loop.key == state_key(*loop.state) == min(state_key(hands, leader) for hands, leader in loop.states)
+    assert loop.state[1] == 0 and loop.deal() == Deal.from_codes(loop.state[0])
+    for hands, leader in loop.states:
+        assert loops.of_state(hands, leader) == loop
+        # The same state with the seats swapped is the same loop.
+        assert loops.of_state(hands[::-1], 1 - leader) == loop
+    for hands, leader in loop.states[::7]:
+        assert loops.of_state(hands, leader, engine_name="reference") == loop
+
+
+def test_every_state_of_a_small_deck_cycle_gives_one_canonical_form():
+    found = [(deck, *loop) for deck in ("6 2J 2Q", "6 2J 1Q 1K", "6 2J 2Q 1K")
+             for loop in engine.census(0, count(deck), deck).loops]
+    assert len(found) > 10 and len({key for *_, key in found}) > 2
+    for deck, _, deal, _, key in found:
+        loop = loops.of_deal(deal)
+        assert loop.key == key and loop.deck == deck
+        assert {loops.of_state(*state).key for state in loop.states} == {key}
+
+
+@pytest.mark.parametrize("name, deal", PUBLISHED, ids=NAMES)
+def test_every_balanced_deal_in_a_published_basin_falls_into_that_loop(name, deal):
+    loop = loops.of_deal(deal)
+    found = basin(loop.deal())
+    assert found.stopped_by is None
+    members = {member for member, _ in found.deals}
+    assert len(members) == len(found.deals)     # a deal reached from both seats is one deal
+    assert deal in members
+    assert len(members) == {"Casella 2024": 30, "Zanotto 2017": 90, "Carmicia": 26}[name]
+    # The balanced states on the cycle are balanced deals of the basin too.
+    assert {loops.deal_of(*state) for state in loop.balanced_states} <= members
+    assert loop.balanced == (name == "Zanotto 2017")
+    for member, replay in found.deals:
+        assert replay.engine == "reference" and replay.status == "loop"
+        assert replay.loop_period == loop.period
+        assert len(member.hands[0]) == len(member.hands[1])
+        assert loops.of_deal(member).key == loop.key
+
+
+def test_a_deal_that_ends_is_no_loop():
+    with pytest.raises(loops.LoopError, match="does not loop"):
+        loops.of_deal(Deal.parse("K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--"))
+
+
+# ---------------------------------------------------------------- the archive
+
+def growth(*states, largest=52):
+    return {"loops": list(states), "tries": 1000, "largest": largest, "restarts": 2,
+            "sizes": [(10, 40), (900, largest)]}
+
+
+def factory_job(archive, driver="grow", **keys):
+    spec = check({"name": "t", "driver": driver, "seed": 5, "deals": 4000, "chunk": 1000, **keys})
+    if driver == "perturb":
+        spec["start"] = start_keys(archive, spec["deck"])
+    archive.add_job("t-job", spec)
+    return spec
+
+
+def test_two_reports_of_one_loop_keep_one_row(tmp_path):
+    casella = loops.of_deal(Deal.parse(CASELLA))
+    with Archive(tmp_path / "a.sqlite") as archive:
+        with archive.transaction():
+            first = archive.add_loop(loops.of_state(*casella.states[5]), "j1", "grow", 3)
+            hands, leader = casella.states[40]
+            second = archive.add_loop(loops.of_state(hands[::-1], 1 - leader), "j2", "perturb", 0)
+        assert first == (first[0], True) and second == (first[0], False)
+        (row,) = archive.loops()
+        assert (row["key"], row["job"], row["driver"], row["chunk"]) == (casella.hex, "j1", "grow", 3)
+        assert (row["period_tricks"], row["period_cards"], row["states"], row["balanced"]) == (62, 440, 62, 0)
+
+
+def test_a_chunk_s_loops_are_checked_searched_and_kept_once(tmp_path):
+    """What a walk reports goes through factory.keep as the runner calls it:
+    the Casella loop reported from three states, in two chunks, is one loop,
+    searched once, with its 30 balanced deals kept as loop games."""
+    casella = loops.of_deal(Deal.parse(CASELLA))
+    hands, leader = casella.states[9]
+    with Archive(tmp_path / "a.sqlite") as archive:
+        spec = factory_job(archive)
+        summary = Summary("t-job", "stopped", 1)
+        report = growth(casella.states[0], casella.states[30], (hands[::-1], 1 - leader))
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report), summary)
+        assert summary.full_loops == 1 and [loop for _, loop in summary.new_loops] == [casella]
+        assert len(summary.prizes) == 30 and summary.kept == 30 and summary.bounds == []
+        assert summary.deals == 1000 and summary.largest == 52
+        keep(archive, "t-job", spec, ChunkResult(1, 1000, [], None, 0.5, growth=report), summary)
+        assert summary.full_loops == 2 and len(summary.new_loops) == 1 and len(summary.prizes) == 30
+        (row,) = archive.loops()
+        assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == \
+            (2670, 30, None, 30)
+        games = archive.games(loops=True)
+        assert len(games) == 30 and CASELLA in {game["deal"] for game in games}
+        for game in games:
+            assert game["loop"] == casella.hex and game["driver"] == "basin" and not game["disputed"]
+            assert game["reference"]["engine"] == "reference" and game["reference"]["status"] == "loop"
+        assert archive.chunks_done("t-job") == {0, 1}
+        assert archive.job("t-job")["deals"] == 2000
+
+
+def test_a_basin_bound_is_said_and_kept(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        spec = factory_job(archive, basin_states=100)
+        summary = Summary("t-job", "stopped", 1)
+        report = growth(loops.of_deal(Deal.parse(CASELLA)).state)
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report), summary)
+        (row,) = archive.loops()
+        assert (row["basin_states"], row["basin_stopped_by"]) == (100, "states")
+        (line,) = summary.bounds
+        assert "stopped at its bound of 100 states (basin_states)" in line
+
+
+def test_a_loop_of_another_deck_is_refused_and_nothing_kept(tmp_path):
+    from beggar.search import SearchError
+    zanotto = loops.of_deal(PUBLISHED[1][1])
+    with Archive(tmp_path / "a.sqlite") as archive:
+        spec = factory_job(archive)
+        with pytest.raises(SearchError, match="camicia deck, not of the job's standard deck"):
+            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=growth(zanotto.state)),
+                 Summary("t-job", "stopped", 1))
+        assert archive.loops() == [] and archive.chunks_done("t-job") == set()
+
+
+def test_perturb_starts_from_the_archive_s_loops_and_the_published_ones(tmp_path):
+    with Archive(tmp_path / "a.sqlite") as archive:
+        assert start_keys(archive, "camicia") == sorted(loops.of_deal(deal).hex for _, deal in PUBLISHED[1:])
+        assert start_keys(archive, "half") == []
+        small = loops.of_deal(engine.census(0, count("6 2J 2Q"), "6 2J 2Q").loops[0][1])
+        with archive.transaction():
+            archive.add_loop(small)
+        assert start_keys(archive, "6 2J 2Q") == [small.hex]
+
+
+# ---------------------------------------------------------------- the command
+
+@pytest.fixture(scope="module")
+def census_archive(tmp_path_factory):
+    """An archive of a census whose deck has loops: every loop game linked to its loop."""
+    path = tmp_path_factory.mktemp("census") / "census.sqlite"
+    run = beggar("census", "6 2J 2Q 1K", "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    return path
+
+
+def test_loop_games_of_any_driver_link_to_their_loop(census_archive):
+    with Archive(census_archive) as archive:
+        games = archive.games(loops=True)
+        rows = archive.loops()
+        assert games and rows
+        keys = {row["key"] for row in rows}
+        assert {game["loop"] for game in games} == keys
+        assert sum(row["games"] for row in rows) == len(games)
+        for row in rows:
+            loop = loops.of_deal(Deal.parse(next(g["deal"] for g in games if g["loop"] == row["key"])))
+            assert (row["key"], row["period_tricks"], row["states"]) == \
+                (loop.hex, loop.period[0], len(loop.states))
+            assert row["driver"] == "census" and row["basin_states"] is None
+
+
+def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
+    listed = beggar("archive", "list", "--loops", "--archive", census_archive)
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(r"^\d+\s+6 2J 2Q 1K\s+\d+/\d+\s+\d+\s+(yes|no)\s+\?\s+\d+\s+not searched\s+census",
+                     listed.stdout, re.M), listed.stdout
+    with Archive(census_archive) as archive:
+        row = archive.loop(1)
+    shown = beggar("archive", "show", "--loop", 1, "--archive", census_archive)
+    assert shown.returncode == 0, shown.stderr
+    assert f"period {row['period_tricks']} tricks / {row['period_cards']} cards" in shown.stdout
+    assert "one period, played from its canonical state:" in shown.stdout
+    assert len(re.findall(r"^\s+\d+\s+[12]\s+[12]\s", shown.stdout, re.M)) == row["period_tricks"]
+    saved = tmp_path / "loop.json"
+    exported = beggar("archive", "export", "--loop", 1, saved, "--archive", census_archive)
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(saved.read_text())["expected"]["status"] == "loop"
+    replayed = beggar("replay", saved)
+    assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
+    bad_input(beggar("archive", "show", "--loop", 99, "--archive", census_archive), "no loop with id 99")
+    bad_input(beggar("archive", "show", "--archive", census_archive), "--loop N")
+    bad_input(beggar("archive", "show", "1", "--loop", "1", "--archive", census_archive), "not both")
+    bad_input(beggar("archive", "list", "--loops", "--records", "--archive", census_archive),
+              "--loops lists loops")
+
+
+def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        spec = factory_job(archive)
+        report = growth(loops.of_deal(Deal.parse(CASELLA)).state)
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report),
+             Summary("t-job", "stopped", 1))
+    listed = beggar("archive", "list", "--loops", "--archive", path)
+    assert re.search(r"^1\s+standard\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
+                     listed.stdout, re.M), listed.stdout
+    saved = tmp_path / "balanced.json"
+    assert beggar("archive", "export", "--loop", 1, saved, "--archive", path).returncode == 0
+    data = json.loads(saved.read_text())
+    deal = Deal.parse(data["deal"])
+    assert len(deal.hands[0]) == len(deal.hands[1]) == 26
+    assert loops.of_deal(deal, engine_name="reference").key == loops.of_deal(Deal.parse(CASELLA)).key
+    with Archive(path) as archive:
+        game_id = next(game["id"] for game in archive.games(loops=True) if game["deal"] == data["deal"])
+    shown = beggar("archive", "show", game_id, "--archive", path)
+    assert "loop     1 of the archive (beggar archive show --loop 1)" in shown.stdout, shown
+    replayed = beggar("replay", saved, "--engine", "reference")
+    assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
+    assert "period   62 tricks / 440 cards" in replayed.stdout
+
+
+@pytest.mark.parametrize("keys, message", [
+    ("basin_states = 0", "'basin_states' must be a whole number from 1"),
+    ("basin_seconds = 0", "'basin_seconds' must be a number of seconds above 0"),
+    ("basin_seconds = \"long\"", "'basin_seconds' must be a number of seconds above 0"),
+    ("players = 3", "builds two-player loops, not 3-player ones"),
+    ("split = 20", "'split' does not apply"),
+    ('deck = "30 1J"', "deck 30 1J: a loop needs two court cards at least, so nothing can be grown"),
+    ("[grow]\npatience = 0", "[grow]: patience must be a whole number from 1"),
+    ("[grow]\nleaps = 3", "[grow]: unknown option 'leaps' (known: start_courts, start_plain, patience"),
+    ("[perturb]\nreach = 1", "[perturb] is given but the driver is 'grow'"),
+])
+def test_bad_factory_jobs_are_one_line_and_lose_nothing(tmp_path, census_archive, keys, message):
+    path = tmp_path / "kept.sqlite"
+    path.write_bytes(census_archive.read_bytes())
+    before = _contents(path)
+    job = job_file(tmp_path, driver="grow", extra=keys + "\n")
+    bad_input(beggar("search", job, "--archive", path), message)
+    assert _contents(path) == before
+
+
+def test_perturb_options_are_checked_by_the_core(tmp_path):
+    job = job_file(tmp_path, driver="perturb", extra="[perturb]\nchanges = 0\n")
+    bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
+              "[perturb]: changes must be a whole number from 1 to 100")
+    job = job_file(tmp_path, driver="perturb", extra="[perturb]\nswaps = 1\n")
+    bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
+              "[perturb]: unknown option 'swaps' (known: changes, reach)")
+    spec = check({"driver": "perturb", "perturb": {"changes": 3, "reach": 5}})
+    assert spec["perturb"] == {"changes": 3, "reach": 5}
+
+
+def test_perturb_without_a_loop_to_start_from_is_one_line(tmp_path):
+    job = job_file(tmp_path, driver="perturb", extra='deck = "half"\n')
+    bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
+              "no full loop of the half deck to perturb")
+
+
+def _contents(path):
+    with sqlite3.connect(path) as db:
+        return [db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+                for table in ("games", "jobs", "chunks", "loops")]
+
+
+def test_the_job_files_are_valid():
+    from beggar.search.job import load
+    for name, deck, driver in (("loops", "standard", "grow"), ("loops-camicia", "camicia", "grow"),
+                               ("loops-perturb", "standard", "perturb")):
+        spec = load(Path(__file__).resolve().parents[1] / "search" / f"{name}.toml")
+        assert (spec["deck"], spec["driver"]) == (deck, driver)
+
+
+
+# ---------------------------------------------------------------- grow and perturb jobs
+
+def _loop_rows(path):
+    with Archive(path) as archive:
+        return sorted((row["key"], row["basin_states"], row["basin_deals"]) for row in archive.loops()), \
+            sorted((game["deal"], game["loop"]) for game in archive.games(loops=True))
+
+
+def test_a_grow_job_builds_loops_and_keeps_their_balanced_deals(tmp_path):
+    """The deck of ten plain cards and two jacks: growth walks reach full
+    12-card loops within 10,000 tries, and their basins hold balanced deals."""
+    job = job_file(tmp_path, "g", driver="grow", deals=40_000, chunk=10_000, extra='deck = "10 2J"\n')
+    path = tmp_path / "a.sqlite"
+    run = beggar("search", job, "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert "grow, 10 2J deck, 2 players, loops of any split" in run.stderr
+    assert re.search(r"^tries    40,000 in [\d.]+ s: [\d,]+ tries/s on 2 workers$", run.stdout, re.M), run.stdout
+    assert "largest  12 cards in a looping state" in run.stdout
+    rows, games = _loop_rows(path)
+    assert rows and games and all(states is not None for _, states, _ in rows)
+    assert f"{len(rows)} new to {path}" in run.stdout
+    assert sum(deals for *_, deals in rows) == len(games)
+    assert f"BALANCED {len(games)} balanced deals that never end" in run.stdout
+    for deal, key in games:
+        assert f"  {deal}  (game " in run.stdout
+        deal = Deal.parse(deal)
+        replay = engine.play(deal, engine="reference")
+        assert replay.status == "loop" and len(deal.hands[0]) == len(deal.hands[1])
+        assert loops.of_deal(deal, engine_name="reference").hex == key
+    # Chunks are walks: one worker, or a run cut short and resumed, keeps the same.
+    other = tmp_path / "b.sqlite"
+    first = beggar("search", job, "--archive", other, "--quiet", "--workers", "1", "--deals", 20_000)
+    assert first.returncode == 0, first.stderr
+    with Archive(other) as archive:
+        assert len(archive.chunks_done(job_id := re.search(r"job      (\S+):", first.stdout).group(1))) == 2
+        archive.db.execute("UPDATE jobs SET state = 'stopped', spec = json_set(spec, '$.deals', 40000) "
+                           "WHERE id = ?", (job_id,))
+    resumed = beggar("search", "--resume", job_id, "--archive", other, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert _loop_rows(other) == (rows, games)
+    listed = beggar("archive", "list", "--loops", "--archive", path)
+    assert listed.returncode == 0 and listed.stdout.count(" 10 2J ") == len(rows)
+
+
+def test_a_perturb_job_starts_from_the_published_loops(tmp_path):
+    job = job_file(tmp_path, "p", driver="perturb", deals=60_000, chunk=30_000,
+                   extra='deck = "camicia"\nbasin_seconds = 5\n')
+    path = tmp_path / "a.sqlite"
+    run = beggar("search", job, "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert "tries    60,000 in" in run.stdout and "largest  40 cards" in run.stdout
+    with Archive(path) as archive:
+        (job_row,) = archive.db.execute("SELECT spec FROM jobs").fetchall()
+        start = json.loads(job_row[0])["start"]
+        assert start == sorted(loops.of_deal(deal).hex for _, deal in PUBLISHED[1:])
+        kept = archive.loops()
+    assert f"{len(kept)} new to {path}" in run.stdout
+    for row in kept:
+        assert row["key"] not in start and row["deck"] == "camicia" and row["basin_states"] is not None
+
+
+def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp_path):
+    """Chunk 0 of seed 1 (a million tries, two seconds) reaches a 62-trick
+    loop that is not Casella's; its basin holds 34 balanced deals, none of
+    them in Casella's basin (results/loop-52-balanced.json is one)."""
+    job = job_file(tmp_path, "p", driver="perturb", seed=1, deals=1_000_000, chunk=1_000_000)
+    path = tmp_path / "a.sqlite"
+    run = beggar("search", job, "--archive", path, "--quiet", "--workers", "1")
+    assert run.returncode == 0, run.stderr
+    assert "BALANCED 34 balanced deals that never end" in run.stdout
+    casella = loops.of_deal(Deal.parse(CASELLA))
+    with Archive(path) as archive:
+        (row,) = archive.loops()
+        games = archive.games(loops=True)
+    assert row["key"] != casella.hex and (row["period_tricks"], row["period_cards"]) == (62, 440)
+    assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == (2670, 34, None, 34)
+    casella_deals = {str(member) for member, _ in basin(Deal.parse(CASELLA)).deals}
+    saved = json.loads((Path(__file__).resolve().parents[1] / "results" / "loop-52-balanced.json").read_text())
+    assert saved["deal"] in {game["deal"] for game in games}
+    for game in games:
+        assert game["deal"] not in casella_deals and game["reference"]["status"] == "loop"
+
+
+def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
+    path = tmp_path / "a.sqlite"
+    job = start("search", job_file(tmp_path, "g", driver="grow", deals=0, chunk=20_000, extra='deck = "10 2J"\n'),
+                "--archive", path, "--quiet")
+    wait_for_chunks(path, 2, job)
+    job.send_signal(signal.SIGTERM)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == 0, err
+    name = job_id(out)
+    assert "stopped (SIGTERM)" in out and f"resume   beggar search --resume {name}" in out
+    with Archive(path) as archive:
+        chunks = len(archive.chunks_done(name))
+        rows = archive.loops()
+        assert chunks >= 2 and rows and all(row["basin_states"] is not None for row in rows)
+        assert sum(row["basin_deals"] for row in rows) == len(archive.games(loops=True))
+    resumed = beggar("search", "--resume", name, "--archive", path, "--time", 1, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    with Archive(path) as archive:
+        assert len(archive.chunks_done(name)) > chunks
+        assert {row["key"] for row in archive.loops()} >= {row["key"] for row in rows}
