@@ -35,6 +35,7 @@ Walk `walk` of seed `seed` draws from the SplitMix64 stream of index `walk`
 """
 
 from collections import namedtuple
+from numbers import Integral
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
@@ -590,7 +591,7 @@ cdef int load_state(State* s, state, deck, int number) except -1:
         raise ValueError(f"state {number}: a state is (hands, leader) with two hands and leader 0 or 1, "
                          f"not {state!r}")
     cards = hands[leader] + hands[1 - leader]
-    if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= 4 for c in cards):
+    if any(isinstance(c, bool) or not isinstance(c, Integral) or not 0 <= c <= 4 for c in cards):
         raise ValueError(f"state {number}: cards are codes 0-4 (0 plain, 1 J, 2 Q, 3 K, 4 A)")
     counts = tuple(cards.count(c) for c in range(5))
     if counts != deck.counts:
