@@ -142,6 +142,7 @@ def _print_factory_summary(summary, archive_path, cluster, rate):
         lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in summary.prizes)
     else:
         lines.append("balanced no new balanced deal in a basin")
+    lines.extend(f"NEW      {line}" for line in summary.announced)
     _print_ending(lines, summary, archive_path, cluster)
 
 

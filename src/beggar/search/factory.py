@@ -117,10 +117,12 @@ def loops_of_games(archive, games):
 
 def keep(archive, job_id, spec, result, summary):
     """Keep a grow or perturb chunk: its loops, their balanced deals and the
-    chunk's record, in one transaction; then count them in the summary."""
+    chunk's record, in one transaction; then count them in the summary.
+    Returns the first new balanced deal of each loop, to be announced:
+    [(game id, deal, outcome, driver)]."""
     growth = result.growth
     found = checked(archive, spec, growth)
-    new_loops, prizes, notes, disputed = [], [], [], []
+    new_loops, prizes, notes, disputed, news = [], [], [], [], []
     try:
         with archive.transaction():
             for item in found:
@@ -141,6 +143,8 @@ def keep(archive, job_id, spec, result, summary):
                     if compiled != reference:
                         disputed.append(f"game {game_id} ({deal}): compiled {compiled}, reference {reference}")
                     if new_game:
+                        if not any(prize[1] == loop_id for prize in prizes):
+                            news.append((game_id, deal, compiled, "basin"))
                         prizes.append((game_id, loop_id, deal))
             archive.add_chunk(job_id, result.chunk, result.deals, len(found), growth["largest"], result.seconds,
                               {"growth": {key: growth[key] for key in ("tries", "largest", "restarts", "sizes")},
@@ -160,3 +164,4 @@ def keep(archive, job_id, spec, result, summary):
         summary.disputed = disputed
         raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
                           "disputed. This is a bug in beggar: please report it.")
+    return news

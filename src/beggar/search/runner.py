@@ -292,12 +292,16 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
     """Keep a chunk's games (_checked_games) with the record that the chunk is
     done, in one short transaction. The summary counts them only once they
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
-    played again on resume and counted then. A record or a new balanced loop
-    is then written as a saved game next to the archive and announced."""
+    played again on resume and counted then. A record, or a balanced deal of
+    a loop new to the archive, is then written as a saved game next to the
+    archive and announced."""
     if result.growth is not None:
-        return keep_loops(archive, job_id, spec, result, summary)
+        news = keep_loops(archive, job_id, spec, result, summary)
+        _announce(archive, job_id, news, summary, announce)
+        return
     games = _checked_games(archive, job_id, spec, result)
     new_loops = loops_of_games(archive, games)
+    new_keys = {loop.key for loop in new_loops}
     disputed, ids, news = [], [], []
     kept = known = loops = extended = 0
     try:
@@ -309,8 +313,8 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
                     game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
                     result.chunk, None if game.parent is None else ids[game.parent], game.rank, game.loop)
                 ids.append(game_id)
-                if new:
-                    news.append((game_id, game))
+                if new and (game.outcome.status != "loop" or game.loop in new_keys):
+                    news.append((game_id, game.deal, game.outcome, game.driver))
                 if game.outcome != game.replay:
                     disputed.append(f"game {game_id} ({game.deal}): compiled {game.outcome}, "
                                     f"reference {game.replay}")
@@ -336,23 +340,28 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
             summary.best, summary.best_extended = best, by_extension
     # A census tells its loops in its own table (beggar archive census), by loop, not by deal.
     if not disputed and result.census is None:
-        for game_id, game in news:
-            line = _announcement(archive, job_id, game_id, game)
-            if line is not None:
-                summary.announced.append(line)
-                if announce is not None:
-                    announce(line)
+        _announce(archive, job_id, news, summary, announce)
     if disputed:
         summary.disputed = disputed
         raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
                           "disputed. This is a bug in beggar: please report the deal.")
 
 
-def _announcement(archive, job_id, game_id, game):
+def _announce(archive, job_id, news, summary, announce):
+    """Announce the records and new balanced loops among `news`, games just
+    kept: [(game id, deal, outcome, driver)]."""
+    for game_id, deal, outcome, driver in news:
+        line = _announcement(archive, job_id, game_id, deal, outcome, driver)
+        if line is not None:
+            summary.announced.append(line)
+            if announce is not None:
+                announce(line)
+
+
+def _announcement(archive, job_id, game_id, deal, outcome, driver):
     """A loud line, and a saved game next to the archive, for a game longer
     than the longest published (standard deck, 26/26) or a balanced deal that
-    loops, new to the archive; None for any other game."""
-    outcome, deal = game.outcome, game.deal
+    loops; None for any other game."""
     balanced = deal.players == 2 and len(deal.hands[0]) == len(deal.hands[1])
     if outcome.status == "finished" and published.is_standard_table(deal) \
             and outcome.cards > published.LONGEST_CARDS:
@@ -367,7 +376,7 @@ def _announcement(archive, job_id, game_id, game):
         return None
     folder = os.path.dirname(os.path.abspath(archive.path))
     path = os.path.join(folder, f"{kind}-{outcome.cards}-game{game_id}.json")
-    saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({game.driver})")
+    saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({driver})")
     try:
         with open(path, "x") as file:
             file.write(to_json(saved, outcome))
