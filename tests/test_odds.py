@@ -311,3 +311,13 @@ def test_stats_says_in_one_line_what_it_cannot_do(tmp_path):
     bad_input(beggar("stats", "known", "--archive", path, "--tail-from", 3050), "bin edge")
     bad_input(beggar("stats", "known", "--archive", path, "--tail-from", 9900), "too few to fit")
     bad_input(beggar("stats", "--archive", tmp_path / "none.sqlite"), "none.sqlite")
+
+
+def test_stats_tells_times_past_ten_million_years_by_their_order_of_magnitude():
+    from beggar.cli.stats import duration
+    year = 365.25 * 86400
+    assert duration(42) == "42 s"
+    assert duration(3.5 * 3600) == "3.5 hours"
+    assert duration(1234.5 * year) == "1,234.5 years"
+    assert duration(4.6e33 * year) == "4.6e33 years"
+    assert duration(math.inf) == "-"

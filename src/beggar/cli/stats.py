@@ -63,11 +63,15 @@ def duration(seconds):
         return "-"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= size:
-            return f"{seconds / size:,.1f} {unit}"
+            # Past ten million years only the order of magnitude means anything
+            # (a census of a small deck puts 8345 cards some 10^40 years away).
+            count = seconds / size
+            return f"{count:,.1f} {unit}" if count < 1e7 else f"{number(count)} {unit}"
     return f"{seconds:.0f} s"
 
 
 def number(value):
+    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
     if not math.isfinite(value):
         return "-"
     return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+", "e")
