@@ -321,3 +321,11 @@ def test_stats_tells_times_past_ten_million_years_by_their_order_of_magnitude():
     assert duration(1234.5 * year) == "1,234.5 years"
     assert duration(4.6e33 * year) == "4.6e33 years"
     assert duration(math.inf) == "-"
+
+
+def test_stats_of_a_loop_factory_job_says_what_it_is(tmp_path):
+    path = tmp_path / "grow.sqlite"
+    with Archive(path) as archive:
+        archive.add_job("walks", jobs.check({"driver": "grow", "seed": 1}))
+    line = bad_input(beggar("stats", "walks", "--archive", path), "job walks is a grow job of the loop factory")
+    assert "before beggar kept them" not in line
