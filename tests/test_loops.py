@@ -286,12 +286,15 @@ def _contents(path):
                 for table in ("games", "jobs", "chunks", "loops")]
 
 
-def test_the_job_files_are_valid():
-    from beggar.search.job import load
+def test_the_job_files_are_valid_and_draw_a_fresh_seed_each_run():
+    from beggar.search.job import load, read
     for name, deck, driver in (("loops", "standard", "grow"), ("loops-camicia", "camicia", "grow"),
                                ("loops-perturb", "standard", "perturb")):
-        spec = load(Path(__file__).resolve().parents[1] / "search" / f"{name}.toml")
+        path = Path(__file__).resolve().parents[1] / "search" / f"{name}.toml"
+        spec = load(path)
         assert (spec["deck"], spec["driver"]) == (deck, driver)
+        # A fixed seed would make tonight's run walk last night's walks again.
+        assert "seed" not in read(path)
 
 
 
