@@ -1,9 +1,7 @@
 """beggar stats: the odds of long games, from a job's length histograms."""
 
-import io
 import json
 import math
-import os
 
 from .. import published
 from ..archive import DEFAULT_PATH, Archive
@@ -125,7 +123,7 @@ def report(played, tail, rows, expected):
 
 
 def _plot(path, played, tail):
-    from .games import _pyplot
+    from .games import _pyplot, save_figure
     from .. import lengths as bins
     plt = _pyplot()
     counts = played.lengths.counts
@@ -157,17 +155,7 @@ def _plot(path, played, tail):
     axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
     axes.legend(loc="lower left", fontsize="small")
     figure.tight_layout()
-    drawn = io.BytesIO()
-    try:
-        figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
-        with open(path, "wb") as file:
-            file.write(drawn.getvalue())
-    except OSError as error:
-        raise UsageError(f"--plot {path}: cannot write ({error.strerror or error})") from None
-    except ValueError as error:
-        raise UsageError(f"--plot {path}: {error}") from None
-    finally:
-        plt.close(figure)
+    save_figure(plt, figure, path)
 
 
 def add(commands):
