@@ -1128,7 +1128,6 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
         free(found_results)
         free(counts)
         free(batch)
-        free(batch)
         raise MemoryError()
     try:
         done = 0
@@ -1165,6 +1164,7 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
         free(found)
         free(found_results)
         free(counts)
+        free(batch)
 
 
 cdef object deal_of(Work* w, const Shape* s, uint64_t seed, uint64_t index):
