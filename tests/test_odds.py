@@ -2,8 +2,10 @@
 progress lines and the announcement of a record or a new loop."""
 
 import json
+import shutil
 import math
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -347,3 +349,20 @@ def test_sampling_frees_its_histogram_every_chunk():
     for index in range(5000):
         compiled.sample_best(1, 1, 5000, index)
     assert _resident_bytes() - before < 8 * 2 ** 20
+
+
+def test_stats_reads_jobs_written_before_family_extension(tmp_path):
+    # tests/data/archive-v3.sqlite's job has a spec of that time: no extend_cards.
+    path = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).with_name("data") / "archive-v3.sqlite", path)
+    with Archive(path) as archive:         # brought to the current format
+        assert "extend_cards" not in archive.job("sample-old")["spec"]
+    bad_input(beggar("stats", "--archive", path), "sample-old: no chunk with a length histogram")
+    with Archive(path) as archive:
+        with archive.transaction():
+            archive.add_chunk("sample-old", 7, 1000, 0, 2500, 1.0,
+                              {"statuses": {"finished": 1000}, "lengths": [0] * 2500 + [999, 1], "workers": 1})
+    result = beggar("stats", "sample-old", "--archive", path, "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["deals"] == 1000 and figures["extension"]["families"] == 0

@@ -122,7 +122,7 @@ def collect(archive, job_id=None):
             total[:len(counts)] += counts
             games = int(counts.sum())
             counted += games
-            weighted += games * stats.get("workers", spec["workers"] or cores)
+            weighted += games * (stats.get("workers") or spec.get("workers") or cores)
             for status, games in stats.get("statuses", {}).items():
                 played.statuses[status] = played.statuses.get(status, 0) + games
         played.deals += counted
