@@ -251,6 +251,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     ("split = 20", "'split' does not apply"),
     ('deck = "30 1J"', "deck 30 1J: a loop needs two court cards at least, so nothing can be grown"),
     ("[grow]\npatience = 0", "[grow]: patience must be a whole number from 1"),
+    ("[grow]\nstart_courts = 1", "[grow]: start_courts must be 0 (top down) or 2 and more"),
     ("[grow]\nleaps = 3", "[grow]: unknown option 'leaps' (known: start_courts, start_plain, patience"),
     ("[perturb]\nreach = 1", "[perturb] is given but the driver is 'grow'"),
 ])
