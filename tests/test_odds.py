@@ -366,3 +366,11 @@ def test_stats_reads_jobs_written_before_family_extension(tmp_path):
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
     assert figures["deals"] == 1000 and figures["extension"]["families"] == 0
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5"])
+def test_a_bad_progress_interval_is_one_line_and_no_job(tmp_path, value):
+    spec = job_file(tmp_path, deals=40_000, chunk=20_000)
+    bad_input(beggar("search", spec, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_PROGRESS_SECONDS": value}),
+              "BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0", repr(value))
+    assert not (tmp_path / "a.sqlite").exists()

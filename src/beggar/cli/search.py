@@ -28,8 +28,10 @@ def run_search(args, data=None):
 
 
 def _search(args, cluster, data):
+    from ..search.progress import plain_seconds
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
+    plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     spec, fresh = None, False
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
