@@ -150,6 +150,8 @@ def _plot(path, played, tail):
     axes.axvline(published.LONGEST_CARDS, color="red", linewidth=1,
                  label=f"published records (grey; red: the longest, {published.LONGEST_CARDS})")
     axes.set_yscale("log")
+    # A probability: left to itself, the log scale of a steep fit ends decades above 1.
+    axes.set_ylim(top=2)
     axes.set_xlabel("cards L")
     axes.set_ylabel("P(cards >= L)")
     axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
