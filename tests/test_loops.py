@@ -402,3 +402,12 @@ def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
     with Archive(path) as archive:
         assert len(archive.chunks_done(name)) > chunks
         assert {row["key"] for row in archive.loops()} >= {row["key"] for row in rows}
+
+
+def test_a_grow_job_without_a_seed_says_its_seed_plays_its_walks_again(tmp_path):
+    job = tmp_path / "fresh.toml"
+    job.write_text('driver = "grow"\ndeck = "10 3J"\ndeals = 1000\nchunk = 1000\nworkers = 1\n')
+    result = beggar("search", job, "--archive", tmp_path / "a.sqlite", "--quiet")
+    assert result.returncode == 0, result.stderr
+    seed = int(result.stderr.split("seed ")[1].split()[0])
+    assert f"(fresh: --seed {seed} plays these walks again)" in result.stderr

@@ -67,7 +67,8 @@ def _search(args, cluster, data):
 
         def started(spec):
             seed = "" if spec["driver"] == "census" else f"seed {spec['seed']}" + (
-                f" (fresh: --seed {spec['seed']} plays these deals again)" if fresh else "") + ", "
+                f" (fresh: --seed {spec['seed']} plays these "
+                f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
             print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}, archive {args.archive}",
                   file=sys.stderr)
 
