@@ -17,53 +17,30 @@ Processor time of this process only; pin it to one core.
 """
 
 import argparse
-import itertools
 import time
 
-from beggar import _loops, engine
-from beggar.backward import as_deal, basin
-from beggar.census import state_key
-from beggar.deal import Deal
-
-#: The published full loops of each deck, as deals (../shared/data).
-PUBLISHED = {
-    "camicia": {"Zanotto 2017": "--K-Q-Q-K-KJ-----KJ-/--J--Q----Q-------J-",
-                "Carmicia": "--Q------QJ----JK---/---Q---J-Q-KJ--K-K--"},
-    "standard": {"Casella 2024": "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"},
-}
-
-
-def cycle(state):
-    """The states of the loop a state falls into, as (hands, leader), in play order."""
-    deal = as_deal(*state)
-    outcome = engine.play(deal)
-    entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-    states = [(tuple(deal.hands), 0)]
-    for trick in itertools.islice(engine.tricks(deal), entry + period - 1):
-        states.append((tuple(tuple(hand) for hand in trick.hands), trick.taker))
-    return states[entry:]
-
-
-def canonical(states):
-    return min(state_key(hands, leader) for hands, leader in states)
+from beggar import _loops, loops
+from beggar.backward import basin
+from beggar.census import key_deal
+from beggar.decks import Deck
 
 
 class Loops:
-    """Distinct full loops found, with what a basin search gives for each."""
+    """Distinct full loops found (by canonical state, beggar.loops), with what
+    a basin search gives for each."""
 
     def __init__(self, known, basin_states, basin_seconds):
-        self.known = {canonical(cycle(state)) for state in known}
+        self.known = {loops.of_state(*state).key for state in known}
         self.found = {}
         self.basin_states, self.basin_seconds = basin_states, basin_seconds
 
     def add(self, state):
-        states = cycle(state)
-        key = canonical(states)
-        if key in self.known or key in self.found:
+        loop = loops.of_state(*state)
+        if loop.key in self.known or loop.key in self.found:
             return
-        balanced_on_cycle = any(len(hands[0]) == len(hands[1]) for hands, _ in states)
-        found = basin(as_deal(*state), self.basin_states, self.basin_seconds)
-        self.found[key] = (len(states), balanced_on_cycle, len(found.deals), found.stopped_by, found.deals[:1])
+        found = basin(loop.deal(), self.basin_states, self.basin_seconds)
+        self.found[loop.key] = (len(loop.states), loop.balanced, len(found.deals), found.stopped_by,
+                                found.deals[:1])
 
     def report(self, seconds):
         found = self.found.values()
@@ -103,7 +80,7 @@ def run_growth(deck, seed, tries, seconds, loops, start_courts):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=300.0, help="processor seconds per deck and method")
-    parser.add_argument("--decks", nargs="+", default=["camicia", "standard"], choices=sorted(PUBLISHED))
+    parser.add_argument("--decks", nargs="+", default=["camicia", "standard"], choices=["camicia", "standard"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tries", type=int, default=2_000_000, help="plays per growth walk")
     parser.add_argument("--starts", type=int, nargs="+", default=[4], help="grow's start_courts to compare")
@@ -113,7 +90,8 @@ def main():
     parser.add_argument("--basin-seconds", type=float, default=20.0)
     args = parser.parse_args()
     for deck in args.decks:
-        published = [(Deal.parse(deal).hands, 0) for deal in PUBLISHED[deck].values()]
+        named = loops.published(str(Deck.parse(deck)))
+        published = [(deal.hands, 0) for _, deal in named]
         grown = Loops(published, args.basin_states, args.basin_seconds)
         for start_courts in args.starts:
             print(f"{deck}: growth, seed {args.seed}, {args.tries:,} plays per walk, "
@@ -129,10 +107,10 @@ def main():
             grown.found.update(found.found)
         if args.no_perturb:
             continue
-        print(f"{deck}: perturbation of {', '.join(PUBLISHED[deck])}"
+        print(f"{deck}: perturbation of {', '.join(name for name, _ in named)}"
               + (f" and {len(grown.found)} grown loops" if grown.found else "")
               + f", seed {args.seed}, {args.perturb_tries:,} plays per run")
-        sources = published + [as_deal_state(key) for key in grown.found]
+        sources = published + [(key_deal(key).hands, 0) for key in grown.found]
         perturbed = Loops(sources, args.basin_states, args.basin_seconds)
         start, runs, played = time.process_time(), 0, 0
         while time.process_time() - start < args.seconds:
@@ -144,15 +122,6 @@ def main():
         seconds = time.process_time() - start
         print(f"  {runs} runs, {played:,} plays ({played / seconds / 1e6:.2f} M/s)")
         perturbed.report(seconds)
-
-
-def as_deal_state(key):
-    """A canonical state key as a state (hands, leader 0)."""
-    hands, i = [], 0
-    while i < len(key):
-        hands.append(tuple(key[i + 1:i + 1 + key[i]]))
-        i += 1 + key[i]
-    return (tuple(hands), 0)
 
 
 if __name__ == "__main__":

@@ -121,6 +121,7 @@ def test_the_loop_next_to_casella_is_reached_from_balanced_deals():
     (lambda: _loops.grow("standard", -1, 0, 10), "seed must be"),
     (lambda: _loops.grow("30 1J", 1, 0, 10), "two court cards"),
     (lambda: _loops.grow("nonsense", 1, 0, 10), "unknown deck"),
+    (lambda: _loops.grow("standard", 1, 0, 10, start_courts=1), "a state with one court card never loops"),
     (lambda: _loops.perturb([], "standard", 1, 0, 10), "none were given"),
     (lambda: _loops.perturb([state(ZANOTTO)], "standard", 1, 0, 10), "not those of deck standard"),
     (lambda: _loops.perturb([state(CASELLA)], "standard", 1, 0, 0), "tries must be"),

@@ -251,6 +251,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     ("split = 20", "'split' does not apply"),
     ('deck = "30 1J"', "deck 30 1J: a loop needs two court cards at least, so nothing can be grown"),
     ("[grow]\npatience = 0", "[grow]: patience must be a whole number from 1"),
+    ("[grow]\nstart_courts = 1", "[grow]: start_courts must be 0 (top down) or 2 and more"),
     ("[grow]\nleaps = 3", "[grow]: unknown option 'leaps' (known: start_courts, start_plain, patience"),
     ("[perturb]\nreach = 1", "[perturb] is given but the driver is 'grow'"),
 ])
@@ -286,12 +287,15 @@ def _contents(path):
                 for table in ("games", "jobs", "chunks", "loops")]
 
 
-def test_the_job_files_are_valid():
-    from beggar.search.job import load
+def test_the_job_files_are_valid_and_draw_a_fresh_seed_each_run():
+    from beggar.search.job import load, read
     for name, deck, driver in (("loops", "standard", "grow"), ("loops-camicia", "camicia", "grow"),
                                ("loops-perturb", "standard", "perturb")):
-        spec = load(Path(__file__).resolve().parents[1] / "search" / f"{name}.toml")
+        path = Path(__file__).resolve().parents[1] / "search" / f"{name}.toml"
+        spec = load(path)
         assert (spec["deck"], spec["driver"]) == (deck, driver)
+        # A fixed seed would make tonight's run walk last night's walks again.
+        assert "seed" not in read(path)
 
 
 
@@ -398,3 +402,12 @@ def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
     with Archive(path) as archive:
         assert len(archive.chunks_done(name)) > chunks
         assert {row["key"] for row in archive.loops()} >= {row["key"] for row in rows}
+
+
+def test_a_grow_job_without_a_seed_says_its_seed_plays_its_walks_again(tmp_path):
+    job = tmp_path / "fresh.toml"
+    job.write_text('driver = "grow"\ndeck = "10 3J"\ndeals = 1000\nchunk = 1000\nworkers = 1\n')
+    result = beggar("search", job, "--archive", tmp_path / "a.sqlite", "--quiet")
+    assert result.returncode == 0, result.stderr
+    seed = int(result.stderr.split("seed ")[1].split()[0])
+    assert f"(fresh: --seed {seed} plays these walks again)" in result.stderr

@@ -2,8 +2,10 @@
 progress lines and the announcement of a record or a new loop."""
 
 import json
+import shutil
 import math
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -311,3 +313,64 @@ def test_stats_says_in_one_line_what_it_cannot_do(tmp_path):
     bad_input(beggar("stats", "known", "--archive", path, "--tail-from", 3050), "bin edge")
     bad_input(beggar("stats", "known", "--archive", path, "--tail-from", 9900), "too few to fit")
     bad_input(beggar("stats", "--archive", tmp_path / "none.sqlite"), "none.sqlite")
+
+
+def test_stats_tells_times_past_ten_million_years_by_their_order_of_magnitude():
+    from beggar.cli.stats import duration
+    year = 365.25 * 86400
+    assert duration(42) == "42 s"
+    assert duration(3.5 * 3600) == "3.5 hours"
+    assert duration(1234.5 * year) == "1,234.5 years"
+    assert duration(4.6e33 * year) == "4.6e33 years"
+    assert duration(math.inf) == "-"
+
+
+def test_stats_of_a_loop_factory_job_says_what_it_is(tmp_path):
+    path = tmp_path / "grow.sqlite"
+    with Archive(path) as archive:
+        archive.add_job("walks", jobs.check({"driver": "grow", "seed": 1}))
+    line = bad_input(beggar("stats", "walks", "--archive", path), "job walks is a grow job of the loop factory")
+    assert "before beggar kept them" not in line
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as file:
+        return int(file.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"), reason="needs Linux's /proc")
+def test_sampling_frees_its_histogram_every_chunk():
+    # A worker samples chunk after chunk for days: 12 KiB kept per call was
+    # hundreds of megabytes a day.
+    compiled = engine.get("compiled")
+    for index in range(200):
+        compiled.sample_best(1, 1, 5000, index)
+    before = _resident_bytes()
+    for index in range(5000):
+        compiled.sample_best(1, 1, 5000, index)
+    assert _resident_bytes() - before < 8 * 2 ** 20
+
+
+def test_stats_reads_jobs_written_before_family_extension(tmp_path):
+    # tests/data/archive-v3.sqlite's job has a spec of that time: no extend_cards.
+    path = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).with_name("data") / "archive-v3.sqlite", path)
+    with Archive(path) as archive:         # brought to the current format
+        assert "extend_cards" not in archive.job("sample-old")["spec"]
+    bad_input(beggar("stats", "--archive", path), "sample-old: no chunk with a length histogram")
+    with Archive(path) as archive:
+        with archive.transaction():
+            archive.add_chunk("sample-old", 7, 1000, 0, 2500, 1.0,
+                              {"statuses": {"finished": 1000}, "lengths": [0] * 2500 + [999, 1], "workers": 1})
+    result = beggar("stats", "sample-old", "--archive", path, "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["deals"] == 1000 and figures["extension"]["families"] == 0
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5"])
+def test_a_bad_progress_interval_is_one_line_and_no_job(tmp_path, value):
+    spec = job_file(tmp_path, deals=40_000, chunk=20_000)
+    bad_input(beggar("search", spec, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_PROGRESS_SECONDS": value}),
+              "BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0", repr(value))
+    assert not (tmp_path / "a.sqlite").exists()

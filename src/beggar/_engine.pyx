@@ -1089,7 +1089,8 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, s
     """Play deals start .. start+n_deals-1 of `seed` (Deal.shuffled of `deck`,
     `players` and `split`) and return [(deal, outcome)] for each game of at
     least `min_cards` cards or a loop."""
-    return _sample(n_deals, seed, min_cards, start, deck, players, split, True)[0]
+    # No length histogram: it would be built only to be dropped.
+    return _sample(n_deals, seed, min_cards, start, deck, players, split, True, False)[0]
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
@@ -1128,7 +1129,6 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
         free(found_results)
         free(counts)
         free(batch)
-        free(batch)
         raise MemoryError()
     try:
         done = 0
@@ -1165,6 +1165,7 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
         free(found)
         free(found_results)
         free(counts)
+        free(batch)
 
 
 cdef object deal_of(Work* w, const Shape* s, uint64_t seed, uint64_t index):

@@ -487,6 +487,9 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     whole(walk, "walk", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
     whole(start_courts, "start_courts", 0, MAX_DECK)
+    if start_courts == 1:
+        # Its every start would be played and dropped: the walk would never begin.
+        raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card never loops")
     whole(start_plain, "start_plain", 0, MAX_DECK)
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)

@@ -24,6 +24,7 @@ from importlib import resources
 from . import engine
 from .census import state_key
 from .deal import Deal
+from .published import deals as published_deals
 
 
 class LoopError(ValueError):
@@ -109,8 +110,7 @@ def published(deck=None):
     """The published loops shipped with beggar, as [(name, Deal)], those of
     `deck` only (a deck as decks.written writes it) when given."""
     found = []
-    records = json.loads(resources.files("beggar").joinpath("data", "published-deals.json").read_text())
-    for record in records:
+    for record in published_deals():
         if record["status"] == "loop":
             found.append((record["name"], Deal.parse(f"{record['p1']}/{record['p2']}")))
     others = json.loads(resources.files("beggar").joinpath("data", "other-decks.json").read_text())

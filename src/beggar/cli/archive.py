@@ -84,7 +84,7 @@ def _show_loop(args):
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")
-    print(f"\none period, played from its canonical state:")
+    print("\none period, played from its canonical state:")
     for line in trick_lines(itertools.islice(engine.tricks(deal), row["period_tricks"]), 0, deal):
         print(line)
     return 0
@@ -137,6 +137,11 @@ def run_archive_export(args):
     with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
     saved, outcome = _archived(game)
+    return _write(saved, outcome, args, f"game {args.id}")
+
+
+def _write(saved, outcome, args, what):
+    """Write an export to args.file (standard output for none or -), as text or JSON."""
     text = to_text(saved, outcome) if args.text else to_json(saved, outcome)
     if args.file is None or args.file == "-":
         sys.stdout.write(text)
@@ -146,7 +151,7 @@ def run_archive_export(args):
             file.write(text)
     except OSError as error:
         raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
-    print(f"game {args.id} written to {args.file}", file=sys.stderr)
+    print(f"{what} written to {args.file}", file=sys.stderr)
     return 0
 
 
@@ -166,17 +171,7 @@ def _export_loop(args):
         deal = key_deal(bytes.fromhex(row["key"]))
         outcome = engine.play(deal)
         saved = SavedGame(deal, Rules(), name=f"archive loop {row['id']}, from its canonical state")
-    text = to_text(saved, outcome) if args.text else to_json(saved, outcome)
-    if args.file is None or args.file == "-":
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(args.file, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
-    print(f"loop {args.loop} written to {args.file}", file=sys.stderr)
-    return 0
+    return _write(saved, outcome, args, f"loop {args.loop}")
 
 
 def run_archive_census(args):

@@ -125,6 +125,12 @@ def _plot(path, deal, outcome):
     axes.set_title(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     figure.tight_layout()
+    save_figure(plt, figure, path)
+
+
+def save_figure(plt, figure, path):
+    """Write a --plot figure to `path` (its format from the extension) and
+    close it; a path that cannot be written is a UsageError."""
     # Drawn in memory, then written here: matplotlib does not report every
     # failed write (a full disk passes silently).
     drawn = io.BytesIO()

@@ -28,8 +28,10 @@ def run_search(args, data=None):
 
 
 def _search(args, cluster, data):
+    from ..search.progress import plain_seconds
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
+    plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     spec, fresh = None, False
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
@@ -65,7 +67,8 @@ def _search(args, cluster, data):
 
         def started(spec):
             seed = "" if spec["driver"] == "census" else f"seed {spec['seed']}" + (
-                f" (fresh: --seed {spec['seed']} plays these deals again)" if fresh else "") + ", "
+                f" (fresh: --seed {spec['seed']} plays these "
+                f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
             print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}, archive {args.archive}",
                   file=sys.stderr)
 

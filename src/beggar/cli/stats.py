@@ -1,9 +1,7 @@
 """beggar stats: the odds of long games, from a job's length histograms."""
 
-import io
 import json
 import math
-import os
 
 from .. import published
 from ..archive import DEFAULT_PATH, Archive
@@ -63,11 +61,15 @@ def duration(seconds):
         return "-"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= size:
-            return f"{seconds / size:,.1f} {unit}"
+            # Past ten million years only the order of magnitude means anything
+            # (a census of a small deck puts 8345 cards some 10^40 years away).
+            count = seconds / size
+            return f"{count:,.1f} {unit}" if count < 1e7 else f"{number(count)} {unit}"
     return f"{seconds:.0f} s"
 
 
 def number(value):
+    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
     if not math.isfinite(value):
         return "-"
     return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+", "e")
@@ -121,7 +123,7 @@ def report(played, tail, rows, expected):
 
 
 def _plot(path, played, tail):
-    from .games import _pyplot
+    from .games import _pyplot, save_figure
     from .. import lengths as bins
     plt = _pyplot()
     counts = played.lengths.counts
@@ -148,22 +150,14 @@ def _plot(path, played, tail):
     axes.axvline(published.LONGEST_CARDS, color="red", linewidth=1,
                  label=f"published records (grey; red: the longest, {published.LONGEST_CARDS})")
     axes.set_yscale("log")
+    # A probability: left to itself, the log scale of a steep fit ends decades above 1.
+    axes.set_ylim(top=2)
     axes.set_xlabel("cards L")
     axes.set_ylabel("P(cards >= L)")
     axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
     axes.legend(loc="lower left", fontsize="small")
     figure.tight_layout()
-    drawn = io.BytesIO()
-    try:
-        figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
-        with open(path, "wb") as file:
-            file.write(drawn.getvalue())
-    except OSError as error:
-        raise UsageError(f"--plot {path}: cannot write ({error.strerror or error})") from None
-    except ValueError as error:
-        raise UsageError(f"--plot {path}: {error}") from None
-    finally:
-        plt.close(figure)
+    save_figure(plt, figure, path)
 
 
 def add(commands):

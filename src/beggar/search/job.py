@@ -256,7 +256,9 @@ def unit(spec):
 def stored(spec):
     """A spec as an archive keeps it, with the keys added since it was written
     given their defaults (the deals it dealt then)."""
-    return {**{key: DEFAULTS[key] for key in ("deck", "players", "split", "first", "top")}, **spec}
+    # A job written before family extension searched no family: extend_cards 0.
+    return {**{key: DEFAULTS[key] for key in ("deck", "players", "split", "first", "top")}, "extend_cards": 0,
+            **spec}
 
 
 def table(spec):

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import lengths as bins
 from ..lengths import Lengths
-from .job import stored
+from .job import FACTORY, stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
@@ -95,6 +95,10 @@ def collect(archive, job_id=None):
             raise OddsError(f"{archive.path}: no job {job_id!r}")
         job = archive.job(job_id)
         chosen = [(job_id, stored(job["spec"]))]
+        if chosen[0][1]["driver"] in FACTORY:
+            raise OddsError(f"{archive.path}: job {job_id} is a {chosen[0][1]['driver']} job of the loop "
+                            "factory: it plays states to their loops, not deals to their end, and keeps "
+                            "no length histogram (beggar archive list --loops shows what it found)")
     else:
         chosen = [(i, stored(spec)) for i, spec in archive.jobs()
                   if spec["driver"] == "sample" and same_table(stored(spec)) == ("standard", 2, "even")]
@@ -118,7 +122,7 @@ def collect(archive, job_id=None):
             total[:len(counts)] += counts
             games = int(counts.sum())
             counted += games
-            weighted += games * stats.get("workers", spec["workers"] or cores)
+            weighted += games * (stats.get("workers") or spec.get("workers") or cores)
             for status, games in stats.get("statuses", {}).items():
                 played.statuses[status] = played.statuses.get(status, 0) + games
         played.deals += counted

@@ -12,17 +12,26 @@ import time
 
 from tqdm import tqdm
 
+from .job import JobError
+
 #: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
 PLAIN_SECONDS = 60.0
 
 
 def plain_seconds():
-    value = os.environ.get("BEGGAR_PROGRESS_SECONDS")
-    try:
-        seconds = float(value) if value else PLAIN_SECONDS
-    except ValueError:
+    """PLAIN_SECONDS, or the seconds of BEGGAR_PROGRESS_SECONDS (JobError when
+    it is no number of seconds: a log that stays silent would look like a hung job)."""
+    text = os.environ.get("BEGGAR_PROGRESS_SECONDS")
+    if not text:
         return PLAIN_SECONDS
-    return seconds if seconds > 0 else PLAIN_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= 10 ** 6:
+        raise JobError(f"BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0 and at most 1000000, "
+                       f"not {text!r}")
+    return seconds
 
 
 class Progress:
