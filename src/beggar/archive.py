@@ -350,7 +350,11 @@ class Archive:
         for game_id, deal, key, job, driver, walk in rows:
             deal = Deal.parse(deal)
             if key is None or (deal.deck_written(), key) not in described:
-                loop = loops.of_deal(deal)
+                try:
+                    loop = loops.of_deal(deal)
+                except loops.LoopError as error:
+                    raise ArchiveFault(f"{self.path}: cannot link loop game {game_id} to its loop: "
+                                       f"{error}") from None
                 described[(loop.deck, loop.hex)] = loop
                 if key is None:
                     self.db.execute("UPDATE games SET loop = ? WHERE id = ?", (loop.hex, game_id))

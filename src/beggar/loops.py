@@ -93,8 +93,9 @@ def of_deal(deal, engine_name=None):
         states.append((tuple(tuple(hand) for hand in trick.hands), trick.taker))
     cycle = states[entry:entry + period]
     if states[entry + period] != cycle[0]:
-        raise AssertionError(f"the engines disagree on the loop of {deal}: the state after trick "
-                             f"{entry + period} is not the one after trick {entry}")
+        raise LoopError(f"the engines disagree on the loop of {deal}: the state after trick "
+                        f"{entry + period} is not the one after trick {entry}. This is a bug in "
+                        "beggar: please report the deal.")
     keys = [state_key(hands, leader) for hands, leader in cycle]
     first = min(range(period), key=keys.__getitem__)
     # Written from the canonical state's leader's seat, so that two reports of

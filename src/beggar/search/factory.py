@@ -74,7 +74,11 @@ def checked(archive, spec, growth):
     archive (or kept without a basin search), with its basin searched."""
     found = {}
     for hands, leader in growth["loops"]:
-        loop = loops.of_state(hands, leader)
+        try:
+            loop = loops.of_state(hands, leader)
+        except loops.LoopError as error:
+            raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
+                              "This is a bug in beggar: please report it.") from None
         if loop.key in found:
             continue
         if loop.deck != spec["deck"]:
@@ -108,7 +112,10 @@ def loops_of_games(archive, games):
         deck = game.deal.deck_written()
         if game.loop is not None and (game.loop in new or archive.loop_id(deck, game.loop.hex()) is not None):
             continue
-        loop = loops.of_deal(game.deal)
+        try:
+            loop = loops.of_deal(game.deal)
+        except loops.LoopError as error:
+            raise SearchError(str(error)) from None
         game.loop = loop.key
         if loop.key not in new and archive.loop_id(deck, loop.hex) is None:
             new[loop.key] = loop

@@ -378,14 +378,26 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
     path = os.path.join(folder, f"{kind}-{outcome.cards}-game{game_id}.json")
     saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({driver})")
     try:
-        with open(path, "x") as file:
-            file.write(to_json(saved, outcome))
+        _write_new(path, to_json(saved, outcome))
         where = f"saved to {path}"
     except FileExistsError:
         where = f"saved before to {path}"
     except OSError as error:
         where = f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
     return f"*** {what}: {deal} ({where}) ***"
+
+
+def _write_new(path, text):
+    """Write a file that must not exist yet; one cut short (a full disk) is
+    removed, so that a saved game next to the archive is whole or absent."""
+    with open(path, "x") as file:
+        try:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        except OSError:
+            os.remove(path)
+            raise
 
 
 def chunk_stats(result, workers):
