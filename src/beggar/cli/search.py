@@ -4,6 +4,7 @@ import sys
 
 from ..archive import DEFAULT_PATH, Archive
 from ..decks import Deck, hand_sizes
+from ..engine import ALL_ENGINES
 from ..search import SearchError
 from ..search import job as jobs
 from .options import UsageError, count, players, seconds, seed, split, workers
@@ -33,6 +34,9 @@ def _search(args, cluster, data):
     from ..search.runner import run as run_job
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     spec, fresh = None, False
+    if args.gpu and args.engine not in (None, "gpu"):
+        raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
+    engine_name = "gpu" if args.gpu else args.engine
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
@@ -41,8 +45,12 @@ def _search(args, cluster, data):
         for key in SPEC_OPTIONS:
             if getattr(args, key) is not None:
                 data[key] = getattr(args, key)
+        if engine_name is not None:
+            data["engine"] = engine_name
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
+        if spec["engine"] == "gpu":
+            _check_gpu()
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
     else:
@@ -69,17 +77,26 @@ def _search(args, cluster, data):
             seed = "" if spec["driver"] == "census" else f"seed {spec['seed']}" + (
                 f" (fresh: --seed {spec['seed']} plays these "
                 f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
-            print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}, archive {args.archive}",
+            engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
+            print(f"job {job_id}: {spec['driver']}{engine}, {seed}{describe_deals(spec)}, archive {args.archive}",
                   file=sys.stderr)
 
+        if args.resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
+            _check_gpu()
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
-                              cluster=cluster, started=started)
+                              cluster=cluster, started=started, engine_name=engine_name)
         except SearchError as error:
             print_summary(error.summary, args.archive, args.cluster)
             raise
     print_summary(summary, args.archive, args.cluster)
     return 130 if summary.reason.startswith("stopped at once") else 0, job_id
+
+
+def _check_gpu():
+    """No bindings, driver or GPU: one line, before the job is stored or a chunk played."""
+    from ..gpu import device
+    device.check()
 
 
 def _perturb_start(archive, spec):
@@ -203,3 +220,9 @@ def add_run_options(parser, workers_default):
                              "scheduler, local:N to start N worker processes here "
                              "(needs pip install 'beggar[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--engine", choices=ALL_ENGINES,
+                        help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
+                             "else compiled); a resumed job may go on on another")
+    parser.add_argument("--gpu", action="store_true",
+                        help="play on the GPU: --engine gpu (two-player sample and census jobs; "
+                             "needs pip install 'beggar[gpu]')")

@@ -11,8 +11,8 @@ buffer is played again in parts; a census block is cut where the prefix of
 its arrangements changes, so that the device unranks in 64 bits.
 
 A backend is an object with `sample(...)` and `census(...)`, the kernels'
-arguments with NumPy arrays for their buffers (beggar._gpu_host, or
-gpu/device.py's launches), `NAME`, and the sizes it launches in.
+arguments with NumPy arrays for their buffers (gpu/host.py's, or
+gpu/device.py's launches), and the sizes it launches in.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .. import census as census_order
 from .. import lengths
 from ..checks import whole
 from ..deal import Deal
+from ..engine import EngineError, EngineFault
 from ..decks import STANDARD, check_table, deal_out, hand_sizes
 from ..outcome import Outcome
 from ..rules import Rules
@@ -44,7 +45,7 @@ CAP_TRICKS = 1 << 15
 SUFFIX_LIMIT = 1 << 63
 
 
-class GpuRequestError(ValueError):
+class GpuRequestError(EngineError, ValueError):
     """A request the GPU engine does not play (a wrong request: exit 2)."""
 
 
@@ -85,9 +86,18 @@ class RangeEngine:
     for two players; the one-game calls (play, play_batch, climb, backward
     play) are the compiled engine's, and their outcomes say so."""
 
-    def __init__(self, backend):
-        self.backend = backend
-        self.NAME = backend.NAME
+    def __init__(self, name, make_backend):
+        self.NAME = name
+        self._make_backend = make_backend
+        self._backend = None
+
+    @property
+    def backend(self):
+        """The launches, made at the first call that needs them: the one-game
+        calls, which are the compiled engine's, never touch a device."""
+        if self._backend is None:
+            self._backend = self._make_backend()
+        return self._backend
 
     # ------------------------------------------------------------ the compiled engine's calls
 
@@ -245,7 +255,7 @@ class _Sampled:
         return self.hits, best, lengths.Lengths(tuple(int(c) for c in self.lengths))
 
 
-class EngineMismatch(RuntimeError):
+class EngineMismatch(EngineFault):
     """The GPU engine and the compiled engine disagree on a game: a bug to report."""
 
 

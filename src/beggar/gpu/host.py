@@ -14,8 +14,6 @@ class HostBackend:
     """gpu/engine.py's backend on the CPU. `capacity` below `launch` is for
     the tests of a buffer that overflows."""
 
-    NAME = "gpu-host"
-
     def __init__(self, launch=1 << 16, capacity=1 << 16):
         from .. import _gpu_host
         self._kernels = _gpu_host
