@@ -122,7 +122,7 @@ def check():
         if error == driver.CUresult.CUDA_SUCCESS and count == 0:
             raise GpuFault("the NVIDIA driver sees no GPU")
     if error != driver.CUresult.CUDA_SUCCESS:
-        raise GpuFault(f"the NVIDIA driver cannot be used ({error.name if hasattr(error, 'name') else error})")
+        raise GpuFault(f"the NVIDIA driver cannot be used ({getattr(error, 'name', error)})")
     nvrtc_version()
 
 
@@ -133,15 +133,8 @@ class Device:
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
         driver = self.driver
-        try:
-            self._check(driver.cuInit(0), "cuInit")
-        except GpuFault:
-            raise
-        except Exception as error:      # the bindings raise their own kind when libcuda is absent
-            raise GpuFault(f"no NVIDIA driver could be loaded ({error})") from None
+        check()
         count = self._check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
-        if count == 0:
-            raise GpuFault("the NVIDIA driver sees no GPU")
         if not 0 <= ordinal < count:
             raise GpuFault(f"no GPU number {ordinal}: the driver sees {count}")
         self.device = self._check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
@@ -173,8 +166,7 @@ class Device:
     def _check(self, result, what):
         error, *values = result if isinstance(result, tuple) else (result,)
         if error != self.driver.CUresult.CUDA_SUCCESS:
-            name = self.driver.cuGetErrorName(error)
-            raise GpuFault(f"CUDA {what} failed: {bytes(name[1]).decode() if name[0] == 0 else error}")
+            raise GpuFault(f"CUDA {what} failed: {getattr(error, 'name', error)}")
         return values[0] if len(values) == 1 else tuple(values) if values else None
 
     def _attribute(self, attribute):
