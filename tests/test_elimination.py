@@ -130,3 +130,48 @@ def test_a_game_that_ends_has_no_loop_to_search_from():
         elimination.search(Deal.parse("K-----Q--J-A-/--J-----K-Q-A"), 3)
     with pytest.raises(BackwardError, match="3 or 4 players"):
         elimination.search(Deal.parse(CASELLA), 2)
+
+
+def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, small_census):
+    from beggar.archive import Archive
+    path = str(tmp_path / "archive.sqlite")
+    with Archive(path) as archive:
+        archive.add_loop(loops.of_deal(small_census.loops[0][1]))
+    job = tmp_path / "job.toml"
+    job.write_text(f'driver = "eliminate"\ndeck = "{SMALL}"\nplayers = 3\nchunk = 100000\n'
+                   '[eliminate]\nguide = "balance"\n')
+    result = beggar("search", str(job), "--archive", path, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "states   6,880" in result.stdout
+    with Archive(path) as archive:
+        games = archive.games(loops=True, players=3)
+        assert {Deal.parse(game["deal"]) for game in games} == {deal for _, deal, _, _ in small_census.loops}
+        assert {game["driver"] for game in games} == {"eliminate"}
+        (job_id, spec), = archive.jobs()
+        assert spec["start"] == [loops.of_deal(small_census.loops[0][1]).hex]
+        (stats,) = archive.chunk_stats(job_id)
+        assert stats["ascent"]["states"] == 6880 and stats["ascent"]["stopped_by"] is None
+    again = beggar("search", "--resume", job_id, "--archive", path)
+    assert again.returncode == 0 and "is done" in again.stdout
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('driver = "eliminate"\nplayers = 2\n', "3 or 4 players"),
+    ('driver = "eliminate"\nplayers = 3\n[eliminate]\nguide = "deep"\n', "guide must be one of"),
+    ('driver = "eliminate"\nplayers = 3\n[eliminate]\nwidth = 3\n', "unknown option 'width'"),
+    ('driver = "sample"\n[eliminate]\nguide = "breadth"\n', "[eliminate] is given"),
+])
+def test_a_bad_eliminate_job_is_one_line(tmp_path, text, fragment):
+    job = tmp_path / "job.toml"
+    job.write_text(text)
+    assert bad_input(beggar("search", str(job), "--archive", str(tmp_path / "a.sqlite")), fragment)
+
+
+def test_beggar_basin_at_a_table_of_three(small_census, tmp_path):
+    result = beggar("basin", str(small_census.loops[0][1]), "--players", "3", "--guide", "breadth",
+                    "--export-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "6,880 states, guide breadth (complete)" in result.stdout
+    assert "35 balanced deals" in result.stdout
+    assert len(list(tmp_path.glob("*.json"))) == 35
+    assert bad_input(beggar("basin", CASELLA, "--guide", "breadth"), "--players 3|4")

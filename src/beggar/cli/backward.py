@@ -96,8 +96,9 @@ def _run_table_basin(args, deal, players):
               f"period {period[0]} tricks / {period[1]} cards")
     if args.export_dir and found.deals:
         os.makedirs(args.export_dir, exist_ok=True)
-        for deal_found, outcome, _ in found.deals:
-            path = os.path.join(args.export_dir, f"loop-{players}-players-{outcome.cards}.json")
+        for number, (deal_found, outcome, _) in enumerate(found.deals, 1):
+            # Numbered in the order found: two deals may loop after as many cards.
+            path = os.path.join(args.export_dir, f"loop-{players}-players-{number}.json")
             text = to_json(SavedGame(deal_found, name=f"a {players}-player deal that never ends, found by "
                                                       f"backward play from the loop of {deal}"), outcome)
             try:

@@ -63,6 +63,8 @@ def _search(args, cluster, data):
             job_id = new_job_id(spec)
             if spec["driver"] == "perturb":
                 _perturb_start(archive, spec)
+            if spec["driver"] == "eliminate":
+                _eliminate_start(archive, spec)
             archive.add_job(job_id, spec)
 
         def started(spec):
@@ -91,6 +93,16 @@ def _perturb_start(archive, spec):
                          "and none is published (run a grow job first)")
 
 
+def _eliminate_start(archive, spec):
+    """Fix the loops an eliminate job starts from in its spec, one chunk each."""
+    from ..search.elimination import start_keys
+    spec["start"] = start_keys(archive, spec["deck"])
+    if not spec["start"]:
+        raise UsageError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "
+                         "and none is published (run a grow or census job first)")
+    spec["deals"] = len(spec["start"]) * spec["chunk"]
+
+
 def describe_deals(spec):
     """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
     deck = Deck.parse(spec["deck"])
@@ -105,8 +117,9 @@ def print_summary(summary, archive_path, cluster=None):
     rate = summary.deals / summary.seconds if summary.seconds else 0
     if summary.driver in jobs.FACTORY:
         return _print_factory_summary(summary, archive_path, cluster, rate)
+    unit = "states" if summary.driver == "eliminate" else "deals"
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-             f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
+             f"{unit:<8} {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
              f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
              + (f" of the cluster {cluster}" if cluster else "")]
     if summary.best is not None:
