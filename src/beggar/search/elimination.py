@@ -24,6 +24,10 @@ from .job import JobError
 #: The [eliminate] table's options and their defaults.
 OPTIONS = {"guide": "smallest"}
 
+#: States a search visits at most when the job gives no chunk: a few hundred
+#: megabytes of a worker's memory at 52 cards, a few seconds of a core.
+CHUNK = 1_000_000
+
 
 def start_keys(archive, deck):
     """The canonical states (hex) an eliminate job of `deck` starts from: the
@@ -61,7 +65,7 @@ def run_chunk(spec, chunk, result_type):
     return result_type(chunk, found.states, hits, None, time.perf_counter() - start, ascent=ascent)
 
 
-def check(spec, where, options):
+def check(spec, where, options, chunk_given):
     """The spec of an eliminate job: 3 or 4 players, deals dealt evenly, the
     [eliminate] options known and valid. The start loops are fixed when the
     job is created (cli: beggar search)."""
@@ -79,3 +83,5 @@ def check(spec, where, options):
         raise JobError(f"{where}: the eliminate driver searches deals of 3 or 4 players, "
                        f"not {spec['players']}")
     spec["extend_cards"] = 0
+    if not chunk_given:
+        spec["chunk"] = CHUNK

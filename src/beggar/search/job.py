@@ -50,7 +50,7 @@ DEFAULTS = {
     "workers": 0,           # 0: one per core
     "min_cards": 2800,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
-    "chunk": 4_000_000,     # about 3.5 s of a core; each chunk's record keeps a length histogram
+    "chunk": 4_000_000,     # climb: one walk; sample and census with none given: CHUNK_SECONDS of a core
     "extend_cards": 2800,   # a kept game this long gets a family search; 0: none
     "deck": "standard",     # a name or counts (decks.py)
     "players": 2,
@@ -61,6 +61,11 @@ DEFAULTS = {
     "basin_seconds": 60.0,
 }
 
+
+#: Seconds of a core a chunk takes when a job gives no chunk (drivers.timed_chunk
+#: measures it when the job starts): long enough that keeping a chunk costs
+#: little, short enough that a stop or a time limit is prompt.
+CHUNK_SECONDS = 3.0
 
 #: Bounds of the numbers of a job: a chunk is played by one worker in one
 #: go (10**9 deals is a quarter of an hour of a core); more workers than
@@ -158,7 +163,7 @@ def check(data, where="job"):
         raise JobError(f"{where}: [eliminate] is given but the driver is {spec['driver']!r}")
     if spec["driver"] == "eliminate":
         from .elimination import check as check_eliminate     # a driver's own module checks its table
-        check_eliminate(spec, where, data.get("eliminate", {}))
+        check_eliminate(spec, where, data.get("eliminate", {}), "chunk" in data)
         _check_basin_bounds(spec, where)
     # A census's budget is bounded by its deck's arrangements (_check_census),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
