@@ -49,14 +49,23 @@ rank = whole_in(0)
 MAX_SECONDS = 10 ** 9
 
 
+#: The units a time may be given in: --time 90m, 8h.
+TIME_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
 def seconds(text):
+    """A time: seconds, or a number with a unit (90s, 90m, 8h, 2d)."""
+    number, scale = text.strip(), 1
+    if number[-1:].lower() in TIME_UNITS:
+        number, scale = number[:-1], TIME_UNITS[number[-1].lower()]
     try:
-        value = float(text)
+        value = float(number) * scale
     except ValueError:
         value = -1
     if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
-            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, not {text!r}")
+            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, or a time with a unit "
+            f"(90m, 8h, 2d), not {text!r}")
     return value
 
 
