@@ -26,10 +26,9 @@ from .. import census as census_order
 from .. import lengths
 from ..checks import whole
 from ..deal import Deal
-from ..engine import EngineError, EngineFault
 from ..decks import STANDARD, check_table, deal_out, hand_sizes
+from ..engine import EngineError, EngineFault
 from ..outcome import Outcome
-from ..rules import Rules
 from ..shuffle import check_seed
 from ..states import Census
 
@@ -83,8 +82,8 @@ def _counts(cards):
 
 class RangeEngine:
     """engine.Engine's sample, sample_best and census on a backend's launches,
-    for two players; the one-game calls (play, play_batch, climb, backward
-    play) are the compiled engine's, and their outcomes say so."""
+    for two players; the one-game calls (play, play_batch, backward play) are
+    the compiled engine's, and their outcomes say so; climbing is refused."""
 
     def __init__(self, name, make_backend):
         self.NAME = name
@@ -106,21 +105,17 @@ class RangeEngine:
         from .. import _engine
         return _engine
 
-    def play(self, deal, rules=Rules()):
-        return self._compiled().play(deal, rules)
-
-    def play_batch(self, decks, split=None, rules=Rules()):
-        return self._compiled().play_batch(decks, split, rules)
+    def __getattr__(self, name):
+        # The one-game calls of the contract (play, play_batch, backward
+        # play) are the compiled engine's, and their outcomes say so.
+        from ..engine import FUNCTIONS
+        if name in FUNCTIONS:
+            return getattr(self._compiled(), name)
+        raise AttributeError(name)
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         raise GpuRequestError(f"the {self.NAME} engine does not climb: hill climbing runs on the "
                               "compiled engine (engine = \"compiled\")")
-
-    def predecessors(self, hands, leader):
-        return self._compiled().predecessors(hands, leader)
-
-    def backward(self, roots, skips, max_states, max_seconds):
-        return self._compiled().backward(roots, skips, max_states, max_seconds)
 
     # ------------------------------------------------------------ random deals
 
