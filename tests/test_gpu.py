@@ -4,6 +4,7 @@ where the machine stands; and, where a GPU is, the device itself (-m gpu)."""
 
 import random
 import signal
+import sys
 
 import pytest
 
@@ -197,6 +198,19 @@ def test_beggar_gpu_says_in_one_line_when_there_is_no_gpu(tmp_path):
     else:
         result = beggar("gpu")
         assert result.returncode == 0 and "the gpu engine can run here" in result.stdout
+
+
+def test_without_the_bindings_the_gpu_engine_names_the_extra(tmp_path, monkeypatch, capsys):
+    # The bindings made unimportable in this process (a package's own .pth
+    # file keeps a stand-in out of a subprocess); the command's main runs here.
+    from beggar.cli import main
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    for command in (["gpu"], ["gpu", "--arch", "sm_90"], ["search", "--gpu", "--archive", str(tmp_path / "a.sqlite")]):
+        assert main(command) == 3
+        error = capsys.readouterr().err.strip()
+        assert len(error.splitlines()) == 1 and "NVIDIA's CUDA bindings" in error, error
+        assert "pip install 'beggar[gpu]'" in error
+    assert not (tmp_path / "a.sqlite").exists()
 
 
 def test_a_wrong_architecture_is_one_line():
