@@ -78,7 +78,7 @@ def add(commands):
         sub = commands.add_parser(name, help=text.split(":")[0].split(",")[0].lower(), description=text)
         sub.add_argument("source", nargs="?", metavar="DEAL")
         sub.set_defaults(source_name="DEAL", run=run)
-        add_game_options(sub)
+        add_game_options(sub, "players: 2 (backward play is for two players)")
         sub.add_argument("--max-states", type=limit, default=MAX_STATES, metavar="N",
                          help=f"stop after N states (default {MAX_STATES:,})")
         sub.add_argument("--max-seconds", type=seconds, default=MAX_SECONDS, metavar="S",
