@@ -76,6 +76,8 @@ def _search(args, cluster, data):
             job_id = new_job_id(spec)
             if spec["driver"] == "perturb":
                 _perturb_start(archive, spec)
+            if spec["driver"] == "eliminate":
+                _eliminate_start(archive, spec)
             archive.add_job(job_id, spec)
 
         def started(spec):
@@ -132,6 +134,16 @@ def _perturb_start(archive, spec):
                          "and none is published (run a grow job first)")
 
 
+def _eliminate_start(archive, spec):
+    """Fix the loops an eliminate job starts from in its spec, one chunk each."""
+    from ..search.elimination import start_keys
+    spec["start"] = start_keys(archive, spec["deck"])
+    if not spec["start"]:
+        raise UsageError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "
+                         "and none is published (run a grow or census job first)")
+    spec["deals"] = len(spec["start"]) * spec["chunk"]
+
+
 def describe_deals(spec):
     """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
     deck = Deck.parse(spec["deck"])
@@ -155,8 +167,9 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
     if summary.driver in jobs.FACTORY:
         return _print_factory_summary(summary, archive_path, cluster, rate, whole)
     run = " in this run" if whole is not None else ""
+    unit = "states" if summary.driver == "eliminate" else "deals"
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-             f"deals    {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
+             f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
              f"on {plural(summary.workers, 'worker')}"
              + (f" of the cluster {cluster}" if cluster else "")]
     if summary.best is not None:

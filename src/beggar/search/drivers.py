@@ -29,6 +29,7 @@ class ChunkResult:
     census: Census | None = None    # a census chunk's whole result
     lengths: Lengths | None = None  # sample and climb: the lengths of every game played
     growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
+    ascent: dict | None = None      # an eliminate chunk's search, what it reached (elimination.run_chunk)
 
 
 def run_chunk(spec, chunk):
@@ -41,6 +42,9 @@ def run_chunk(spec, chunk):
         hits += [(deal, outcome) for _, deal, outcome in result.longest]
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
+    if spec["driver"] == "eliminate":
+        from .elimination import run_chunk as eliminate
+        return eliminate(spec, chunk, ChunkResult)
     if spec["driver"] in FACTORY:
         from .factory import walk
         growth = walk(spec, chunk, deals)

@@ -28,6 +28,7 @@ from .. import engine, published
 from ..archive import ArchiveFault
 from ..backward import family
 from ..deal import Deal
+from ..decks import hand_sizes
 from ..outcome import Outcome
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
@@ -396,7 +397,8 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
     """A loud line, and a saved game next to the archive, for a game longer
     than the longest published (standard deck, 26/26) or a balanced deal that
     loops; None for any other game."""
-    balanced = deal.players == 2 and len(deal.hands[0]) == len(deal.hands[1])
+    balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
+        deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
             and outcome.cards > published.LONGEST_CARDS:
         kind = "record"
@@ -441,6 +443,8 @@ def chunk_stats(result, workers):
     job ran on (its rate: beggar stats)."""
     if result.census is not None:
         return stats_of(result.census)
+    if result.ascent is not None:
+        return {"ascent": result.ascent}
     if result.lengths is None:
         return None
     loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")
