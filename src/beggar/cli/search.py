@@ -28,11 +28,12 @@ def run_search(args, data=None):
 
 
 def _search(args, cluster, data):
+    from ..search import pace
     from ..search.progress import plain_seconds
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
-    spec, fresh = None, False
+    spec, fresh, measured = None, False, None
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
@@ -43,6 +44,9 @@ def _search(args, cluster, data):
                 data[key] = getattr(args, key)
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
+        measured = pace.measure(spec)
+        if "chunk" not in data:
+            spec["chunk"] = pace.chunk_for(measured, spec["chunk"])
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
     else:
@@ -71,6 +75,9 @@ def _search(args, cluster, data):
                 f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
             print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}, archive {args.archive}",
                   file=sys.stderr)
+            flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
+            if flood is not None:
+                print(flood, file=sys.stderr)
 
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,

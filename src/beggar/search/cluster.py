@@ -1,8 +1,9 @@
 """Running a job's chunks on a Dask cluster (the optional extra beggar[cluster]).
 
-The cluster only plays chunks: `run_chunk` goes out as a task and its hits
-come back, so this process still replays every hit by the reference engine
-and is the only writer of the archive. A chunk whose worker dies is run again
+The cluster plays chunks and checks their hits: `crosscheck.work` goes out
+as a task and a chunk's games come back replayed by the reference engine, so
+the cross-check runs on the cluster's cores; this process is still the only
+writer of the archive. A chunk whose worker dies is run again
 by Dask on another worker; its hits are kept once, since the archive keeps a
 deal once and a chunk's record once.
 """

@@ -24,6 +24,7 @@ class ChunkResult:
     census: Census | None = None    # a census chunk's whole result
     lengths: Lengths | None = None  # sample and climb: the lengths of every game played
     growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
+    games: list | None = None       # the games it keeps, checked (crosscheck.check)
 
 
 def run_chunk(spec, chunk):

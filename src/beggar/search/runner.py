@@ -1,12 +1,15 @@
-"""Running a search job: chunks to worker processes, hits through the reference
-engine into the archive, progress on the terminal.
+"""Running a search job: chunks to worker processes, which play them and
+replay their hits by the reference engine (crosscheck.work), the checked
+games into the archive, progress on the terminal.
 
 Only this process writes the archive. A finished chunk is kept in one
 transaction, its hits and the record that it is done together, so whatever
 happens next (Ctrl-C, SIGTERM, a kill, a full disk) the archive holds every
 hit reported so far, and a resumed job plays exactly the chunks still missing.
-The first Ctrl-C or SIGTERM lets the chunks in flight finish and be kept; a
-second one stops at once (those chunks are played again on resume).
+The first Ctrl-C or SIGTERM takes no new chunk and gives those in flight a
+few seconds (STOP_SECONDS) to finish and be kept; then, or at a second one,
+they are cut off and played again on resume. However many games a chunk
+keeps, the job obeys the clock and the user.
 """
 
 from __future__ import annotations
@@ -24,15 +27,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
 
-from .. import engine, published
+from .. import published
 from ..archive import ArchiveFault
-from ..backward import family
-from ..deal import Deal
-from ..outcome import Outcome
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
 from . import SearchError
-from .drivers import run_chunk
+from .crosscheck import check, work
 from .factory import keep as keep_loops
 from .factory import loops_of_games
 from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored, unit
@@ -42,10 +42,8 @@ from .progress import Progress
 #: How long chunks in flight may run on once the time limit has passed.
 CUT_OFF_SECONDS = 1.0
 
-#: The bounds of an extension's family search (published records' families
-#: hold about 50,000 states); its best so far is kept when one is reached.
-EXTENSION_STATES = 2_000_000
-EXTENSION_SECONDS = 10.0
+#: How long chunks in flight may run on after a first Ctrl-C or SIGTERM.
+STOP_SECONDS = 3.0
 
 
 @dataclass
@@ -174,7 +172,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     chunk = next(todo, None)
                     if chunk is None:
                         break
-                    pending.add(pool.submit(run_chunk, spec, chunk))
+                    pending.add(pool.submit(work, spec, chunk))
                 if not pending:
                     break
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
@@ -197,11 +195,14 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 now = time.monotonic()
                 if time_limit is not None and now - start >= time_limit:
                     stop.request(f"time limit of {time_limit:g} s")
+                if stop.reason is not None:
                     if cut_off_at is None:
-                        cut_off_at = now + CUT_OFF_SECONDS
+                        timed = stop.reason.startswith("time limit")
+                        cut_off_at = now + (CUT_OFF_SECONDS if timed else STOP_SECONDS)
                     elif pending and now >= cut_off_at:
-                        # A chunk may run for minutes: the time limit does not wait
-                        # for it. Its deals are played again on resume.
+                        # A chunk may run for minutes (a flood of hits to check):
+                        # neither the clock nor the user waits for it. Its deals
+                        # are played again on resume.
                         at_once = True
                         stop.reason += (f"; {len(pending)} chunk{'s' if len(pending) != 1 else ''} in "
                                         "flight cut off, played again on resume")
@@ -247,50 +248,10 @@ def _kill_workers(pool):
         process.kill()
 
 
-@dataclass
-class _Game:
-    """A game a chunk keeps, checked: the compiled outcome and the reference
-    engine's replay; its parent is the position of another game of the chunk."""
-    deal: Deal
-    outcome: Outcome
-    replay: Outcome
-    driver: str
-    parent: int | None = None
-    rank: int | None = None
-    loop: bytes | None = None
-
-
-def _checked_games(archive, job_id, spec, result):
-    """The games a chunk keeps, each replayed by the reference engine: its hits,
-    and after a finished game of at least extend_cards cards the longest
-    balanced deal of its family (found by a family search). A census keeps
-    every loop deal, with its rank and its loop's canonical state, and those
-    of its longest games that may be among the job's `top`. All the slow work
-    of keeping a chunk is here, done before the archive's write lock is taken."""
-    def checked(deal, outcome, driver, **more):
-        return _Game(deal, outcome, engine.play(deal, engine="reference"), driver, **more)
-
-    if result.census is not None:
-        floor = archive.longest_cards(job_id, spec["top"]) if spec["top"] else None
-        games = [checked(deal, outcome, "census", rank=rank, loop=key)
-                 for rank, deal, outcome, key in result.census.loops]
-        games += [checked(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.census.longest
-                  if floor is not None and outcome.cards >= floor]
-        return games
-    games = []
-    for deal, outcome in result.hits:
-        games.append(checked(deal, outcome, spec["driver"]))
-        if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
-            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
-            if longest is not None and longest[0] != deal:
-                member = longest[0]
-                games.append(checked(member, engine.play(member), "extension", parent=len(games) - 1))
-    return games
-
-
 def _keep(archive, job_id, spec, result, summary, announce=None):
-    """Keep a chunk's games (_checked_games) with the record that the chunk is
-    done, in one short transaction. The summary counts them only once they
+    """Keep a chunk's games (crosscheck.check: done in the worker, or here
+    when it came unchecked) with the record that the chunk is done, in one
+    short transaction. The summary counts them only once they
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
     played again on resume and counted then. A record, or a balanced deal of
     a loop new to the archive, is then written as a saved game next to the
@@ -299,7 +260,7 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
         news = keep_loops(archive, job_id, spec, result, summary)
         _announce(archive, job_id, news, summary, announce)
         return
-    games = _checked_games(archive, job_id, spec, result)
+    games = result.games if result.games is not None else check(spec, result)
     new_loops = loops_of_games(archive, games)
     new_keys = {loop.key for loop in new_loops}
     disputed, ids, news = [], [], []
