@@ -633,9 +633,15 @@ class Archive:
             "SELECT stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
 
     @_guarded
-    def longest_cards(self, job_id, place):
-        """The cards of the job's `place`-th longest finished game (1: the
-        longest), or 0 when it has fewer."""
-        row = self.db.execute("SELECT cards FROM games WHERE job = ? AND status = 'finished' "
-                              "ORDER BY cards DESC LIMIT 1 OFFSET ?", (job_id, place - 1)).fetchone()
-        return row[0] if row else 0
+    def keep_longest(self, job_id, top):
+        """Of the finished games census job `job_id` kept (each chunk keeps its
+        own `top` longest), keep the job's `top` longest, the earlier rank
+        first on a tie, and delete the rest; its loop deals stay. Returns how
+        many were deleted. Called once the census is complete, so a census
+        ends with the same games whatever the order its chunks finished."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "DELETE FROM games WHERE job = ? AND driver = 'census' AND status = 'finished' AND id NOT IN "
+                "(SELECT id FROM games WHERE job = ? AND driver = 'census' AND status = 'finished' "
+                "ORDER BY cards DESC, length(rank), rank LIMIT ?)", (job_id, job_id, top))
+            return cursor.rowcount

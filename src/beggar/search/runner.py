@@ -209,6 +209,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                         _kill_workers(pool)
                         break
             if stop.reason is None:
+                if spec["driver"] == "census":
+                    _keep_longest(archive, job_id, spec, summary)
                 summary.state, summary.reason = "done", "budget spent"
             else:
                 summary.reason = stop.reason
@@ -240,6 +242,15 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         except (sqlite3.Error, ArchiveFault):
             pass        # the archive is what failed; its chunks say how far the job got
     return summary
+
+
+def _keep_longest(archive, job_id, spec, summary):
+    """A complete census keeps its `top` longest games, of those its chunks kept."""
+    try:
+        summary.kept = max(0, summary.kept - archive.keep_longest(job_id, spec["top"]))
+    except (sqlite3.Error, ArchiveFault) as error:
+        raise SearchError(f"cannot keep the longest games of the census: {error}; resume with: "
+                          f"beggar search --resume {job_id}") from None
 
 
 def _kill_workers(pool):
@@ -376,7 +387,19 @@ def chunk_stats(result, workers):
 
 
 def stats_of(census):
-    """What a chunk's archive record keeps of a census block: games by status
-    and the histograms of their lengths (JSON keys are text)."""
+    """What a chunk's archive record keeps of a census block: games by status,
+    the histograms of their lengths (JSON keys are text), its loops ({canonical
+    state (hex): [loop deals, period in tricks, period in cards]}) and its
+    longest finished game ([cards, tricks, deal, rank], or None). The census
+    table is summed from these, so it is a fact of the deck, whatever games
+    the archive held before (a game is kept once, under its first finder)."""
+    loops = {}
+    for _, _, outcome, key in census.loops:
+        entry = loops.setdefault(key.hex(), [0, *outcome.loop_period])
+        entry[0] += 1
+    longest = None
+    if census.longest:
+        rank, deal, outcome = census.longest[0]
+        longest = [outcome.cards, outcome.tricks, str(deal), str(rank)]
     return {"statuses": census.statuses, "cards": {str(k): v for k, v in sorted(census.cards.items())},
-            "tricks": {str(k): v for k, v in sorted(census.tricks.items())}}
+            "tricks": {str(k): v for k, v in sorted(census.tricks.items())}, "loops": loops, "longest": longest}
