@@ -255,8 +255,18 @@ def _keep_longest(archive, job_id, spec, summary):
 
 def _kill_workers(pool):
     """End the worker processes of a local pool now (a cluster's are left alone)."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         process.kill()
+    for process in processes:
+        process.join(5)
+    # A worker killed while it sent a chunk's result leaves half a message in
+    # the pool's result pipe, and the pool's thread waits for the rest for
+    # ever (the job would print its summary and never exit): with the
+    # workers gone, closing this process's own end of the pipe ends the wait.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def _keep(archive, job_id, spec, result, summary, announce=None):
