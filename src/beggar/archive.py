@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .checks import cut
 from .deal import Deal
 from .decks import Deck
 
@@ -139,11 +140,12 @@ def lock_seconds():
     if text is None:
         return LOCK_SECONDS
     try:
-        value = float(text)
+        # ASCII only: float() reads full-width and other scripts' digits too.
+        value = float(text) if text.isascii() and len(text) <= 40 else -1.0
     except ValueError:
         value = -1.0
     if not 0 <= value <= 10 ** 6:
-        raise ArchiveError(f"BEGGAR_LOCK_SECONDS must be a number of seconds from 0 to 1000000, not {text!r}")
+        raise ArchiveError(f"BEGGAR_LOCK_SECONDS must be a number of seconds from 0 to 1000000, not {cut(text)}")
     return value
 
 

@@ -4,7 +4,7 @@ one game, and reading the game they ask for."""
 import argparse
 import os
 
-from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, shown, whole
+from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, is_digits, number, shown
 from ..deal import ANY, Deal
 from ..engine import ENGINES
 from ..rules import Rules
@@ -29,10 +29,10 @@ def whole_in(low, high=None):
     later, against what it counts)."""
     def parse(text):
         try:
-            return whole(int(text), "", low, high)
+            return number(text, "", low, high)
         except ValueError:
             bound = f"of at least {low}" if high is None else f"from {low} to {shown(high)}"
-            raise argparse.ArgumentTypeError(f"must be a whole number {bound}, not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a whole number {bound}, not {cut(text)}") from None
     return parse
 
 
@@ -51,12 +51,13 @@ MAX_SECONDS = 10 ** 9
 
 def seconds(text):
     try:
-        value = float(text)
+        # ASCII only: float() reads full-width and other scripts' digits too.
+        value = float(text) if text.isascii() and len(text) <= 40 else -1
     except ValueError:
         value = -1
     if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
-            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, not {text!r}")
+            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, not {cut(text)}")
     return value
 
 
@@ -69,7 +70,7 @@ def workers(text):
 
 def players(text):
     if text not in ("2", "3", "4"):
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, not {cut(text)}")
     return int(text)
 
 
@@ -77,9 +78,9 @@ def split(text):
     """--split: 'even', 'random' or the first hand's size (checked against the deck later)."""
     if text in ("even", "random"):
         return text
-    if text.isdigit():
+    if is_digits(text):
         return int(text)
-    raise argparse.ArgumentTypeError(f"must be 'even', 'random' or a number of cards, not {text!r}")
+    raise argparse.ArgumentTypeError(f"must be 'even', 'random' or a number of cards, not {cut(text)}")
 
 
 def add_deck_option(parser, more=""):

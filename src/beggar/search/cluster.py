@@ -10,6 +10,7 @@ deal once and a chunk's record once.
 
 import logging
 
+from ..checks import cut, is_digits
 from .job import WORKERS_PER_CORE, max_workers
 
 CONNECT_SECONDS = 5
@@ -31,10 +32,11 @@ class Cluster:
         self.address, self.local = address, None
         if address.startswith("local:"):
             count = address[len("local:"):]
-            if not count.isdigit() or int(count) < 1:
-                raise ClusterError(f"--cluster {address}: 'local:N' needs a number of workers N >= 1")
+            if not is_digits(count) or int(count) < 1:
+                raise ClusterError(f"--cluster {cut(address)}: 'local:N' needs a number of workers N >= 1, "
+                                   "in digits 0-9")
             if int(count) > max_workers():
-                raise ClusterError(f"--cluster {address}: this machine runs at most {max_workers()} "
+                raise ClusterError(f"--cluster {cut(address)}: this machine runs at most {max_workers()} "
                                    f"workers ({WORKERS_PER_CORE} per core)")
             self.local = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
                                       dashboard_address=None, silence_logs=logging.ERROR)

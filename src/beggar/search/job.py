@@ -25,7 +25,7 @@ import secrets
 import sys
 
 from .. import census
-from ..checks import MAX_COUNT, whole
+from ..checks import MAX_COUNT, is_digits, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
@@ -184,7 +184,7 @@ def _check_census(spec, deck, where):
     if spec["split"] == "random":
         raise JobError(f"{where}: a census deals every arrangement once: the split is even or a number of cards")
     first = spec["first"]
-    if isinstance(first, str) and first.isdigit():
+    if is_digits(first):
         first = int(first)          # TOML integers stop at 2**63; ranks of big decks do not
     arrangements = census.count(deck)
     try:
