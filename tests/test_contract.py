@@ -17,7 +17,7 @@ def test_every_engine_provides_the_contract(engine_name, name):
 
 def test_the_contract_names_every_shared_function():
     assert set(engine.FUNCTIONS) == {"play", "play_batch", "sample", "sample_best", "climb", "census",
-                                     "predecessors", "backward"}
+                                     "predecessors", "backward", "backward_to"}
 
 
 @pytest.fixture(params=engine.ENGINES)

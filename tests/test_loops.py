@@ -389,7 +389,7 @@ def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
     wait_for_chunks(path, 2, job)
     job.send_signal(signal.SIGTERM)
     out, err = job.communicate(timeout=60)
-    assert job.returncode == 0, err
+    assert job.returncode == 143, err
     name = job_id(out)
     assert "stopped (SIGTERM)" in out and f"resume   beggar search --resume {name}" in out
     with Archive(path) as archive:

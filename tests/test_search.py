@@ -83,7 +83,7 @@ def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
     wait_for_chunks(archive, 1, job)    # running, with a chunk kept, before the signal
     job.send_signal(signum)
     out, err = job.communicate(timeout=60)
-    assert job.returncode == 0, err
+    assert job.returncode == (130 if signum == signal.SIGINT else 143), err
     name = job_id(out)
     assert f"stopped ({'Ctrl-C' if signum == signal.SIGINT else 'SIGTERM'})" in out
     assert f"resume   beggar search --resume {name}" in out
@@ -312,7 +312,7 @@ def test_a_second_runner_of_a_running_job_is_refused(tmp_path):
     finally:
         job.send_signal(signal.SIGINT)
         job.communicate(timeout=60)
-    assert job.returncode == 0
+    assert job.returncode == 130
     # Once it has stopped, the job is free to resume.
     resumed = beggar("search", "--resume", name, "--archive", archive, "--quiet", "--time", 1)
     assert resumed.returncode == 0, resumed.stderr

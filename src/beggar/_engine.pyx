@@ -26,7 +26,7 @@ cdef extern from *:
 
 from ._random cimport below, next32, stream_start
 
-from ._backward import backward, predecessors       # the engine's backward half
+from ._backward import backward, backward_to, predecessors       # the engine's backward half
 from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb
 from .deal import Deal

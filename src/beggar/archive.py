@@ -597,6 +597,60 @@ class Archive:
         finally:
             os.close(fd)
 
+    def running(self, job_id):
+        """Whether a process holds job `job_id`'s claim now (Archive.claim):
+        a shared lock on its byte of ARCHIVE-running is refused while one does.
+        Only looks: the file is opened to be read, and never created. None
+        where it cannot be told (no such locks, no file to open)."""
+        try:
+            import fcntl
+        except ImportError:                 # pragma: no cover
+            return None
+        try:
+            fd = os.open(f"{self.path}-running", os.O_RDONLY)
+        except OSError:
+            return False if not os.path.exists(f"{self.path}-running") else None
+        try:
+            row = self._job_row(job_id)
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, row)
+            except OSError:
+                return True
+            fcntl.lockf(fd, fcntl.LOCK_UN, 1, row)
+            return False
+        finally:
+            os.close(fd)
+
+    @_guarded
+    def last_job(self):
+        """The id of the job run last (its last chunk kept, or created), or None."""
+        row = self.db.execute("SELECT id FROM jobs ORDER BY updated DESC, rowid DESC LIMIT 1").fetchone()
+        return None if row is None else row[0]
+
+    @_guarded
+    def kept_by(self, job_id):
+        """(games, loops) that job `job_id` kept: games it found, loops it found first."""
+        return (self.db.execute("SELECT count(*) FROM games WHERE job = ?", (job_id,)).fetchone()[0],
+                self.db.execute("SELECT count(*) FROM loops WHERE job = ?", (job_id,)).fetchone()[0])
+
+    @_guarded
+    def job_figures(self):
+        """Every job with what it has done, oldest first: job() of each, with
+        `games` and `loops` (kept games and loops it found first) and
+        `best_game` (its longest finished game kept: id, cards, tricks, deal,
+        driver; None when it kept none)."""
+        rows = []
+        for (job_id,) in self.db.execute("SELECT id FROM jobs ORDER BY created, rowid").fetchall():
+            job = self.job(job_id)
+            job["games"], job["loops"] = self.kept_by(job_id)
+            best = self.db.execute("SELECT id, cards, tricks, deal, driver FROM games WHERE job = ? AND "
+                                   "status = 'finished' ORDER BY cards DESC, tricks DESC, id LIMIT 1",
+                                   (job_id,)).fetchone()
+            job["best_game"] = None if best is None else dict(zip(("id", "cards", "tricks", "deal", "driver"),
+                                                                   best))
+            rows.append(job)
+        return rows
+
     @_guarded
     def _job_row(self, job_id):
         row = self.db.execute("SELECT rowid FROM jobs WHERE id = ?", (job_id,)).fetchone()

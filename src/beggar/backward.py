@@ -53,6 +53,11 @@ def as_deal(hands, leader):
 def _check_search(deal, max_states, max_seconds):
     if deal.players != 2:
         raise BackwardError(f"backward play is for two players, not {deal.players}")
+    check_bounds(max_states, max_seconds)
+
+
+def check_bounds(max_states, max_seconds):
+    """A search's bounds: whole states, seconds above 0."""
     try:
         whole(max_states, "max_states", 1, MAX_COUNT)
     except ValueError as error:

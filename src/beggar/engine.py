@@ -50,10 +50,15 @@ class Engine(Protocol):
         """Play the arrangements of ranks first .. first+deals-1 (census.py) -> states.Census."""
 
     def predecessors(self, hands, leader):
-        """Every two-player state one trick before (hands, leader) -> [(hands, leader, cards)]."""
+        """Every state (2 to 4 players, those out too) one trick before (hands, leader)
+        -> [(hands, leader, cards)]."""
 
     def backward(self, roots, skips, max_states, max_seconds):
         """Breadth-first backward search -> (visited, [states.Found] balanced, stopped_by)."""
+
+    def backward_to(self, roots, skips, sizes, guide, max_states, max_seconds):
+        """Best-first backward search at a table of len(sizes) seats -> (visited,
+        [states.Found] with `sizes` from the leader, stopped_by, states.Found or None)."""
 
 
 #: The names of the functions in the contract.
@@ -136,8 +141,10 @@ def census(first, deals, deck="standard", players=2, split=None, top=10, engine=
 
 
 def predecessors(hands, leader, engine=None):
-    """Every two-player state at an empty table whose next trick leads to
-    (hands, leader): [(hands, leader, cards laid in that trick)]."""
+    """Every state at an empty table whose next trick leads to (hands,
+    leader), 2 to 4 players, an empty hand for a player who is out; the
+    earlier state may hold players that trick eliminated: [(hands, leader,
+    cards laid in that trick)]."""
     return get(engine).predecessors(hands, leader)
 
 
@@ -147,3 +154,13 @@ def backward(roots, skips, max_states, max_seconds, engine=None):
     or None. Returns (states visited, [states.Found] balanced, stopped_by: None,
     "states" or "time")."""
     return get(engine).backward(roots, skips, max_states, max_seconds)
+
+
+def backward_to(roots, skips, sizes, guide, max_states, max_seconds, engine=None):
+    """Best first over every state of a table of len(sizes) seats that leads
+    to one of `roots`, players eliminated on the way included, the next state
+    visited the one `guide` (states.GUIDES) ranks first. Returns (states
+    visited, [states.Found] whose hands have `sizes` from the leader,
+    stopped_by, the states.Found with every player in and the largest
+    smallest hand, or None)."""
+    return get(engine).backward_to(roots, skips, sizes, guide, max_states, max_seconds)

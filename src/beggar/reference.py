@@ -8,6 +8,7 @@ game's. The loop it finds is then located exactly by replaying the deal.
 """
 
 import itertools
+import heapq
 import math
 import time
 from collections import Counter, deque
@@ -18,7 +19,7 @@ from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
 from .lengths import Lengths
-from .states import Census, Found, Trick
+from .states import GUIDES, Census, Found, Trick
 from . import census as census_block
 from .decks import STANDARD, check_table, deal_out
 from .shuffle import Stream, check_seed, deal_from
@@ -307,55 +308,88 @@ def _accepts(rules, value, current_value, outcome, current_outcome, history, k, 
 
 
 def predecessors(hands, leader):
-    """Every two-player state at an empty table whose next trick leads to
-    (hands, leader): [(hands, leader, cards laid in that trick)].
+    """Every state at an empty table whose next trick leads to (hands,
+    leader): [(hands, leader, cards laid in that trick)]. Any number of
+    players; an empty hand is a player who is out.
 
     That trick's pile is a suffix of the leader's hand (he took it). For each
-    suffix length and each player who may have led the trick, the suffix is
-    laid again by the trick rules; it is a predecessor when the penalty is paid
-    exactly on its last card and the leader of now laid the last court card.
-    When the other hand is empty, the trick may also have ended with the other
-    player out of cards. Each player's cards from the trick go back on top of
-    his hand.
+    suffix length, each player who may have led the trick and each set of the
+    players now out who may still have been in before it (each laid at least
+    one card, his last, in that trick), the suffix is laid again by the trick
+    rules: a predecessor when the trick ends exactly on its last card with the
+    leader of now taking it, either because the penalty is paid and he laid
+    the last court card, or because every other player ran out. A player now
+    out who was in may, at each of his turns after his first card, have run
+    out instead of laying: both are followed, running out first. Each player's
+    cards from the trick go back on top of his hand. The order is by suffix
+    length, then the trick's leader, then the set of players now out who were
+    in (as a bit mask, ascending), then running out before laying.
     """
     taker = leader
-    mine, other = tuple(hands[taker]), tuple(hands[1 - taker])
+    hands = [tuple(hand) for hand in hands]
+    players = len(hands)
+    mine = hands[taker]
+    out = [p for p in range(players) if not hands[p]]
     found = []
     for size in range(1, len(mine) + 1):
         pile = mine[len(mine) - size:]
-        for first in (0, 1):
-            laid = _lay_again(pile, first, taker, ended_by_running_out=not other)
-            if laid is None or not laid[1 - taker]:
-                continue
-            before = [None, None]
-            before[taker] = tuple(laid[taker]) + mine[:len(mine) - size]
-            before[1 - taker] = tuple(laid[1 - taker]) + other
-            found.append((tuple(before), first, size))
+        for first in range(players):
+            for mask in range(1 << len(out)):
+                back_in = [p for bit, p in enumerate(out) if mask >> bit & 1]
+                still_in = [bool(hands[p]) or p in back_in for p in range(players)]
+                if not still_in[first] or sum(still_in) < 2:
+                    continue
+                for laid in _lay_again(pile, first, taker, still_in, back_in):
+                    before = [tuple(laid[p]) + hand for p, hand in enumerate(hands)]
+                    before[taker] = tuple(laid[taker]) + mine[:len(mine) - size]
+                    if before[taker]:
+                        found.append((tuple(before), first, size))
     return found
 
 
-def _lay_again(pile, first, taker, ended_by_running_out):
-    """Lay `pile` by the trick rules, `first` leading: each player's cards in
-    the order laid, if the trick ends exactly with the pile and `taker` takes
-    it; else None."""
-    laid = ([], [])
-    player, owed, court_player = first, 0, None
-    for i, card in enumerate(pile):
-        laid[player].append(card)
-        if card:
-            owed, court_player = card, player
-            player ^= 1
-        elif owed:
-            owed -= 1
-            if owed == 0:
-                return laid if i == len(pile) - 1 and court_player == taker else None
-        else:
-            player ^= 1
-    # No penalty was paid off: the trick ended only if the player to lay next
-    # had no card left, and then the other one took the pile.
-    if ended_by_running_out and player != taker:
-        return laid
-    return None
+def _lay_again(pile, first, taker, still_in, back_in):
+    """Every way to lay `pile` by the trick rules, `first` leading, the
+    players `still_in` at its start, those of `back_in` (now out) each laying
+    at least one card and running out or ending the trick with none: each
+    player's cards in the order laid, one list per way, when the trick ends
+    exactly with the pile and `taker` takes it."""
+    ways = []
+
+    def lay(k, player, owed, court_player, still_in, laid):
+        while True:
+            if player in back_in and laid[player]:
+                # He may have had no card left: he is out, and the next player
+                # still in carries on (taking over what was owed).
+                gone = list(still_in)
+                gone[player] = False
+                if gone.count(True) == 1:
+                    if k == len(pile) and gone[taker]:
+                        _keep_way(laid)
+                else:
+                    lay(k, _next_in(gone, player), owed, court_player, gone, [list(cards) for cards in laid])
+            if k == len(pile):
+                return
+            card = pile[k]
+            laid[player].append(card)
+            k += 1
+            if card:
+                owed, court_player = card, player
+                player = _next_in(still_in, player)
+            elif owed:
+                owed -= 1
+                if owed == 0:
+                    if k == len(pile) and court_player == taker:
+                        _keep_way(laid)
+                    return
+            else:
+                player = _next_in(still_in, player)
+
+    def _keep_way(laid):
+        if all(laid[p] for p in back_in):
+            ways.append([list(cards) for cards in laid])
+
+    lay(0, first, 0, None, still_in, [[] for _ in still_in])
+    return ways
 
 
 def backward(roots, skips, max_states, max_seconds):
@@ -384,6 +418,59 @@ def backward(roots, skips, max_states, max_seconds):
                 continue
             queue.append(Found(hands, leader, state.cards + size, state.tricks + 1))
     return visited, balanced, None
+
+
+def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
+    """Best first over every state, of any number of players, that leads to
+    one of `roots` (states as (hands, leader)); skips[i] (a state, or None) is
+    a predecessor of roots[i] not to follow. The next state visited is the
+    one the `guide` (states.GUIDES) ranks first, the earliest found on a tie:
+    "breadth" ranks them all alike (breadth first), "smallest" prefers the
+    larger smallest hand, "balance" the fewer cards away from `sizes` (the
+    hands' sizes counted from the leader). Returns (states visited, [Found]
+    of the states whose hands have `sizes` from the leader, stopped_by (as
+    backward), the Found visited with every player in and the largest
+    smallest hand, the earliest on a tie, or None)."""
+    if guide not in GUIDES:
+        raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {guide!r}")
+    players = len(sizes)
+    rank = _GUIDE_RANKS[guide]
+    heap, made = [], 0
+    for hands, leader in roots:
+        state = Found(tuple(tuple(h) for h in hands), leader, 0, 0)
+        heapq.heappush(heap, (rank(state.hands, state.leader, sizes), made, state))
+        made += 1
+    skip = [None if s is None else (tuple(tuple(h) for h in s[0]), s[1]) for s in skips]
+    visited, hits, best, most = 0, [], None, 0
+    sizes = list(sizes)
+    deadline = time.process_time() + max_seconds
+    while heap:
+        if visited == max_states:
+            return visited, hits, "states", best
+        if visited % 4096 == 0 and time.process_time() > deadline:
+            return visited, hits, "time", best
+        _, number, state = heapq.heappop(heap)
+        visited += 1
+        smallest = min(len(hand) for hand in state.hands)
+        if smallest > most:
+            best, most = state, smallest
+        if [len(state.hands[(state.leader + i) % players]) for i in range(players)] == sizes:
+            hits.append(state)
+        for hands, leader, size in predecessors(state.hands, state.leader):
+            if number < len(skip) and (hands, leader) == skip[number]:
+                continue
+            heapq.heappush(heap, (rank(hands, leader, sizes), made,
+                                  Found(hands, leader, state.cards + size, state.tricks + 1)))
+            made += 1
+    return visited, hits, None, best
+
+
+_GUIDE_RANKS = {
+    "breadth": lambda hands, leader, sizes: 0,
+    "smallest": lambda hands, leader, sizes: -min(len(hand) for hand in hands),
+    "balance": lambda hands, leader, sizes: sum(abs(len(hands[(leader + i) % len(hands)]) - size)
+                                                for i, size in enumerate(sizes)),
+}
 
 
 def census(first, deals, deck=STANDARD, players=2, split=None, top=10):

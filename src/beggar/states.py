@@ -15,6 +15,12 @@ class Trick(NamedTuple):
     hands: tuple
 
 
+#: How a best-first backward search (backward_to) ranks the states it found:
+#: all alike (breadth first), by the largest smallest hand, or by the fewest
+#: cards away from the sizes it looks for.
+GUIDES = ("breadth", "smallest", "balance")
+
+
 class Found(NamedTuple):
     """A state a backward search reached: hands (codes, top card first), who
     leads, and the cards and tricks from it to the search's root."""

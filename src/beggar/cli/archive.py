@@ -36,6 +36,70 @@ def run_archive_list(args):
     return 0
 
 
+def job_rows(archive, archive_path):
+    """Every job of an open archive as plain data: what `archive jobs` shows
+    (and --json prints), oldest first."""
+    from ..search import job as jobs
+    from .search import describe_deals, resume_command
+    rows = []
+    for job in archive.job_figures():
+        spec = jobs.stored(job["spec"])
+        state = job["state"]
+        if state == "running" and archive.running(job["id"]) is False:
+            state = "stopped"       # its process ended without saying so (killed)
+        best = job["best_game"]
+        rows.append({
+            "id": job["id"], "driver": spec["driver"], "deck": spec["deck"], "players": spec["players"],
+            "split": spec["split"], "table": describe_deals(spec), "state": state,
+            "unit": jobs.unit(spec), "played": job["deals"], "budget": spec["deals"] or None,
+            "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
+            "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
+                      "driver": best["driver"]} if best is not None
+                     else {"cards": job["best_cards"] or None, "tricks": None, "game": None, "deal": None,
+                           "driver": None}),
+            "games": job["games"], "loops": job["loops"], "started": job["created"], "last_ran": job["updated"],
+            "resume": None if state in ("done", "running") else resume_command(job["id"], archive_path)})
+    return rows
+
+
+def _when(stamp):
+    """An archive's UTC time stamp as a table shows it: '2026-12-01 09:15'."""
+    return stamp[:16].replace("T", " ")
+
+
+def _compact(number):
+    """A count in a narrow column: 950, 43.2K, 12.0M, 3.9G."""
+    for size, letter in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "K")):
+        if number >= size:
+            return f"{number / size:.1f}{letter}"
+    return str(number)
+
+
+def run_archive_jobs(args):
+    with Archive(args.archive, readonly=True) as archive:
+        rows = job_rows(archive, args.archive)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    if not rows:
+        print("no jobs")
+        return 0
+    lines = [("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
+              "last ran", "resume")]
+    for row in rows:
+        played = _compact(row["played"]) + (f" of {_compact(row['budget'])}" if row["budget"] else "") \
+            + f" {row['unit']}"
+        best = row["best"]
+        shown = "-" if best["cards"] is None else (
+            f"{best['cards']} (game {best['game']})" if best["game"] is not None else f"{best['cards']} played")
+        lines.append((row["id"], row["driver"], row["table"], row["state"], played, shown, str(row["games"]),
+                      str(row["loops"]), _when(row["started"]), _when(row["last_ran"]), row["resume"] or "-"))
+    print(table(lines))
+    print(f"{len(rows)} job{'s' if len(rows) != 1 else ''}; best: the longest finished game kept "
+          "(beggar archive show GAME); loops: those it found first")
+    return 0
+
+
 def _list_loops(args):
     """The loops table: one row a loop, those with balanced deals first."""
     if args.records or args.min_cards is not None or args.disputed or args.players not in (None, 2):
@@ -212,6 +276,14 @@ def add(commands):
     listing.add_argument("--job", metavar="ID", help="games found by job ID")
     listing.add_argument("--limit", type=limit, default=50, metavar="N", help="at most N games (default 50)")
     listing.set_defaults(run=run_archive_list)
+    jobs = archive_commands.add_parser(
+        "jobs", help="the jobs of the archive: state, progress, best game, how to resume",
+        description="List the archive's jobs, oldest first: driver, what they deal, state (done, "
+                    "stopped, running, failed), what they played of their budget, their longest game "
+                    "kept, the games and loops they kept, when they started and last ran, and the "
+                    "command that resumes them.")
+    jobs.add_argument("--json", action="store_true", help="print the jobs as a JSON list")
+    jobs.set_defaults(run=run_archive_jobs)
     show = archive_commands.add_parser("show", help="one kept game (or loop) in full",
                                        description="Show one kept game: outcome, rules, check, finder; "
                                                    "or with --loop N one kept loop and its cycle.")
@@ -238,6 +310,6 @@ def add(commands):
     census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
                         "(needs matplotlib: pip install 'beggar[plot]')")
     census.set_defaults(run=run_archive_census)
-    for sub in (listing, show, export, census):
+    for sub in (listing, jobs, show, export, census):
         sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                          help=f"the archive (default {DEFAULT_PATH})")

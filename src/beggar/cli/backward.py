@@ -1,10 +1,13 @@
 """beggar family and basin: backward play from the end of a game or from its loop."""
 
+import os
+
 from .. import engine
 from ..backward import MAX_SECONDS, MAX_STATES, basin, family
 from ..deal import Deal
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
+from ..states import GUIDES
 from .options import UsageError, add_game_options, game_from_args, limit, seconds
 
 
@@ -49,7 +52,15 @@ def run_family(args):
 
 
 def run_basin(args):
+    table = None
+    if args.source is not None and args.players is not None and args.seed is None:
+        # With a DEAL, --players is the table to search at, not a shuffle's.
+        table, args.players = args.players, None
     game = _game_to_its_end(args)
+    if table is not None and table != 2:
+        return _run_table_basin(args, game.deal, table)
+    if args.guide is not None or args.export_dir is not None:
+        raise UsageError("--guide and --export-dir are for a table of 3 or 4 players (--players 3|4)")
     found = basin(game.deal, args.max_states, args.max_seconds, args.engine)
     print(f"deal     {game.deal}")
     print(f"loop     {len(found.loop)} states, entered after trick {found.entry[0]} of this deal")
@@ -65,6 +76,40 @@ def run_basin(args):
     return 0
 
 
+def _run_table_basin(args, deal, players):
+    from ..elimination import search
+    guide = args.guide or "smallest"
+    found = search(deal, players, guide, args.max_states, args.max_seconds, args.engine)
+    print(f"deal     {deal}")
+    print(f"loop     {len(found.loop)} states of {len(found.loop[0][0])} players, seated "
+          f"{found.roots // len(found.loop)} ways at a table of {players}")
+    print(f"search   {found.states:,} states, guide {guide} ({_bound_note(found.stopped_by, args)})")
+    if found.best is None:
+        print("best     no state with every player in")
+    else:
+        sizes = "/".join(str(len(hand)) for hand in found.best.hands)
+        print(f"best     {sizes}  {found.best}  (the largest smallest hand, the leader first)")
+    print(f"deals    {len(found.deals)} balanced deals, each replayed by both engines:")
+    for deal_found, outcome, _ in found.deals:
+        entry, period = outcome.loop_entry, outcome.loop_period
+        print(f"  {deal_found}  loop: entry {entry[0]} tricks / {entry[1]} cards, "
+              f"period {period[0]} tricks / {period[1]} cards")
+    if args.export_dir and found.deals:
+        os.makedirs(args.export_dir, exist_ok=True)
+        for number, (deal_found, outcome, _) in enumerate(found.deals, 1):
+            # Numbered in the order found: two deals may loop after as many cards.
+            path = os.path.join(args.export_dir, f"loop-{players}-players-{number}.json")
+            text = to_json(SavedGame(deal_found, name=f"a {players}-player deal that never ends, found by "
+                                                      f"backward play from the loop of {deal}"), outcome)
+            try:
+                with open(path, "w", encoding="utf-8") as file:
+                    file.write(text)
+            except OSError as error:
+                raise UsageError(f"{path}: cannot write ({error.strerror})") from None
+            print(f"written  {path}")
+    return 0
+
+
 def add(commands):
     """Declare these commands on the `beggar` parser's subcommands."""
     for name, run, text in (
@@ -74,7 +119,10 @@ def add(commands):
              "and the longest of them."),
             ("basin", run_basin,
              "Find the basin of the loop a deal falls into: the loop's states and every "
-             "balanced deal that enters it, each replayed by the reference engine.")):
+             "balanced deal that enters it, each replayed by the reference engine. With "
+             "--players 3 or 4, search back from the loop through tables of that many players "
+             "(players out of cards eliminated on the way) for the deals of that many "
+             "players that never end.")):
         sub = commands.add_parser(name, help=text.split(":")[0].split(",")[0].lower(), description=text)
         sub.add_argument("source", nargs="?", metavar="DEAL")
         sub.set_defaults(source_name="DEAL", run=run)
@@ -86,3 +134,10 @@ def add(commands):
         if name == "family":
             sub.add_argument("--export", metavar="FILE",
                              help="write the longest balanced member as a saved game (JSON)")
+        else:
+            sub.add_argument("--guide", choices=GUIDES,
+                             help="with --players 3|4: which state to visit next: breadth first, the "
+                                  "largest smallest hand (smallest, the default) or the fewest cards "
+                                  "from a deal's sizes (balance)")
+            sub.add_argument("--export-dir", metavar="DIR",
+                             help="with --players 3|4: write every deal found as a saved game into DIR")

@@ -49,15 +49,24 @@ rank = whole_in(0)
 MAX_SECONDS = 10 ** 9
 
 
+#: The units a time may be given in: --time 90m, 8h.
+TIME_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
 def seconds(text):
+    """A time: seconds, or a number with a unit (90s, 90m, 8h, 2d)."""
+    number, scale = text.strip(), 1
+    if number[-1:].lower() in TIME_UNITS:
+        number, scale = number[:-1], TIME_UNITS[number[-1].lower()]
     try:
         # ASCII only: float() reads full-width and other scripts' digits too.
-        value = float(text) if text.isascii() and len(text) <= 40 else -1
+        value = float(number) * scale if text.isascii() and len(text) <= 40 else -1
     except ValueError:
         value = -1
     if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
-            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, not {cut(text)}")
+            f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, or a time with a unit "
+            f"(90m, 8h, 2d), not {cut(text)}")
     return value
 
 

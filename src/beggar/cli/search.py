@@ -33,7 +33,8 @@ def _search(args, cluster, data):
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
-    spec, fresh, measured = None, False, None
+    from ..search.drivers import TIMED, timed_chunk
+    spec, fresh, timed, measured = None, False, False, None
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
@@ -45,7 +46,13 @@ def _search(args, cluster, data):
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
         measured = pace.measure(spec)
+        if "chunk" not in data and spec["driver"] in TIMED:
+            # Sized by time on this deck and table, then fixed in the spec: a
+            # resumed job, or one run again with its seed, plays the same chunks.
+            spec["chunk"] = timed_chunk(spec)
+            timed = True
         if "chunk" not in data:
+            # Smaller still where its hits would take longer to cross-check.
             spec["chunk"] = pace.chunk_for(measured, spec["chunk"])
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
@@ -58,35 +65,72 @@ def _search(args, cluster, data):
     with Archive(args.archive) as archive:
         if args.resume is not None:
             job_id = args.resume
+            if job_id == "last":
+                job_id = archive.last_job()
+                if job_id is None:
+                    raise UsageError(f"{args.archive}: no job to resume: the archive holds none")
+                print(f"resuming job {job_id}, the last one run (beggar archive jobs lists them all)",
+                      file=sys.stderr)
             job = archive.job(job_id)
             if job["state"] == "done":
+                games, loops = archive.kept_by(job_id)
                 print(f"job {job_id} is done: {job['deals']:,} {jobs.unit(jobs.stored(job['spec']))}, "
-                      f"{job['hits']} hits")
+                      f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
             job_id = new_job_id(spec)
             if spec["driver"] == "perturb":
                 _perturb_start(archive, spec)
+            if spec["driver"] == "eliminate":
+                _eliminate_start(archive, spec)
             archive.add_job(job_id, spec)
 
         def started(spec):
             seed = "" if spec["driver"] == "census" else f"seed {spec['seed']}" + (
                 f" (fresh: --seed {spec['seed']} plays these "
                 f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
-            print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}, archive {args.archive}",
+            chunk = (f", chunks of {spec['chunk']:,} {jobs.unit(spec)} (about {jobs.CHUNK_SECONDS:g} s "
+                     "of a core here, measured)") if timed else ""
+            print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}{chunk}, archive {args.archive}",
                   file=sys.stderr)
             flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
             if flood is not None:
                 print(flood, file=sys.stderr)
 
+        # A resumed job that had played before: its summary tells this run's
+        # figures from the whole job's.
+        before = job if args.resume is not None and job["chunks"] else None
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
                               cluster=cluster, started=started)
         except SearchError as error:
-            print_summary(error.summary, args.archive, args.cluster)
+            print_summary(error.summary, args.archive, args.cluster, _whole_job(archive, job_id, before))
             raise
-    print_summary(summary, args.archive, args.cluster)
-    return 130 if summary.reason.startswith("stopped at once") else 0, job_id
+        whole = _whole_job(archive, job_id, before)
+    print_summary(summary, args.archive, args.cluster, whole)
+    return exit_status(summary), job_id
+
+
+def exit_status(summary):
+    """What a run exits with: 0 when it ran to its budget or time limit, 130 when
+    Ctrl-C stopped it (calmly or at once), 143 when SIGTERM did, as a shell
+    reports a command those signals end."""
+    if summary.reason.startswith(("Ctrl-C", "stopped at once")):
+        return 130
+    return 143 if summary.reason.startswith("SIGTERM") else 0
+
+
+def _whole_job(archive, job_id, before):
+    """What the job as a whole has done, for the summary of a run that went
+    on with it (None for a job's first run, or where the archive cannot say)."""
+    if before is None:
+        return None
+    try:
+        job = archive.job(job_id)
+        job["games"], job["loops"] = archive.kept_by(job_id)
+    except Exception:       # the archive is what failed: the run's own figures stand alone
+        return None
+    return job
 
 
 def _perturb_start(archive, spec):
@@ -96,6 +140,16 @@ def _perturb_start(archive, spec):
     if not spec["start"]:
         raise UsageError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
                          "and none is published (run a grow job first)")
+
+
+def _eliminate_start(archive, spec):
+    """Fix the loops an eliminate job starts from in its spec, one chunk each."""
+    from ..search.elimination import start_keys
+    spec["start"] = start_keys(archive, spec["deck"])
+    if not spec["start"]:
+        raise UsageError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "
+                         "and none is published (run a grow or census job first)")
+    spec["deals"] = len(spec["start"]) * spec["chunk"]
 
 
 def describe_deals(spec):
@@ -108,37 +162,61 @@ def describe_deals(spec):
     return f"{deck} deck, {spec['players']} players, {sizes}"
 
 
-def print_summary(summary, archive_path, cluster=None):
+def plural(count, word):
+    """'1 deal', '2 deals', '1,000 loops'."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def print_summary(summary, archive_path, cluster=None, whole=None):
+    """The summary of a run. `whole`: the job's figures (Archive.job with
+    games and loops) when the run went on with a job that had played before;
+    then each line says what is this run's and what the whole job's."""
     rate = summary.deals / summary.seconds if summary.seconds else 0
     if summary.driver in jobs.FACTORY:
-        return _print_factory_summary(summary, archive_path, cluster, rate)
+        return _print_factory_summary(summary, archive_path, cluster, rate, whole)
+    run = " in this run" if whole is not None else ""
+    unit = "states" if summary.driver == "eliminate" else "deals"
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-             f"deals    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} deals/s "
-             f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
+             f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
+             f"on {plural(summary.workers, 'worker')}"
              + (f" of the cluster {cluster}" if cluster else "")]
     if summary.best is not None:
         deal, outcome = summary.best
-        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks: {deal}"
+        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
                      + (" (by family extension)" if summary.best_extended else ""))
-    lines.append(f"hits     {summary.kept} kept in {archive_path}"
+    lines.append(f"hits     {summary.kept} kept{run} in {archive_path}"
                  + (f" ({summary.extended} by family extension)" if summary.extended else "")
                  + (f", {summary.known} already there" if summary.known else "")
-                 + f"; {summary.loops} loop{'s' if summary.loops != 1 else ''}")
+                 + f"; {plural(summary.loops, 'loop')}")
+    if whole is not None:
+        lines.append(_whole_line(whole, "deals"))
     for line in summary.announced:
         lines.append(f"NEW      {line}")
     _print_ending(lines, summary, archive_path, cluster)
 
 
-def _print_factory_summary(summary, archive_path, cluster, rate):
+def _whole_line(whole, unit):
+    """The whole job's figures, for the summary of a run that went on with it."""
+    spec = jobs.stored(whole["spec"])
+    budget = f" of {spec['deals']:,}" if spec["deals"] else ""
+    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
+            f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
+            "kept (every run of the job)")
+
+
+def _print_factory_summary(summary, archive_path, cluster, rate, whole=None):
     """The summary of a grow or perturb job: tries, loops, and the prize, a
     balanced deal that never ends, in full."""
+    run = " in this run" if whole is not None else ""
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-             f"tries    {summary.deals:,} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
-             f"on {summary.workers} worker{'s' if summary.workers != 1 else ''}"
+             f"tries    {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
+             f"on {plural(summary.workers, 'worker')}"
              + (f" of the cluster {cluster}" if cluster else ""),
-             f"largest  {summary.largest} cards in a looping state",
-             f"loops    {summary.full_loops} full loop{'s' if summary.full_loops != 1 else ''} reported, "
+             f"largest  {summary.largest} cards in a looping state{run}",
+             f"loops    {plural(summary.full_loops, 'full loop')} reported{run}, "
              f"{len(summary.new_loops)} new to {archive_path}"]
+    if whole is not None:
+        lines.append(_whole_line(whole, "tries"))
     for loop_id, loop in summary.new_loops[:10]:
         lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
                      + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
@@ -156,13 +234,16 @@ def _print_factory_summary(summary, archive_path, cluster, rate):
     _print_ending(lines, summary, archive_path, cluster)
 
 
+def resume_command(job_id, archive_path, cluster=None):
+    return (f"beggar search --resume {job_id}" + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
+            + (f" --cluster {cluster}" if cluster else ""))
+
+
 def _print_ending(lines, summary, archive_path, cluster):
     if summary.note:
         lines.append(f"note     {summary.note}")
     if summary.state != "done":
-        lines.append(f"resume   beggar search --resume {summary.job}"
-                     + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
-                     + (f" --cluster {cluster}" if cluster else ""))
+        lines.append(f"resume   {resume_command(summary.job, archive_path, cluster)}")
     print("\n".join(lines))
 
 
@@ -181,7 +262,8 @@ def add(commands):
                "[climb], [grow] or [perturb] table. Progress is a bar on a terminal, else a plain line "
                "a minute (BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
-    search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive")
+    search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive ('last': the job "
+                        "run last; beggar archive jobs lists them)")
     add_run_options(search, "default: the job's, else one per core")
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
     search.add_argument("--deals", type=count, metavar="N",
@@ -200,7 +282,8 @@ def add(commands):
 
 def add_run_options(parser, workers_default):
     """The options of how a job runs, which every command that runs one takes."""
-    parser.add_argument("--time", type=seconds, metavar="SECONDS", help="stop after this long")
+    parser.add_argument("--time", type=seconds, metavar="TIME",
+                        help="stop after this long: seconds, or 90m, 8h, 2d (the bar shows the time left)")
     parser.add_argument("--workers", type=workers, metavar="N",
                         help=f"worker processes, at most 4 per core ({workers_default})")
     parser.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",

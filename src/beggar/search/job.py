@@ -35,7 +35,7 @@ if sys.version_info >= (3, 11):
 else:                                       # pragma: no cover
     import tomli as tomllib
 
-DRIVERS = ("sample", "climb", "census", "grow", "perturb")
+DRIVERS = ("sample", "climb", "census", "grow", "perturb", "eliminate")
 
 #: The drivers of the loop factory (two players; budgets and chunks in tries).
 FACTORY = ("grow", "perturb")
@@ -50,7 +50,7 @@ DEFAULTS = {
     "workers": 0,           # 0: one per core
     "min_cards": 2800,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
-    "chunk": 4_000_000,     # about 3.5 s of a core; each chunk's record keeps a length histogram
+    "chunk": 4_000_000,     # climb: one walk; sample and census with none given: CHUNK_SECONDS of a core
     "extend_cards": 2800,   # a kept game this long gets a family search; 0: none
     "deck": "standard",     # a name or counts (decks.py)
     "players": 2,
@@ -61,6 +61,11 @@ DEFAULTS = {
     "basin_seconds": 60.0,
 }
 
+
+#: Seconds of a core a chunk takes when a job gives no chunk (drivers.timed_chunk
+#: measures it when the job starts): long enough that keeping a chunk costs
+#: little, short enough that a stop or a time limit is prompt.
+CHUNK_SECONDS = 3.0
 
 #: Bounds of the numbers of a job: a chunk is played by one worker in one
 #: go (10**9 deals is a quarter of an hour of a core); more workers than
@@ -123,12 +128,12 @@ def read(path):
 def check(data, where="job"):
     """A complete, checked spec from a partial one: defaults filled in, every
     value of the right kind, the climber's rules valid."""
-    known = set(DEFAULTS) | {"climb", *FACTORY}
+    known = set(DEFAULTS) | {"climb", "eliminate", *FACTORY}
     unknown = sorted(set(data) - known)
     if unknown:
         raise JobError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(known))})")
     spec = dict(DEFAULTS)
-    spec.update({k: v for k, v in data.items() if k not in ("climb", *FACTORY)})
+    spec.update({k: v for k, v in data.items() if k not in ("climb", "eliminate", *FACTORY)})
     if not isinstance(spec["name"], str) or not 0 < len(spec["name"]) <= MAX_NAME or not all(
             ch.isalnum() or ch in "-_." for ch in spec["name"]):
         raise JobError(f"{where}: 'name' must be 1 to {MAX_NAME} letters, digits, '-', '_' or '.', "
@@ -154,6 +159,12 @@ def check(data, where="job"):
             raise JobError(f"{where}: [{name}] is given but the driver is {spec['driver']!r}")
     if spec["driver"] in FACTORY:
         _check_factory(spec, deck, where, data.get(spec["driver"], {}))
+    if "eliminate" in data and spec["driver"] != "eliminate":
+        raise JobError(f"{where}: [eliminate] is given but the driver is {spec['driver']!r}")
+    if spec["driver"] == "eliminate":
+        from .elimination import check as check_eliminate     # a driver's own module checks its table
+        check_eliminate(spec, where, data.get("eliminate", {}), "chunk" in data)
+        _check_basin_bounds(spec, where)
     # A census's budget is bounded by its deck's arrangements (_check_census),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if spec["driver"] == "census" else MAX_COUNT
@@ -231,11 +242,16 @@ def _check_factory(spec, deck, where, options):
         if "none were given" not in str(error):
             raise JobError(f"{where}: {table}: {error}") from None
     spec[spec["driver"]] = dict(options)
+    _check_basin_bounds(spec, where)
     if spec["players"] != 2:
         raise JobError(f"{where}: the {spec['driver']} driver builds two-player loops, "
                        f"not {spec['players']}-player ones")
     if spec["split"] != "even":
         raise JobError(f"{where}: the {spec['driver']} driver builds loops of any split: 'split' does not apply")
+    spec["extend_cards"] = 0
+
+
+def _check_basin_bounds(spec, where):
     try:
         whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
     except ValueError as error:
@@ -245,11 +261,13 @@ def _check_factory(spec, deck, where, options):
         raise JobError(f"{where}: 'basin_seconds' must be a number of seconds above 0 and at most 1e9, "
                        f"not {seconds!r}")
     spec["basin_seconds"] = float(seconds)
-    spec["extend_cards"] = 0
 
 
 def unit(spec):
-    """What the job's budget counts: "tries" for the loop factory, else "deals"."""
+    """What the job's budget counts: "tries" for the loop factory, "states"
+    for backward play with elimination, else "deals"."""
+    if spec["driver"] == "eliminate":
+        return "states"
     return "tries" if spec["driver"] in FACTORY else "deals"
 
 

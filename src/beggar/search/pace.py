@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from .. import engine
 from ..lengths import low
 from .drivers import run_chunk
-from .job import FACTORY
 
 #: Processor seconds of playing, and of cross-checking, that a measure may take.
 PLAY_SECONDS = 0.05
@@ -92,9 +91,10 @@ class Pace:
 
 
 def measure(spec):
-    """The Pace of job `spec` on its first deals, or None for the loop factory
-    (whose walks keep a loop now and then, never a flood)."""
-    if spec["driver"] in FACTORY:
+    """The Pace of job `spec` on its first deals, or None for the drivers that
+    deal no deals (the loop factory's walks and the eliminate driver's
+    backward searches keep a loop now and then, never a flood)."""
+    if spec["driver"] not in ("sample", "climb", "census"):
         return None
     deals, budget = 500, spec["deals"] or MEASURE_DEALS
     while True:

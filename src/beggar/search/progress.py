@@ -36,8 +36,18 @@ def plain_seconds():
     return seconds
 
 
+def left(seconds):
+    """Time left as a progress line shows it: '42s', '7m05s', '3h12m'."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
 class Progress:
-    def __init__(self, job_id, total, initial, shown, unit="deals", stream=None):
+    def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None):
         self.stream = stream or sys.stderr
         self.job_id = job_id
         self.unit = unit            # what the budget counts: deals, or the loop factory's tries
@@ -46,6 +56,7 @@ class Progress:
         self.played = 0             # in this run
         self.figures = {}
         self.start = self.last = time.monotonic()
+        self.time_limit = time_limit        # seconds: the bar and the lines show the time left
         self.every = plain_seconds()
         self.told = initial         # deals in the last plain line
         terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -58,6 +69,8 @@ class Progress:
         self.deals += deals
         self.played += deals
         self.figures = figures
+        if self.time_limit is not None:
+            self.figures["left"] = left(self.time_limit - (time.monotonic() - self.start))
         self.bar.update(deals)
         self.bar.set_postfix(**figures, refresh=False)
         now = time.monotonic()

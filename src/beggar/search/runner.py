@@ -29,6 +29,7 @@ from multiprocessing import get_context
 
 from .. import published
 from ..archive import ArchiveFault
+from ..decks import hand_sizes
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
 from . import SearchError
@@ -78,11 +79,14 @@ def new_job_id(spec):
 
 
 class _Stop:
-    """SIGINT and SIGTERM: the first asks for a calm stop, the second for one at once."""
+    """SIGINT and SIGTERM: the first asks for a calm stop, the second for one at
+    once. `told(reason)`, when given, is called at the first, from the handler:
+    a user who pressed Ctrl-C learns at once what it does."""
 
-    def __init__(self):
+    def __init__(self, told=None):
         self.reason = None
         self.previous = {}
+        self.told = told
 
     def __enter__(self):
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -97,6 +101,8 @@ class _Stop:
         if self.reason is not None:
             raise KeyboardInterrupt
         self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        if self.told is not None:
+            self.told(self.reason)
 
     def request(self, reason):
         if self.reason is None:
@@ -159,29 +165,62 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
     archive.set_job_state(job_id, "running")
-    bar = Progress(job_id, spec["deals"], job["deals"], progress, unit(spec))
+    bar = Progress(job_id, spec["deals"], job["deals"], progress, unit(spec), time_limit=time_limit)
     best_cards = job["best_cards"]
     at_once = False
     pending = set()
     start = time.monotonic()
     cut_off_at = None           # once the time limit has passed: when chunks in flight are cut off
+    # A chunk's seconds on a worker: the job's so far, then this run's.
+    chunk_seconds = job["seconds"] / job["chunks"] if job["chunks"] else None
+    kept_chunks = job["chunks"]
+
+    def told(reason):
+        # Chunks not yet handed to a worker are dropped (played on resume);
+        # those a worker has finish and are kept.
+        left = [future for future in pending if not future.cancel()]
+        if not left:
+            return
+        seconds = None if chunk_seconds is None else chunk_seconds * -(-len(left) // max(1, workers))
+        if seconds is not None and seconds <= STOP_SECONDS:
+            about = f" in about {seconds:.0f} s and {'are' if len(left) != 1 else 'is'} kept"
+        else:       # a flood of hits to cross-check, or chunks of minutes
+            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS:g} s, "
+                     "else cut off then")
+        bar.announce(f"stopping ({reason}): {len(left)} chunk{'s' if len(left) != 1 else ''} in flight "
+                     f"finish{'es' if len(left) == 1 else ''}{about}"
+                     + ("; Ctrl-C again stops now (they are played again on resume)"
+                        if reason == "Ctrl-C" else ""))
+
     try:
-        with _Stop() as stop:
+        with _Stop(told) as stop:
             while True:
                 while stop.reason is None and len(pending) < 2 * max(1, workers):
+                    if time_limit is not None and (
+                            len(pending) >= max(1, workers) if chunk_seconds is None else
+                            time.monotonic() - start + chunk_seconds * (1 + len(pending) // max(1, workers))
+                            > time_limit + CUT_OFF_SECONDS):
+                        break       # it would be cut off at the time limit: its work would be lost
                     chunk = next(todo, None)
                     if chunk is None:
                         break
                     pending.add(pool.submit(work, spec, chunk))
                 if not pending:
+                    if time_limit is not None and stop.reason is None and next(todo, None) is not None:
+                        stop.request(f"time limit of {time_limit:g} s; no further chunk would finish within it")
                     break
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 lost = None
                 for future in finished:
+                    if future.cancelled():
+                        continue
                     if isinstance(future.exception(), BrokenProcessPool):
                         lost = future.exception()
                         continue
                     result = future.result()
+                    kept_chunks += 1
+                    chunk_seconds = result.seconds if chunk_seconds is None else \
+                        chunk_seconds + (result.seconds - chunk_seconds) / kept_chunks
                     _keep(archive, job_id, spec, result, summary, bar.announce)
                     if summary.best is not None:
                         best_cards = max(best_cards, summary.best[1].cards)
@@ -344,7 +383,8 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
     """A loud line, and a saved game next to the archive, for a game longer
     than the longest published (standard deck, 26/26) or a balanced deal that
     loops; None for any other game."""
-    balanced = deal.players == 2 and len(deal.hands[0]) == len(deal.hands[1])
+    balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
+        deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
             and outcome.cards > published.LONGEST_CARDS:
         kind = "record"
@@ -389,6 +429,8 @@ def chunk_stats(result, workers):
     job ran on (its rate: beggar stats)."""
     if result.census is not None:
         return stats_of(result.census)
+    if result.ascent is not None:
+        return {"ascent": result.ascent}
     if result.lengths is None:
         return None
     loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")

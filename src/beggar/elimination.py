@@ -1,0 +1,110 @@
+"""Backward play with elimination: from a loop back to deals of 3 or 4 players.
+
+A game of three or four players that eliminates players until two are left,
+and then falls into a two-player loop, never ends. Backward play at a table
+of `players` seats (engine.predecessors: a predecessor may hold players that
+its trick eliminated) finds such deals from the loop's states. The loop's
+hands keep their order round the table; the seats left out are those of the
+eliminated players, and every way to leave them out is searched, the loop's
+first hand in seat 0 (a table turned round is the same game). A loop that
+keeps every player of the table in is searched from its own states.
+
+The search is best first (engine.backward_to), guided as states.GUIDES says,
+bounded in states and processor seconds. Every deal it finds with the sizes
+a deal gives (18/17/17 for the standard deck and 3 players, the leader
+first) is played forward by both engines, which must agree that it loops.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from . import engine, loops
+from .backward import BackwardError, check_bounds
+from .decks import hand_sizes
+from .search import SearchError
+from .states import GUIDES
+
+MAX_STATES = 2_000_000
+MAX_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class TableBasin:
+    loop: tuple             # the states on the loop, its players only, canonical state first
+    players: int            # seats at the table searched
+    roots: int              # the loop's states at the table, every way to seat it
+    states: int             # states visited
+    deals: list             # [(deal, compiled outcome, reference outcome)] of the deals found
+    stopped_by: str | None  # None: complete; "states" or "time": the bound that stopped it
+    best: object            # the deal-like state (Deal, leader first) with the largest smallest hand, or None
+    guide: str
+
+
+def seated(cycle, players):
+    """The states of a loop (its players' hands only, in seat order) at a
+    table of `players` seats, every way to seat them: its first hand in seat
+    0, the others after it in order, the seats between them empty. Returns
+    (roots, skips): skips[i] is the state before roots[i] on the loop."""
+    playing = len(cycle[0][0])
+    if not 2 <= playing <= players:
+        raise BackwardError(f"a loop of {playing} players cannot be seated at a table of {players}")
+    roots, skips = [], []
+    for others in itertools.combinations(range(1, players), playing - 1):
+        seats = (0,) + others
+        placed = []
+        for hands, leader in cycle:
+            table = [()] * players
+            for seat, hand in zip(seats, hands):
+                table[seat] = tuple(hand)
+            placed.append((tuple(table), seats[leader]))
+        roots.extend(placed)
+        skips.extend(placed[i - 1] for i in range(len(placed)))
+    return roots, skips
+
+
+def players_of(loop):
+    """A Loop's states with the seats that are empty on its cycle left out."""
+    seats = [p for p in range(loop.players) if loop.states[0][0][p]]
+    return tuple((tuple(hands[p] for p in seats), seats.index(leader)) for hands, leader in loop.states)
+
+
+def search(deal, players, guide="smallest", max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
+    """The balanced deals of `players` that fall into the loop of `deal` (a
+    deal of any players that loops), found by backward play."""
+    if players not in (3, 4):
+        raise BackwardError(f"backward play with elimination is for 3 or 4 players, not {players!r}")
+    if guide not in GUIDES:
+        raise BackwardError(f"the guide must be one of {', '.join(GUIDES)}, not {guide!r}")
+    check_bounds(max_states, max_seconds)
+    try:
+        loop = loops.of_deal(deal, engine_name)
+    except loops.LoopError as error:
+        raise BackwardError(f"{error}; backward play with elimination starts from a loop") from None
+    cycle = players_of(loop)
+    return from_loop(cycle, players, deal.total, guide, max_states, max_seconds, engine_name)
+
+
+def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, max_seconds=MAX_SECONDS,
+              engine_name=None):
+    """search() from a loop's states (its players' hands, in seat order)."""
+    roots, skips = seated(cycle, players)
+    sizes = hand_sizes(total, players)
+    visited, hits, stopped_by, best = engine.backward_to(roots, skips, sizes, guide, max_states, max_seconds,
+                                                         engine_name)
+    deals, seen = [], set()
+    for found in hits:
+        deal = loops.deal_of(found.hands, found.leader)
+        if deal in seen:
+            continue
+        seen.add(deal)
+        compiled, reference = engine.play(deal), engine.play(deal, engine="reference")
+        if compiled != reference or compiled.status != "loop":
+            raise SearchError(f"backward play found {deal}, which does not loop as it should (compiled "
+                                f"{compiled}, reference {reference}). This is a bug in beggar: please "
+                                "report the deal.")
+        deals.append((deal, compiled, reference))
+    if best is not None:
+        best = loops.deal_of(best.hands, best.leader)
+    return TableBasin(cycle, players, len(roots), visited, deals, stopped_by, best, guide)

@@ -1,0 +1,177 @@
+"""Backward play at tables of 3 and 4 seats: predecessors with the players a
+trick eliminated, the guided search, and the deals of a small deck's census."""
+
+import itertools
+import random
+from collections import deque
+
+import pytest
+
+from beggar import Deal, elimination, engine, loops, reference
+from beggar.backward import BackwardError
+from beggar.decks import Deck, deal_out, hand_sizes
+from helpers import CASELLA, bad_input, beggar
+
+SMALL = "12 2J 2Q 2K"       # its 3-player census: 35 loop deals, one two-player loop
+
+
+def step(hands, leader):
+    """The state after one trick from (hands, leader), and the cards laid."""
+    game = reference._Game.__new__(reference._Game)
+    game.hands = [deque(hand) for hand in hands]
+    game.leader, game.cards, game.tricks, game.total = leader, 0, 0, sum(map(len, hands))
+    pile = game.trick()
+    return (tuple(tuple(hand) for hand in game.hands), game.leader), len(pile)
+
+
+def roads(n, seed):
+    """The states of random games of 2 to 4 players, whole decks and parts."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        players = rng.choice([2, 3, 4])
+        cards = [card for hand in Deal.shuffled(players, rng.getrandbits(32)).hands for card in hand]
+        if rng.random() < 0.5:
+            cards = cards[:rng.randint(3 * players, 30)]
+        deal = Deal.from_codes(deal_out(cards, hand_sizes(len(cards), players)))
+        states = [(deal.hands, 0)]
+        for trick in itertools.islice(engine.tricks(deal), 200):
+            states.append((tuple(tuple(hand) for hand in trick.hands), trick.taker))
+        yield states
+
+
+def test_predecessors_include_the_real_one_and_lead_back(engine):
+    checked = eliminated = 0
+    for states in roads(60, 1):
+        for before, after in zip(states, states[1:]):
+            found = engine_predecessors(after, engine)
+            assert before in [(hands, leader) for hands, leader, _ in found]
+            for hands, leader, cards in found:
+                assert step(hands, leader) == (after, cards)
+            checked += 1
+            eliminated += sum(map(bool, before[0])) > sum(map(bool, after[0]))
+    assert checked > 1000 and eliminated > 20
+
+
+def engine_predecessors(state, name):
+    return engine.predecessors(state[0], state[1], engine=name)
+
+
+def test_both_engines_find_the_same_predecessors_in_the_same_order():
+    for states in roads(80, 2):
+        for hands, leader in states[:80]:
+            if sum(map(bool, hands)) > 1:
+                assert engine.predecessors(hands, leader, engine="compiled") == \
+                    engine.predecessors(hands, leader, engine="reference")
+
+
+def test_a_trick_may_have_eliminated_two_players():
+    # Four seats, two of them out: the trick before may have held both.
+    after = (((0, 0, 0, 0, 0, 1, 0), (), (), (0, 0)), 0)
+    found = engine.predecessors(*after)
+    assert any(all(hands) for hands, _, _ in found)
+    for hands, leader, cards in found:
+        assert step(hands, leader) == (after, cards)
+
+
+@pytest.mark.parametrize("guide", ["breadth", "smallest", "balance"])
+@pytest.mark.parametrize("players", [3, 4])
+def test_both_engines_search_alike(guide, players):
+    cycle = elimination.players_of(loops.of_deal(Deal.parse(CASELLA)))
+    roots, skips = elimination.seated(cycle, players)
+    sizes = hand_sizes(52, players)
+    assert engine.backward_to(roots, skips, sizes, guide, 1500, 60, engine="compiled") == \
+        engine.backward_to(roots, skips, sizes, guide, 1500, 60, engine="reference")
+
+
+def test_a_loop_is_seated_every_way_its_first_hand_in_seat_0():
+    cycle = elimination.players_of(loops.of_deal(Deal.parse(CASELLA)))
+    roots, skips = elimination.seated(cycle, 4)
+    assert len(roots) == 3 * len(cycle)
+    assert {tuple(bool(hand) for hand in hands) for hands, _ in roots} == \
+        {(True, True, False, False), (True, False, True, False), (True, False, False, True)}
+    # Each root's skip is the state before it on the loop.
+    for root, skip in zip(roots, skips):
+        assert step(*skip)[0] == root
+
+
+@pytest.fixture(scope="module")
+def small_census():
+    deck = Deck.parse(SMALL)
+    from beggar import census
+    return engine.census(0, census.count(deck), deck=deck, players=3)
+
+
+@pytest.mark.parametrize("engine_name", ["compiled", "reference"])
+def test_the_search_from_the_loop_finds_every_loop_deal_of_the_census(small_census, engine_name):
+    census_deals = {deal for _, deal, _, _ in small_census.loops}
+    assert len(census_deals) == 35
+    found = elimination.search(small_census.loops[0][1], 3, "breadth", 10 ** 6, 600, engine_name)
+    assert found.stopped_by is None and found.roots == 2 * 16
+    assert {deal for deal, _, _ in found.deals} == census_deals
+    for deal, compiled, reference_outcome in found.deals:
+        assert compiled.status == "loop" and compiled == reference_outcome
+
+
+def test_every_guide_finds_them_all_when_it_runs_to_the_end(small_census):
+    deals = {deal for _, deal, _, _ in small_census.loops}
+    for guide in ("smallest", "balance"):
+        found = elimination.search(small_census.loops[0][1], 3, guide, 10 ** 6, 600)
+        assert found.stopped_by is None and {deal for deal, _, _ in found.deals} == deals
+
+
+def test_a_search_says_which_bound_stopped_it():
+    found = elimination.search(Deal.parse(CASELLA), 3, "smallest", 500, 60)
+    assert (found.states, found.stopped_by, found.players) == (500, "states", 3)
+    assert found.best is not None and found.best.players == 3
+
+
+def test_a_game_that_ends_has_no_loop_to_search_from():
+    with pytest.raises(BackwardError, match="does not loop"):
+        elimination.search(Deal.parse("K-----Q--J-A-/--J-----K-Q-A"), 3)
+    with pytest.raises(BackwardError, match="3 or 4 players"):
+        elimination.search(Deal.parse(CASELLA), 2)
+
+
+def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, small_census):
+    from beggar.archive import Archive
+    path = str(tmp_path / "archive.sqlite")
+    with Archive(path) as archive:
+        archive.add_loop(loops.of_deal(small_census.loops[0][1]))
+    job = tmp_path / "job.toml"
+    job.write_text(f'driver = "eliminate"\ndeck = "{SMALL}"\nplayers = 3\nchunk = 100000\n'
+                   '[eliminate]\nguide = "balance"\n')
+    result = beggar("search", str(job), "--archive", path, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "states   6,880" in result.stdout
+    with Archive(path) as archive:
+        games = archive.games(loops=True, players=3)
+        assert {Deal.parse(game["deal"]) for game in games} == {deal for _, deal, _, _ in small_census.loops}
+        assert {game["driver"] for game in games} == {"eliminate"}
+        (job_id, spec), = archive.jobs()
+        assert spec["start"] == [loops.of_deal(small_census.loops[0][1]).hex]
+        (stats,) = archive.chunk_stats(job_id)
+        assert stats["ascent"]["states"] == 6880 and stats["ascent"]["stopped_by"] is None
+    again = beggar("search", "--resume", job_id, "--archive", path)
+    assert again.returncode == 0 and "is done" in again.stdout
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('driver = "eliminate"\nplayers = 2\n', "3 or 4 players"),
+    ('driver = "eliminate"\nplayers = 3\n[eliminate]\nguide = "deep"\n', "guide must be one of"),
+    ('driver = "eliminate"\nplayers = 3\n[eliminate]\nwidth = 3\n', "unknown option 'width'"),
+    ('driver = "sample"\n[eliminate]\nguide = "breadth"\n', "[eliminate] is given"),
+])
+def test_a_bad_eliminate_job_is_one_line(tmp_path, text, fragment):
+    job = tmp_path / "job.toml"
+    job.write_text(text)
+    assert bad_input(beggar("search", str(job), "--archive", str(tmp_path / "a.sqlite")), fragment)
+
+
+def test_beggar_basin_at_a_table_of_three(small_census, tmp_path):
+    result = beggar("basin", str(small_census.loops[0][1]), "--players", "3", "--guide", "breadth",
+                    "--export-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "6,880 states, guide breadth (complete)" in result.stdout
+    assert "35 balanced deals" in result.stdout
+    assert len(list(tmp_path.glob("*.json"))) == 35
+    assert bad_input(beggar("basin", CASELLA, "--guide", "breadth"), "--players 3|4")

@@ -1,0 +1,101 @@
+"""Jobs at a glance (beggar archive jobs, --resume last, a resumed run's
+summary) and a stop that answers (Ctrl-C, chunks sized by time, --time with
+units, the exit status), through the command."""
+
+import json
+import signal
+import time
+
+import pytest
+
+from helpers import bad_input, beggar, job_file, job_id, start, wait_for_chunks
+
+
+def test_archive_jobs_lists_each_job_and_how_to_resume_it(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    done = beggar("search", job_file(tmp_path, "whole", deals=100_000), "--archive", archive, "--quiet")
+    assert done.returncode == 0, done.stderr
+    job = start("search", job_file(tmp_path, "open", deals=0, chunk=50_000), "--archive", archive, "--quiet")
+    try:
+        # The second job is running while it is listed.
+        for _ in range(100):
+            listed = json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)
+            if len(listed) == 2 and listed[1]["played"] > 0:
+                break
+            time.sleep(0.1)
+        assert [row["state"] for row in listed] == ["done", "running"]
+    finally:
+        job.send_signal(signal.SIGINT)
+        out, err = job.communicate(timeout=60)
+    name = job_id(out)
+    rows = json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)
+    first, second = rows
+    assert first["state"] == "done" and first["played"] == first["budget"] == 100_000 and first["resume"] is None
+    assert first["table"] == "standard deck, 2 players, 26/26" and first["driver"] == "sample"
+    assert first["best"]["cards"] >= 1500 and first["games"] > 0 and first["loops"] == 0
+    assert second["id"] == name and second["state"] == "stopped" and second["budget"] is None
+    assert second["resume"] == f"beggar search --resume {name} --archive {archive}"
+    text = beggar("archive", "jobs", "--archive", archive)
+    assert text.returncode == 0
+    lines = text.stdout.splitlines()
+    assert lines[0].split()[:4] == ["job", "driver", "table", "state"]
+    assert "100.0K of 100.0K deals" in lines[1] and " done " in lines[1]
+    assert lines[2].startswith(name) and lines[2].endswith(second["resume"])
+    assert beggar("archive", "jobs", "--archive", tmp_path / "none.sqlite").stdout == "no jobs\n"
+
+
+def test_resume_last_goes_on_with_the_job_run_last_and_labels_the_figures(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no job to resume")
+    first = beggar("search", job_file(tmp_path, deals=3_000_000, chunk=100_000), "--archive", archive,
+                   "--quiet", "--time", 0.5, "--workers", 1)
+    name = job_id(first.stdout)
+    assert "in this run" not in first.stdout and "job all" not in first.stdout
+    resumed = beggar("search", "--resume", "last", "--archive", archive, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming job {name}, the last one run" in resumed.stderr
+    lines = {line[:8].strip(): line[9:] for line in resumed.stdout.splitlines()}
+    assert lines["job"].startswith(f"{name}: done")
+    assert " in this run in " in lines["deals"] and "kept in this run in" in lines["hits"]
+    assert lines["job all"].startswith("3,000,000 of 3,000,000 deals in 30 chunks, best ")
+    assert lines["job all"].endswith("kept (every run of the job)")
+    again = beggar("search", "--resume", "last", "--archive", archive, "--quiet")
+    assert again.returncode == 0 and f"job {name} is done: 3,000,000 deals, best " in again.stdout
+
+
+def test_time_takes_units():
+    from beggar.cli.options import seconds
+    assert [seconds(text) for text in ("90", "90s", "90m", "8h", "1.5h", "2d")] == \
+        [90, 90, 5400, 28800, 5400, 172800]
+    assert "must be" in bad_input(beggar("search", "--time", "8x"), "--time")
+    bad_input(beggar("search", "--time", "0m"), "--time")
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stop_says_at_once_what_it_does_and_exits_as_the_signal(tmp_path, signum, status):
+    archive = tmp_path / "a.sqlite"
+    job = start("search", job_file(tmp_path, deals=0, chunk=400_000), "--archive", archive, "--quiet")
+    wait_for_chunks(archive, 1, job)
+    job.send_signal(signum)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == status, err
+    told = [line for line in err.splitlines() if line.startswith("stopping")]
+    assert len(told) == 1, err
+    assert " in flight finish in about " in told[0] and ("Ctrl-C again stops now" in told[0]) == (signum == signal.SIGINT)
+    assert "resume   beggar search --resume" in out
+
+
+def test_a_job_without_a_chunk_gets_one_sized_by_time_fixed_in_its_spec(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    result = beggar("search", "--deals", 1_000, "--players", 3, "--archive", archive, "--quiet")
+    assert result.returncode == 0, result.stderr
+    started = result.stderr.splitlines()[0]
+    rows = json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)
+    chunk = rows[0]["chunk"]
+    assert f", chunks of {chunk:,} deals (about 3 s of a core here, measured)" in started
+    # Three players play about a third as fast as two: a chunk far below the two-player default.
+    assert 10_000 <= chunk < 4_000_000
+    # A job file's own chunk stands.
+    given = beggar("search", job_file(tmp_path, deals=1_000, chunk=7_000), "--archive", archive, "--quiet")
+    assert "measured" not in given.stderr
+    assert json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)[1]["chunk"] == 7_000
