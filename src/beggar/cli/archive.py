@@ -43,7 +43,7 @@ def job_rows(archive, archive_path):
     from .search import describe_deals, resume_command
     rows = []
     for job in archive.job_figures():
-        spec = jobs.stored(job["spec"])
+        spec = jobs.stored(job["spec"], f"{archive.path}: job {job['id']}")
         state = job["state"]
         if state == "running" and archive.running(job["id"]) is False:
             state = "stopped"       # its process ended without saying so (killed)

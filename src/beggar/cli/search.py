@@ -74,7 +74,8 @@ def _search(args, cluster, data):
             job = archive.job(job_id)
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                print(f"job {job_id} is done: {job['deals']:,} {jobs.unit(jobs.stored(job['spec']))}, "
+                unit = jobs.unit(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                print(f"job {job_id} is done: {job['deals']:,} {unit}, "
                       f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
@@ -197,7 +198,7 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
 
 def _whole_line(whole, unit):
     """The whole job's figures, for the summary of a run that went on with it."""
-    spec = jobs.stored(whole["spec"])
+    spec = jobs.stored(whole["spec"], f"job {whole['id']}")
     budget = f" of {spec['deals']:,}" if spec["deals"] else ""
     return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
             f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "

@@ -34,7 +34,7 @@ def tally(archive, job_id):
     their records held their loops and longest game are told from the games
     the job kept, as then.)"""
     job = archive.job(job_id)
-    spec = stored(job["spec"])
+    spec = stored(job["spec"], f"{archive.path}: job {job_id}")
     if spec["driver"] != "census":
         raise ValueError(f"{archive.path}: job {job_id} is a {spec['driver']} job, not a census")
     result = Tally(job_id, spec, job["chunks"], job["deals"])
