@@ -14,6 +14,7 @@ keeps, the job obeys the clock and the user.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import secrets
@@ -21,7 +22,7 @@ import signal
 import sqlite3
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, InvalidStateError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,7 +32,7 @@ from .. import published
 from ..archive import ArchiveFault
 from ..decks import hand_sizes
 from ..rules import Rules
-from ..savefile import SavedGame, to_json
+from ..savefile import SaveFileError, SavedGame, load, to_json
 from . import SearchError
 from .crosscheck import check, work
 from .factory import keep as keep_loops
@@ -132,7 +133,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     when it had to stop on a failure (the Summary is its .summary)."""
     with archive.claim(job_id):
         job = archive.job(job_id)
-        spec = stored(job["spec"])
+        spec = stored(job["spec"], f"{archive.path}: job {job_id}")
         if started is not None:
             started(spec)
         return _run(archive, job, spec, time_limit, workers, progress, cluster)
@@ -295,6 +296,17 @@ def _keep_longest(archive, job_id, spec, summary):
 def _kill_workers(pool):
     """End the worker processes of a local pool now (a cluster's are left alone)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        # Python 3.11's pool, finding its workers gone, sets an error on every
+        # chunk it still holds, cancelled ones too, and prints the traceback
+        # of the InvalidStateError that gives; the chunks are played on resume.
+        previous = threading.excepthook
+
+        def quiet(args):
+            if not (args.thread is manager and issubclass(args.exc_type, InvalidStateError)):
+                previous(args)
+        threading.excepthook = quiet
     for process in processes:
         process.kill()
     for process in processes:
@@ -397,16 +409,41 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
     else:
         return None
     folder = os.path.dirname(os.path.abspath(archive.path))
-    path = os.path.join(folder, f"{kind}-{outcome.cards}-game{game_id}.json")
     saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({driver})")
+    return f"*** {what}: {deal} ({_save(folder, kind, deal, outcome, saved, game_id)}) ***"
+
+
+#: Names tried for one saved game before giving up (name, name-2, ...).
+SAVE_NAMES = 10
+
+
+def _save(folder, kind, deal, outcome, saved, game_id):
+    """Write `saved` into `folder` as a new file named by its kind, cards and
+    deal (game ids restart in every archive: two archives in one folder gave
+    two deals one name); where the name is taken by a file holding another
+    deal, the next name. Returns where it went, in words."""
+    stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
+    for number in range(1, SAVE_NAMES + 1):
+        path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
+        try:
+            _write_new(path, to_json(saved, outcome))
+            return f"saved to {path}"
+        except FileExistsError:
+            if _holds(path, deal):
+                return f"saved before to {path}"
+        except OSError as error:
+            return f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
+    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it next to the archive are taken"
+
+
+def _holds(path, deal):
+    """Whether the file at `path` (never followed when it is a link) is a saved game of `deal`."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
     try:
-        _write_new(path, to_json(saved, outcome))
-        where = f"saved to {path}"
-    except FileExistsError:
-        where = f"saved before to {path}"
-    except OSError as error:
-        where = f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
-    return f"*** {what}: {deal} ({where}) ***"
+        return any(game.deal == deal for game in load(path))
+    except (SaveFileError, OSError, ValueError):
+        return False
 
 
 def _write_new(path, text):
