@@ -79,7 +79,8 @@ def report(result, loops_shown=10):
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
     lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
     lines.append(f"finished {finished:,}")
-    lines.append(f"loops    {loop_deals:,} deals, {len(result.loops):,} distinct loops")
+    lines.append(f"loops    {loop_deals:,} deal{'' if loop_deals == 1 else 's'}, {len(result.loops):,} distinct "
+                 f"loop{'' if len(result.loops) == 1 else 's'}")
     if result.longest is not None:
         game = result.longest
         lines.append(f"longest  {game['cards']:,} cards, {game['tricks']:,} tricks: {game['deal']} "
@@ -91,7 +92,7 @@ def report(result, loops_shown=10):
     ordered = sorted(result.loops.items(), key=lambda item: (-item[1][0], item[0]))
     for key, (deals, period_tricks, period_cards) in ordered[:loops_shown]:
         lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period_tricks} tricks / "
-                     f"{period_cards} cards, reached from {deals:,} deals")
+                     f"{period_cards} cards, reached from {deals:,} deal{'' if deals == 1 else 's'}")
     if len(ordered) > loops_shown:
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
                      f"{result.job})")
