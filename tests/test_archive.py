@@ -225,8 +225,8 @@ def test_a_beggar_archive_without_its_tables_is_one_line(tmp_path):
 
 def test_reading_never_creates_an_archive(tmp_path):
     path = tmp_path / "none" / "a.sqlite"
-    result = beggar("archive", "list", "--archive", path)
-    assert (result.returncode, result.stdout) == (0, "no games\n")
+    bad_input(beggar("archive", "list", "--archive", path), f"{path}: no such archive")
+    bad_input(beggar("archive", "list", "--loops", "--archive", path), f"{path}: no such archive")
     bad_input(beggar("archive", "show", 3, "--archive", path), "no game with id 3")
     assert not path.parent.exists()
 

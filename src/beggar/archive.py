@@ -664,17 +664,23 @@ class Archive:
         job's row number) of the file beside the archive named ARCHIVE-running,
         which the system lets go of when the process ends, however it ends.
         Locks are the process's: one process runs one job of an archive at a
-        time. Where the system has no such locks (Windows), nothing is held."""
+        time. Where the system has no such locks (Windows), nothing is held.
+        The claim is the file's, not the name's: the running file is found
+        beside the archive's real path (a resume through a link to it meets
+        the same claim), and a link planted in its place is never followed."""
         try:
             import fcntl
         except ImportError:                 # pragma: no cover
             yield
             return
         row = self._job_row(job_id)
-        lock_path = f"{self.path}-running"
+        lock_path = self.running_path()
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
         except OSError as error:
+            if os.path.islink(lock_path):
+                raise ArchiveFault(f"{lock_path}: a link stands where the file that marks running jobs "
+                                   "goes; it is not followed: remove it") from None
             raise ArchiveFault(f"{lock_path}: cannot open the file that marks running jobs "
                                f"({error.strerror})") from None
         try:
@@ -687,6 +693,11 @@ class Archive:
         finally:
             os.close(fd)
 
+    def running_path(self):
+        """The file whose locks claim the archive's jobs: ARCHIVE-running beside
+        the archive's real path."""
+        return f"{os.path.realpath(self.path)}-running"
+
     def running(self, job_id):
         """Whether a process holds job `job_id`'s claim now (Archive.claim):
         a shared lock on its byte of ARCHIVE-running is refused while one does.
@@ -696,10 +707,11 @@ class Archive:
             import fcntl
         except ImportError:                 # pragma: no cover
             return None
+        path = self.running_path()
         try:
-            fd = os.open(f"{self.path}-running", os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
-            return False if not os.path.exists(f"{self.path}-running") else None
+            return False if not os.path.lexists(path) else None
         try:
             row = self._job_row(job_id)
             try:

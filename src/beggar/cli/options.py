@@ -2,6 +2,7 @@
 one game, and reading the game they ask for."""
 
 import argparse
+import errno
 import os
 
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, is_digits, number, shown
@@ -20,6 +21,42 @@ PLOT_INSTALL = "pip install 'beggar[plot]' (in a clone of the repository: pip in
 
 class UsageError(ValueError):
     """A command line that asks for something that cannot be done."""
+
+
+class OutputFault(Exception):
+    """A file a command was asked to write that the machine cannot take now
+    (a full disk, a read-only filesystem, an I/O error): exit 3, as the
+    README promises for faults; a wrong path is a UsageError (exit 2)."""
+
+
+#: What an OSError says when the fault is the machine's, not the path's.
+_FAULTS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
+def check_output(path, option):
+    """An output file named by `option`, before any work: '' names none."""
+    if not path:
+        raise UsageError(f"{option}: name a file, not ''")
+
+
+def write_output(path, data, option=None):
+    """Write `data` (text or bytes) to the file `path` a user named (`option`:
+    the option that named it, for the message), whole: flushed and synced, so
+    that a full disk shows here (matplotlib and a plain close may not tell)."""
+    where = f"{option} {path}" if option else path
+    if not path:
+        raise UsageError(f"{option or 'the output'}: name a file, not ''")
+    try:
+        with open(path, "wb") as file:
+            file.write(data.encode("utf-8") if isinstance(data, str) else data)
+            file.flush()
+            if os.path.isfile(path):        # /dev/stdout and pipes cannot be synced
+                os.fsync(file.fileno())
+    except OSError as error:
+        message = f"{where}: cannot write ({error.strerror or error})"
+        if error.errno in _FAULTS:
+            raise OutputFault(message) from None
+        raise UsageError(message) from None
 
 
 # Characters of the record notation: an argument made of these alone is a

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import lengths as bins
+from ..decks import Deck
 from ..lengths import Lengths
 from .job import FACTORY, stored
 
@@ -83,7 +84,12 @@ def middle(played):
 
 
 def same_table(spec):
-    return (spec["deck"], spec["players"], spec["split"])
+    """(deck, players, split) of a job's deals; a split of half a deck of two
+    players is "even": --split 26 deals the same 26/26 deals as the default."""
+    split = spec["split"]
+    if spec["players"] == 2 and split not in ("even", "random") and 2 * split == Deck.parse(spec["deck"]).total:
+        split = "even"
+    return (spec["deck"], spec["players"], split)
 
 
 def collect(archive, job_id=None):

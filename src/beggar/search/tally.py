@@ -99,8 +99,9 @@ def report(result, loops_shown=10):
     return lines
 
 
-def plot(result, path, pyplot):
-    """Draw the distribution of game lengths in cards, deals on a log scale."""
+def figure(result, pyplot):
+    """The distribution of game lengths in cards, deals on a log scale: a
+    matplotlib figure, for the command to write (cli.games.save_figure)."""
     lengths = sorted(result.cards)
     figure, axes = pyplot.subplots(figsize=(10, 4))
     axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")
@@ -111,7 +112,4 @@ def plot(result, path, pyplot):
     axes.set_title(f"census of the {deck} deck, {result.spec['players']} players: {result.deals:,} deals, "
                    f"{result.statuses['loop']:,} loop deals")
     figure.tight_layout()
-    try:
-        figure.savefig(path)
-    finally:
-        pyplot.close(figure)
+    return figure
