@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import ACE, JACK, KING, PLAIN, QUEEN, SYMBOLS
+from .checks import cut, is_digits
 
 #: More cards than this do not fit the engines' byte-sized positions.
 MAX_DECK = 255
@@ -52,7 +53,7 @@ class Deck:
         if isinstance(text, Deck):
             return text
         if not isinstance(text, str):
-            raise DeckError(f"a deck is a name or counts such as '18 2J 2Q 2K 2A', not {text!r}")
+            raise DeckError(f"a deck is a name or counts such as '18 2J 2Q 2K 2A', not {cut(text)}")
         name = text.strip().lower()
         if name in NAMED:
             return cls(NAMED[name])
@@ -67,13 +68,13 @@ class Deck:
             if token[-1:].upper() in "-JQKA":
                 number, rank = token[:-1], token[-1].upper()
             code = SYMBOLS.index(rank)
-            if not number.isdigit():
+            if not is_digits(number):
                 known = f"known decks are {', '.join(NAMED)}, or counts such as '18 2J 2Q 2K 2A'"
                 if len(tokens) == 1:
-                    raise DeckError(f"unknown deck {text!r}: {known}")
-                raise DeckError(f"deck {text!r}: cannot read {token!r}; {known}")
+                    raise DeckError(f"unknown deck {cut(text)}: {known}")
+                raise DeckError(f"deck {cut(text)}: cannot read {cut(token)}; {known}")
             if code in seen:
-                raise DeckError(f"deck {text!r}: {SYMBOLS[code] if code else 'plain'} counted twice")
+                raise DeckError(f"deck {cut(text)}: {SYMBOLS[code] if code else 'plain'} counted twice")
             seen.add(code)
             counts[code] = int(number)
         return cls(tuple(counts))

@@ -33,7 +33,7 @@ def _main(argv):
     from ..search import SearchError
     from ..search.cluster import ClusterError
     from ..search.job import JobError
-    from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, UsageError
+    from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, OutputFault, UsageError
 
     bad_input = (DealError, DeckError, SaveFileError, EngineError, UsageError, ArchiveError, JobError,
                  BackwardError, ClusterError)
@@ -57,7 +57,7 @@ def _main(argv):
     except bad_input as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (SearchError, ArchiveFault, EngineFault) as error:
+    except (SearchError, ArchiveFault, EngineFault, OutputFault) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_FAILED
     except BrokenPipeError:
@@ -86,6 +86,15 @@ def _parser():
 
         def error(self, message):
             self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+        def parse_args(self, args=None, namespace=None):
+            # Words left over are the command's to refuse, under its own name
+            # ('beggar verify: ...'), not the top parser's ('beggar: ...').
+            parsed, extras = self.parse_known_args(args, namespace)
+            if extras:
+                command = commands.choices.get(getattr(parsed, "command", None), self)
+                command.error(f"unrecognized arguments: {' '.join(extras)}")
+            return parsed
 
     parser = Parser(
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")

@@ -18,6 +18,8 @@ def run_search(args, data=None):
     """Run the job of args (or of `data`, a job's keys, when given); returns
     (exit status, job id)."""
     from ..search.cluster import Cluster
+    if args.cluster is not None and (args.gpu or args.engine == "gpu"):
+        raise UsageError("a GPU job plays on this machine's GPU, not on a cluster")
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
@@ -29,12 +31,13 @@ def run_search(args, data=None):
 
 
 def _search(args, cluster, data):
+    from ..search import pace
     from ..search.progress import plain_seconds
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     from ..search.drivers import TIMED, timed_chunk
-    spec, fresh, timed = None, False, False
+    spec, fresh, timed, measured = None, False, False, None
     if args.gpu and args.engine not in (None, "gpu"):
         raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
     engine_name = "gpu" if args.gpu else args.engine
@@ -51,12 +54,19 @@ def _search(args, cluster, data):
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
         if spec["engine"] == "gpu":
-            _check_gpu()        # a GPU job's chunks are the GPU's (jobs.GPU_DEFAULTS)
-        elif "chunk" not in data and spec["driver"] in TIMED:
+            # Its chunks and thresholds are the GPU's (jobs.GPU_DEFAULTS); the
+            # summary says whether the cores kept up with it.
+            _check_gpu()
+        else:
+            measured = pace.measure(spec)
+        if spec["engine"] != "gpu" and "chunk" not in data and spec["driver"] in TIMED:
             # Sized by time on this deck and table, then fixed in the spec: a
             # resumed job, or one run again with its seed, plays the same chunks.
             spec["chunk"] = timed_chunk(spec)
             timed = True
+        if "chunk" not in data:
+            # Smaller still where its hits would take longer to cross-check.
+            spec["chunk"] = pace.chunk_for(measured, spec["chunk"])
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
     else:
@@ -77,7 +87,8 @@ def _search(args, cluster, data):
             job = archive.job(job_id)
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                print(f"job {job_id} is done: {job['deals']:,} {jobs.unit(jobs.stored(job['spec']))}, "
+                unit = jobs.unit(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                print(f"job {job_id} is done: {job['deals']:,} {unit}, "
                       f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
@@ -97,6 +108,10 @@ def _search(args, cluster, data):
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{describe_deals(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
+            if spec["engine"] != "gpu":
+                flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
+                if flood is not None:
+                    print(flood, file=sys.stderr)
 
         if args.resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
             _check_gpu()
@@ -176,6 +191,10 @@ def plural(count, word):
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
+def _processes(count):
+    return f"{count:,} process{'' if count == 1 else 'es'}"
+
+
 def print_summary(summary, archive_path, cluster=None, whole=None):
     """The summary of a run. `whole`: the job's figures (Archive.job with
     games and loops) when the run went on with a job that had played before;
@@ -187,8 +206,17 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
     unit = "states" if summary.driver == "eliminate" else "deals"
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
              f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-             f"on {plural(summary.workers, 'worker')}"
+             + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, {_processes(summary.workers)} "
+                "checking its hits" if summary.gpu else
+                f"on {plural(summary.workers, 'worker')}")
              + (f" of the cluster {cluster}" if cluster else "")]
+    if summary.gpu:
+        played, checked, checkers, behind, _ = summary.gpu
+        lines.append(f"gpu      {played:.1f} s of the GPU played the chunks kept, at "
+                     f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
+                     f"{checked:.1f} s of {_processes(checkers)}"
+                     + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
+                        "min_cards or extend_cards, or more cores, keeps up" if behind else ""))
     if summary.best is not None:
         deal, outcome = summary.best
         lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
@@ -206,7 +234,7 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
 
 def _whole_line(whole, unit):
     """The whole job's figures, for the summary of a run that went on with it."""
-    spec = jobs.stored(whole["spec"])
+    spec = jobs.stored(whole["spec"], f"job {whole['id']}")
     budget = f" of {spec['deals']:,}" if spec["deals"] else ""
     return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
             f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "

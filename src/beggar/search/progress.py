@@ -12,6 +12,7 @@ import time
 
 from tqdm import tqdm
 
+from ..checks import cut
 from .job import JobError
 
 #: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
@@ -25,12 +26,13 @@ def plain_seconds():
     if not text:
         return PLAIN_SECONDS
     try:
-        seconds = float(text)
+        # ASCII only: float() reads full-width and other scripts' digits too.
+        seconds = float(text) if text.isascii() and len(text) <= 40 else -1.0
     except ValueError:
         seconds = -1.0
     if not 0 < seconds <= 10 ** 6:
         raise JobError(f"BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0 and at most 1000000, "
-                       f"not {text!r}")
+                       f"not {cut(text)}")
     return seconds
 
 
