@@ -206,13 +206,14 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
     unit = "states" if summary.driver == "eliminate" else "deals"
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
              f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-             + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, {_processes(summary.workers)} "
-                "checking its hits" if summary.gpu else
+             + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, "
+                f"{_processes(summary.workers)} checking its hits" if summary.gpu else
                 f"on {plural(summary.workers, 'worker')}")
              + (f" of the cluster {cluster}" if cluster else "")]
     if summary.gpu:
-        played, checked, checkers, behind, _ = summary.gpu
-        lines.append(f"gpu      {played:.1f} s of the GPU played the chunks kept, at "
+        played, checked, checkers, behind, engine = summary.gpu
+        player = "the GPU" if engine == "gpu" else "the GPU kernels on one core"
+        lines.append(f"gpu      {played:.1f} s of {player} played the chunks kept, at "
                      f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
                      f"{checked:.1f} s of {_processes(checkers)}"
                      + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
