@@ -257,6 +257,21 @@ def _export_loop(args):
     return _write(saved, outcome, args, f"loop {args.loop}")
 
 
+def run_archive_report(args):
+    from ..report import page
+    with Archive(args.archive, readonly=True) as archive:
+        if args.job is not None:
+            archive.job(args.job)       # no such job: one line
+        text = page(archive, args.job)
+    try:
+        with open(args.file, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+    print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open it in a browser)")
+    return 0
+
+
 def run_archive_census(args):
     from ..search import tally
     with Archive(args.archive, readonly=True) as archive:
@@ -324,6 +339,15 @@ def add(commands):
     export.add_argument("--name", metavar="TEXT",
                         help="the saved game's name (default: what it is, who found it and when)")
     export.set_defaults(run=run_archive_export)
+    report = archive_commands.add_parser(
+        "report", help="one self-contained HTML page of the archive (or of one job) to share",
+        description="Write one HTML page that stands alone (no server, no network; charts inline as SVG): "
+                    "the jobs, the longest games of each table with their hand sizes drawn, the loops with "
+                    "one period traced, the survival curve and the odds, and for each game the command "
+                    "that replays it.")
+    report.add_argument("file", metavar="FILE.html")
+    report.add_argument("--job", metavar="ID", help="only this job's finds")
+    report.set_defaults(run=run_archive_report)
     census = archive_commands.add_parser(
         "census", help="a census job's result table, again",
         description="Print the result table of a census job (beggar census), from its chunks "
@@ -334,6 +358,6 @@ def add(commands):
     census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
                         f"(needs matplotlib: {PLOT_INSTALL})")
     census.set_defaults(run=run_archive_census)
-    for sub in (listing, jobs, show, export, census):
+    for sub in (listing, jobs, show, export, report, census):
         sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                          help=f"the archive (default {DEFAULT_PATH})")
