@@ -167,7 +167,7 @@ def test_a_read_only_archive_is_read_but_not_searched(tmp_path):
         fault(beggar("search", "--deals", 1000, "--archive", path),
               f"beggar search: {path}: read-only: this archive cannot be written")
         listing = beggar("archive", "list", "--archive", path, "--limit", 5)
-        assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 6, listing
+        assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 7, listing
         assert beggar("archive", "show", 1, "--archive", path).returncode == 0
     assert path.read_bytes() == before
     with immutable(tmp_path):           # a folder that cannot be written: no room for the WAL's files
@@ -192,7 +192,7 @@ def test_an_archive_on_a_read_only_filesystem_can_be_listed(tmp_path):
                               capture_output=True, text=True, timeout=60)
 
     listing = on_read_only_filesystem("archive", "list", "--limit", 3)
-    assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 4, listing
+    assert listing.returncode == 0 and len(listing.stdout.splitlines()) == 5, listing
     fault(on_read_only_filesystem("search", "--deals", 1000), "read-only")
 
 

@@ -172,7 +172,7 @@ def test_climb_job_and_archive_commands(tmp_path):
         walk_two = {g["deal"] for g in games if g["walk"] == 2}
     assert walk_two == {str(deal) for deal, _ in walk.hits}
     listing = beggar("archive", "list", "--archive", archive, "--limit", 3).stdout.splitlines()
-    assert listing[0].split()[:4] == ["id", "status", "cards", "tricks"] and len(listing) == 4
+    assert listing[0].split()[:4] == ["id", "status", "cards", "tricks"] and len(listing) == 5
     best = games[0]
     assert listing[1].split()[:3] == [str(best["id"]), "finished", str(best["cards"])]
     shown = beggar("archive", "show", best["id"], "--archive", archive).stdout

@@ -428,10 +428,34 @@ class Archive:
 
     @_guarded
     def games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, limit=None,
-              deck=None, players=None):
-        """Kept games as dicts, best first: loops, then the longest games.
-        `deck` (a decks.Deck or its name or notation) and `players` narrow them."""
+              deck=None, players=None, status=None, loops_first=True):
+        """Kept games as dicts, best first: loops, then the longest games
+        (`loops_first=False`: the longest first, whatever their status).
+        `deck` (a decks.Deck or its name or notation), `players` and `status`
+        narrow them."""
+        where, args = self._game_filter(loops, records, min_cards, disputed, job, deck, players, status)
+        sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        cursor = self.db.execute(sql, args)
+        names = [d[0] for d in cursor.description]
+        return [self._game(names, row) for row in cursor]
+
+    @_guarded
+    def count_games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, deck=None,
+                    players=None, status=None):
+        """How many kept games games() would give with no limit."""
+        where, args = self._game_filter(loops, records, min_cards, disputed, job, deck, players, status)
+        return self.db.execute("SELECT count(*) FROM games" + (" WHERE " + " AND ".join(where) if where else ""),
+                               args).fetchone()[0]
+
+    @staticmethod
+    def _game_filter(loops, records, min_cards, disputed, job, deck, players, status):
         where, args = [], []
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
         if deck is not None:
             where.append("deck = ?")
             args.append(str(Deck.parse(deck)))
@@ -451,13 +475,7 @@ class Archive:
         if job is not None:
             where.append("job = ?")
             args.append(job)
-        sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY status = 'loop' DESC, cards DESC, tricks DESC, id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        cursor = self.db.execute(sql, args)
-        names = [d[0] for d in cursor.description]
-        return [self._game(names, row) for row in cursor]
+        return where, args
 
     @_guarded
     def game(self, game_id):

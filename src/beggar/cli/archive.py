@@ -13,27 +13,48 @@ from ..rules import Rules
 from ..census import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines
-from .options import UsageError, count, game_id, limit, players
+from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players
+
+
+def hand_sizes_of(game):
+    """A kept game's hand sizes: '26/26', '18/17/17'."""
+    return "/".join(str(len(hand)) for hand in game["deal"].split("/"))
 
 
 def run_archive_list(args):
     if args.loops:
         return _list_loops(args)
+    disputed = args.disputed or args.status == "disputed"
+    status = args.status if args.status in ("finished", "loop", "stopped") else None
+    filters = dict(records=args.records, min_cards=args.min_cards, disputed=disputed, job=args.job,
+                   deck=args.deck, players=args.players, status=status)
     with Archive(args.archive, readonly=True) as archive:
-        games = archive.games(loops=args.loops, records=args.records, min_cards=args.min_cards,
-                              disputed=args.disputed, job=args.job, limit=args.limit, deck=args.deck,
-                              players=args.players)
+        games = archive.games(limit=args.limit, loops_first=False, **filters)
+        total = archive.count_games(**filters)
+    if args.json:
+        print(json.dumps({"shown": len(games), "total": total,
+                          "games": [{key: game[key] for key in _LISTED} for game in games]}, indent=1))
+        return 0
     if not games:
         print("no games")
         return 0
-    rows = [("id", "status", "cards", "tricks", "loop", "found by", "deal")]
+    rows = [("id", "status", "cards", "tricks", "loop", "deck", "hands", "found by", "deal")]
     for game in games:
         loop = f"{game['entry_tricks']}+{game['period_tricks']}" if game["status"] == "loop" else ""
         status = game["status"] + (" DISPUTED" if game["disputed"] else "")
-        rows.append((str(game["id"]), status, str(game["cards"]), str(game["tricks"]), loop,
-                     f"{game['driver'] or ''} {game['job'] or ''}".strip(), game["deal"]))
+        rows.append((str(game["id"]), status, str(game["cards"]), str(game["tricks"]), loop, game["deck"],
+                     hand_sizes_of(game), f"{game['driver'] or ''} {game['job'] or ''}".strip(), game["deal"]))
     print(table(rows))
+    print(f"{len(games):,} of {total:,} game{'s' if total != 1 else ''} shown, longest first"
+          + (" (--limit N shows more)" if len(games) < total else "")
+          + ("; loop: entry+period in tricks (--loops lists the loops)" if any(row[4] for row in rows[1:]) else ""))
     return 0
+
+
+#: The fields of a kept game that `archive list --json` prints.
+_LISTED = ("id", "status", "cards", "tricks", "winner", "entry_tricks", "entry_cards", "period_tricks",
+           "period_cards", "deck", "players", "split", "deal", "rules", "disputed", "job", "driver", "seed",
+           "walk", "parent", "found_at", "rank", "loop")
 
 
 def job_rows(archive, archive_path):
@@ -110,7 +131,8 @@ def _list_loops(args):
     if not rows:
         print("no loops")
         return 0
-    lines = [("loop", "deck", "period", "states", "balanced", "balanced deals", "games", "basin", "found by")]
+    lines = [("loop", "deck", "period", "states", "balanced state on it", "balanced deals", "games", "basin",
+              "found by")]
     for row in rows:
         basin = ("not searched" if row["basin_states"] is None
                  else f"{row['basin_states']:,} states" + ("" if row["basin_stopped_by"] is None
@@ -122,8 +144,9 @@ def _list_loops(args):
                       "?" if row["basin_deals"] is None else str(row["basin_deals"]), str(row["games"]),
                       basin, finder))
     print(table(lines))
-    print("period: tricks/cards; balanced: a balanced state lies on the cycle; balanced deals: found by "
-          "its basin search; games: kept games that fall into it (beggar archive show --loop N)")
+    print("period: tricks/cards; states: on its cycle; balanced state on it: whether one of them is a "
+          "balanced deal; balanced deals: those its basin search found that fall into it; games: kept games "
+          "that fall into it (beggar archive show --loop N)")
     return 0
 
 
@@ -262,9 +285,12 @@ def add(commands):
         "archive", help="list, show and export the games searches kept",
         description="Look into the results archive.")
     archive_commands = archive.add_subparsers(dest="action", required=True, metavar="ACTION")
-    listing = archive_commands.add_parser("list", help="kept games, best first (loops, then longest)",
-                                          description="List kept games, best first: loops, then the "
-                                                      "longest games.")
+    listing = archive_commands.add_parser("list", help="kept games, longest first",
+                                          description="List kept games, longest first, with their deck and "
+                                                      "hands, and how many of the archive's games are shown.")
+    listing.add_argument("--status", choices=("finished", "loop", "stopped", "disputed"),
+                         help="only games of this status (disputed: those the engines disagree on)")
+    listing.add_argument("--json", action="store_true", help="print the games as one JSON object")
     listing.add_argument("--loops", action="store_true",
                          help="the loops instead of games: period, states, balanced deals found, finder")
     listing.add_argument("--records", action="store_true",
@@ -308,7 +334,7 @@ def add(commands):
     census.add_argument("--loops", type=count, default=10, metavar="N",
                         help="loops listed, most deals first (default 10)")
     census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
-                        "(needs matplotlib: pip install 'beggar[plot]')")
+                        f"(needs matplotlib: {PLOT_INSTALL})")
     census.set_defaults(run=run_archive_census)
     for sub in (listing, jobs, show, export, census):
         sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",

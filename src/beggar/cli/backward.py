@@ -126,7 +126,9 @@ def add(commands):
         sub = commands.add_parser(name, help=text.split(":")[0].split(",")[0].lower(), description=text)
         sub.add_argument("source", nargs="?", metavar="DEAL")
         sub.set_defaults(source_name="DEAL", run=run)
-        add_game_options(sub)
+        add_game_options(sub, "players: 2 (a family is found by two-player backward play)" if name == "family"
+                         else "with a DEAL: the table to search back at, 2 to 4 (default the deal's); "
+                              "with --seed: the players of the shuffle")
         sub.add_argument("--max-states", type=limit, default=MAX_STATES, metavar="N",
                          help=f"stop after N states (default {MAX_STATES:,})")
         sub.add_argument("--max-seconds", type=seconds, default=MAX_SECONDS, metavar="S",

@@ -12,7 +12,7 @@ from ..deal import Deal
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
 from .format import describe, figures, table, trick_lines
-from .options import EXIT_MISMATCH, UsageError, add_deck_option, add_game_options, game_from_args
+from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
 
 
 def run_play(args):
@@ -21,7 +21,10 @@ def run_play(args):
                           engine=args.engine, detect_loops=game.rules.detect_loops)
     if args.json:
         table = {"deck": game.deal.deck_written(), "players": game.deal.players, "split": len(game.deal.hands[0])}
-        print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(), **outcome.as_dict()}))
+        # winner counts hands from 0, as Outcome.winner does; winner_hand from 1, as the text says "hand 2".
+        hand = None if outcome.winner is None else outcome.winner + 1
+        print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(), **outcome.as_dict(),
+                          "winner_hand": hand}))
     else:
         print(describe(game.deal, outcome))
     return 0
@@ -51,7 +54,7 @@ def run_verify(args):
         rows.append(row)
     print(table(rows))
     verdict = f"{failures} MISMATCH" if failures else "all OK"
-    print(f"{len(games)} deals, {len(engines)} engine{'s' if len(engines) > 1 else ''}: {verdict}")
+    print(f"{len(games)} deal{'' if len(games) == 1 else 's'}, {len(engines)} engine{'s' if len(engines) > 1 else ''}: {verdict}")
     return EXIT_MISMATCH if failures else 0
 
 
@@ -101,7 +104,7 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot
     except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'beggar[plot]'") from None
+        raise UsageError(f"--plot needs matplotlib: {PLOT_INSTALL}") from None
     return matplotlib.pyplot
 
 
@@ -190,5 +193,5 @@ def add(commands):
                         help="print every trick: who led, who took the pile, hand sizes, cards laid")
     replay.add_argument("--plot", metavar="PNG",
                         help="draw the hand sizes over the tricks, the loop's period shaded "
-                             "(needs matplotlib: pip install 'beggar[plot]')")
+                             f"(needs matplotlib: {PLOT_INSTALL})")
     replay.set_defaults(run=run_replay)

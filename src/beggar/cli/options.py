@@ -14,6 +14,9 @@ from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
 
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
 
+#: How to install what --plot needs, from a release and from a clone.
+PLOT_INSTALL = "pip install 'beggar[plot]' (in a clone of the repository: pip install '.[plot]')"
+
 
 class UsageError(ValueError):
     """A command line that asks for something that cannot be done."""
@@ -97,9 +100,9 @@ def add_deck_option(parser, more=""):
                              "counts such as '18 2J 2Q 2K 2A' (default any)" + (f"; {more}" if more else ""))
 
 
-def add_game_options(parser):
+def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
     deal = parser.add_argument_group("a shuffled deal instead")
-    deal.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
+    deal.add_argument("--players", type=players, metavar="N", help=players_help)
     deal.add_argument("--seed", type=seed, metavar="S", help="seed of the shuffle")
     deal.add_argument("--index", type=seed, metavar="I",
                       help="deal number I of the seed, as beggar.sample numbers them (default 0)")

@@ -7,7 +7,7 @@ from .. import published
 from ..archive import DEFAULT_PATH, Archive
 from ..search import odds
 from ..lengths import TOP
-from .options import UsageError, whole_in
+from .options import PLOT_INSTALL, UsageError, whole_in
 
 
 def run_stats(args):
@@ -165,7 +165,7 @@ def add(commands):
     stats = commands.add_parser(
         "stats", help="the odds of long games, from a job's length histograms",
         description="How rare games of each length are, from every game a job played (each chunk "
-                    "keeps a histogram of the lengths): the survival table P(cards >= L) with 95 %% "
+                    "keeps a histogram of the lengths): the survival table P(cards >= L) with 95 % "
                     "Wilson intervals, an exponential tail fitted by maximum likelihood, and the deals "
                     "and time expected, at the job's rate, to see a game of 5000, 6000, 7000 and 8345 "
                     "cards, plainly and with family extension. With no JOB, every sample job of 26/26 "
@@ -176,5 +176,5 @@ def add(commands):
                        help=f"fit the tail to the games of L cards or more (default {odds.TAIL_FROM})")
     stats.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     stats.add_argument("--plot", metavar="PNG", help="draw the survival curve on a log scale with the fit, the "
-                       "games kept and the published records (needs matplotlib: pip install 'beggar[plot]')")
+                       "games kept and the records of the job's table (needs matplotlib: " + PLOT_INSTALL + ")")
     stats.set_defaults(run=run_stats)

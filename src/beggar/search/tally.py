@@ -59,7 +59,8 @@ def report(result, loops_shown=10):
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
     lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
     lines.append(f"finished {finished:,}")
-    lines.append(f"loops    {loop_deals:,} deals, {len(result.loops):,} distinct loops")
+    lines.append(f"loops    {loop_deals:,} deal{'' if loop_deals == 1 else 's'}, {len(result.loops):,} distinct "
+                 f"loop{'' if len(result.loops) == 1 else 's'}")
     if result.longest is not None:
         game = result.longest
         lines.append(f"longest  {game['cards']:,} cards, {game['tricks']:,} tricks: {game['deal']} "
@@ -72,7 +73,7 @@ def report(result, loops_shown=10):
     for key, games in ordered[:loops_shown]:
         period = games[0]["period_tricks"], games[0]["period_cards"]
         lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period[0]} tricks / "
-                     f"{period[1]} cards, reached from {len(games):,} deals")
+                     f"{period[1]} cards, reached from {len(games):,} deal{'' if len(games) == 1 else 's'}")
     if len(ordered) > loops_shown:
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
                      f"{result.job})")
