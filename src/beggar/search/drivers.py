@@ -37,7 +37,8 @@ def run_chunk(spec, chunk):
     start = time.perf_counter()
     deals = chunk_deals(spec, chunk)
     if spec["driver"] == "census":
-        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"], **table(spec))
+        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"],
+                               engine=spec["engine"], **table(spec))
         hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
         hits += [(deal, outcome) for _, deal, outcome in result.longest]
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
@@ -51,10 +52,11 @@ def run_chunk(spec, chunk):
         return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
     if spec["driver"] == "sample":
         hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
-                                                 start=chunk * spec["chunk"], **table(spec))
+                                                 start=chunk * spec["chunk"], engine=spec["engine"],
+                                                 **table(spec))
     else:
         walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
-                            **table(spec))
+                            engine=spec["engine"], **table(spec))
         hits, best, lengths = walk.hits, walk.best, walk.lengths
     return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths=lengths)
 

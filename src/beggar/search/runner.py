@@ -36,7 +36,7 @@ from . import SearchError
 from .drivers import run_chunk
 from .factory import keep as keep_loops
 from .factory import loops_of_games
-from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored, unit
+from .job import WORKERS_PER_CORE, check_engine, chunks_in, cpu_engine, extends, max_workers, stored, unit
 from .progress import Progress
 
 
@@ -125,16 +125,21 @@ def _follow_parent(parent):
     os._exit(1)
 
 
-def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None):
+def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None,
+        engine_name=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
     `time_limit` seconds pass, or it is stopped: on worker processes of this
-    machine, or on `cluster`, a connected cluster.Cluster. The job is claimed
-    first (Archive.claim: a job runs in one process at a time), then
-    `started(spec)` is called, if given. Returns a Summary; raises SearchError
-    when it had to stop on a failure (the Summary is its .summary)."""
+    machine, or on `cluster`, a connected cluster.Cluster; on the job's
+    engine, or on `engine_name` for this run (every engine plays the same
+    games). The job is claimed first (Archive.claim: a job runs in one
+    process at a time), then `started(spec)` is called, if given. Returns a
+    Summary; raises SearchError when it had to stop on a failure (the Summary
+    is its .summary)."""
     with archive.claim(job_id):
         job = archive.job(job_id)
         spec = stored(job["spec"])
+        if engine_name is not None:
+            spec["engine"] = check_engine(spec, engine_name, f"job {job_id}")
         if started is not None:
             started(spec)
         return _run(archive, job, spec, time_limit, workers, progress, cluster)
@@ -146,7 +151,10 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     if cluster is None:
         asked = workers or spec["workers"] or os.cpu_count() or 1
         count = min(asked, max_workers())
-        if count < asked:
+        if spec["engine"] == "gpu":
+            # One process drives the GPU; the cores replay and extend its hits.
+            count = 1
+        elif count < asked:
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
         pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
@@ -316,10 +324,11 @@ def _checked_games(archive, job_id, spec, result):
     for deal, outcome in result.hits:
         games.append(checked(deal, outcome, spec["driver"]))
         if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
-            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
+            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS, cpu_engine(spec)).longest
             if longest is not None and longest[0] != deal:
                 member = longest[0]
-                games.append(checked(member, engine.play(member), "extension", parent=len(games) - 1))
+                games.append(checked(member, engine.play(member, engine=cpu_engine(spec)), "extension",
+                                     parent=len(games) - 1))
     return games
 
 
