@@ -29,7 +29,7 @@ def main():
     args = parser.parse_args()
     deck = Deck.parse(args.deck)
     whole = enumeration.count(deck)
-    pin_to_one_core()
+    pin_to_one_core(0)
     # Blocks spread over the ranks: the first ones, all plain cards on top, are
     # not typical deals.
     census = best_rate(lambda r: compiled.census(whole * (r + 1) // (args.repeat + 1), args.deals, deck,

@@ -4,6 +4,11 @@
 unset); "reference" and "compiled" force one. A compiled engine that cannot be
 loaded is a loud error, never a silent fall-back to the slow one.
 
+"gpu" plays random deals and census blocks of two players on an NVIDIA GPU
+(beggar.gpu), "gpu-host" the same kernels on the CPU; both give the compiled
+engine's results, and leave every other call to it. A GPU that cannot be used
+is a loud error too (EngineFault), never a fall-back to the CPU.
+
 The functions every engine module provides, with the same signatures, are
 stated once in `Engine` below; tests/test_contract.py holds both engines to it.
 Everything outside the engines calls the functions of this module.
@@ -20,7 +25,11 @@ from .deal import Deal
 from .decks import STANDARD, Deck
 from .rules import Rules
 
+#: The engines that play every game of every table.
 ENGINES = ("compiled", "reference")
+#: The engines of the GPU kernels: two-player random deals and census blocks.
+GPU_ENGINES = ("gpu", "gpu-host")
+ALL_ENGINES = ENGINES + GPU_ENGINES
 
 
 class Engine(Protocol):
@@ -69,6 +78,11 @@ class EngineError(RuntimeError):
     """An engine that was asked for and cannot be used."""
 
 
+class EngineFault(RuntimeError):
+    """The machine cannot run the engine asked for (no GPU, no driver, a
+    failed compile): a fault, not a wrong request."""
+
+
 def get(engine=None):
     """The engine module for `engine` (None: BEGGAR_ENGINE, else compiled)."""
     if engine is None:
@@ -83,7 +97,14 @@ def get(engine=None):
                 f"the compiled engine cannot be loaded ({error}); reinstall beggar "
                 "with 'pip install .', or use BEGGAR_ENGINE=reference") from None
         return _engine
-    raise EngineError(f"unknown engine {engine!r}: use one of {', '.join(ENGINES)}")
+    if engine in GPU_ENGINES:
+        from . import gpu
+        try:
+            return gpu.get(engine)
+        except ImportError as error:
+            raise EngineError(f"the {engine} engine cannot be loaded ({error}); reinstall beggar "
+                              "with 'pip install .'") from None
+    raise EngineError(f"unknown engine {engine!r}: use one of {', '.join(ALL_ENGINES)}")
 
 
 def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True):

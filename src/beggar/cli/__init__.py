@@ -28,7 +28,7 @@ def _main(argv):
     from ..backward import BackwardError
     from ..deal import DealError
     from ..decks import DeckError
-    from ..engine import EngineError
+    from ..engine import EngineError, EngineFault
     from ..savefile import SaveFileError
     from ..search import SearchError
     from ..search.cluster import ClusterError
@@ -57,7 +57,7 @@ def _main(argv):
     except bad_input as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (SearchError, ArchiveFault, OutputFault) as error:
+    except (SearchError, ArchiveFault, EngineFault, OutputFault) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_FAILED
     except BrokenPipeError:
@@ -78,7 +78,7 @@ def _parser():
     import argparse
 
     from .. import __version__
-    from . import archive, backward, census, games, search, stats
+    from . import archive, backward, census, games, gpu, search, stats
     from .options import EXIT_BAD_INPUT
 
     class Parser(argparse.ArgumentParser):
@@ -100,7 +100,7 @@ def _parser():
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (games, backward, search, census, archive, stats):
+    for group in (games, backward, search, census, archive, stats, gpu):
         group.add(commands)
     return parser
 

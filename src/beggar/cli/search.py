@@ -4,6 +4,7 @@ import sys
 
 from ..archive import DEFAULT_PATH, Archive
 from ..decks import Deck, hand_sizes
+from ..engine import ALL_ENGINES
 from ..search import SearchError
 from ..search import job as jobs
 from .options import UsageError, count, players, seconds, seed, split, workers
@@ -35,6 +36,9 @@ def _search(args, cluster, data):
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     from ..search.drivers import TIMED, timed_chunk
     spec, fresh, timed, measured = None, False, False, None
+    if args.gpu and args.engine not in (None, "gpu"):
+        raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
+    engine_name = "gpu" if args.gpu else args.engine
     if args.resume is None:
         # The job is read and checked before the archive is opened: a bad job
         # file leaves no archive behind.
@@ -43,10 +47,14 @@ def _search(args, cluster, data):
         for key in SPEC_OPTIONS:
             if getattr(args, key) is not None:
                 data[key] = getattr(args, key)
+        if engine_name is not None:
+            data["engine"] = engine_name
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
         measured = pace.measure(spec)
-        if "chunk" not in data and spec["driver"] in TIMED:
+        if spec["engine"] == "gpu":
+            _check_gpu()        # a GPU job's chunks are the GPU's (jobs.GPU_DEFAULTS)
+        elif "chunk" not in data and spec["driver"] in TIMED:
             # Sized by time on this deck and table, then fixed in the spec: a
             # resumed job, or one run again with its seed, plays the same chunks.
             spec["chunk"] = timed_chunk(spec)
@@ -92,18 +100,21 @@ def _search(args, cluster, data):
                 f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
             chunk = (f", chunks of {spec['chunk']:,} {jobs.unit(spec)} (about {jobs.CHUNK_SECONDS:g} s "
                      "of a core here, measured)") if timed else ""
-            print(f"job {job_id}: {spec['driver']}, {seed}{describe_deals(spec)}{chunk}, archive {args.archive}",
-                  file=sys.stderr)
+            engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
+            print(f"job {job_id}: {spec['driver']}{engine}, {seed}{describe_deals(spec)}{chunk}, "
+                  f"archive {args.archive}", file=sys.stderr)
             flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
             if flood is not None:
                 print(flood, file=sys.stderr)
 
+        if args.resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
+            _check_gpu()
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
         before = job if args.resume is not None and job["chunks"] else None
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
-                              cluster=cluster, started=started)
+                              cluster=cluster, started=started, engine_name=engine_name)
         except SearchError as error:
             print_summary(error.summary, args.archive, args.cluster, _whole_job(archive, job_id, before))
             raise
@@ -132,6 +143,12 @@ def _whole_job(archive, job_id, before):
     except Exception:       # the archive is what failed: the run's own figures stand alone
         return None
     return job
+
+
+def _check_gpu():
+    """No bindings, driver or GPU: one line, before the job is stored or a chunk played."""
+    from ..gpu import device
+    device.check()
 
 
 def _perturb_start(archive, spec):
@@ -218,9 +235,12 @@ def _print_factory_summary(summary, archive_path, cluster, rate, whole=None):
              f"{len(summary.new_loops)} new to {archive_path}"]
     if whole is not None:
         lines.append(_whole_line(whole, "tries"))
+    from ..finds import known_loops
     for loop_id, loop in summary.new_loops[:10]:
+        known = known_loops(loop.deck).get(loop.hex)
         lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
-                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
+                     + (f" (known: {known})" if known else ""))
     if len(summary.new_loops) > 10:
         lines.append(f"  ... and {len(summary.new_loops) - 10} more "
                      f"(beggar archive list --loops --job {summary.job})")
@@ -294,3 +314,9 @@ def add_run_options(parser, workers_default):
                              "scheduler, local:N to start N worker processes here "
                              "(needs pip install 'beggar[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--engine", choices=ALL_ENGINES,
+                        help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
+                             "else compiled); a resumed job may go on on another")
+    parser.add_argument("--gpu", action="store_true",
+                        help="play on the GPU: --engine gpu (two-player sample and census jobs; "
+                             "needs pip install 'beggar[gpu]')")

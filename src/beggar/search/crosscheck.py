@@ -19,7 +19,7 @@ from ..backward import family
 from ..deal import Deal
 from ..outcome import Outcome
 from .drivers import run_chunk
-from .job import extends
+from .job import cpu_engine, extends
 
 #: The bounds of an extension's family search (published records' families
 #: hold about 50,000 states); its best so far is kept when one is reached.
@@ -70,8 +70,9 @@ def check(spec, result):
     for deal, outcome in result.hits:
         games.append(_checked(deal, outcome, spec["driver"]))
         if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
-            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS).longest
+            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS, cpu_engine(spec)).longest
             if longest is not None and longest[0] != deal:
                 member = longest[0]
-                games.append(_checked(member, engine.play(member), "extension", parent=len(games) - 1))
+                games.append(_checked(member, engine.play(member, engine=cpu_engine(spec)), "extension",
+                                      parent=len(games) - 1))
     return games

@@ -38,7 +38,8 @@ def run_chunk(spec, chunk):
     start = time.perf_counter()
     deals = chunk_deals(spec, chunk)
     if spec["driver"] == "census":
-        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"], **table(spec))
+        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"],
+                               engine=spec["engine"], **table(spec))
         hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
         hits += [(deal, outcome) for _, deal, outcome in result.longest]
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
@@ -52,10 +53,11 @@ def run_chunk(spec, chunk):
         return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
     if spec["driver"] == "sample":
         hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
-                                                 start=chunk * spec["chunk"], **table(spec))
+                                                 start=chunk * spec["chunk"], engine=spec["engine"],
+                                                 **table(spec))
     else:
         walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
-                            **table(spec))
+                            engine=spec["engine"], **table(spec))
         hits, best, lengths = walk.hits, walk.best, walk.lengths
     return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths=lengths)
 
@@ -63,7 +65,7 @@ def run_chunk(spec, chunk):
 def timed_chunk(spec, seconds=CHUNK_SECONDS):
     """Deals that one core here plays in about `seconds` for this job's deck
     and table: measured by playing chunk 0 of the job, ever larger, for a
-    quarter of a second of processor time; two significant digits."""
+    tenth of a second of processor time; two significant digits."""
     deals, spent = 1_000, 0.0
     budget = spec["deals"] or MAX_CHUNK
     while True:
@@ -71,7 +73,7 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
         began = time.thread_time()
         run_chunk(trial, 0)
         spent = time.thread_time() - began
-        if spent >= 0.25 or trial["chunk"] >= budget:
+        if spent >= 0.1 or trial["chunk"] >= budget:
             break
         deals *= 4
     rate = trial["chunk"] / max(spent, 1e-6)

@@ -59,7 +59,18 @@ DEFAULTS = {
     "top": 10,              # census: the longest games kept
     "basin_states": 2_000_000,  # grow, perturb: the bounds of a new loop's basin search
     "basin_seconds": 60.0,
+    "engine": None,         # None: $BEGGAR_ENGINE, else compiled (engine.py); gpu for GPU jobs
 }
+
+#: What a job on the GPU engine takes where its file and command line give
+#: nothing: chunks of 10^9 deals (about a second of the GPU the engine aims
+#: at), and a threshold whose games the CPU side can replay and extend as
+#: fast as the GPU finds them (about 1 deal in 2 * 10^7 lasts 3500 cards:
+#: some 50 a second at 10^9 deals a second; see the README's GPU section).
+GPU_DEFAULTS = {"chunk": 10 ** 9, "min_cards": 3500, "extend_cards": 3500}
+
+#: The drivers a GPU engine plays; the others run on the compiled engine.
+GPU_DRIVERS = ("sample", "census")
 
 
 #: Seconds of a core a chunk takes when a job gives no chunk (drivers.timed_chunk
@@ -152,6 +163,9 @@ def check(data, where="job"):
         raise JobError(f"{where}: {error}") from None
     spec["deck"] = str(deck)
     spec["split"] = "even" if split is None else split
+    spec["engine"] = check_engine(spec, spec["engine"], where)
+    if spec["engine"] == "gpu":
+        spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
     if spec["driver"] == "census":
         _check_census(spec, deck, where)
     for name in FACTORY:
@@ -186,6 +200,30 @@ def check(data, where="job"):
     except ValueError as error:
         raise JobError(f"{where}: [climb]: {error}") from None
     return spec
+
+
+def check_engine(spec, name, where="job"):
+    """The engine the job `spec` plays on: `name`, or $BEGGAR_ENGINE, else
+    compiled. A GPU engine plays two-player sample and census jobs."""
+    from ..engine import ALL_ENGINES, GPU_ENGINES
+    if name is None:
+        name = os.environ.get("BEGGAR_ENGINE") or "compiled"
+    if name not in ALL_ENGINES:
+        raise JobError(f"{where}: 'engine' must be one of {', '.join(ALL_ENGINES)}, not {shown_value(name)}")
+    if name in GPU_ENGINES:
+        if spec["driver"] not in GPU_DRIVERS:
+            raise JobError(f"{where}: the {name} engine plays {' and '.join(GPU_DRIVERS)} jobs; the "
+                           f"{spec['driver']} driver runs on the compiled engine")
+        if spec["players"] != 2:
+            raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
+                           "jobs run on the compiled engine")
+    return name
+
+
+def shown_value(value):
+    """A value as an error names it, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_census(spec, deck, where):
@@ -279,10 +317,10 @@ def stored(spec, where="the archive"):
     from ..archive import ArchiveFault
     if not isinstance(spec, dict):
         raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
-    # A job written before family extension searched no family: extend_cards 0.
-    spec = {**DEFAULTS, "extend_cards": 0, **spec}
+    # A job written before family extension searched no family: extend_cards 0;
+    # one written before the GPU engine played on the compiled one.
+    spec = {**DEFAULTS, "extend_cards": 0, "engine": "compiled", **spec}
     try:
-        # What check() does not know it leaves alone: a perturb job's start loops.
         # What check() does not know it leaves alone: a perturb job's start
         # loops, and the tables of other drivers (a stored spec has the
         # climber's defaults whatever its driver).
@@ -296,6 +334,13 @@ def stored(spec, where="the archive"):
     except (TypeError, ValueError, AttributeError) as error:
         raise ArchiveFault(f"{where}: damaged: its spec cannot be read ({cut(str(error))})") from None
     return spec
+
+
+def cpu_engine(spec):
+    """The engine of the one-game plays of a job's own process (an
+    extension's member, a family search): the compiled one for a GPU job."""
+    from ..engine import GPU_ENGINES
+    return "compiled" if spec["engine"] in GPU_ENGINES else spec["engine"]
 
 
 def table(spec):

@@ -28,16 +28,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
 
-from .. import published
+from .. import finds, published
 from ..archive import ArchiveFault
 from ..decks import hand_sizes
 from ..rules import Rules
-from ..savefile import SaveFileError, SavedGame, load, to_json
+from ..savefile import SaveFileError, load, to_json
 from . import SearchError
 from .crosscheck import check, work
 from .factory import keep as keep_loops
 from .factory import loops_of_games
-from .job import WORKERS_PER_CORE, chunks_in, extends, max_workers, stored, unit
+from .job import WORKERS_PER_CORE, check_engine, chunks_in, extends, max_workers, stored, unit
 from .progress import Progress
 
 
@@ -124,16 +124,21 @@ def _follow_parent(parent):
     os._exit(1)
 
 
-def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None):
+def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None,
+        engine_name=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
     `time_limit` seconds pass, or it is stopped: on worker processes of this
-    machine, or on `cluster`, a connected cluster.Cluster. The job is claimed
-    first (Archive.claim: a job runs in one process at a time), then
-    `started(spec)` is called, if given. Returns a Summary; raises SearchError
-    when it had to stop on a failure (the Summary is its .summary)."""
+    machine, or on `cluster`, a connected cluster.Cluster; on the job's
+    engine, or on `engine_name` for this run (every engine plays the same
+    games). The job is claimed first (Archive.claim: a job runs in one
+    process at a time), then `started(spec)` is called, if given. Returns a
+    Summary; raises SearchError when it had to stop on a failure (the Summary
+    is its .summary)."""
     with archive.claim(job_id):
         job = archive.job(job_id)
         spec = stored(job["spec"], f"{archive.path}: job {job_id}")
+        if engine_name is not None:
+            spec["engine"] = check_engine(spec, engine_name, f"job {job_id}")
         if started is not None:
             started(spec)
         return _run(archive, job, spec, time_limit, workers, progress, cluster)
@@ -145,7 +150,10 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     if cluster is None:
         asked = workers or spec["workers"] or os.cpu_count() or 1
         count = min(asked, max_workers())
-        if count < asked:
+        if spec["engine"] == "gpu":
+            # One process drives the GPU; the cores replay and extend its hits.
+            count = 1
+        elif count < asked:
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
         pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
@@ -392,9 +400,10 @@ def _announce(archive, job_id, news, summary, announce):
 
 
 def _announcement(archive, job_id, game_id, deal, outcome, driver):
-    """A loud line, and a saved game next to the archive, for a game longer
-    than the longest published (standard deck, 26/26) or a balanced deal that
-    loops; None for any other game."""
+    """A loud line, and a saved game next to the archive (in finds.folder, out
+    of git's sight, with its provenance), for a game longer than the longest
+    published (standard deck, 26/26) or a balanced deal of a loop not known
+    before (published, or shipped with beggar); None for any other game."""
     balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
         deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
@@ -408,24 +417,29 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
                 f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
     else:
         return None
-    folder = os.path.dirname(os.path.abspath(archive.path))
-    saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({driver})")
-    return f"*** {what}: {deal} ({_save(folder, kind, deal, outcome, saved, game_id)}) ***"
+    game = archive.game(game_id)
+    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
+        return None
+    saved, _ = finds.saved_game(archive, game)
+    return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"
 
 
 #: Names tried for one saved game before giving up (name, name-2, ...).
 SAVE_NAMES = 10
 
 
-def _save(folder, kind, deal, outcome, saved, game_id):
-    """Write `saved` into `folder` as a new file named by its kind, cards and
-    deal (game ids restart in every archive: two archives in one folder gave
-    two deals one name); where the name is taken by a file holding another
-    deal, the next name. Returns where it went, in words."""
+def _save(archive_path, kind, deal, outcome, saved, game_id):
+    """Write `saved` into the archive's folder of finds (finds.folder_of) as a
+    new file named by its kind, cards and deal (game ids restart in every
+    archive: two archives in one folder gave two deals one name); where the
+    name is taken by a file holding another deal, the next name. Returns
+    where it went, in words."""
+    folder = finds.folder_of(archive_path)
     stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
     for number in range(1, SAVE_NAMES + 1):
         path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
         try:
+            finds.folder(archive_path)
             _write_new(path, to_json(saved, outcome))
             return f"saved to {path}"
         except FileExistsError:
@@ -433,7 +447,7 @@ def _save(folder, kind, deal, outcome, saved, game_id):
                 return f"saved before to {path}"
         except OSError as error:
             return f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
-    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it next to the archive are taken"
+    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it there are taken"
 
 
 def _holds(path, deal):

@@ -1,0 +1,135 @@
+"""The GPU engine's speed against every CPU core, measured side by side in one run.
+
+    python3 benchmarks/gpu_speed.py [--cpu-deals N] [--gpu-seconds S] [--full-half-census]
+
+Prints the device's name, then for random two-player deals of the standard
+deck (26/26), camicia (20/20) and the half deck (13/13): deals per second on
+the GPU (engine "gpu"), on every CPU core at once with the compiled engine
+(one worker process a core), on one core, and the ratios; then census deals
+per second of the half deck and of camicia blocks, GPU against every core,
+and what the whole census of the half deck (3,936,933,000 deals) takes on
+each (--full-half-census plays it on the GPU and times it). Every game runs
+to its end with loop detection on and none is kept (min_cards is out of
+reach), so the figures are the engines' alone. "gpu-host", the kernels' own
+code on one CPU core, is measured too: where there is no GPU the rest of the
+table still prints, and says so.
+"""
+
+import argparse
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from beggar import _engine as compiled
+from beggar import census as enumeration
+from beggar import engine
+from beggar.decks import Deck
+
+NEVER = 10 ** 9
+SEED = 1
+DECKS = ("standard", "camicia", "half")
+
+
+def rate(run, deals):
+    start = time.perf_counter()
+    run()
+    return deals / (time.perf_counter() - start)
+
+
+def _cpu_sample(job):
+    deck, start, deals = job
+    compiled.sample(deals, SEED, NEVER, start, Deck.parse(deck))
+    return deals
+
+
+def _cpu_census(job):
+    deck, first, deals = job
+    compiled.census(first, deals, Deck.parse(deck), 2, None, 10)
+    return deals
+
+
+def on_every_core(pool, work, deck, first, deals, cores):
+    """Deals per second of `cores` processes playing `deals` deals each."""
+    jobs = [(deck, first + k * deals, deals) for k in range(cores)]
+    start = time.perf_counter()
+    total = sum(pool.map(work, jobs))
+    return total / (time.perf_counter() - start)
+
+
+def gpu_rate(gpu, call, seconds):
+    """Deals per second of `call(n)` on the GPU, n doubled until a call takes `seconds`."""
+    deals = 1 << 24
+    while True:
+        start = time.perf_counter()
+        call(deals)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds or deals >= 1 << 36:
+            return deals / elapsed
+        deals *= 2
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cpu-deals", type=int, default=1_000_000, help="deals per core (default 10^6)")
+    parser.add_argument("--gpu-seconds", type=float, default=2.0, help="length of a GPU measurement")
+    parser.add_argument("--full-half-census", action="store_true", help="play the whole half-deck census on the GPU")
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    try:
+        gpu = engine.get("gpu")
+        gpu.sample(1 << 16, SEED, NEVER)        # compiles or loads the kernel, makes the context
+        device = gpu.backend
+        print(f"GPU: {device.name}, compute capability {device.capability[0]}.{device.capability[1]}, "
+              f"{device.multiprocessors} multiprocessors, CUDA driver {device.driver_version}")
+    except (engine.EngineError, engine.EngineFault) as error:
+        gpu = None
+        print(f"GPU: none measured ({error})")
+    host = engine.get("gpu-host")
+    print(f"CPU: {cores} cores; compiled engine, one worker process a core; gpu-host: the kernels on one core")
+    print()
+    print(f"{'random deals':20} {'GPU':>14} {'all cores':>14} {'one core':>12} {'gpu-host':>12} "
+          f"{'GPU/cores':>10} {'GPU/core':>10}")
+    with ProcessPoolExecutor(cores) as pool:
+        for name in DECKS:
+            deck = Deck.parse(name)
+            every = on_every_core(pool, _cpu_sample, name, 0, args.cpu_deals, cores)
+            one = rate(lambda: compiled.sample(args.cpu_deals, SEED, NEVER, 0, deck), args.cpu_deals)
+            twin = rate(lambda: host.sample(args.cpu_deals // 4, SEED, NEVER, 0, deck), args.cpu_deals // 4)
+            on_gpu = gpu_rate(gpu, lambda n: gpu.sample(n, SEED, NEVER, 0, deck), args.gpu_seconds) if gpu else None
+            print(row(f"{name} {'/'.join(map(str, half_sizes(deck)))}", on_gpu, every, one, twin))
+        print()
+        print(f"{'census blocks':20} {'GPU':>14} {'all cores':>14} {'one core':>12} {'gpu-host':>12} "
+              f"{'GPU/cores':>10} {'GPU/core':>10}")
+        for name in ("half", "camicia"):
+            deck = Deck.parse(name)
+            first = enumeration.count(deck) // 3      # past the first ranks, whose plain cards lie on top
+            every = on_every_core(pool, _cpu_census, name, first, args.cpu_deals, cores)
+            one = rate(lambda: compiled.census(first, args.cpu_deals, deck, 2, None, 10), args.cpu_deals)
+            twin = rate(lambda: host.census(first, args.cpu_deals // 4, deck, 2, None, 10), args.cpu_deals // 4)
+            on_gpu = gpu_rate(gpu, lambda n: gpu.census(first, n, deck, 2, None, 10), args.gpu_seconds) \
+                if gpu else None
+            print(row(name, on_gpu, every, one, twin))
+            if name == "half":
+                half, whole = every, enumeration.count(deck)
+                print(f"  the whole half-deck census ({whole:,} deals): {whole / half / 60:,.1f} minutes on "
+                      f"{cores} cores" + (f", {whole / on_gpu:,.1f} s on the GPU at this rate" if gpu else ""))
+    if gpu and args.full_half_census:
+        deck = Deck.parse("half")
+        start = time.perf_counter()
+        result = gpu.census(0, enumeration.count(deck), deck, 2, None, 10)
+        print(f"  played on the GPU: {time.perf_counter() - start:.1f} s, {result.statuses['loop']} loop deals, "
+              f"longest {result.longest[0][2].cards} cards")
+
+
+def half_sizes(deck):
+    return (deck.total - deck.total // 2, deck.total // 2)
+
+
+def row(name, on_gpu, every, one, twin):
+    shown = f"{on_gpu:14,.0f}" if on_gpu else f"{'-':>14}"
+    ratios = f"{on_gpu / every:9,.0f}x {on_gpu / one:9,.0f}x" if on_gpu else f"{'-':>10} {'-':>10}"
+    return f"{name:20} {shown} {every:14,.0f} {one:12,.0f} {twin:12,.0f} {ratios}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,296 @@
+"""The kernels on an NVIDIA GPU: compiled by NVRTC, launched through the CUDA driver.
+
+NVIDIA's own bindings (cuda-bindings, with the nvidia-cuda-nvrtc wheel) and
+no toolkit to install: kernel.cu and game.h ship in the package, NVRTC
+compiles them at first use for the device's architecture and the deck's
+ring size, and the machine code is cached under ~/.cache/beggar/gpu. The
+compile is the same call with or without a device (`compile_kernel`), so
+the tests compile the kernel for named architectures on machines that have
+no GPU. Everything here is the launch and the copies; the game is game.h's
+and the results are made in gpu/engine.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .. import lengths
+from ..engine import EngineFault
+from .engine import HIT
+
+#: Threads per block: eight warps, with room in shared memory for a
+#: census block's histograms (about 21 KB) several times per multiprocessor.
+THREADS = 256
+#: Census arrangements a thread takes at a time, unranked once.
+CENSUS_GRAB = 64
+#: Hits a launch can hand back; more and the launch is played again in parts.
+CAPACITY = 1 << 16
+KERNELS = ("bg_sample", "bg_census")
+EXTRA = "'beggar[gpu]' (from a clone: '.[gpu]')"
+
+
+class GpuFault(EngineFault):
+    """The machine cannot run the GPU engine: no bindings, no driver, no
+    device, a compile or launch that failed (a fault: exit 3)."""
+
+
+def bindings():
+    """(nvrtc, driver) from cuda-bindings, or GpuFault naming the extra."""
+    try:
+        from cuda.bindings import driver, nvrtc
+    except ImportError as error:
+        raise GpuFault(f"the GPU engine needs NVIDIA's CUDA bindings ({error}): pip install {EXTRA}") from None
+    return nvrtc, driver
+
+
+def nvrtc_version():
+    """NVRTC's version as 'major.minor' (GpuFault if its library is missing)."""
+    nvrtc, _ = bindings()
+    result = _call_nvrtc(nvrtc, "nvrtcVersion", lambda: nvrtc.nvrtcVersion())
+    return f"{result[0]}.{result[1]}"
+
+
+def source():
+    """kernel.cu and game.h, as shipped."""
+    folder = resources.files("beggar.gpu")
+    return folder.joinpath("kernel.cu").read_text(), folder.joinpath("game.h").read_text()
+
+
+def compile_kernel(arch, ring):
+    """The kernels' machine code (a cubin) for `arch` ('sm_90') and hands of
+    `ring` pieces, compiled by NVRTC: no device is needed. GpuFault with
+    NVRTC's first error line if it fails."""
+    nvrtc, _ = bindings()
+    kernel, header = source()
+    options = [f"--gpu-architecture={arch}", f"-DBG_RING={ring}", "-DBG_TOTAL=256", "--std=c++14"]
+    program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
+        kernel.encode(), b"kernel.cu", 1, [header.encode()], [b"game.h"]))[0]
+    try:
+        encoded = [option.encode() for option in options]
+        result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
+        if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise GpuFault(f"NVRTC {nvrtc_version()} cannot compile the kernel for {arch}: "
+                           f"{_first_error(nvrtc, program) or _nvrtc_name(nvrtc, result[0])}")
+        size = _call_nvrtc(nvrtc, "nvrtcGetCUBINSize", lambda: nvrtc.nvrtcGetCUBINSize(program))[0]
+        cubin = b" " * size
+        _call_nvrtc(nvrtc, "nvrtcGetCUBIN", lambda: nvrtc.nvrtcGetCUBIN(program, cubin))
+        return cubin
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+
+
+def cached_kernel(arch, ring):
+    """compile_kernel, cached on disk by the source, the options and NVRTC's
+    version: (cubin, seconds spent compiling, 0 when it was cached)."""
+    kernel, header = source()
+    key = hashlib.sha256(f"{nvrtc_version()}|{arch}|{ring}|{kernel}|{header}".encode()).hexdigest()[:24]
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "beggar" / "gpu"
+    path = folder / f"kernel-{arch}-ring{ring}-{key}.cubin"
+    try:
+        return path.read_bytes(), 0.0
+    except OSError:
+        pass
+    start = time.perf_counter()
+    cubin = compile_kernel(arch, ring)
+    seconds = time.perf_counter() - start
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        partial.write_bytes(cubin)
+        partial.replace(path)
+    except OSError:
+        pass        # no cache where it cannot be written: compiled again next time
+    return cubin, seconds
+
+
+def check():
+    """GpuFault unless the bindings, a driver and a GPU are there: what a
+    GPU job checks before it is stored, without making a context."""
+    _, driver = bindings()
+    try:
+        error = driver.cuInit(0)[0]
+    except Exception as failure:        # the bindings raise their own kind when libcuda is absent
+        raise GpuFault(f"no NVIDIA driver could be loaded ({failure})") from None
+    if error == driver.CUresult.CUDA_SUCCESS:
+        error, count = driver.cuDeviceGetCount()
+        if error == driver.CUresult.CUDA_SUCCESS and count == 0:
+            raise GpuFault("the NVIDIA driver sees no GPU")
+    if error != driver.CUresult.CUDA_SUCCESS:
+        raise GpuFault(f"the NVIDIA driver cannot be used ({getattr(error, 'name', error)})")
+    nvrtc_version()
+
+
+class Device:
+    """One GPU, its context made current: what `beggar gpu` shows, and the
+    backend of the engine "gpu" (gpu/engine.py)."""
+
+    def __init__(self, ordinal=0):
+        _, self.driver = bindings()
+        driver = self.driver
+        check()
+        count = self._check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
+        if not 0 <= ordinal < count:
+            raise GpuFault(f"no GPU number {ordinal}: the driver sees {count}")
+        self.device = self._check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
+        attribute = driver.CUdevice_attribute
+        self.capability = (self._attribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                           self._attribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        self.multiprocessors = self._attribute(attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        name = self._check(driver.cuDeviceGetName(128, self.device), "cuDeviceGetName")
+        self.name = bytes(name).split(b"\0", 1)[0].decode(errors="replace").strip()
+        self.memory = self._check(driver.cuDeviceTotalMem(self.device), "cuDeviceTotalMem")
+        version = self._check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
+        self.driver_version = f"{version // 1000}.{version % 1000 // 10}"
+        self.context = self._check(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        self._check(driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
+        self.RING = 256
+        self.TOTAL = 256
+        self.HISTOGRAM = 1 << 16
+        self.CAPACITY = CAPACITY
+        # Deals a launch plays: grown while a launch takes under half a
+        # second, so that a Ctrl-C waits no longer than about that.
+        self.LAUNCH = 1 << 22
+        self._modules = {}
+        self._buffers = {}
+        self.rate = None        # deals a second of the last full launch
+
+    # ------------------------------------------------------------ driver calls
+
+    def _check(self, result, what):
+        error, *values = result if isinstance(result, tuple) else (result,)
+        if error != self.driver.CUresult.CUDA_SUCCESS:
+            raise GpuFault(f"CUDA {what} failed: {getattr(error, 'name', error)}")
+        return values[0] if len(values) == 1 else tuple(values) if values else None
+
+    def _attribute(self, attribute):
+        return self._check(self.driver.cuDeviceGetAttribute(attribute, self.device), "cuDeviceGetAttribute")
+
+    def _buffer(self, name, size):
+        """Device memory of `size` bytes kept between launches."""
+        held = self._buffers.get(name)
+        if held is None or held[1] < size:
+            if held is not None:
+                self._check(self.driver.cuMemFree(held[0]), "cuMemFree")
+            held = (int(self._check(self.driver.cuMemAlloc(max(size, 8)), "cuMemAlloc")), size)
+            self._buffers[name] = held
+        return held[0]
+
+    def _to_device(self, name, array):
+        pointer = self._buffer(name, array.nbytes)
+        self._check(self.driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
+        return pointer
+
+    def _zeros(self, name, size):
+        pointer = self._buffer(name, size)
+        self._check(self.driver.cuMemsetD8(pointer, 0, size), "cuMemsetD8")
+        return pointer
+
+    def _to_host(self, array, pointer, size=None):
+        size = array.nbytes if size is None else size
+        if size:
+            self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, pointer, size), "cuMemcpyDtoH")
+
+    def kernels(self, ring):
+        """The module for hands of `ring` pieces: {kernel name: (function, blocks)}."""
+        if ring not in self._modules:
+            cubin, _ = cached_kernel(self.arch, ring)
+            image = np.frombuffer(cubin, np.uint8)
+            module = self._check(self.driver.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
+            functions = {}
+            for name in KERNELS:
+                function = self._check(self.driver.cuModuleGetFunction(module, name.encode()),
+                                       "cuModuleGetFunction")
+                per_unit = self._check(self.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    function, THREADS, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+                functions[name] = (function, max(per_unit, 1) * self.multiprocessors)
+            self._modules[ring] = (module, image, functions)
+        return self._modules[ring][2]
+
+    def _launch(self, kernel, ring, arguments):
+        """Launch `kernel` over every multiprocessor; arguments are (value,
+        NumPy type) pairs, device pointers as uint64. Waits for it."""
+        function, blocks = self.kernels(ring)[kernel]
+        values = [np.array([value], dtype) for value, dtype in arguments]
+        pointers = np.array([value.ctypes.data for value in values], np.uint64)
+        self._check(self.driver.cuLaunchKernel(function, blocks, 1, 1, THREADS, 1, 1, 0, 0,
+                                               pointers.ctypes.data, 0), "cuLaunchKernel")
+        self._check(self.driver.cuCtxSynchronize(), "the kernel " + kernel)
+
+    def _grow(self, count, seconds):
+        if count == self.LAUNCH:
+            self.rate = count / max(seconds, 1e-9)
+            if seconds < 0.5 and self.LAUNCH < 1 << 32:
+                self.LAUNCH *= 2
+
+    # ------------------------------------------------------------ the kernels (gpu/engine.py's backend)
+
+    def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
+        ring = int(shape.view(np.int32)[3])
+        start = time.perf_counter()
+        u64, i64 = np.uint64, np.int64
+        self._launch("bg_sample", ring, [
+            (self._to_device("shape", shape), u64), (seed, u64), (first, u64), (count, u64),
+            (min_cards, i64), (cap, i64), (self._zeros("next", 8), u64),
+            (self._zeros("lengths", lengths.BINS * 8), u64), (self._zeros("best", 8), u64),
+            (self._buffer("hits", CAPACITY * HIT.itemsize), u64), (self._zeros("n_hits", 8), u64),
+            (CAPACITY, u64)])
+        self._grow(count, time.perf_counter() - start)
+        self._to_host(counts, self._buffers["lengths"][0])
+        self._to_host(best, self._buffers["best"][0])
+        return self._hits()
+
+    def census(self, block, count, threshold, cap, cards, tricks):
+        ring = int(block.view(np.int32)[3])
+        start = time.perf_counter()
+        u64, i64 = np.uint64, np.int64
+        self._launch("bg_census", ring, [
+            (self._to_device("block", block), u64), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
+            (cap, i64), (self._zeros("next", 8), u64), (self._zeros("cards", cards.nbytes), u64),
+            (self._zeros("tricks", tricks.nbytes), u64),
+            (self._buffer("hits", CAPACITY * HIT.itemsize), u64), (self._zeros("n_hits", 8), u64),
+            (CAPACITY, u64)])
+        self._grow(count, time.perf_counter() - start)
+        self._to_host(cards, self._buffers["cards"][0])
+        self._to_host(tricks, self._buffers["tricks"][0])
+        return self._hits()
+
+    def _hits(self):
+        n_hits = np.zeros(1, np.uint64)
+        self._to_host(n_hits, self._buffers["n_hits"][0])
+        hits = np.zeros(CAPACITY, HIT)
+        self._to_host(hits, self._buffers["hits"][0], min(int(n_hits[0]), CAPACITY) * HIT.itemsize)
+        return hits, int(n_hits[0])
+
+
+def _call_nvrtc(nvrtc, what, call):
+    try:
+        result = call()
+    except Exception as error:          # NVRTC's library missing, or the bindings' own errors
+        raise GpuFault(f"NVRTC cannot be used ({error}): pip install {EXTRA}") from None
+    error, *values = result
+    if error != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise GpuFault(f"NVRTC {what} failed: {_nvrtc_name(nvrtc, error)}")
+    return values
+
+
+def _nvrtc_name(nvrtc, error):
+    name = nvrtc.nvrtcGetErrorString(error)
+    return bytes(name[1]).decode() if name[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS else str(error)
+
+
+def _first_error(nvrtc, program):
+    """The first line of NVRTC's log that says 'error', else its first line."""
+    size = nvrtc.nvrtcGetProgramLogSize(program)
+    if size[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS or size[1] <= 1:
+        return ""
+    log = b" " * size[1]
+    nvrtc.nvrtcGetProgramLog(program, log)
+    lines = [line.strip() for line in log.decode(errors="replace").rstrip("\0").splitlines() if line.strip()]
+    return next((line for line in lines if "error" in line), lines[0] if lines else "")

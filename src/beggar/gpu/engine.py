@@ -1,0 +1,383 @@
+"""An engine made of the GPU kernels' launches: "gpu" on the device, "gpu-host" on the CPU.
+
+The kernels (kernel.cu, game.h) play ranges of random deals and of census
+ranks and hand back what a launch can count on the device: the length
+histograms of the games that finished, the longest, and the games worth a
+look (long ones, loops, games that reached the cap of tricks) as hits. This
+module turns those into the results of engine.Engine, equal to the compiled
+engine's bit for bit: every loop and capped game is played again by the
+compiled engine with exact loop detection; a launch whose hits overflow the
+buffer is played again in parts; a census block is cut where the prefix of
+its arrangements changes, so that the device unranks in 64 bits.
+
+A backend is an object with `sample(...)` and `census(...)`, the kernels'
+arguments with NumPy arrays for their buffers (gpu/host.py's, or
+gpu/device.py's launches), and the sizes it launches in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import factorial
+
+import numpy as np
+
+from .. import census as census_order
+from .. import lengths
+from ..checks import whole
+from ..deal import Deal
+from ..decks import STANDARD, check_table, deal_out, hand_sizes
+from ..engine import EngineError, EngineFault
+from ..outcome import Outcome
+from ..shuffle import check_seed
+from ..states import Census
+
+#: A game the device hands to the host (game.h's bg_hit).
+HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
+                ("winner", "<i4")], align=True)
+FINISHED, LOOP, CAPPED = 0, 1, 2
+#: Tricks after which a game is handed to the compiled engine: far above the
+#: longest finished game known (1164 tricks), and small enough that its cards
+#: fit bg_best_key's 24 bits.
+CAP_TRICKS = 1 << 15
+#: Arrangements of a census suffix unranked on the device stay below this.
+SUFFIX_LIMIT = 1 << 63
+
+
+class GpuRequestError(EngineError, ValueError):
+    """A request the GPU engine does not play (a wrong request: exit 2)."""
+
+
+def shape_dtype(total):
+    """game.h's bg_shape for a build with BG_TOTAL = total."""
+    return np.dtype([("total", "<i4"), ("split", "<i4"), ("n_courts", "<i4"), ("ring", "<i4"),
+                     ("courts", "u1", total)], align=True)
+
+
+def block_dtype(total):
+    """game.h's bg_block for a build with BG_TOTAL = total."""
+    return np.dtype([("total", "<i4"), ("first_hand", "<i4"), ("suffix", "<i4"), ("ring", "<i4"),
+                     ("suffix_first", "<u8"), ("suffix_arrangements", "<u8"), ("suffix_counts", "<i4", 5),
+                     ("prefix", "u1", total), ("target", "u1", total)], align=True)
+
+
+def ring_of(deck):
+    """Places in a hand's ring for `deck`: a power of two above its court cards."""
+    ring = 2
+    while ring < len(deck.courts) + 1:
+        ring *= 2
+    return ring
+
+
+def _arrangements(counts):
+    result = factorial(sum(counts))
+    for n in counts:
+        result //= factorial(n)
+    return result
+
+
+def _counts(cards):
+    return [sum(1 for card in cards if card == code) for code in range(5)]
+
+
+class RangeEngine:
+    """engine.Engine's sample, sample_best and census on a backend's launches,
+    for two players; the one-game calls (play, play_batch, backward play) are
+    the compiled engine's, and their outcomes say so; climbing is refused."""
+
+    def __init__(self, name, make_backend):
+        self.NAME = name
+        self._make_backend = make_backend
+        self._backend = None
+
+    @property
+    def backend(self):
+        """The launches, made at the first call that needs them: the one-game
+        calls, which are the compiled engine's, never touch a device."""
+        if self._backend is None:
+            self._backend = self._make_backend()
+        return self._backend
+
+    # ------------------------------------------------------------ the compiled engine's calls
+
+    @staticmethod
+    def _compiled():
+        from .. import _engine
+        return _engine
+
+    def __getattr__(self, name):
+        # The one-game calls of the contract (play, play_batch, backward
+        # play) are the compiled engine's, and their outcomes say so.
+        from ..engine import FUNCTIONS
+        if name in FUNCTIONS:
+            return getattr(self._compiled(), name)
+        raise AttributeError(name)
+
+    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+        raise GpuRequestError(f"the {self.NAME} engine does not climb: hill climbing runs on the "
+                              "compiled engine (engine = \"compiled\")")
+
+    # ------------------------------------------------------------ random deals
+
+    def _table(self, deck, players, split):
+        deck, players, split = check_table(deck, players, split)
+        if players != 2:
+            raise GpuRequestError(f"the {self.NAME} engine plays two-player deals; {players} players "
+                                  "play on the compiled engine (engine = \"compiled\")")
+        if len(deck.courts) + 1 > self.backend.RING or deck.total > self.backend.TOTAL:
+            raise GpuRequestError(f"the {self.NAME} engine plays decks of at most "
+                                  f"{self.backend.TOTAL} cards, not deck {deck} ({deck.total})")
+        return deck, split
+
+    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+        return self.sample_best(n_deals, seed, min_cards, start, deck, players, split)[0]
+
+    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+        check_seed(seed)
+        whole(n_deals, "n_deals")
+        whole(start, "start")
+        whole(min_cards, "min_cards")
+        deck, split = self._table(deck, players, split)
+        if start + n_deals > 2 ** 64:
+            raise ValueError("start + n_deals must stay below 2**64")
+        shape = np.zeros(1, shape_dtype(self.backend.TOTAL))
+        shape["total"] = deck.total
+        shape["split"] = 0 if split is None else -1 if split == "random" else split
+        shape["n_courts"] = len(deck.courts)
+        shape["ring"] = ring_of(deck)
+        shape["courts"][0, :len(deck.courts)] = deck.courts
+        sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
+        done = 0
+        while done < n_deals:
+            count = min(n_deals - done, self.backend.LAUNCH)
+            sampled.launch(shape.view(np.uint8), start + done, count)
+            done += count
+        return sampled.result()
+
+    # ------------------------------------------------------------ census
+
+    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10):
+        deck, players, split, sizes = census_order.check_block(first, deals, deck, players, split, top)
+        self._table(deck, players, split)
+        counted = _Counted(self, deck, split, sizes, top)
+        done = 0
+        while done < deals:
+            cards = census_order.unrank(first + done, deck)
+            # The longest suffix whose arrangements stay below 2^63: the
+            # block runs to its last arrangement (or the census's end), the
+            # prefix fixed meanwhile.
+            suffix = 1
+            while suffix < deck.total and _arrangements(_counts(cards[-suffix - 1:])) < SUFFIX_LIMIT:
+                suffix += 1
+            tail = cards[-suffix:]
+            arrangements = _arrangements(_counts(tail))
+            suffix_first = census_order.rank(tail)
+            size = min(deals - done, arrangements - suffix_first)
+            counted.play_block(cards, suffix, suffix_first, arrangements, first + done, size)
+            done += size
+        return counted.result(first, deals)
+
+
+class _Sampled:
+    """What the launches of one sample_best call add up to."""
+
+    def __init__(self, engine, seed, min_cards, deck, split):
+        self.engine = engine
+        self.backend = engine.backend
+        self.seed = seed
+        self.min_cards = min_cards
+        self.deck = deck
+        self.split = split
+        self.lengths = np.zeros(lengths.BINS, np.uint64)
+        self.hits = []
+        self.best = None        # (cards, -index, index, Outcome or None)
+
+    def deal(self, index):
+        return Deal.shuffled(2, self.seed, index, self.deck, self.split)
+
+    def launch(self, shape, first, count):
+        counts = np.zeros(lengths.BINS, np.uint64)
+        best = np.zeros(1, np.uint64)
+        hits, n_hits = self.backend.sample(shape, self.seed, first, count, self.min_cards, CAP_TRICKS, counts,
+                                           best)
+        if n_hits > len(hits):
+            # Too many hits for the buffer: play the range again in parts
+            # that each fit it with room to spare.
+            parts = min(count, -(-2 * n_hits // len(hits)))
+            edges = [first + count * k // parts for k in range(parts + 1)]
+            for a, b in zip(edges, edges[1:]):
+                if b > a:
+                    self.launch(shape, a, b - a)
+            return
+        self.lengths += counts
+        if best[0]:
+            cards = int(best[0]) >> 40
+            index = first + (1 << 40) - 1 - (int(best[0]) & ((1 << 40) - 1))
+            self._consider(cards, index, None)
+        for hit in np.sort(hits[:n_hits], order="offset"):
+            index = first + int(hit["offset"])
+            if hit["status"] == FINISHED:
+                outcome = _finished(hit, self.deck.total, self.engine.NAME)
+            else:
+                outcome = self._replayed(index)
+                self.lengths[lengths.bin_of(outcome.cards)] += 1
+                self._consider(outcome.cards, index, outcome)
+                if outcome.status == "finished" and outcome.cards < self.min_cards:
+                    continue
+            self.hits.append((self.deal(index), outcome))
+            if self.best and self.best[2] == index and self.best[3] is None:
+                self.best = self.best[:3] + (outcome,)
+
+    def _replayed(self, index):
+        outcome = self.engine._compiled().play(self.deal(index))
+        return replace(outcome, engine=self.engine.NAME)
+
+    def _consider(self, cards, index, outcome):
+        candidate = (cards, -index, index, outcome)
+        if self.best is None or candidate[:2] > self.best[:2]:
+            self.best = candidate
+
+    def result(self):
+        best = None
+        if self.best is not None:
+            cards, _, index, outcome = self.best
+            if outcome is None:
+                outcome = self._replayed(index)
+                if outcome.cards != cards:
+                    raise EngineMismatch(f"deal {index} of seed {self.seed}: the {self.engine.NAME} engine "
+                                         f"played {cards} cards, the compiled engine {outcome.cards}")
+            best = (self.deal(index), outcome)
+        return self.hits, best, lengths.Lengths(tuple(int(c) for c in self.lengths))
+
+
+class EngineMismatch(EngineFault):
+    """The GPU engine and the compiled engine disagree on a game: a bug to report."""
+
+
+def _finished(hit, total, name):
+    winner = int(hit["winner"])
+    counts = tuple(total if p == winner else 0 for p in range(2))
+    return Outcome("finished", winner, int(hit["cards"]), int(hit["tricks"]), counts, engine=name)
+
+
+class _Counted:
+    """What the launches of one census call add up to."""
+
+    def __init__(self, engine, deck, split, sizes, top):
+        self.engine = engine
+        self.backend = engine.backend
+        self.deck = deck
+        self.split = split
+        self.top = top
+        histogram = self.backend.HISTOGRAM
+        self.cards = np.zeros(histogram, np.uint64)
+        self.tricks = np.zeros(histogram, np.uint64)
+        self.long_cards = {}
+        self.long_tricks = {}
+        self.statuses = {"finished": 0, "loop": 0, "stopped": 0}
+        self.longest = []       # (cards, rank, Deal or None, Outcome), longest first, earlier on a tie
+        self.loops = []
+        block = np.zeros(1, block_dtype(self.backend.TOTAL))
+        block["total"] = deck.total
+        block["first_hand"] = sizes[0]
+        block["ring"] = ring_of(deck)
+        # Deal the card numbers themselves: slot s of the deal gets card number n.
+        target = [0] * deck.total
+        for slot, number in enumerate(n for hand in deal_out(range(deck.total), sizes) for n in hand):
+            target[number] = slot
+        block["target"][0, :deck.total] = target
+        self.block = block
+
+    def threshold(self):
+        if self.top == 0:
+            return 2 ** 62
+        if len(self.longest) < self.top:
+            return 0
+        return self.longest[-1][0] + 1
+
+    def play_block(self, cards, suffix, suffix_first, arrangements, rank, size):
+        block = self.block
+        block["suffix"] = suffix
+        block["suffix_arrangements"] = arrangements
+        block["suffix_counts"][0] = _counts(cards[-suffix:])
+        block["prefix"][0, :self.deck.total - suffix] = cards[:-suffix]
+        done = 0
+        while done < size:
+            # While the longest games are not yet known every finished game
+            # is a candidate: launch no more than the buffer holds.
+            limit = self.backend.LAUNCH if self.threshold() else self.backend.CAPACITY
+            count = min(size - done, limit)
+            self._launch(suffix_first + done, rank + done, count)
+            done += count
+
+    def _launch(self, suffix_first, rank, count):
+        self.block["suffix_first"] = suffix_first
+        cards = np.zeros(self.backend.HISTOGRAM, np.uint64)
+        tricks = np.zeros(self.backend.HISTOGRAM, np.uint64)
+        threshold = self.threshold()
+        hits, n_hits = self.backend.census(self.block.view(np.uint8), count, threshold, CAP_TRICKS, cards, tricks)
+        if n_hits > len(hits):
+            parts = min(count, -(-2 * n_hits // len(hits)))
+            edges = [count * k // parts for k in range(parts + 1)]
+            for a, b in zip(edges, edges[1:]):
+                if b > a:
+                    self._launch(suffix_first + a, rank + a, b - a)
+            return
+        self.cards += cards
+        self.tricks += tricks
+        # Finished games the device counted; the others are hits.
+        self.statuses["finished"] += int(cards.sum())
+        hits = np.sort(hits[:n_hits], order="offset")
+        finished = hits["status"] == FINISHED
+        histogram = self.backend.HISTOGRAM
+        for hit in hits[finished & ((hits["cards"] >= histogram) | (hits["tricks"] >= histogram))]:
+            self.statuses["finished"] += 1
+            _add(self.long_cards, int(hit["cards"]))
+            _add(self.long_tricks, int(hit["tricks"]))
+        for hit in hits[~finished]:
+            self._replay(rank + int(hit["offset"]))
+        if self.top:
+            candidates = hits[finished & (hits["cards"] >= threshold)]
+            for hit in candidates[np.lexsort((candidates["offset"], -candidates["cards"]))[:self.top]]:
+                self._candidate(int(hit["cards"]), rank + int(hit["offset"]), None,
+                                _finished(hit, self.deck.total, self.engine.NAME))
+
+    def _replay(self, rank):
+        """A loop or capped game, played again by the compiled engine's census."""
+        played = self.engine._compiled().census(rank, 1, self.deck, 2, self.split, 1)
+        for status, n in played.statuses.items():
+            self.statuses[status] += n
+        for length, n in played.cards.items():
+            _add(self.long_cards, length, n)
+        for length, n in played.tricks.items():
+            _add(self.long_tricks, length, n)
+        name = self.engine.NAME
+        self.loops.extend((r, deal, replace(outcome, engine=name), key) for r, deal, outcome, key in played.loops)
+        for r, deal, outcome in played.longest:
+            self._candidate(outcome.cards, r, deal, replace(outcome, engine=name))
+
+    def _candidate(self, cards, rank, deal, outcome):
+        if self.top == 0:
+            return
+        self.longest.append((cards, rank, deal, outcome))
+        self.longest.sort(key=lambda game: (-game[0], game[1]))
+        del self.longest[self.top:]
+
+    def result(self, first, deals):
+        cards = {int(n): int(c) for n in np.flatnonzero(self.cards) for c in [self.cards[n]]}
+        tricks = {int(n): int(c) for n in np.flatnonzero(self.tricks) for c in [self.tricks[n]]}
+        for length, n in self.long_cards.items():
+            _add(cards, length, n)
+        for length, n in self.long_tricks.items():
+            _add(tricks, length, n)
+        longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
+                   for _, rank, deal, outcome in self.longest]
+        return Census(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
+
+
+def _add(counts, length, n=1):
+    counts[length] = counts.get(length, 0) + n
+
+
+def _census_deal(rank, deck, split):
+    return Deal.from_codes(deal_out(census_order.unrank(rank, deck), hand_sizes(deck.total, 2, split)))

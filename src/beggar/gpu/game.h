@@ -1,0 +1,463 @@
+/* The GPU engine's game: one two-player deal dealt, played and counted.
+
+   This header is the one source of the GPU engine's game logic. It compiles
+   as CUDA device code (kernel.cu, through NVRTC) and as host C (the Cython
+   extension beggar._gpu_host, the engine "gpu-host"), so the lines a GPU
+   runs are the lines the test suite holds to the compiled engine on every
+   machine. It follows the rules of docs/rules.md, two players only, and the
+   dealing of shuffle.py.
+
+   A hand is held by court: a ring of pieces, each a run of plain cards and
+   the court card that ends it (run << 3 | court), the last piece holding the
+   trailing plain cards with court 0. Plain cards are interchangeable, so a
+   trick steps from court card to court card. A ring has a power of two of
+   places, at least one more than the deck's court cards, so a hand never
+   overflows it and wrapping is one mask.
+
+   A game is played to its finish, to a repeat of a state (Brent's
+   algorithm at empty tables), or to a cap of tricks far above any finite
+   game; the host plays loops and capped games again with the compiled
+   engine, which locates a loop exactly. So a game here reports exact cards
+   and tricks only when it finished. */
+
+#ifndef BEGGAR_GPU_GAME_H
+#define BEGGAR_GPU_GAME_H
+
+#ifdef __CUDACC__
+typedef unsigned long long bg_u64;
+typedef long long bg_i64;
+typedef unsigned int bg_u32;
+typedef unsigned short bg_u16;
+typedef unsigned char bg_u8;
+#define BG_FN __device__ __forceinline__
+#define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
+#else
+#include <stdint.h>
+typedef uint64_t bg_u64;
+typedef int64_t bg_i64;
+typedef uint32_t bg_u32;
+typedef uint16_t bg_u16;
+typedef uint8_t bg_u8;
+#define BG_FN static inline
+#define BG_CTZ64(x) __builtin_ctzll(x)
+#endif
+
+/* The most places in a hand's ring, and the most cards in a deck. The kernel
+   is compiled with the values its deck needs (smaller local arrays); the
+   host build takes the largest. */
+#ifndef BG_RING
+#define BG_RING 256
+#endif
+#ifndef BG_TOTAL
+#define BG_TOTAL 256
+#endif
+
+enum {
+    BG_FINISHED = 0,
+    BG_LOOP = 1,
+    BG_CAPPED = 2,      /* the cap of tricks was reached: the host plays it again */
+    BG_COURT_BITS = 3,
+    BG_COURT_MASK = 7,
+    BG_BRENT_START = 64,
+    /* lengths.py's bins */
+    BG_LENGTHS_EXACT = 3000,
+    BG_LENGTHS_WIDTH = 100,
+    BG_LENGTHS_TOP = 10000,
+    BG_LENGTHS_BINS = 3000 + (10000 - 3000) / 100 + 1,
+    /* A census counts lengths below this exactly on the device; a game as
+       long or longer is handed to the host as a hit. */
+    BG_HISTOGRAM = 65536
+};
+
+/* What random deals look like (shuffle.py): the deck's size, the court cards
+   in the order they are placed, the first hand's size (0: even, -1: drawn
+   for each deal), and the ring's size for the deck (a power of two). */
+typedef struct {
+    int total;
+    int split;
+    int n_courts;
+    int ring;
+    bg_u8 courts[BG_TOTAL];
+} bg_shape;
+
+/* A census block's deals (census.py): arrangements of `total` cards whose
+   first `total - suffix` cards are `prefix`'s, and whose suffix is
+   arrangement `suffix_first + offset` of the multiset `suffix_counts` (it
+   has `suffix_arrangements` < 2^63 of them); card i of an arrangement goes
+   to place target[i] of the deal, whose first hand holds `first_hand`. */
+typedef struct {
+    int total;
+    int first_hand;
+    int suffix;
+    int ring;
+    bg_u64 suffix_first;
+    bg_u64 suffix_arrangements;
+    int suffix_counts[5];
+    bg_u8 prefix[BG_TOTAL];
+    bg_u8 target[BG_TOTAL];
+} bg_block;
+
+/* A game at an empty table: hand p holds the pieces
+   piece[p][(head[p] + i) & (ring - 1)] for i < size[p]. */
+typedef struct {
+    bg_u16 piece[2][BG_RING];
+    int head[2];
+    int size[2];
+    int leader;
+    bg_i64 cards;
+    bg_i64 tricks;
+} bg_game;
+
+typedef struct {
+    int status;
+    int winner;         /* finished: the hand that holds every card */
+    bg_i64 cards;
+    bg_i64 tricks;
+} bg_result;
+
+/* A game handed to the host: a long one, a loop or a capped one, by its
+   offset in the launch's range. 32 bytes, laid out as gpu/engine.py's HIT. */
+typedef struct {
+    bg_u64 offset;
+    bg_i64 cards;
+    bg_i64 tricks;
+    int status;
+    int winner;
+} bg_hit;
+
+
+/* ---------------------------------------------------------------- the random stream (shuffle.py) */
+
+BG_FN bg_u64 bg_mix64(bg_u64 x) {
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+BG_FN bg_u32 bg_next32(bg_u64* state) {
+    *state += 0x9E3779B97F4A7C15ULL;
+    return (bg_u32)(bg_mix64(*state) >> 32);
+}
+
+/* Uniform in range(n): Lemire's multiply-shift with rejection. */
+BG_FN bg_u32 bg_below(bg_u64* state, bg_u32 n) {
+    bg_u64 m = (bg_u64)bg_next32(state) * n;
+    bg_u32 low = (bg_u32)m;
+    if (low < n) {
+        bg_u32 threshold = (bg_u32)((0x100000000ULL - n) % n);
+        while (low < threshold) {
+            m = (bg_u64)bg_next32(state) * n;
+            low = (bg_u32)m;
+        }
+    }
+    return (bg_u32)(m >> 32);
+}
+
+BG_FN bg_u64 bg_stream_start(bg_u64 seed, bg_u64 index) {
+    return bg_mix64(bg_mix64(seed) + index);
+}
+
+
+/* ---------------------------------------------------------------- dealing */
+
+/* Put a deal on the table: hand 0 holds deal[0 .. first_hand), hand 1 the
+   rest, top card first; hand 0 leads. */
+BG_FN void bg_load(bg_game* g, const bg_u8* deal, int total, int first_hand) {
+    for (int p = 0; p < 2; p++) {
+        const bg_u8* cards = p ? deal + first_hand : deal;
+        int n = p ? total - first_hand : first_hand;
+        int pieces = 0;
+        bg_u32 run = 0;
+        for (int i = 0; i < n; i++) {
+            if (cards[i]) {
+                g->piece[p][pieces++] = (bg_u16)(run << BG_COURT_BITS | cards[i]);
+                run = 0;
+            } else {
+                run++;
+            }
+        }
+        g->piece[p][pieces++] = (bg_u16)(run << BG_COURT_BITS);
+        g->head[p] = 0;
+        g->size[p] = pieces;
+    }
+    g->leader = 0;
+    g->cards = 0;
+    g->tricks = 0;
+}
+
+/* Deal `index` of `seed` as Deal.shuffled deals it: a uniformly random free
+   position for each court card in turn, then for split "random" the first
+   hand's size, then the cards one at a time, the leader first, the rest to
+   the longer hand. */
+BG_FN void bg_deal_random(bg_game* g, const bg_shape* s, bg_u64 seed, bg_u64 index) {
+    bg_u8 positions[BG_TOTAL];
+    bg_u8 deck[BG_TOTAL];
+    bg_u8 deal[BG_TOTAL];
+    int total = s->total;
+    bg_u64 state = bg_stream_start(seed, index);
+    for (int i = 0; i < total; i++) {
+        positions[i] = (bg_u8)i;
+        deck[i] = 0;
+    }
+    for (int i = 0; i < s->n_courts; i++) {
+        int j = i + (int)bg_below(&state, (bg_u32)(total - i));
+        bg_u8 position = positions[j];
+        positions[j] = positions[i];
+        positions[i] = position;
+        deck[position] = s->courts[i];
+    }
+    int first_hand = s->split > 0 ? s->split
+                   : s->split < 0 ? 1 + (int)bg_below(&state, (bg_u32)(total - 1))
+                   : total - total / 2;
+    int second_hand = total - first_hand;
+    int short_hand = first_hand < second_hand ? first_hand : second_hand;
+    for (int i = 0; i < short_hand; i++) {
+        deal[i] = deck[2 * i];
+        deal[first_hand + i] = deck[2 * i + 1];
+    }
+    /* The rest go to the longer hand, after its first short_hand cards. */
+    int rest = first_hand > second_hand ? short_hand : first_hand + short_hand;
+    for (int i = 2 * short_hand; i < total; i++)
+        deal[rest + i - 2 * short_hand] = deck[i];
+    bg_load(g, deal, total, first_hand);
+}
+
+/* A block's arrangement at `offset`: the prefix, and the suffix unranked in
+   lexicographic order (plain < J < Q < K < A). The arrangements of a
+   multiset that start with code c are arrangements(left) * left[c] / n; the
+   common factor of left[c] and n is divided out first, so nothing exceeds
+   the suffix's arrangements. */
+BG_FN void bg_unrank(bg_u8* cards, const bg_block* b, bg_u64 offset) {
+    int left[5];
+    int start = b->total - b->suffix;
+    bg_u64 rank = b->suffix_first + offset, arrangements = b->suffix_arrangements;
+    for (int i = 0; i < start; i++)
+        cards[i] = b->prefix[i];
+    for (int c = 0; c < 5; c++)
+        left[c] = b->suffix_counts[c];
+    for (int i = start; i < b->total; i++) {
+        int n = b->total - i;
+        for (int c = 0; c < 5; c++) {
+            if (!left[c])
+                continue;
+            int x = left[c], y = n;
+            while (y) {
+                int t = x % y;
+                x = y;
+                y = t;
+            }
+            bg_u64 below = arrangements / (bg_u64)(n / x) * (bg_u64)(left[c] / x);
+            if (rank < below) {
+                cards[i] = (bg_u8)c;
+                left[c]--;
+                arrangements = below;
+                break;
+            }
+            rank -= below;
+        }
+    }
+}
+
+/* Step to the next arrangement in lexicographic order (census.next_arrangement). */
+BG_FN void bg_next_arrangement(bg_u8* cards, int n) {
+    int i = n - 2, j = n - 1;
+    while (i >= 0 && cards[i] >= cards[i + 1])
+        i--;
+    if (i < 0)
+        return;
+    while (cards[j] <= cards[i])
+        j--;
+    bg_u8 card = cards[i];
+    cards[i] = cards[j];
+    cards[j] = card;
+    for (i++, j = n - 1; i < j; i++, j--) {
+        card = cards[i];
+        cards[i] = cards[j];
+        cards[j] = card;
+    }
+}
+
+/* Deal an arrangement as the census deals it, and put it on the table. */
+BG_FN void bg_deal_arrangement(bg_game* g, const bg_block* b, const bg_u8* cards) {
+    bg_u8 deal[BG_TOTAL];
+    for (int i = 0; i < b->total; i++)
+        deal[b->target[i]] = cards[i];
+    bg_load(g, deal, b->total, b->first_hand);
+}
+
+
+/* ---------------------------------------------------------------- play */
+
+#define BG_AT(g, p, i, mask) ((g)->piece[p][((g)->head[p] + (i)) & (mask)])
+
+/* Play one trick from an empty table; 1 when the game is finished.
+
+   While no penalty runs the players lay plain cards in turn, the leader
+   first, until one of them meets the end of his head piece's run: the
+   leader at card 2a + 1 of the trick, the other at card 2b + 2 (a, b their
+   runs). The first to get there lays his court card, or is out if his run
+   was his last. A payer then lays plain cards until the penalty is paid,
+   his next court card comes, or he runs out. The pile is built of pieces
+   and put under the taker's hand, its first run joining his trailing plain
+   cards. */
+BG_FN int bg_trick(bg_game* g, int mask, bg_u16* pile) {
+    int leader = g->leader;
+    bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
+    bg_u32 b = BG_AT(g, leader ^ 1, 0, mask) >> BG_COURT_BITS;
+    int late = a > b;
+    int first = leader ^ late;          /* who meets his run's end first */
+    bg_u32 x = late ? b : a;            /* plain cards he lays before it */
+    bg_u32 laid = 2 * x + (bg_u32)late;
+    bg_u32 court = BG_AT(g, first, 0, mask) & BG_COURT_MASK;
+    int n, taker;
+    /* The second player laid x + late plain cards meanwhile. */
+    BG_AT(g, first ^ 1, 0, mask) -= (bg_u16)((x + (bg_u32)late) << BG_COURT_BITS);
+    if (!court) {
+        /* He runs out: the other takes the pile. */
+        BG_AT(g, first, 0, mask) = 0;
+        pile[0] = (bg_u16)(laid << BG_COURT_BITS);
+        n = 1;
+        taker = first ^ 1;
+    } else {
+        int court_player = first, payer = first ^ 1;
+        bg_u32 owed = court;
+        g->head[first] = (g->head[first] + 1) & mask;
+        g->size[first]--;
+        pile[0] = (bg_u16)(laid << BG_COURT_BITS | court);
+        n = 1;
+        laid++;
+        for (;;) {
+            bg_u32 piece = BG_AT(g, payer, 0, mask);
+            bg_u32 run = piece >> BG_COURT_BITS;
+            if (run >= owed) {              /* paid in full with plain cards */
+                BG_AT(g, payer, 0, mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
+                pile[n++] = (bg_u16)(owed << BG_COURT_BITS);
+                laid += owed;
+                break;
+            }
+            if (!(piece & BG_COURT_MASK)) { /* the payer runs out */
+                BG_AT(g, payer, 0, mask) = 0;
+                pile[n++] = (bg_u16)piece;
+                laid += run;
+                break;
+            }
+            /* He lays his run and the court card after it: now the other owes. */
+            g->head[payer] = (g->head[payer] + 1) & mask;
+            g->size[payer]--;
+            pile[n++] = (bg_u16)piece;
+            laid += run + 1;
+            owed = piece & BG_COURT_MASK;
+            court_player = payer;
+            payer ^= 1;
+        }
+        taker = court_player;
+    }
+    int tail = g->size[taker] - 1;
+    BG_AT(g, taker, tail, mask) += pile[0];
+    for (int i = 1; i < n; i++)
+        BG_AT(g, taker, tail + i, mask) = pile[i];
+    g->size[taker] += n - 1;
+    g->leader = taker;
+    g->cards += laid;
+    g->tricks++;
+    return g->size[taker ^ 1] == 1 && BG_AT(g, taker ^ 1, 0, mask) == 0;
+}
+
+/* Copy a game's state, its rings rotated to start at place 0. */
+BG_FN void bg_copy(bg_game* to, const bg_game* from, int mask) {
+    for (int p = 0; p < 2; p++) {
+        for (int i = 0; i < from->size[p]; i++)
+            to->piece[p][i] = BG_AT(from, p, i, mask);
+        to->head[p] = 0;
+        to->size[p] = from->size[p];
+    }
+    to->leader = from->leader;
+}
+
+/* The same state at an empty table (pieces describe a hand uniquely). */
+BG_FN int bg_same(const bg_game* a, const bg_game* b, int mask) {
+    if (a->leader != b->leader || a->size[0] != b->size[0] || a->size[1] != b->size[1])
+        return 0;
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < a->size[p]; i++)
+            if (BG_AT(a, p, i, mask) != BG_AT(b, p, i, mask))
+                return 0;
+    return 1;
+}
+
+/* Play the game on the table to its end: finished, a repeated state (Brent:
+   a snapshot after BG_BRENT_START tricks, again whenever the tricks since
+   the last one reach a doubling power), or `cap` tricks. */
+BG_FN void bg_play(bg_game* g, bg_game* snap, int mask, bg_i64 cap, bg_result* r) {
+    bg_i64 power = BG_BRENT_START, steps = 0;
+    int have_snap = 0;
+    bg_u16 pile[BG_RING];
+    r->winner = -1;
+    for (;;) {
+        if (bg_trick(g, mask, pile)) {
+            r->status = BG_FINISHED;
+            r->winner = g->leader;
+            break;
+        }
+        steps++;
+        if (have_snap && bg_same(g, snap, mask)) {
+            r->status = BG_LOOP;
+            break;
+        }
+        if (steps == power) {
+            bg_copy(snap, g, mask);
+            have_snap = 1;
+            power <<= 1;
+            steps = 0;
+        }
+        if (g->tricks >= cap) {
+            r->status = BG_CAPPED;
+            break;
+        }
+    }
+    r->cards = g->cards;
+    r->tricks = g->tricks;
+}
+
+
+/* ---------------------------------------------------------------- counting */
+
+/* The bin of lengths.py a game of `cards` cards is counted in. */
+BG_FN int bg_length_bin(bg_i64 cards) {
+    if (cards < BG_LENGTHS_EXACT)
+        return (int)cards;
+    if (cards < BG_LENGTHS_TOP)
+        return BG_LENGTHS_EXACT + (int)((cards - BG_LENGTHS_EXACT) / BG_LENGTHS_WIDTH);
+    return BG_LENGTHS_BINS - 1;
+}
+
+/* Which random deals the host is handed: every game of `min_cards` or
+   more, and every game that did not finish (a loop, or capped). */
+BG_FN int bg_sample_keeps(const bg_result* r, bg_i64 min_cards) {
+    return r->status != BG_FINISHED || r->cards >= min_cards;
+}
+
+/* The longest finished game of a launch, the earliest on a tie, as one
+   number to take the maximum of: its cards above the complement of its
+   offset (launches are below 2^40 deals, games below 2^24 cards). */
+BG_FN bg_u64 bg_best_key(const bg_result* r, bg_u64 offset) {
+    return (bg_u64)r->cards << 40 | (((bg_u64)1 << 40) - 1 - offset);
+}
+
+/* Which census deals the host is handed: every game that did not finish,
+   every game of `threshold` cards or more (candidates for the longest), and
+   every game too long for the device's histograms. */
+BG_FN int bg_census_keeps(const bg_result* r, bg_i64 threshold) {
+    return r->status != BG_FINISHED || r->cards >= threshold
+        || r->cards >= BG_HISTOGRAM || r->tricks >= BG_HISTOGRAM;
+}
+
+BG_FN void bg_hit_of(bg_hit* hit, const bg_result* r, bg_u64 offset) {
+    hit->offset = offset;
+    hit->cards = r->cards;
+    hit->tricks = r->tricks;
+    hit->status = r->status;
+    hit->winner = r->winner;
+}
+
+#endif

@@ -1,0 +1,39 @@
+"""The kernels' launches on the CPU, through beggar._gpu_host: the backend of "gpu-host".
+
+A launch is the kernel run by one thread over the whole range, in NumPy
+buffers; launches are short (LAUNCH deals) so that a Ctrl-C is felt between
+them.
+"""
+
+import numpy as np
+
+from .engine import HIT
+
+
+class HostBackend:
+    """gpu/engine.py's backend on the CPU. `capacity` below `launch` is for
+    the tests of a buffer that overflows."""
+
+    def __init__(self, launch=1 << 16, capacity=1 << 16):
+        from .. import _gpu_host
+        self._kernels = _gpu_host
+        self.RING = _gpu_host.RING
+        self.TOTAL = _gpu_host.TOTAL
+        self.HISTOGRAM = _gpu_host.HISTOGRAM
+        self.LAUNCH = launch
+        self.CAPACITY = capacity
+
+    def sample(self, shape, seed, first, count, min_cards, cap, lengths, best):
+        hits = np.zeros(self.CAPACITY, HIT)
+        n_hits = np.zeros(1, np.uint64)
+        self._kernels.sample(shape, seed, first, count, min_cards, cap, lengths, best, hits.view(np.uint8),
+                             n_hits, self.CAPACITY)
+        return hits, int(n_hits[0])
+
+    def census(self, block, count, threshold, cap, cards, tricks):
+        hits = np.zeros(self.CAPACITY, HIT)
+        n_hits = np.zeros(1, np.uint64)
+        # One thread: the whole range is one run of arrangements, unranked once.
+        self._kernels.census(block, count, max(count, 1), threshold, cap, cards, tricks, hits.view(np.uint8),
+                             n_hits, self.CAPACITY)
+        return hits, int(n_hits[0])
