@@ -156,6 +156,7 @@ def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, sma
         assert stats["ascent"]["states"] == 6880 and stats["ascent"]["stopped_by"] is None
     again = beggar("search", "--resume", job_id, "--archive", path)
     assert again.returncode == 0 and "is done" in again.stdout
+    assert bad_input(beggar("stats", job_id, "--archive", path), "is an eliminate job")
 
 
 @pytest.mark.parametrize("text, fragment", [
