@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import lengths as bins
+from ..errors import BadInput
 from ..lengths import Lengths
 from .job import FACTORY, stored
 
@@ -43,7 +44,7 @@ TAIL_FROM = 2000
 Z95 = 1.959963984540054
 
 
-class OddsError(ValueError):
+class OddsError(BadInput, ValueError):
     """Statistics that cannot be given: no such job, no histograms, a bad bound."""
 
 
