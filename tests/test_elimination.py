@@ -2,8 +2,10 @@
 trick eliminated, the guided search, and the deals of a small deck's census."""
 
 import itertools
+import json
 import random
 from collections import deque
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from beggar.decks import Deck, deal_out, hand_sizes
 from helpers import CASELLA, bad_input, beggar
 
 SMALL = "12 2J 2Q 2K"       # its 3-player census: 35 loop deals, one two-player loop
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def step(hands, leader):
@@ -175,3 +178,13 @@ def test_beggar_basin_at_a_table_of_three(small_census, tmp_path):
     assert "35 balanced deals" in result.stdout
     assert len(list(tmp_path.glob("*.json"))) == 35
     assert bad_input(beggar("basin", CASELLA, "--guide", "breadth"), "--players 3|4")
+
+
+@pytest.mark.parametrize("name, sizes, count", [("loop-4-players-standard", [13] * 4, 8),
+                                                ("loop-3-players-camicia", [14, 13, 13], 50),
+                                                ("loop-4-players-camicia", [10] * 4, 53)])
+def test_the_shipped_deals_of_three_and_four_players_never_end(name, sizes, count):
+    result = beggar("verify", str(RESULTS / f"{name}.json"))
+    assert result.returncode == 0 and f"{count} deals, 2 engines: all OK" in result.stdout
+    for game in json.loads((RESULTS / f"{name}.json").read_text()):
+        assert [len(hand) for hand in Deal.parse(game["deal"]).hands] == sizes

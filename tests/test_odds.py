@@ -165,17 +165,23 @@ def test_without_a_terminal_progress_is_plain_lines(tmp_path):
 
 
 def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path):
-    deal = Deal.parse(CASELLA)
+    # A balanced 10/10 deal of the half-camicia deck's loop, published nowhere
+    # (Casella's loop is published: known, so not announced).
+    deal = Deal.parse("----J--Q--/--K-K-Q-J-")
+    casella = Deal.parse(CASELLA)
     spec = jobs.check({"seed": 1})
     heard = []
     with Archive(tmp_path / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
-        _keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
-        # Found again, it is not new.
+        _keep(archive, "j", spec, ChunkResult(0, 1000, [(casella, play(casella))], None, 0.1), summary,
+              heard.append)
+        assert heard == []
         _keep(archive, "j", spec, ChunkResult(1, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
-    assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and CASELLA in heard[0]
-    saved = tmp_path / "loop-474-game1.json"
+        # Found again, it is not new.
+        _keep(archive, "j", spec, ChunkResult(2, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
+    assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and str(deal) in heard[0]
+    saved = tmp_path / "a-finds" / "loop-74-game2.json"
     assert str(saved) in heard[0]
     replayed = beggar("replay", saved)
     assert replayed.returncode == 0 and "loop: the game never ends" in replayed.stdout
@@ -194,7 +200,7 @@ def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, mon
         summary = Summary("j", "running", 1)
         _keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), 0.1), summary)
         assert len(summary.announced) == 1 and "NEW RECORD: 8344 cards" in summary.announced[0]
-        assert (tmp_path / "record-8344-game1.json").exists()
+        assert (tmp_path / "a-finds" / "record-8344-game1.json").exists()
         # Mann and Wu 2007 (7157) is extended to Anderson 2013 (7225): the best of the chunk.
         outcome = play(mann_wu)
         summary = Summary("j", "running", 1)

@@ -226,9 +226,12 @@ def _print_factory_summary(summary, archive_path, cluster, rate, whole=None):
              f"{len(summary.new_loops)} new to {archive_path}"]
     if whole is not None:
         lines.append(_whole_line(whole, "tries"))
+    from ..finds import known_loops
     for loop_id, loop in summary.new_loops[:10]:
+        known = known_loops(loop.deck).get(loop.hex)
         lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
-                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
+                     + (f" (known: {known})" if known else ""))
     if len(summary.new_loops) > 10:
         lines.append(f"  ... and {len(summary.new_loops) - 10} more "
                      f"(beggar archive list --loops --job {summary.job})")

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
 
-from .. import engine, published
+from .. import engine, finds, published
 from ..archive import ArchiveFault
 from ..backward import family
 from ..deal import Deal
 from ..decks import hand_sizes
 from ..outcome import Outcome
 from ..rules import Rules
-from ..savefile import SavedGame, to_json
+from ..savefile import to_json
 from . import SearchError
 from .drivers import run_chunk
 from .factory import keep as keep_loops
@@ -403,9 +403,10 @@ def _announce(archive, job_id, news, summary, announce):
 
 
 def _announcement(archive, job_id, game_id, deal, outcome, driver):
-    """A loud line, and a saved game next to the archive, for a game longer
-    than the longest published (standard deck, 26/26) or a balanced deal that
-    loops; None for any other game."""
+    """A loud line, and a saved game next to the archive (in finds.folder, out
+    of git's sight, with its provenance), for a game longer than the longest
+    published (standard deck, 26/26) or a balanced deal of a loop not known
+    before (published, or shipped with beggar); None for any other game."""
     balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
         deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
@@ -419,10 +420,13 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
                 f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
     else:
         return None
-    folder = os.path.dirname(os.path.abspath(archive.path))
-    path = os.path.join(folder, f"{kind}-{outcome.cards}-game{game_id}.json")
-    saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({driver})")
+    game = archive.game(game_id)
+    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
+        return None
+    path = os.path.join(finds.folder_of(archive.path), f"{kind}-{outcome.cards}-game{game_id}.json")
+    saved, _ = finds.saved_game(archive, game)
     try:
+        finds.folder(archive.path)
         _write_new(path, to_json(saved, outcome))
         where = f"saved to {path}"
     except FileExistsError:
