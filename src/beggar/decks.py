@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .cards import ACE, JACK, KING, PLAIN, QUEEN, SYMBOLS
 from .checks import cut, is_digits
+from .errors import BadInput
 
 #: More cards than this do not fit the engines' byte-sized positions.
 MAX_DECK = 255
@@ -26,7 +27,7 @@ NAMED = {
 }
 
 
-class DeckError(ValueError):
+class DeckError(BadInput, ValueError):
     """A deck that cannot be played with; the message says why."""
 
 

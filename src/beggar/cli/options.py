@@ -8,6 +8,7 @@ import os
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, is_digits, number, shown
 from ..deal import ANY, Deal
 from ..engine import ALL_ENGINES
+from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
 from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
@@ -19,11 +20,11 @@ EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
 PLOT_INSTALL = "pip install 'beggar[plot]' (in a clone of the repository: pip install '.[plot]')"
 
 
-class UsageError(ValueError):
+class UsageError(BadInput, ValueError):
     """A command line that asks for something that cannot be done."""
 
 
-class OutputFault(Exception):
+class OutputFault(Fault):
     """A file a command was asked to write that the machine cannot take now
     (a full disk, a read-only filesystem, an I/O error): exit 3, as the
     README promises for faults; a wrong path is a UsageError (exit 2)."""

@@ -38,6 +38,7 @@ import numpy as np
 from .. import lengths as bins
 from .. import published
 from ..decks import Deck, hand_sizes
+from ..errors import BadInput
 from ..lengths import Lengths
 from .job import FACTORY, stored
 
@@ -49,7 +50,7 @@ TAIL_FROM = 2000
 Z95 = 1.959963984540054
 
 
-class OddsError(ValueError):
+class OddsError(BadInput, ValueError):
     """Statistics that cannot be given: no such job, no histograms, a bad bound."""
 
 
@@ -111,6 +112,10 @@ def collect(archive, job_id=None):
             raise OddsError(f"{archive.path}: job {job_id} is a {chosen[0][1]['driver']} job of the loop "
                             "factory: it plays states to their loops, not deals to their end, and keeps "
                             "no length histogram (beggar archive list --loops shows what it found)")
+        if chosen[0][1]["driver"] == "eliminate":
+            raise OddsError(f"{archive.path}: job {job_id} is an eliminate job: it searches back from loops, "
+                            "plays no deal to its end and keeps no length histogram (beggar archive list "
+                            "--loops shows what it found)")
     else:
         chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
         chosen = [(i, spec) for i, spec in chosen if spec["driver"] == "sample"
