@@ -1,4 +1,4 @@
-"""One check every module makes of the numbers it is given: a whole number in a range."""
+"""The checks every module makes of the numbers it is given: a whole number in a range, seconds."""
 
 import numbers
 
@@ -11,6 +11,10 @@ MAX_SEED = 2 ** 64 - 1
 
 #: Archive ids are SQLite's signed 64-bit integers.
 MAX_ID = 2 ** 63 - 1
+
+#: The longest time beggar is given (a search's --time, a backward search's
+#: bound): some thirty years.
+MAX_SECONDS = 10 ** 9
 
 _SHOWN = {MAX_COUNT: "10**18", MAX_SEED: "2**64-1", MAX_ID: "2**63-1"}
 
@@ -29,3 +33,12 @@ def whole(value, name, low=0, high=None):
         bound = f"of at least {low}" if high is None else f"from {low} to {shown(high)}"
         raise ValueError(f"{name} must be a whole number {bound}, not {value!r}")
     return int(value)
+
+
+def seconds(value, name, high=MAX_SECONDS):
+    """`value` as a float when it is a number of seconds above 0 and at most
+    `high`, else ValueError naming `name`. bool is not a number here; nan is
+    no number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= high:
+        raise ValueError(f"{name} must be a number of seconds above 0 and at most {high:,}, not {value!r}")
+    return float(value)

@@ -12,6 +12,7 @@ import time
 
 from tqdm import tqdm
 
+from .. import checks
 from .job import JobError
 
 #: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
@@ -25,13 +26,10 @@ def plain_seconds():
     if not text:
         return PLAIN_SECONDS
     try:
-        seconds = float(text)
+        return checks.seconds(float(text), "BEGGAR_PROGRESS_SECONDS", 10 ** 6)
     except ValueError:
-        seconds = -1.0
-    if not 0 < seconds <= 10 ** 6:
         raise JobError(f"BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0 and at most 1000000, "
-                       f"not {text!r}")
-    return seconds
+                       f"not {text!r}") from None
 
 
 def left(seconds):
