@@ -66,7 +66,7 @@ def test_tables_are_checked():
         check_table("standard", 3, 10)
     with pytest.raises(DeckError, match="split must be a whole number from 1 to 39"):
         check_table("camicia", 2, 40)
-    with pytest.raises(DeckError, match="players must be 2, 3 or 4"):
+    with pytest.raises(DeckError, match="players must be 2 to 4"):
         check_table("standard", 5, None)
     with pytest.raises(DealError, match="cannot be dealt to 3 players"):
         Deal.shuffled(3, 1, 0, deck="1J 1Q")

@@ -4,8 +4,10 @@ one game, and reading the game they ask for."""
 import argparse
 import os
 
-from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, shown, whole
+from .. import checks
+from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, shown, whole
 from ..deal import ANY, Deal
+from ..decks import MAX_PLAYERS, MIN_PLAYERS
 from ..engine import ALL_ENGINES
 from ..errors import BadInput
 from ..rules import Rules
@@ -49,9 +51,6 @@ chunk = whole_in(1, MAX_CHUNK)
 #: A census rank or count: the deck's arrangements bound it (search.job checks).
 rank = whole_in(0)
 
-#: The longest time any command is asked to run for: about 30 years.
-MAX_SECONDS = 10 ** 9
-
 
 #: The units a time may be given in: --time 90m, 8h.
 TIME_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -63,14 +62,11 @@ def seconds(text):
     if number[-1:].lower() in TIME_UNITS:
         number, scale = number[:-1], TIME_UNITS[number[-1].lower()]
     try:
-        value = float(number) * scale
+        return checks.seconds(float(number) * scale, "a time")
     except ValueError:
-        value = -1
-    if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
             f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, or a time with a unit "
-            f"(90m, 8h, 2d), not {text!r}")
-    return value
+            f"(90m, 8h, 2d), not {text!r}") from None
 
 
 def workers(text):
@@ -81,8 +77,8 @@ def workers(text):
 
 
 def players(text):
-    if text not in ("2", "3", "4"):
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, not {text!r}")
+    if text not in [str(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]:
+        raise argparse.ArgumentTypeError(f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {text!r}")
     return int(text)
 
 
