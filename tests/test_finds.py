@@ -45,16 +45,21 @@ def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
     files = sorted((ROOT / "results").glob("*.json"))
     shipped = {str(game.deal): game for game in finds.shipped()}
     for path in files:
-        game = load(str(path))[0]
-        assert not game.name.startswith("archive game") and game.name.startswith(path.stem + ": ")
-        assert shipped[str(game.deal)].name == game.name and game.provenance["file"] == f"results/{path.name}"
+        games = load(str(path))
+        for game in games:
+            assert game.name and not game.name.startswith("archive game")
+            assert shipped[str(game.deal)].name == game.name
+            assert shipped[str(game.deal)].provenance["file"] == f"results/{path.name}"
+        if len(games) == 1:
+            assert games[0].name.startswith(path.stem + ": ")
     loop_52 = load(str(ROOT / "results" / "loop-52-balanced.json"))[0].deal
     known = finds.known_loops("standard")
     assert known[loops.of_deal(loop_52).hex] == f"shipped with beggar: {shipped[str(loop_52)].name}"
     assert known[loops.of_deal(Deal.parse(CASELLA)).hex] == "published: Casella 2024"
-    result = beggar("verify", *files)
-    assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"{len(files)} deals, 2 engines: all OK"
-    assert [line.split()[0] for line in result.stdout.splitlines()[1:-1]] == [f"{p}" for p in files]
+    single = [path for path in files if len(load(str(path))) == 1]
+    result = beggar("verify", *single)
+    assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"{len(single)} deals, 2 engines: all OK"
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:-1]] == [f"{p}" for p in single]
 
 
 def test_the_readme_casella_example_replays_as_shown():
