@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from . import engine
 from .checks import MAX_COUNT, whole
 from .deal import Deal
+from .errors import BadInput
 
 MAX_STATES = 10_000_000
 MAX_SECONDS = 60.0
 
 
-class BackwardError(ValueError):
+class BackwardError(BadInput, ValueError):
     """A deal that the asked-for search does not apply to."""
 
 

@@ -4,6 +4,8 @@ A card is stored as its penalty, so the code is the rule: 0 plain, 1 jack,
 2 queen, 3 king, 4 ace. Suits and the values 2-10 never change play.
 """
 
+from .errors import BadInput
+
 PLAIN, JACK, QUEEN, KING, ACE = 0, 1, 2, 3, 4
 PENALTIES = (PLAIN, JACK, QUEEN, KING, ACE)
 
@@ -24,7 +26,7 @@ _CODES.update({str(v): PLAIN for v in range(2, 10)})
 SUIT_MARKS = frozenset("SHDCshdc\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667")
 
 
-class CardError(ValueError):
+class CardError(BadInput, ValueError):
     """A card name that is not one of the accepted spellings."""
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import ACE, JACK, KING, PLAIN, QUEEN, SYMBOLS
+from .errors import BadInput
 
 #: More cards than this do not fit the engines' byte-sized positions.
 MAX_DECK = 255
@@ -25,7 +26,7 @@ NAMED = {
 }
 
 
-class DeckError(ValueError):
+class DeckError(BadInput, ValueError):
     """A deck that cannot be played with; the message says why."""
 
 

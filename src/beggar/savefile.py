@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from .checks import whole
 from .deal import Deal, DealError, read_hands
+from .errors import BadInput
 from .outcome import STATUSES
 from .rules import Rules
 
@@ -51,7 +52,7 @@ _RULE_FIELDS = {"max_cards", "max_tricks", "detect_loops"}
 _EXPECTED_FIELDS = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
 
 
-class SaveFileError(ValueError):
+class SaveFileError(BadInput, ValueError):
     """A saved game that cannot be read; the message names file and place."""
 
 

@@ -275,10 +275,7 @@ def run_archive_report(args):
 def run_archive_census(args):
     from ..search import tally
     with Archive(args.archive, readonly=True) as archive:
-        try:
-            result = tally.tally(archive, args.job)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+        result = tally.tally(archive, args.job)
     print("\n".join(tally.report(result, loops_shown=args.loops)))
     if args.plot:
         from .games import _pyplot

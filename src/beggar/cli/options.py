@@ -7,6 +7,7 @@ import os
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, shown, whole
 from ..deal import ANY, Deal
 from ..engine import ALL_ENGINES
+from ..errors import BadInput
 from ..rules import Rules
 from ..savefile import SavedGame, load
 from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
@@ -18,7 +19,7 @@ EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
 PLOT_INSTALL = "pip install 'beggar[plot]' (in a clone of the repository: pip install '.[plot]')"
 
 
-class UsageError(ValueError):
+class UsageError(BadInput, ValueError):
     """A command line that asks for something that cannot be done."""
 
 

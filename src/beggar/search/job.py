@@ -28,6 +28,7 @@ from .. import census
 from ..checks import MAX_COUNT, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
+from ..errors import BadInput
 from ..shuffle import check_seed
 
 if sys.version_info >= (3, 11):
@@ -106,7 +107,7 @@ def fresh_seed():
     return secrets.randbelow(FRESH_SEEDS)
 
 
-class JobError(ValueError):
+class JobError(BadInput, ValueError):
     """A job specification that cannot be run; the message names file and key."""
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from .. import lengths as bins
 from .. import published
 from ..decks import Deck, hand_sizes
+from ..errors import BadInput
 from ..lengths import Lengths
 from .job import FACTORY, stored
 
@@ -49,7 +50,7 @@ TAIL_FROM = 2000
 Z95 = 1.959963984540054
 
 
-class OddsError(ValueError):
+class OddsError(BadInput, ValueError):
     """Statistics that cannot be given: no such job, no histograms, a bad bound."""
 
 
