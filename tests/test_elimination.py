@@ -115,6 +115,20 @@ def test_the_search_from_the_loop_finds_every_loop_deal_of_the_census(small_cens
         assert compiled.status == "loop" and compiled == reference_outcome
 
 
+def test_at_a_table_of_four_the_searches_from_the_census_loops_find_its_loop_deals():
+    from beggar import census
+    deck = Deck.parse(SMALL)
+    found = engine.census(0, census.count(deck), deck=deck, players=4)
+    one_per_loop = {key: deal for _, deal, _, key in found.loops}
+    assert (len(found.loops), len(one_per_loop)) == (33, 2)
+    deals = set()
+    for deal in one_per_loop.values():
+        searched = elimination.search(deal, 4, "breadth", 10 ** 6, 600)
+        assert searched.stopped_by is None
+        deals |= {member for member, _, _ in searched.deals}
+    assert deals == {deal for _, deal, _, _ in found.loops}
+
+
 def test_every_guide_finds_them_all_when_it_runs_to_the_end(small_census):
     deals = {deal for _, deal, _, _ in small_census.loops}
     for guide in ("smallest", "balance"):
@@ -156,6 +170,7 @@ def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, sma
         assert stats["ascent"]["states"] == 6880 and stats["ascent"]["stopped_by"] is None
     again = beggar("search", "--resume", job_id, "--archive", path)
     assert again.returncode == 0 and "is done" in again.stdout
+    assert bad_input(beggar("stats", job_id, "--archive", path), "is an eliminate job")
 
 
 @pytest.mark.parametrize("text, fragment", [

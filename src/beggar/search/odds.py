@@ -107,6 +107,10 @@ def collect(archive, job_id=None):
             raise OddsError(f"{archive.path}: job {job_id} is a {chosen[0][1]['driver']} job of the loop "
                             "factory: it plays states to their loops, not deals to their end, and keeps "
                             "no length histogram (beggar archive list --loops shows what it found)")
+        if chosen[0][1]["driver"] == "eliminate":
+            raise OddsError(f"{archive.path}: job {job_id} is an eliminate job: it searches back from loops, "
+                            "plays no deal to its end and keeps no length histogram (beggar archive list "
+                            "--loops shows what it found)")
     else:
         chosen = [(i, stored(spec)) for i, spec in archive.jobs()
                   if spec["driver"] == "sample" and same_table(stored(spec)) == ("standard", 2, "even")]
