@@ -63,6 +63,8 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
     x_low, x_high = min(xs), max(xs)
     if x_high == x_low:
         x_high = x_low + 1
+    if marks:
+        x_high += (x_high - x_low) * 0.03       # a line at the last x stays clear of the frame
     if log_y:
         y_low, y_high = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
         if y_high == y_low:
@@ -103,8 +105,10 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
         xpos = px(x)
         out.append(f'<line x1="{xpos:.1f}" y1="{top}" x2="{xpos:.1f}" y2="{top + plot_h}" stroke="#888" '
                    f'stroke-dasharray="3,3"><title>{escape(label)}</title></line>'
-                   f'<text x="{xpos + 2:.1f}" y="{top + 12 + 11 * (number % 4)}" fill="#555" font-size="10">'
-                   f'{escape(label)}</text>')
+                   # Near the right edge, the label reads leftwards from its line.
+                   + (f'<text x="{xpos - 2:.1f}" text-anchor="end"' if xpos > left + 0.7 * plot_w
+                      else f'<text x="{xpos + 2:.1f}"')
+                   + f' y="{top + 12 + 11 * (number % 4)}" fill="#555" font-size="10">{escape(label)}</text>')
     for number, (label, points) in enumerate(kept):
         if not points:
             continue

@@ -166,7 +166,7 @@ def _odds_section(archive, job_id):
                           [[f"{r['cards']:,}", f"{r['games']:,}", f"{r['p']:.3g}", f"{r['low']:.3g} to {r['high']:.3g}"]
                            for r in rows]))
         curve = odds.curve(played)
-        marks = [(cards, name) for name, cards in odds.references(archive, played)]
+        marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
         lines = [("P(cards >= L)", curve)]
         if tail is not None:
             top = max([x for x, _ in curve] + [x for x, _ in marks])
