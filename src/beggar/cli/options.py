@@ -6,7 +6,7 @@ import errno
 import os
 
 from .. import checks
-from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown, whole
+from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown
 from ..deal import ANY, Deal
 from ..decks import MAX_PLAYERS, MIN_PLAYERS
 from ..engine import ALL_ENGINES
