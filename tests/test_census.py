@@ -12,7 +12,7 @@ from beggar import Deal, census, engine, reference
 from beggar.archive import Archive
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.search import tally
-from helpers import bad_input, beggar, job_id, kept, start
+from helpers import bad_input, beggar, job_file, job_id, kept, start
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
 
@@ -124,6 +124,11 @@ def test_census_bad_input_is_one_line(tmp_path):
     bad_input(beggar("census", "half", "--split", "random", "--archive", tmp_path / "a.sqlite"),
               "split is even or a number of cards")
     bad_input(beggar("archive", "census", "nope", "--archive", tmp_path / "a.sqlite"), "no job 'nope'")
+    sampled = beggar("search", job_file(tmp_path, deals=1000, chunk=1000), "--archive", tmp_path / "s.sqlite",
+                     "--workers", "1", "--quiet")
+    assert sampled.returncode == 0, sampled.stderr
+    bad_input(beggar("archive", "census", job_id(sampled.stdout), "--archive", tmp_path / "s.sqlite"),
+              "is a sample job, not a census")
 
 
 def test_archive_census_plots(tmp_path):

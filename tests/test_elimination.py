@@ -2,8 +2,10 @@
 trick eliminated, the guided search, and the deals of a small deck's census."""
 
 import itertools
+import json
 import random
 from collections import deque
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from beggar.decks import Deck, deal_out, hand_sizes
 from helpers import CASELLA, bad_input, beggar
 
 SMALL = "12 2J 2Q 2K"       # its 3-player census: 35 loop deals, one two-player loop
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def step(hands, leader):
@@ -112,6 +115,20 @@ def test_the_search_from_the_loop_finds_every_loop_deal_of_the_census(small_cens
         assert compiled.status == "loop" and compiled == reference_outcome
 
 
+def test_at_a_table_of_four_the_searches_from_the_census_loops_find_its_loop_deals():
+    from beggar import census
+    deck = Deck.parse(SMALL)
+    found = engine.census(0, census.count(deck), deck=deck, players=4)
+    one_per_loop = {key: deal for _, deal, _, key in found.loops}
+    assert (len(found.loops), len(one_per_loop)) == (33, 2)
+    deals = set()
+    for deal in one_per_loop.values():
+        searched = elimination.search(deal, 4, "breadth", 10 ** 6, 600)
+        assert searched.stopped_by is None
+        deals |= {member for member, _, _ in searched.deals}
+    assert deals == {deal for _, deal, _, _ in found.loops}
+
+
 def test_every_guide_finds_them_all_when_it_runs_to_the_end(small_census):
     deals = {deal for _, deal, _, _ in small_census.loops}
     for guide in ("smallest", "balance"):
@@ -153,6 +170,7 @@ def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, sma
         assert stats["ascent"]["states"] == 6880 and stats["ascent"]["stopped_by"] is None
     again = beggar("search", "--resume", job_id, "--archive", path)
     assert again.returncode == 0 and "is done" in again.stdout
+    assert bad_input(beggar("stats", job_id, "--archive", path), "is an eliminate job")
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -175,3 +193,13 @@ def test_beggar_basin_at_a_table_of_three(small_census, tmp_path):
     assert "35 balanced deals" in result.stdout
     assert len(list(tmp_path.glob("*.json"))) == 35
     assert bad_input(beggar("basin", CASELLA, "--guide", "breadth"), "--players 3|4")
+
+
+@pytest.mark.parametrize("name, sizes, count", [("loop-4-players-standard", [13] * 4, 8),
+                                                ("loop-3-players-camicia", [14, 13, 13], 50),
+                                                ("loop-4-players-camicia", [10] * 4, 53)])
+def test_the_shipped_deals_of_three_and_four_players_never_end(name, sizes, count):
+    result = beggar("verify", str(RESULTS / f"{name}.json"))
+    assert result.returncode == 0 and f"{count} deals, 2 engines: all OK" in result.stdout
+    for game in json.loads((RESULTS / f"{name}.json").read_text()):
+        assert [len(hand) for hand in Deal.parse(game["deal"]).hands] == sizes

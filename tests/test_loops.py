@@ -369,6 +369,9 @@ def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp
     run = beggar("search", job, "--archive", path, "--quiet", "--workers", "1")
     assert run.returncode == 0, run.stderr
     assert "BALANCED 34 balanced deals that never end" in run.stdout
+    # The loop is shipped in results/: known, so neither announced as new nor written out again.
+    assert "NEW LOOP" not in run.stdout + run.stderr and not (tmp_path / "a-finds").exists()
+    assert "(known: shipped with beggar: loop-52-balanced: " in run.stdout
     casella = loops.of_deal(Deal.parse(CASELLA))
     with Archive(path) as archive:
         (row,) = archive.loops()

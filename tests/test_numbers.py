@@ -6,7 +6,6 @@ refuses or reads, and int() refuses more than 4300 digits."""
 
 import pytest
 
-from beggar.archive import Archive
 from helpers import bad_input, beggar, job_file
 
 
@@ -39,7 +38,5 @@ def test_a_job_files_numbers_and_decks(tmp_path):
 def test_environment_numbers_are_ascii(tmp_path):
     bad_input(beggar("search", "--deals", 10, "--archive", tmp_path / "a.sqlite",
                      env={"BEGGAR_PROGRESS_SECONDS": "６０"}), "BEGGAR_PROGRESS_SECONDS must be a number")
-    with Archive(tmp_path / "a.sqlite"):
-        pass
-    bad_input(beggar("archive", "list", "--archive", tmp_path / "a.sqlite", env={"BEGGAR_LOCK_SECONDS": "６０"}),
+    bad_input(beggar("archive", "jobs", "--archive", tmp_path / "a.sqlite", env={"BEGGAR_LOCK_SECONDS": "６０"}),
               "BEGGAR_LOCK_SECONDS must be a number")

@@ -2,7 +2,7 @@
 
 from typing import Sequence
 
-from .states import Found
+from .states import GUIDES as GUIDES, Found
 
 def predecessors(hands: Sequence[Sequence[int]], leader: int
                  ) -> list[tuple[tuple[tuple[int, ...], ...], int, int]]: ...

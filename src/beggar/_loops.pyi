@@ -2,12 +2,13 @@
 
 from typing import NamedTuple, Sequence
 
+from .checks import MAX_COUNT as MAX_COUNT, MAX_SEED as MAX_SEED
 from .decks import Deck
 
-State = tuple[tuple[tuple[int, ...], tuple[int, ...]], int]
+_State = tuple[tuple[tuple[int, ...], tuple[int, ...]], int]
 
 class Growth(NamedTuple):
-    loops: list[State]
+    loops: list[_State]
     tries: int
     largest: int
     restarts: int
@@ -18,6 +19,6 @@ def grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: in
          patience: int = ..., stall: int = ..., lateral_percent: int = ...) -> Growth: ...
 def _grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: int = ..., start_plain: int = ...,
           patience: int = ..., stall: int = ..., lateral_percent: int = ...
-          ) -> tuple[Growth, dict[int | str, tuple[int, int] | State]]: ...
-def perturb(states: Sequence[State], deck: Deck | str, seed: int, index: int, tries: int, *, changes: int = ...,
+          ) -> tuple[Growth, dict[int | str, tuple[int, int] | _State]]: ...
+def perturb(states: Sequence[_State], deck: Deck | str, seed: int, index: int, tries: int, *, changes: int = ...,
             reach: int = ...) -> Growth: ...

@@ -29,6 +29,7 @@ from pathlib import Path
 from .checks import MAX_COUNT, cut
 from .deal import Deal
 from .decks import Deck
+from .errors import BadInput, Fault
 
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
@@ -123,12 +124,12 @@ CREATE TABLE loops (
 RECORD_CARDS = 4791
 
 
-class ArchiveError(Exception):
+class ArchiveError(BadInput):
     """An archive that cannot be used as asked (not an archive, no such game or
     job): the user's to correct; the message names the file."""
 
 
-class ArchiveFault(Exception):
+class ArchiveFault(Fault):
     """An archive that is there but cannot be used now: locked by another
     process for too long, read-only, damaged, on a full disk. The message names
     the file and what is wrong."""

@@ -4,14 +4,13 @@ A card is stored as its penalty, so the code is the rule: 0 plain, 1 jack,
 2 queen, 3 king, 4 ace. Suits and the values 2-10 never change play.
 """
 
+from .errors import BadInput
+
 PLAIN, JACK, QUEEN, KING, ACE = 0, 1, 2, 3, 4
 PENALTIES = (PLAIN, JACK, QUEEN, KING, ACE)
 
 #: The symbol each code is written with in the record notation.
 SYMBOLS = "-JQKA"
-
-#: How many of each code a standard 52-card deck holds.
-STANDARD_DECK = {PLAIN: 36, JACK: 4, QUEEN: 4, KING: 4, ACE: 4}
 
 NAMES = {PLAIN: "plain card", JACK: "jack", QUEEN: "queen", KING: "king", ACE: "ace"}
 
@@ -24,7 +23,7 @@ _CODES.update({str(v): PLAIN for v in range(2, 10)})
 SUIT_MARKS = frozenset("SHDCshdc\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667")
 
 
-class CardError(ValueError):
+class CardError(BadInput, ValueError):
     """A card name that is not one of the accepted spellings."""
 
 
@@ -47,8 +46,3 @@ def code(name):
         return _CODES[text.upper()]
     except KeyError:
         raise CardError(f"unknown card {name!r}") from None
-
-
-def symbol(card_code):
-    """The record-notation symbol of a code: '-', 'J', 'Q', 'K' or 'A'."""
-    return SYMBOLS[card_code]

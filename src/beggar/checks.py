@@ -1,8 +1,8 @@
-"""One check every module makes of the numbers it is given: a whole number in
-a range; and one rule for every number a user writes anywhere (an option, a
-deck's counts, a job file's text, an environment variable): ASCII digits
-only, at most MAX_DIGITS of them, and a value that is not one is named in
-the error cut to a readable length."""
+"""The checks every module makes of the numbers it is given: a whole number
+in a range, seconds; and one rule for every number a user writes anywhere
+(an option, a deck's counts, a job file's text, an environment variable):
+ASCII digits only, at most MAX_DIGITS of them, and a value that is not one
+is named in the error cut to a readable length."""
 
 import numbers
 
@@ -15,6 +15,10 @@ MAX_SEED = 2 ** 64 - 1
 
 #: Archive ids are SQLite's signed 64-bit integers.
 MAX_ID = 2 ** 63 - 1
+
+#: The longest time beggar is given (a search's --time, a backward search's
+#: bound): some thirty years.
+MAX_SECONDS = 10 ** 9
 
 #: The most digits a written number may have: every count beggar takes has
 #: at most 19, a seed 20, a census rank of the largest deck (255 cards) 174.
@@ -67,3 +71,12 @@ def whole(value, name, low=0, high=None):
         bound = f"of at least {low}" if high is None else f"from {low} to {shown(high)}"
         raise ValueError(f"{name} must be a whole number {bound}, not {cut(value)}")
     return int(value)
+
+
+def seconds(value, name, high=MAX_SECONDS):
+    """`value` as a float when it is a number of seconds above 0 and at most
+    `high`, else ValueError naming `name`. bool is not a number here; nan is
+    no number of seconds."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= high:
+        raise ValueError(f"{name} must be a number of seconds above 0 and at most {high:,}, not {value!r}")
+    return float(value)

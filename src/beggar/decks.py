@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 from .cards import ACE, JACK, KING, PLAIN, QUEEN, SYMBOLS
 from .checks import cut, is_digits
+from .errors import BadInput
+
+#: A table seats 2 to 4 players (the engines' MAX_PLAYERS in _engine.pxd).
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 #: More cards than this do not fit the engines' byte-sized positions.
 MAX_DECK = 255
@@ -26,7 +30,7 @@ NAMED = {
 }
 
 
-class DeckError(ValueError):
+class DeckError(BadInput, ValueError):
     """A deck that cannot be played with; the message says why."""
 
 
@@ -123,8 +127,8 @@ def written(counts):
 def check_table(deck, players, split):
     """(Deck, players, split) checked for random deals: the deck by name,
     notation or Deck, 2-4 players that it can be dealt to, and check_split."""
-    if isinstance(players, bool) or players not in (2, 3, 4):
-        raise DeckError(f"players must be 2, 3 or 4, not {players!r}")
+    if isinstance(players, bool) or players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        raise DeckError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
     deck = Deck.parse(deck)
     deck.check_players(players)
     return deck, players, check_split(split, players, deck.total)

@@ -23,6 +23,7 @@ from . import reference
 from .climbing import ClimbRules
 from .deal import Deal
 from .decks import STANDARD, Deck
+from .errors import BadInput, Fault
 from .rules import Rules
 
 #: The engines that play every game of every table.
@@ -74,11 +75,11 @@ class Engine(Protocol):
 FUNCTIONS = tuple(name for name in vars(Engine) if not name.startswith("_") and callable(vars(Engine)[name]))
 
 
-class EngineError(RuntimeError):
+class EngineError(BadInput, RuntimeError):
     """An engine that was asked for and cannot be used."""
 
 
-class EngineFault(RuntimeError):
+class EngineFault(Fault, RuntimeError):
     """The machine cannot run the engine asked for (no GPU, no driver, a
     failed compile): a fault, not a wrong request."""
 

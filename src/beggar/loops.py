@@ -24,10 +24,11 @@ from importlib import resources
 from . import engine
 from .census import state_key
 from .deal import Deal
+from .errors import BadInput
 from .published import deals as published_deals
 
 
-class LoopError(ValueError):
+class LoopError(BadInput, ValueError):
     """A deal or state that does not fall into a loop, or cannot be looked at as one."""
 
 

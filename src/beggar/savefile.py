@@ -23,7 +23,8 @@ Three forms, told apart by their content:
                     "loop_period": {"tricks": 62, "cards": 440}}}
 
   "deal" may also be a list of hands, each a string or a list of card names.
-  Only "deal" is required. The published-deals form (`p1`, `p2`, `status`,
+  Only "deal" is required; "provenance" (an object: where the game comes
+  from, finds.py) is kept as read. The published-deals form (`p1`, `p2`, `status`,
   `cards`, `tricks`, ...) is read too.
 
 Every error is a SaveFileError whose message names the file and the line (and
@@ -38,19 +39,20 @@ from dataclasses import dataclass
 
 from .checks import whole
 from .deal import Deal, DealError, read_hands
+from .errors import BadInput
 from .outcome import STATUSES
 from .rules import Rules
 
 FORMAT, VERSION = "beggar-game", 1
 
-_GAME_FIELDS = {"format", "version", "name", "deal", "rules", "expected", "note"}
+_GAME_FIELDS = {"format", "version", "name", "deal", "rules", "expected", "note", "provenance"}
 _PUBLISHED_FIELDS = {"name", "year", "p1", "p2", "cards", "tricks", "status", "source", "note",
                      "loop_entry", "loop_period"}
 _RULE_FIELDS = {"max_cards", "max_tricks", "detect_loops"}
 _EXPECTED_FIELDS = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
 
 
-class SaveFileError(ValueError):
+class SaveFileError(BadInput, ValueError):
     """A saved game that cannot be read; the message names file and place."""
 
 
@@ -60,12 +62,16 @@ class SavedGame:
 
     expected: None, or a dict of Outcome fields to check (at least status,
     cards and tricks), with loop_entry and loop_period as (tricks, cards).
+    provenance: None, or where the game comes from, as plain JSON (finds.py:
+    the job, driver, seed and chunk, when, both engines' outcomes); kept as
+    it is read, never checked.
     """
     deal: Deal
     rules: Rules = Rules()
     expected: dict | None = None
     name: str | None = None
     year: int | None = None
+    provenance: dict | None = None
 
 
 #: The largest saved-game file read: far above any deal of MAX_CARDS cards
@@ -190,7 +196,10 @@ def _game_from_json(entry, deck):
     expected = entry.get("expected")
     if expected is not None:
         expected = _expected(expected, "expected.")
-    return SavedGame(deal, rules, expected, _name(entry))
+    provenance = entry.get("provenance")
+    if provenance is not None and not isinstance(provenance, dict):
+        raise ValueError(f"field 'provenance' must be an object, not {_json_type(provenance)}")
+    return SavedGame(deal, rules, expected, _name(entry), provenance=provenance)
 
 
 def _published_game(entry, deck):
@@ -296,6 +305,8 @@ def to_json(game, outcome=None):
         figures = outcome.as_dict()
         del figures["engine"]
         entry["expected"] = figures
+    if game.provenance is not None:
+        entry["provenance"] = game.provenance
     return json.dumps(entry, indent=2) + "\n"
 
 
@@ -309,5 +320,8 @@ def to_text(game, outcome=None):
                      f"max_tricks={game.rules.max_tricks} (kept by the JSON form only)")
     if outcome is not None:
         lines.append(f"# {outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
+    for key, value in (game.provenance or {}).items():
+        if key != "engines":
+            lines.append(f"# {key}: {json.dumps(value) if isinstance(value, dict) else value}")
     lines.extend(str(Deal.from_codes([hand])) for hand in game.deal.hands)
     return "\n".join(lines) + "\n"

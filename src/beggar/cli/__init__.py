@@ -24,19 +24,9 @@ def main(argv=None):
 def _main(argv):
     import os
 
-    from ..archive import ArchiveError, ArchiveFault
-    from ..backward import BackwardError
-    from ..deal import DealError
-    from ..decks import DeckError
-    from ..engine import EngineError, EngineFault
-    from ..savefile import SaveFileError
-    from ..search import SearchError
-    from ..search.cluster import ClusterError
-    from ..search.job import JobError
-    from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, OutputFault, UsageError
+    from ..errors import BadInput, Fault
+    from .options import EXIT_BAD_INPUT, EXIT_FAILED, NOTATION, UsageError
 
-    bad_input = (DealError, DeckError, SaveFileError, EngineError, UsageError, ArchiveError, JobError,
-                 BackwardError, ClusterError)
     if sys.stdout is None:
         print("beggar: standard output is closed: nothing could be shown", file=sys.stderr)
         return EXIT_FAILED
@@ -54,10 +44,10 @@ def _main(argv):
         status = args.run(args)
         sys.stdout.flush()          # a full disk shows here, not as the interpreter exits
         return status
-    except bad_input as error:
+    except BadInput as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (SearchError, ArchiveFault, EngineFault, OutputFault) as error:
+    except Fault as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
         return EXIT_FAILED
     except BrokenPipeError:

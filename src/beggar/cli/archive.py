@@ -9,7 +9,6 @@ import sys
 from .. import engine
 from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
-from ..outcome import Outcome
 from ..rules import Rules
 from ..census import key_deal
 from ..savefile import SavedGame, to_json, to_text
@@ -188,14 +187,9 @@ def _show_loop(args):
 
 def _archived(game):
     """A kept game as (SavedGame, Outcome of the compiled engine)."""
-    figures = dict(game["compiled"])
-    for key in ("loop_entry", "loop_period"):
-        if figures[key] is not None:
-            figures[key] = (figures[key]["tricks"], figures[key]["cards"])
-    figures["counts"] = tuple(figures["counts"])
-    outcome = Outcome(**figures)
+    from ..finds import outcome_of
     saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=f"archive game {game['id']}")
-    return saved, outcome
+    return saved, outcome_of(game["compiled"])
 
 
 def run_archive_show(args):
@@ -230,9 +224,9 @@ def run_archive_export(args):
         args.id = game_id(args.id)
     except argparse.ArgumentTypeError as error:
         raise UsageError(f"argument ID: {error}") from None
+    from ..finds import saved_game
     with Archive(args.archive, readonly=True) as archive:
-        game = archive.game(args.id)
-    saved, outcome = _archived(game)
+        saved, outcome = saved_game(archive, archive.game(args.id), args.name)
     return _write(saved, outcome, args, f"game {args.id}")
 
 
@@ -253,26 +247,40 @@ def _export_loop(args):
     if args.file is not None:
         raise UsageError("give a game ID or --loop N, not both")
     args.file = args.id         # with --loop, the one word given is the FILE
+    from ..finds import provenance_of_loop, saved_game
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
-    if row["deals"]:
-        saved, outcome = _archived(row["deals"][0])
-        saved = SavedGame(saved.deal, saved.rules,
-                          name=f"balanced deal of archive loop {row['id']} (game {row['deals'][0]['id']})")
-    else:
+        if row["deals"]:
+            saved, outcome = saved_game(archive, row["deals"][0], args.name)
+    if not row["deals"]:
         deal = key_deal(bytes.fromhex(row["key"]))
         outcome = engine.play(deal)
-        saved = SavedGame(deal, Rules(), name=f"archive loop {row['id']}, from its canonical state")
+        saved = SavedGame(deal, Rules(), name=args.name or (
+            f"a state of the {row['deck']} deck that never ends (period {row['period_tricks']} tricks / "
+            f"{row['period_cards']} cards, the canonical state of its loop), found by {row['driver']} job "
+            f"{row['job']} on {row['found_at'][:10]}"), provenance=provenance_of_loop(row, args.archive))
     return _write(saved, outcome, args, f"loop {args.loop}")
+
+
+def run_archive_report(args):
+    from ..report import page
+    with Archive(args.archive, readonly=True) as archive:
+        if args.job is not None:
+            archive.job(args.job)       # no such job: one line
+        text = page(archive, args.job)
+    try:
+        with open(args.file, "w", encoding="utf-8") as file:
+            file.write(text)
+    except OSError as error:
+        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+    print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open it in a browser)")
+    return 0
 
 
 def run_archive_census(args):
     from ..search import tally
     with Archive(args.archive, readonly=True) as archive:
-        try:
-            result = tally.tally(archive, args.job)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+        result = tally.tally(archive, args.job)
     print("\n".join(tally.report(result, loops_shown=args.loops)))
     if args.plot is not None:
         from .games import _pyplot, save_figure
@@ -329,7 +337,18 @@ def add(commands):
     export.add_argument("--loop", type=game_id, metavar="N",
                         help="loop N: its first balanced deal kept, else its canonical state")
     export.add_argument("--text", action="store_true", help="one hand per line instead of JSON")
+    export.add_argument("--name", metavar="TEXT",
+                        help="the saved game's name (default: what it is, who found it and when)")
     export.set_defaults(run=run_archive_export)
+    report = archive_commands.add_parser(
+        "report", help="one self-contained HTML page of the archive (or of one job) to share",
+        description="Write one HTML page that stands alone (no server, no network; charts inline as SVG): "
+                    "the jobs, the longest games of each table with their hand sizes drawn, the loops with "
+                    "one period traced, the survival curve and the odds, and for each game the command "
+                    "that replays it.")
+    report.add_argument("file", metavar="FILE.html")
+    report.add_argument("--job", metavar="ID", help="only this job's finds")
+    report.set_defaults(run=run_archive_report)
     census = archive_commands.add_parser(
         "census", help="a census job's result table, again",
         description="Print the result table of a census job (beggar census), from its chunks "
@@ -340,6 +359,6 @@ def add(commands):
     census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
                         f"(needs matplotlib: {PLOT_INSTALL})")
     census.set_defaults(run=run_archive_census)
-    for sub in (listing, jobs, show, export, census):
+    for sub in (listing, jobs, show, export, report, census):
         sub.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH",
                          help=f"the archive (default {DEFAULT_PATH})")

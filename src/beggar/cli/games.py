@@ -1,6 +1,7 @@
 """beggar play, verify and replay: one deal, the published records, a saved game."""
 
 import collections
+from dataclasses import replace
 import io
 import itertools
 import json
@@ -32,14 +33,20 @@ def run_play(args):
 
 
 def run_verify(args):
-    if args.file is None:
+    if not args.files:
         text = resources.files("beggar").joinpath("data", "published-deals.json").read_text()
         games = parse(text, "published-deals.json", deck="standard")
     else:
-        games = load(args.file, args.deck)
-    missing = [i for i, game in enumerate(games, 1) if game.expected is None]
-    if missing:
-        raise UsageError(f"{args.file}: game {missing[0]} has no expected figures to verify")
+        games = []
+        for path in args.files:
+            found = load(path, args.deck)
+            missing = [i for i, game in enumerate(found, 1) if game.expected is None]
+            if missing:
+                raise UsageError(f"{path}: game {missing[0]} has no expected figures to verify")
+            # With several files, a game is named by its file (and its place in it).
+            games.extend(game if len(args.files) == 1 else
+                         replace(game, name=path if len(found) == 1 else f"{path}: game {number}")
+                         for number, game in enumerate(found, 1))
     engines = ENGINES if args.engine is None else (args.engine,)
     rows = [("deal", "year", "expected", *engines)]
     failures = 0
@@ -166,12 +173,12 @@ def add(commands):
     verify = commands.add_parser(
         "verify", help="replay published records (or your own file) on both engines",
         description="Replay every published record deal shipped with beggar, or the games of "
-                    "FILE, on both engines, and compare with the expected figures. Exit status "
+                    "each FILE, on both engines, and compare with the expected figures. Exit status "
                     "1 on any mismatch.",
         epilog="FILE is JSON: a list of games, each {\"deal\": ..., \"expected\": {\"status\": ..., "
                "\"cards\": ..., \"tricks\": ...}} (see beggar.savefile), or the published-deals "
                "form with p1, p2, status, cards, tricks.")
-    verify.add_argument("file", nargs="?", metavar="FILE")
+    verify.add_argument("files", nargs="*", metavar="FILE")
     verify.add_argument("--engine", choices=ENGINES, help="check one engine only (default: both)")
     add_deck_option(verify)
     verify.set_defaults(run=run_verify)

@@ -5,9 +5,12 @@ import argparse
 import errno
 import os
 
-from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, is_digits, number, shown
+from .. import checks
+from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown
 from ..deal import ANY, Deal
+from ..decks import MAX_PLAYERS, MIN_PLAYERS
 from ..engine import ALL_ENGINES
+from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
 from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
@@ -19,11 +22,11 @@ EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
 PLOT_INSTALL = "pip install 'beggar[plot]' (in a clone of the repository: pip install '.[plot]')"
 
 
-class UsageError(ValueError):
+class UsageError(BadInput, ValueError):
     """A command line that asks for something that cannot be done."""
 
 
-class OutputFault(Exception):
+class OutputFault(Fault):
     """A file a command was asked to write that the machine cannot take now
     (a full disk, a read-only filesystem, an I/O error): exit 3, as the
     README promises for faults; a wrong path is a UsageError (exit 2)."""
@@ -85,9 +88,6 @@ chunk = whole_in(1, MAX_CHUNK)
 #: A census rank or count: the deck's arrangements bound it (search.job checks).
 rank = whole_in(0)
 
-#: The longest time any command is asked to run for: about 30 years.
-MAX_SECONDS = 10 ** 9
-
 
 #: The units a time may be given in: --time 90m, 8h.
 TIME_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -100,14 +100,13 @@ def seconds(text):
         number, scale = number[:-1], TIME_UNITS[number[-1].lower()]
     try:
         # ASCII only: float() reads full-width and other scripts' digits too.
-        value = float(number) * scale if text.isascii() and len(text) <= 40 else -1
+        if not text.isascii() or len(text) > 40:
+            raise ValueError(text)
+        return checks.seconds(float(number) * scale, "a time")
     except ValueError:
-        value = -1
-    if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
             f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, or a time with a unit "
-            f"(90m, 8h, 2d), not {cut(text)}")
-    return value
+            f"(90m, 8h, 2d), not {cut(text)}") from None
 
 
 def workers(text):
@@ -118,8 +117,8 @@ def workers(text):
 
 
 def players(text):
-    if text not in ("2", "3", "4"):
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, not {cut(text)}")
+    if text not in [str(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]:
+        raise argparse.ArgumentTypeError(f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {cut(text)}")
     return int(text)
 
 

@@ -53,13 +53,10 @@ def _search(args, cluster, data):
             data["engine"] = engine_name
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
+        measured = pace.measure(spec)
         if spec["engine"] == "gpu":
-            # Its chunks and thresholds are the GPU's (jobs.GPU_DEFAULTS); the
-            # summary says whether the cores kept up with it.
-            _check_gpu()
-        else:
-            measured = pace.measure(spec)
-        if spec["engine"] != "gpu" and "chunk" not in data and spec["driver"] in TIMED:
+            _check_gpu()        # a GPU job's chunks are the GPU's (jobs.GPU_DEFAULTS)
+        elif "chunk" not in data and spec["driver"] in TIMED:
             # Sized by time on this deck and table, then fixed in the spec: a
             # resumed job, or one run again with its seed, plays the same chunks.
             spec["chunk"] = timed_chunk(spec)
@@ -108,10 +105,9 @@ def _search(args, cluster, data):
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{describe_deals(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
-            if spec["engine"] != "gpu":
-                flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
-                if flood is not None:
-                    print(flood, file=sys.stderr)
+            flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
+            if flood is not None:
+                print(flood, file=sys.stderr)
 
         if args.resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
             _check_gpu()
@@ -255,9 +251,12 @@ def _print_factory_summary(summary, archive_path, cluster, rate, whole=None):
              f"{len(summary.new_loops)} new to {archive_path}"]
     if whole is not None:
         lines.append(_whole_line(whole, "tries"))
+    from ..finds import known_loops
     for loop_id, loop in summary.new_loops[:10]:
+        known = known_loops(loop.deck).get(loop.hex)
         lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
-                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}")
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
+                     + (f" (known: {known})" if known else ""))
     if len(summary.new_loops) > 10:
         lines.append(f"  ... and {len(summary.new_loops) - 10} more "
                      f"(beggar archive list --loops --job {summary.job})")

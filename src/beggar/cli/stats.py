@@ -3,7 +3,6 @@
 import json
 import math
 
-from .. import published
 from ..archive import DEFAULT_PATH, Archive
 from ..search import odds
 from ..lengths import TOP
@@ -20,24 +19,30 @@ def run_stats(args):
             played = odds.collect(archive, args.job)
         except odds.OddsError as error:
             raise UsageError(str(error)) from None
-    try:
-        tail = odds.fit_tail(played, args.tail_from)
-    except odds.OddsError as error:
-        raise UsageError(str(error)) from None
+        exhaustive = odds.is_exhaustive(played)
+        try:
+            tail = odds.fit_tail(played, args.tail_from)
+        except odds.OddsError as error:
+            if not exhaustive:
+                raise UsageError(str(error)) from None
+            tail = None     # a census's exact counts stand without a fit
+        targets = odds.targets(archive, played, tail.start if tail is not None else 0)
+        marks = odds.references(archive, played)
     rows = odds.survival(played, tail=tail)
-    expected = odds.expectations(played, tail)
+    # A census has played every deal of its block: no prediction.
+    expected = [] if exhaustive or tail is None else odds.expectations(played, tail, targets)
     if args.json:
-        print(json.dumps(_finite(_as_json(played, tail, rows, expected)), indent=1, allow_nan=False))
+        print(json.dumps(_finite(_as_json(played, tail, rows, expected, marks)), indent=1, allow_nan=False))
     else:
-        print("\n".join(report(played, tail, rows, expected)))
+        print("\n".join(report(played, tail, rows, expected, marks)))
     if args.plot is not None:
-        _plot(args.plot, played, tail)
+        _plot(args.plot, played, tail, marks)
         if not args.json:
             print(f"plot written to {args.plot}")
     return 0
 
 
-def _as_json(played, tail, rows, expected):
+def _as_json(played, tail, rows, expected, marks):
     def clean(value):
         return None if isinstance(value, float) and not math.isfinite(value) else value
 
@@ -46,10 +51,13 @@ def _as_json(played, tail, rows, expected):
             "mean": odds.middle(played)[0], "median": odds.middle(played)[1], "workers": played.workers,
             "interval": "Wilson score, 95 %",
             "survival": rows,
-            "tail": {"model": "P(cards >= L) = p_from * exp(-(L - from) / scale), L >= from; scale by "
-                              "maximum likelihood over the histogram's bins",
-                     "from": tail.start, "p_from": tail.p_from, "games": tail.games, "scale": tail.scale,
-                     "scale_low": tail.scale_low, "scale_high": tail.scale_high},
+            "tail": None if tail is None else {
+                "model": "P(cards >= L) = p_from * exp(-(L - from) / scale), L >= from; scale by "
+                         "maximum likelihood over the histogram's bins",
+                "from": tail.start, "p_from": tail.p_from, "games": tail.games, "scale": tail.scale,
+                "scale_low": tail.scale_low, "scale_high": tail.scale_high},
+            "exhaustive": odds.is_exhaustive(played),
+            "references": [{"name": name, "cards": cards} for name, cards in marks],
             "extension": {"extend_cards": played.spec["extend_cards"], "families": len(played.gains),
                           "mean_gain": sum(played.gains) / len(played.gains) if played.gains else None,
                           "largest_gain": max(played.gains, default=None)},
@@ -87,7 +95,7 @@ def number(value):
     return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+", "e")
 
 
-def report(played, tail, rows, expected):
+def report(played, tail, rows, expected, marks=()):
     spec = played.spec
     what = (f"job {played.jobs[0]}" if len(played.jobs) == 1
             else f"{len(played.jobs)} sample jobs of 26/26 deals")
@@ -106,6 +114,11 @@ def report(played, tail, rows, expected):
         interval = f"{row['low']:.3g} to {row['high']:.3g}"
         fit = "" if row["fit"] is None else f"{row['fit']:10.3g} {row['fit_games']:11,.1f}"
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>14.3g}  {interval:<24} {fit}".rstrip())
+    if tail is None:
+        lines.append("")
+        lines.append("odds     a census plays every deal of its block: these counts are exact, nothing to "
+                     "predict (and too few long games to fit a tail)")
+        return lines
     lines.append("")
     lines.append(f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
                  f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),")
@@ -114,6 +127,15 @@ def report(played, tail, rows, expected):
     extend = spec["extend_cards"] if spec["players"] == 2 else 0
     with_extension = any("extension_deals" in row for row in expected)
     lines.append("")
+    if odds.is_exhaustive(played):
+        lines.append("odds     a census plays every deal of its block: these counts are exact, nothing to predict")
+        return lines
+    lines.append("targets  " + ("the published records of 26/26 standard deals (8345: one card past the longest)"
+                                if odds.is_record_table(spec) else
+                                f"this table has no published record: round lengths below {marks[0][0]}, "
+                                f"{marks[0][1]} cards, and one card past it" if marks else
+                                "this table has no published record and the archive keeps none of its games: "
+                                "round lengths below the longest played, and one card past it"))
     header = f"{'cards':>6} {'deals expected (95 %)':>30} {'time at this rate':>18}"
     if with_extension:
         header += f" {'with extension':>15} {'time':>14}"
@@ -134,40 +156,41 @@ def report(played, tail, rows, expected):
     return lines
 
 
-def _plot(path, played, tail):
+def _plot(path, played, tail, marks):
     from .games import _pyplot, save_figure
-    from .. import lengths as bins
     plt = _pyplot()
-    counts = played.lengths.counts
-    edges, survive = [], []
-    left = played.deals
-    for index, games in enumerate(counts):
-        if left <= 0:
-            break
-        edges.append(bins.low(index))
-        survive.append(left / played.deals)
-        left -= games
+    points = odds.curve(played)
+    edges, survive = [x for x, _ in points], [p for _, p in points]
     figure, axes = plt.subplots(figsize=(10, 5))
     axes.step(edges, survive, where="post", color="steelblue", label=f"this archive: {played.deals:,} deals")
-    top = max(8500, edges[-1] + 500 if edges else 0)
-    xs = list(range(tail.start, top + 1, 50))
-    axes.plot(xs, [tail.p(x) for x in xs], color="darkorange", linestyle="--",
-              label=f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f}) beyond {tail.start}")
+    top = max([edges[-1] + 500 if edges else 0] + [cards + 300 for _, cards in marks])
+    floor = 0.5 / played.deals
+    if tail is not None:
+        xs = list(range(tail.start, top + 1, 50))
+        axes.plot(xs, [tail.p(x) for x in xs], color="darkorange", linestyle="--",
+                  label=f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f}) beyond {tail.start}")
     finds = sorted(set(played.finds))
     if finds:
-        axes.plot(finds, [tail.p(c) if c >= tail.start else 1.0 / played.deals for c in finds], "|",
-                  color="black", markersize=12, label=f"games kept ({len(played.finds)})")
-    for name, cards in published.records():
-        axes.axvline(cards, color="grey", linewidth=0.6, alpha=0.6)
-    axes.axvline(published.LONGEST_CARDS, color="red", linewidth=1,
-                 label=f"published records (grey; red: the longest, {published.LONGEST_CARDS})")
+        axes.plot(finds, [tail.p(c) if tail is not None and c >= tail.start else 1.0 / played.deals for c in finds],
+                  "|", color="black", markersize=12, label=f"games kept, as played ({len(played.finds)})")
+    if played.extended:
+        # Found by backward play from a kept game, not drawn from the deals: no point of the curve.
+        axes.plot(sorted(set(played.extended)), [floor] * len(set(played.extended)), "x", color="purple",
+                  markersize=6, label=f"found by family extension, no sample of the curve ({len(played.extended)})")
+    longest = max((cards for _, cards in marks), default=None)
+    for number, (name, cards) in enumerate(marks):
+        axes.axvline(cards, color="red" if cards == longest else "grey", linewidth=1 if cards == longest else 0.6,
+                     alpha=0.8)
+        axes.annotate(f"{name} ({cards})", (cards, 1), xytext=(2, -4 - 9 * (number % 6)),
+                      textcoords="offset points", fontsize=6, rotation=0, color="dimgrey", va="top")
     axes.set_yscale("log")
+    axes.set_ylim(bottom=floor / 2)
     # A probability: left to itself, the log scale of a steep fit ends decades above 1.
     axes.set_ylim(top=2)
     axes.set_xlabel("cards L")
     axes.set_ylabel("P(cards >= L)")
     axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
-    axes.legend(loc="lower left", fontsize="small")
+    axes.legend(loc="center right", fontsize="small")
     figure.tight_layout()
     save_figure(plt, figure, path)
 

@@ -11,12 +11,13 @@ deal once and a chunk's record once.
 import logging
 
 from ..checks import cut, is_digits
+from ..errors import BadInput
 from .job import WORKERS_PER_CORE, max_workers
 
 CONNECT_SECONDS = 5
 
 
-class ClusterError(Exception):
+class ClusterError(BadInput):
     """A cluster that cannot be used; the message says which and why."""
 
 

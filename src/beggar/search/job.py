@@ -25,9 +25,10 @@ import secrets
 import sys
 
 from .. import census
-from ..checks import MAX_COUNT, cut, is_digits, whole
+from ..checks import MAX_COUNT, cut, is_digits, seconds, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
+from ..errors import BadInput
 from ..shuffle import check_seed
 
 if sys.version_info >= (3, 11):
@@ -106,7 +107,7 @@ def fresh_seed():
     return secrets.randbelow(FRESH_SEEDS)
 
 
-class JobError(ValueError):
+class JobError(BadInput, ValueError):
     """A job specification that cannot be run; the message names file and key."""
 
 
@@ -292,13 +293,9 @@ def _check_factory(spec, deck, where, options):
 def _check_basin_bounds(spec, where):
     try:
         whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
+        spec["basin_seconds"] = seconds(spec["basin_seconds"], "'basin_seconds'")
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
-    seconds = spec["basin_seconds"]
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 1e9:
-        raise JobError(f"{where}: 'basin_seconds' must be a number of seconds above 0 and at most 1e9, "
-                       f"not {seconds!r}")
-    spec["basin_seconds"] = float(seconds)
 
 
 def unit(spec):

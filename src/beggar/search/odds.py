@@ -14,7 +14,11 @@ What `beggar stats` prints.
   P(cards >= L0) is the data's. The 95 % range of s comes from the curvature
   of the log-likelihood at its peak (its observed information).
 - Deals to see a game of X cards: 1 / P(cards >= X) of the fit; time: deals
-  over the job's rate.
+  over the job's rate. The lengths X (targets) and the plot's reference lines
+  come from the job's deck and table: the published records where there are
+  any (26/26 standard deals), else the longest game the archive holds for
+  that table. A census is no sample: it has played every deal of its block,
+  so nothing is predicted from it.
 - Family extension: a kept game of c >= extend_cards cards gets a family
   search, whose longest balanced member lasts c + g cards. With the gains g
   this job (or these jobs) measured, one per family searched (0 where no
@@ -32,7 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import lengths as bins
-from ..decks import Deck
+from .. import published
+from ..decks import Deck, hand_sizes
+from ..errors import BadInput
 from ..lengths import Lengths
 from .job import FACTORY, stored
 
@@ -44,7 +50,7 @@ TAIL_FROM = 2000
 Z95 = 1.959963984540054
 
 
-class OddsError(ValueError):
+class OddsError(BadInput, ValueError):
     """Statistics that cannot be given: no such job, no histograms, a bad bound."""
 
 
@@ -60,7 +66,8 @@ class Played:
     statuses: dict = field(default_factory=lambda: {"finished": 0, "loop": 0, "stopped": 0})
     lengths: Lengths = field(default_factory=Lengths)
     gains: list = field(default_factory=list)       # one per family searched
-    finds: list = field(default_factory=list)       # cards of the kept finished games (extensions too)
+    finds: list = field(default_factory=list)       # cards of the kept finished games played (samples)
+    extended: list = field(default_factory=list)    # cards of those found by family extension (no samples)
 
     @property
     def rate(self):
@@ -105,6 +112,10 @@ def collect(archive, job_id=None):
             raise OddsError(f"{archive.path}: job {job_id} is a {chosen[0][1]['driver']} job of the loop "
                             "factory: it plays states to their loops, not deals to their end, and keeps "
                             "no length histogram (beggar archive list --loops shows what it found)")
+        if chosen[0][1]["driver"] == "eliminate":
+            raise OddsError(f"{archive.path}: job {job_id} is an eliminate job: it searches back from loops, "
+                            "plays no deal to its end and keeps no length histogram (beggar archive list "
+                            "--loops shows what it found)")
     else:
         chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
         chosen = [(i, spec) for i, spec in chosen if spec["driver"] == "sample"
@@ -151,10 +162,61 @@ def _extensions(archive, job_id, spec, played):
     for game in games:
         if game["status"] != "finished":
             continue
-        played.finds.append(game["cards"])
+        (played.extended if game["driver"] == "extension" else played.finds).append(game["cards"])
         if game["driver"] != "extension" and spec["extend_cards"] and game["cards"] >= spec["extend_cards"] \
                 and spec["players"] == 2:
             played.gains.append(max(0, children.get(game["id"], game["cards"]) - game["cards"]))
+
+
+def is_exhaustive(played):
+    """Whether the games are no sample but every deal of a block (a census):
+    then nothing is predicted from them."""
+    return played.spec["driver"] == "census"
+
+
+def is_record_table(spec):
+    """Whether a job deals the table of the published records: standard deck, 26/26."""
+    return (spec["deck"], spec["players"], spec["split"]) == ("standard", 2, "even")
+
+
+def references(archive, played):
+    """The lengths a job's odds are measured against, [(name, cards)]: the
+    published records for 26/26 standard deals, else the longest finished
+    game the archive holds of the job's table (none when it holds none)."""
+    spec = played.spec
+    if is_record_table(spec):
+        return published.records()
+    deck = Deck.parse(spec["deck"])
+    first = None if spec["split"] == "random" else hand_sizes(
+        deck.total, spec["players"], None if spec["split"] == "even" else spec["split"])[0]
+    for game in archive.games(deck=spec["deck"], players=spec["players"], status="finished", loops_first=False):
+        if first is None or game["split"] == first:
+            return [(f"the longest game kept of this table (game {game['id']})", game["cards"])]
+    return []
+
+
+def targets(archive, played, above=0):
+    """The lengths whose odds are told: TARGETS for the published records'
+    table; else round thousands below the longest game the archive holds of
+    the job's table (or the longest played), the last three, and one card
+    past it; those above `above` (the tail's start) only."""
+    if is_record_table(played.spec):
+        return TARGETS
+    kept = references(archive, played)
+    counts = played.lengths.counts
+    best = max([cards for _, cards in kept] + [bins.low(len(counts) - 1) if counts else 0])
+    return tuple([cards for cards in range(1000, best + 1, 1000) if cards > above][-3:] + [best + 1])
+
+
+def curve(played):
+    """The survival curve as points (L, P(cards >= L)) at the histogram's bin edges."""
+    points, left = [], played.deals
+    for index, games in enumerate(played.lengths.counts):
+        if left <= 0:
+            break
+        points.append((bins.low(index), left / played.deals))
+        left -= games
+    return points
 
 
 def wilson(k, n, z=Z95):

@@ -94,8 +94,9 @@ def measure(spec):
     """The Pace of job `spec` on its first deals, or None for the drivers that
     deal no deals (the loop factory's walks and the eliminate driver's
     backward searches keep a loop now and then, never a flood)."""
-    if spec["driver"] not in ("sample", "climb", "census"):
-        return None
+    from ..engine import GPU_ENGINES
+    if spec["driver"] not in ("sample", "climb", "census") or spec.get("engine") in GPU_ENGINES:
+        return None     # a GPU job measures its own two sides
     deals, budget = 500, spec["deals"] or MEASURE_DEALS
     while True:
         deals = min(deals, budget, MEASURE_DEALS)

@@ -28,18 +28,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
 
-from .. import published
-from ..engine import GPU_ENGINES
+from .. import finds, published
 from ..archive import ArchiveFault
 from ..decks import hand_sizes
+from ..engine import GPU_ENGINES
 from ..rules import Rules
-from ..savefile import SaveFileError, SavedGame, load, to_json
+from ..savefile import SaveFileError, load, to_json
 from . import SearchError
 from .crosscheck import check, work
 from .factory import keep as keep_loops
 from .factory import loops_of_games
-from .job import WORKERS_PER_CORE, check_engine, chunks_in, extends, max_workers, stored, unit
 from .gpu_pool import GpuPool
+from .job import WORKERS_PER_CORE, check_engine, chunks_in, extends, max_workers, stored, unit
 from .progress import Progress
 
 
@@ -410,9 +410,10 @@ def _announce(archive, job_id, news, summary, announce):
 
 
 def _announcement(archive, job_id, game_id, deal, outcome, driver):
-    """A loud line, and a saved game next to the archive, for a game longer
-    than the longest published (standard deck, 26/26) or a balanced deal that
-    loops; None for any other game."""
+    """A loud line, and a saved game next to the archive (in finds.folder, out
+    of git's sight, with its provenance), for a game longer than the longest
+    published (standard deck, 26/26) or a balanced deal of a loop not known
+    before (published, or shipped with beggar); None for any other game."""
     balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
         deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
@@ -426,24 +427,29 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
                 f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
     else:
         return None
-    folder = os.path.dirname(os.path.abspath(archive.path))
-    saved = SavedGame(deal, Rules(), name=f"{kind}: game {game_id} of job {job_id} ({driver})")
-    return f"*** {what}: {deal} ({_save(folder, kind, deal, outcome, saved, game_id)}) ***"
+    game = archive.game(game_id)
+    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
+        return None
+    saved, _ = finds.saved_game(archive, game)
+    return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"
 
 
 #: Names tried for one saved game before giving up (name, name-2, ...).
 SAVE_NAMES = 10
 
 
-def _save(folder, kind, deal, outcome, saved, game_id):
-    """Write `saved` into `folder` as a new file named by its kind, cards and
-    deal (game ids restart in every archive: two archives in one folder gave
-    two deals one name); where the name is taken by a file holding another
-    deal, the next name. Returns where it went, in words."""
+def _save(archive_path, kind, deal, outcome, saved, game_id):
+    """Write `saved` into the archive's folder of finds (finds.folder_of) as a
+    new file named by its kind, cards and deal (game ids restart in every
+    archive: two archives in one folder gave two deals one name); where the
+    name is taken by a file holding another deal, the next name. Returns
+    where it went, in words."""
+    folder = finds.folder_of(archive_path)
     stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
     for number in range(1, SAVE_NAMES + 1):
         path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
         try:
+            finds.folder(archive_path)
             _write_new(path, to_json(saved, outcome))
             return f"saved to {path}"
         except FileExistsError:
@@ -451,7 +457,7 @@ def _save(folder, kind, deal, outcome, saved, game_id):
                 return f"saved before to {path}"
         except OSError as error:
             return f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
-    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it next to the archive are taken"
+    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it there are taken"
 
 
 def _holds(path, deal):

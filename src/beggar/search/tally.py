@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 
 from ..census import key_deal
 from ..decks import Deck, hand_sizes
+from ..errors import BadInput
 from .job import chunks_in, stored, table
+
+
+class TallyError(BadInput, ValueError):
+    """A job that cannot be totalled as a census: it ran another driver."""
 
 
 @dataclass
@@ -36,7 +41,7 @@ def tally(archive, job_id):
     job = archive.job(job_id)
     spec = stored(job["spec"], f"{archive.path}: job {job_id}")
     if spec["driver"] != "census":
-        raise ValueError(f"{archive.path}: job {job_id} is a {spec['driver']} job, not a census")
+        raise TallyError(f"{archive.path}: job {job_id} is a {spec['driver']} job, not a census")
     result = Tally(job_id, spec, job["chunks"], job["deals"])
     longest, old = None, False
     for stats in archive.chunk_stats(job_id):

@@ -1,0 +1,208 @@
+"""One self-contained HTML page of an archive, or of one of its jobs, to
+share finds (beggar archive report): the jobs, the longest games of each
+table with their hand sizes drawn, the loops with one period traced, the
+survival curve and the odds, and for each game the command that replays it.
+No server, no network, no script: the charts are inline SVG (charts.py)
+and the styles are in the page."""
+
+from __future__ import annotations
+
+import itertools
+import shlex
+from html import escape
+
+from . import __version__, charts, engine
+from .archive import now
+from .census import key_deal
+from .deal import Deal
+
+#: The longest games shown per table, and the games of them drawn.
+GAMES_PER_TABLE = 5
+#: The loops shown, each with one period traced.
+LOOPS = 10
+#: The tricks of a loop's period traced in full; a longer period is cut there.
+TRACED_TRICKS = 80
+#: The jobs whose odds are shown.
+ODDS_JOBS = 6
+
+_STYLE = """
+body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.5em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+code, pre { font-family: monospace; font-size: 0.85em; }
+pre { background: #f8f8f8; padding: 0.5em; overflow-x: auto; }
+.note { color: #555; font-size: 0.85em; }
+"""
+
+
+def _table(head, rows):
+    cells = "".join(f"<th>{escape(str(cell))}</th>" for cell in head)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><tr>{cells}</tr>{body}</table>"
+
+
+def _code(text):
+    return f"<code>{escape(text)}</code>"
+
+
+def play_command(deal):
+    """The command that replays a deal, as it is pasted into a shell."""
+    return f"beggar play {shlex.quote(str(deal))}"
+
+
+def hand_chart(deal, outcome, title):
+    """The hand sizes of a game over its tricks, its loop's period shaded."""
+    every = max(1, -(-outcome.tricks // charts.POINTS))
+    sizes = [[(0, len(hand))] for hand in deal.hands]
+    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
+        if number % every == 0 or number == outcome.tricks:
+            for h, hand in enumerate(trick.hands):
+                sizes[h].append((number, len(hand)))
+    spans = []
+    if outcome.status == "loop":
+        entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+        spans.append((entry, entry + period, f"loop: {period} tricks / {outcome.loop_period[1]} cards"))
+    return charts.chart([(f"hand {h + 1}", points) for h, points in enumerate(sizes)], "trick", "cards in hand",
+                        title, spans=spans, height=220)
+
+
+def _jobs_section(archive, job_id):
+    from .cli.archive import job_rows
+    rows = [row for row in job_rows(archive, archive.path) if job_id is None or row["id"] == job_id]
+    body = []
+    for row in rows:
+        played = f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}"
+        best = row["best"]
+        shown = "-" if best["cards"] is None else f"{best['cards']} cards" + (
+            f" (game {best['game']})" if best["game"] is not None else "")
+        body.append([_code(row["id"]), escape(row["driver"]), escape(row["table"]), escape(row["state"]),
+                     played, shown, str(row["games"]), str(row["loops"]), escape(row["started"][:16]),
+                     escape(row["last_ran"][:16]), _code(row["resume"]) if row["resume"] else "-"])
+    return ["<h2>Jobs</h2>",
+            _table(("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
+                    "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
+
+
+def _games_section(archive, job_id):
+    out = ["<h2>The longest games of each table</h2>"]
+    games = archive.games(job=job_id, status="finished", loops_first=False)
+    tables = {}
+    for game in games:
+        key = (game["deck"], game["players"], "/".join(str(len(h)) for h in game["deal"].split("/")))
+        tables.setdefault(key, [])
+        if len(tables[key]) < GAMES_PER_TABLE:
+            tables[key].append(game)
+    if not tables:
+        out.append("<p>No finished game kept.</p>")
+    for (deck, players, hands), kept in sorted(tables.items(), key=lambda item: -item[1][0]["cards"]):
+        out.append(f"<h3>{escape(deck)} deck, {players} players, {hands}</h3>")
+        rows = []
+        for game in kept:
+            parent = f", from game {game['parent']}" if game["parent"] is not None else ""
+            rows.append([str(game["id"]), str(game["cards"]), str(game["tricks"]),
+                         escape(f"{game['driver']}{parent}"), _code(game["job"] or "-"),
+                         _code(play_command(game["deal"]))])
+        out.append(_table(("game", "cards", "tricks", "found by", "job", "replay it"), rows))
+        best = kept[0]
+        deal = Deal.parse(best["deal"])
+        out.append(hand_chart(deal, engine.play(deal),
+                              f"game {best['id']}: {best['cards']} cards, {best['tricks']} tricks"))
+    return out
+
+
+def _loops_section(archive, job_id):
+    rows = archive.loops(job=job_id, limit=LOOPS)
+    out = ["<h2>Loops</h2>"]
+    if not rows:
+        out.append("<p>No loop kept.</p>")
+        return out
+    total = len(archive.loops(job=job_id))
+    out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
+    from .cli.format import trick_lines
+    for row in rows:
+        deal = key_deal(bytes.fromhex(row["key"]))
+        outcome = engine.play(deal)
+        balanced = ("a balanced state lies on its cycle" if row["balanced"]
+                    else "no state on its cycle is balanced")
+        basin = ("basin not searched" if row["basin_states"] is None
+                 else f"basin: {row['basin_states']:,} states, {row['basin_deals']} balanced deals")
+        out.append(f"<h3>Loop {row['id']}: {escape(row['deck'])} deck, period {row['period_tricks']} tricks / "
+                   f"{row['period_cards']} cards</h3>")
+        out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept games fall "
+                   f"into it. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
+                   f"Replay it: {_code(play_command(deal))}</p>")
+        period = min(row["period_tricks"], TRACED_TRICKS)
+        traced = "\n".join(trick_lines(itertools.islice(engine.tricks(deal), period), 0, deal))
+        cut = f" (the first {TRACED_TRICKS} of {row['period_tricks']})" if period < row["period_tricks"] else ""
+        out.append(f"<p>One period from its canonical state {_code(str(deal))}{cut}:</p><pre>{escape(traced)}</pre>")
+        out.append(hand_chart(deal, outcome, f"loop {row['id']}: hand sizes from its canonical state"))
+    return out
+
+
+def _odds_section(archive, job_id):
+    from .search import odds
+    from .search.job import FACTORY, stored
+    out = ["<h2>Survival and odds</h2>"]
+    chosen = [(i, stored(spec)) for i, spec in archive.jobs()
+              if (job_id is None or i == job_id) and stored(spec)["driver"] not in FACTORY]
+    shown = 0
+    for i, spec in chosen[-ODDS_JOBS:]:
+        try:
+            played = odds.collect(archive, i)
+        except odds.OddsError:
+            continue
+        shown += 1
+        try:
+            tail = odds.fit_tail(played)
+        except odds.OddsError:
+            tail = None
+        rows = odds.survival(played, tail=tail)
+        out.append(f"<h3>Job {escape(i)}: {escape(spec['driver'])}, {escape(spec['deck'])} deck, "
+                   f"{spec['players']} players</h3>")
+        out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
+        out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
+                          [[f"{r['cards']:,}", f"{r['games']:,}", f"{r['p']:.3g}", f"{r['low']:.3g} to {r['high']:.3g}"]
+                           for r in rows]))
+        curve = odds.curve(played)
+        marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
+        lines = [("P(cards >= L)", curve)]
+        if tail is not None:
+            top = max([x for x, _ in curve] + [x for x, _ in marks])
+            lines.append((f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f})",
+                          [(x, tail.p(x)) for x in range(tail.start, int(top) + 1, 50)]))
+        out.append(charts.chart(lines, "cards L", "P(cards >= L)", "survival of game lengths", log_y=True,
+                                marks=marks, steps=False))
+        expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
+        if odds.is_exhaustive(played):
+            out.append("<p>A census plays every deal: these counts are the whole deck's, nothing to predict.</p>")
+        elif expected:
+            out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
+                              [[f"{r['cards']:,}", f"{r['deals']:.3g}", f"{r['deals_low']:.3g} to {r['deals_high']:.3g}",
+                                _duration(r["seconds"])] for r in expected]))
+    if not shown:
+        out.append("<p>No job with length histograms.</p>")
+    return out
+
+
+def _duration(seconds):
+    from .cli.stats import duration
+    return escape(duration(seconds))
+
+
+def page(archive, job_id=None):
+    """The report of an open archive (of job `job_id` alone when given), as
+    the text of one HTML page."""
+    what = f"job {job_id}" if job_id else "archive"
+    title = f"beggar {what}: {archive.path}"
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
+             f"<h1>{escape(title)}</h1>",
+             f'<p class="note">Written {escape(now())} by beggar {escape(__version__)}. Each game replays with '
+             "the command beside it (pip install beggar); every game was replayed by both engines when it was "
+             "kept.</p>"]
+    for section in (_jobs_section, _games_section, _loops_section, _odds_section):
+        parts.extend(section(archive, job_id))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,91 @@
+"""Finds that carry their story: exports and saved games with a name and a
+provenance, the project's shipped finds known like the published loops,
+saved games written out of git's sight, the README's casella.txt, and
+beggar verify of several files."""
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from beggar import Deal, finds, loops, play
+from beggar.archive import Archive
+from beggar.rules import Rules
+from beggar.savefile import load
+from beggar.search.runner import _announcement
+from helpers import CASELLA, beggar, job_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_an_export_carries_its_provenance_and_a_name_that_means_something(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    assert beggar("search", job_file(tmp_path, deals=200_000, extra="extend_cards = 1500\n"), "--archive", archive,
+                  "--quiet").returncode == 0
+    with Archive(archive) as opened:
+        child = next(game for game in opened.games() if game["driver"] == "extension")
+    saved = tmp_path / "find.json"
+    assert beggar("archive", "export", child["id"], saved, "--archive", archive).returncode == 0
+    entry = json.loads(saved.read_text())
+    assert entry["name"].startswith(f"a {child['cards']}-card finished game of the standard deck (26/26), found by "
+                                    f"family extension in job {child['job']} on ")
+    story = entry["provenance"]
+    assert (story["job"], story["driver"], story["seed"], story["chunk"], story["chunk_size"]) == \
+        (child["job"], "extension", 3, child["walk"], 20_000)
+    assert story["parent"]["game"] == child["parent"] and story["engines"]["agree"] is True
+    assert story["engines"]["reference"]["cards"] == child["cards"] and story["deck"] == "standard"
+    assert load(str(saved))[0].provenance == story
+    replayed = beggar("replay", saved)
+    assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
+    named = beggar("archive", "export", child["id"], "--text", "--name", "my long one", "--archive", archive).stdout
+    assert "# my long one\n" in named and f"# job: {child['job']}\n" in named
+
+
+def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
+    files = sorted((ROOT / "results").glob("*.json"))
+    shipped = {str(game.deal): game for game in finds.shipped()}
+    games = {path: load(str(path)) for path in files}      # a file may hold several (verify's list form)
+    for path in files:
+        for game in games[path]:
+            assert not game.name.startswith("archive game") and game.name.startswith(path.stem + ": ")
+            assert shipped[str(game.deal)].name == game.name and game.provenance["file"] == f"results/{path.name}"
+    assert len(shipped) == sum(map(len, games.values()))
+    loop_52 = load(str(ROOT / "results" / "loop-52-balanced.json"))[0].deal
+    known = finds.known_loops("standard")
+    assert known[loops.of_deal(loop_52).hex] == f"shipped with beggar: {shipped[str(loop_52)].name}"
+    assert known[loops.of_deal(Deal.parse(CASELLA)).hex] == "published: Casella 2024"
+    result = beggar("verify", *files)
+    total = sum(map(len, games.values()))
+    assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"{total} deals, 2 engines: all OK"
+    assert [line.split()[0].rstrip(":") for line in result.stdout.splitlines()[1:-1]] == \
+        [f"{p}" for p in files for _ in games[p]]
+
+
+def test_the_readme_casella_example_replays_as_shown():
+    result = beggar("replay", ROOT / "casella.txt")
+    assert result.returncode == 0 and result.stdout.startswith(f"deal     {CASELLA}\nstatus   loop")
+    readme = (ROOT / "README.md").read_text()
+    assert (ROOT / "casella.txt").read_text() in readme
+
+
+def test_a_job_writes_its_saved_games_out_of_gits_sight_and_knows_the_known_loops(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = os.path.join("results", "archive.sqlite")
+    os.mkdir("results")
+    deal = Deal.parse("K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--")
+    long = replace(play(deal), cards=9000)           # as if it beat the record
+    casella = Deal.parse(CASELLA)
+    with Archive(path) as archive:
+        with archive.transaction():
+            record_id, _ = archive.add_game(deal, Rules(), long, long, "j", "sample", 7, 3)
+            loop_id, _ = archive.add_game(casella, Rules(), play(casella), play(casella), "j", "basin", 7, 4,
+                                          loop=loops.of_deal(casella).key)
+        line = _announcement(archive, "j", record_id, deal, long, "sample")
+        assert _announcement(archive, "j", loop_id, casella, play(casella), "basin") is None   # published
+    [saved] = [os.path.join("results", "archive-finds", name) for name in os.listdir("results/archive-finds")
+               if name.startswith("record-9000-")]
+    assert f"(saved to {saved})" in line and "NEW RECORD" in line
+    assert Path("results/archive-finds/.gitignore").read_text().splitlines()[-1] == "*"
+    entry = json.loads(Path(saved).read_text())
+    assert entry["provenance"]["job"] == "j" and entry["provenance"]["seed"] == 7 and entry["provenance"]["chunk"] == 3
+    assert sorted(os.listdir("results/archive-finds")) == [".gitignore", os.path.basename(saved)]

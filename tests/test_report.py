@@ -1,0 +1,78 @@
+"""beggar archive report: one self-contained HTML page, looked at in a real
+headless browser (Debian's chromium) where one is installed."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from helpers import beggar, job_file, job_id
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def browser():
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """A report of an archive with long 2- and 3-player games, a census with its loop, and odds."""
+    folder = tmp_path_factory.mktemp("report")
+    archive = folder / "a.sqlite"
+    two = beggar("search", job_file(folder, "two", deals=400_000, chunk=100_000), "--archive", archive, "--quiet")
+    three = beggar("search", job_file(folder, "three", deals=200_000, chunk=100_000, min_cards=1200,
+                                      extra="players = 3\nextend_cards = 0\n"), "--archive", archive, "--quiet")
+    census = beggar("census", "half-camicia", "--archive", archive, "--quiet")
+    assert two.returncode == three.returncode == census.returncode == 0, (two.stderr, three.stderr, census.stderr)
+    page = folder / "finds.html"
+    written = beggar("archive", "report", page, "--archive", archive)
+    assert written.returncode == 0, written.stderr
+    assert written.stdout.startswith(f"report written to {page} (")
+    return page, archive, [job_id(run.stdout) for run in (two, three, census)]
+
+
+def test_the_report_is_one_page_that_stands_alone(report):
+    page, archive, jobs = report
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    # No script, and nothing fetched: every chart is inline SVG.
+    assert "<script" not in text and not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", text)
+    assert text.count("<svg") >= 4
+    for name in jobs:
+        assert name in text
+    for heading in ("Jobs", "The longest games of each table", "Loops", "Survival and odds"):
+        assert f"<h2>{heading}</h2>" in text
+    assert "standard deck, 2 players, 26/26</h3>" in text and "standard deck, 3 players, 18/17/17</h3>" in text
+    assert "beggar play " in text and "One period from its canonical state" in text
+    assert "A census plays every deal" in text
+    one = beggar("archive", "report", page.with_name("one.html"), "--job", jobs[1], "--archive", archive)
+    assert one.returncode == 0, one.stderr
+    assert jobs[0] not in page.with_name("one.html").read_text()
+    assert beggar("archive", "report", page.with_name("x.html"), "--job", "nope", "--archive",
+                  archive).returncode == 2
+
+
+def test_the_report_renders_in_a_headless_browser_without_console_errors(report, tmp_path):
+    chromium = browser()
+    if chromium is None:
+        pytest.skip("no headless browser installed (Debian: apt-get install chromium): the page was "
+                    "checked as text only")
+    page, _, _ = report
+    shot = tmp_path / "report.png"
+    # --enable-logging=stderr writes the page's console messages as CONSOLE lines.
+    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                             "--v=0", "--window-size=1200,3000", f"--screenshot={shot}", page.as_uri()],
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+    assert not console, console
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000      # a page drawn, not a blank one
