@@ -24,7 +24,7 @@ import time
 
 from beggar import engine
 from beggar.backward import family
-from beggar.search.runner import EXTENSION_SECONDS, EXTENSION_STATES
+from beggar.search.crosscheck import EXTENSION_SECONDS, EXTENSION_STATES
 
 SEED = 1
 BATCH = 10_000_000

@@ -13,7 +13,7 @@ import pytest
 
 from beggar import Deal, Rules, loops, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive
-from helpers import _command, bad_input, beggar, fault
+from helpers import _command, bad_input, beggar, fault, job_id
 
 # Each process waits for the same moment, then opens the archive: whoever comes
 # first creates it, the others must find it whole.
@@ -225,7 +225,82 @@ def test_a_beggar_archive_without_its_tables_is_one_line(tmp_path):
 
 def test_reading_never_creates_an_archive(tmp_path):
     path = tmp_path / "none" / "a.sqlite"
-    result = beggar("archive", "list", "--archive", path)
-    assert (result.returncode, result.stdout) == (0, "no games\n")
+    bad_input(beggar("archive", "list", "--archive", path), f"{path}: no such archive")
+    bad_input(beggar("archive", "list", "--loops", "--archive", path), f"{path}: no such archive")
     bad_input(beggar("archive", "show", 3, "--archive", path), "no game with id 3")
     assert not path.parent.exists()
+
+
+# What is read back from an archive is checked as a user's input is: a value
+# that makes no sense is one line naming the file, exit 3, never a traceback
+# nor a wrong figure.
+
+@pytest.fixture(scope="module")
+def jobs_archive(tmp_path_factory):
+    """An archive with a sample job (two chunks) and a census job, and their ids."""
+    folder = tmp_path_factory.mktemp("kept")
+    path = folder / "a.sqlite"
+    sample = beggar("search", "--deals", 40_000, "--min-cards", 900, "--seed", 2, "--workers", 1, "--archive",
+                    path, "--quiet")
+    census = beggar("census", "6 2J 1Q 1K", "--chunk", 1000, "--workers", 1, "--archive", path, "--quiet")
+    assert sample.returncode == census.returncode == 0, (sample.stderr, census.stderr)
+    return path, job_id(sample.stdout), job_id(census.stdout)
+
+
+def damaged(jobs_archive, tmp_path, sql, *args):
+    """A copy of the archive with `sql` (given the two job ids) run on it."""
+    path = tmp_path / "damaged.sqlite"
+    shutil.copy(jobs_archive[0], path)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(sql, args)
+        db.commit()
+    return path
+
+
+@pytest.mark.parametrize("sql, commands, what", [
+    ("UPDATE chunks SET stats = '{\"statuses\": [' WHERE job = ?", [("stats", "{0}")],
+     "the statistics of chunk 0 of job {0} is not JSON"),
+    ("UPDATE chunks SET stats = json_set(stats, '$.workers', 1e308) WHERE job = ?", [("stats", "{0}")],
+     "'workers' holds 1e+308, not a count"),
+    ("UPDATE chunks SET stats = json_set(stats, '$.statuses.finished', -3) WHERE job = ?", [("stats", "{0}")],
+     "'statuses' holds -3, not a count"),
+    ("UPDATE chunks SET deals = -40000 WHERE job = ?", [("stats", "{0}"), ("search", "--resume", "{0}")],
+     "chunk 0 of job {0} holds numbers that make no sense"),
+    ("UPDATE chunks SET stats = '[1]' WHERE job = ?", [("archive", "census", "{1}")],
+     "the statistics of chunk 0 of job {1} is not a JSON object"),
+    ("UPDATE jobs SET spec = '{\"driver\": ' WHERE id = ?", [("stats", "{0}"), ("search", "--resume", "{0}"),
+                                                             ("archive", "jobs")],
+     "the spec of job {0} is not JSON"),
+    ("UPDATE jobs SET spec = json_set(spec, '$.workers', 1e308) WHERE id = ?", [("search", "--resume", "{0}")],
+     "job {0}: damaged: 'workers' must be a whole number"),
+    ("UPDATE games SET compiled = 'nonsense' WHERE id = (SELECT min(id) FROM games WHERE job = ?)",
+     [("archive", "list", "--limit", "100000"), ("archive", "show", "1"), ("archive", "export", "1")],
+     "the compiled outcome of game 1 is not JSON"),
+])
+def test_what_an_archive_holds_is_checked_when_read(jobs_archive, tmp_path, sql, commands, what):
+    ids = jobs_archive[1:]
+    path = damaged(jobs_archive, tmp_path, sql, ids[1] if "{1}" in what else ids[0])
+    for command in commands:
+        args = [word.format(*ids) for word in command]
+        if args[:2] == ["archive", "export"]:
+            args.append(tmp_path / "out.json")
+        fault(beggar(*args, "--archive", path), str(path), "damaged", what.format(*ids))
+
+
+def test_an_archive_cut_short_is_damaged_not_foreign(jobs_archive, tmp_path):
+    path = tmp_path / "short.sqlite"
+    data = jobs_archive[0].read_bytes()
+    for size in (len(data) // 3, 50):
+        path.write_bytes(data[:size])
+        for args in (("archive", "list"), ("search", "--deals", 1000)):
+            fault(beggar(*args, "--archive", path), f"{path}: damaged")
+
+
+def test_a_bad_deal_met_in_a_migration_names_the_file_and_the_game(tmp_path):
+    path = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).with_name("data") / "archive-v1.sqlite", path)
+    with closing(sqlite3.connect(path)) as db:
+        game = db.execute("SELECT min(id) FROM games").fetchone()[0]
+        db.execute("UPDATE games SET deal = 'K-Z/--' WHERE id = ?", (game,))
+        db.commit()
+    fault(beggar("search", "--deals", 1000, "--archive", path), str(path), f"damaged: game {game} holds no deal")

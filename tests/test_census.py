@@ -12,7 +12,7 @@ from beggar import Deal, census, engine, reference
 from beggar.archive import Archive
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.search import tally
-from helpers import bad_input, beggar, job_file, job_id
+from helpers import bad_input, beggar, job_file, job_id, kept, start
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
 
@@ -140,3 +140,43 @@ def test_archive_census_plots(tmp_path):
     shown = beggar("archive", "census", job_id, "--archive", archive, "--plot", plot)
     assert shown.returncode == 0, shown.stderr
     assert Path(plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _table(result):
+    """A census's result table, without its first line (which names the job)."""
+    assert result.returncode == 0, result.stderr
+    return result.stdout[result.stdout.index("census   "):]
+
+
+def test_a_census_table_is_a_fact_of_the_deck_whatever_the_archive_held(tmp_path):
+    deck = "7 2J 1Q 1K 1A"      # 47,520 deals, 84 of them loops, 5 distinct loops
+    archive = tmp_path / "census.sqlite"
+    first = _table(beggar("census", deck, "--chunk", "4000", "--archive", archive, "--quiet"))
+    assert "84 deals, 5 distinct loops" in first and "longest  " in first
+    # The same census again on the same archive: every game is kept already, under the first job.
+    assert _table(beggar("census", deck, "--chunk", "4000", "--archive", archive, "--quiet")) == first
+    # Two at once on one archive.
+    both = tmp_path / "both.sqlite"
+    jobs = [start("census", deck, "--chunk", "4000", "--workers", "1", "--archive", both, "--quiet")
+            for _ in range(2)]
+    for job in jobs:
+        out, err = job.communicate(timeout=120)
+        assert job.returncode == 0, err
+        assert out[out.index("census   "):] == first
+
+
+def test_which_games_a_census_keeps_does_not_depend_on_the_order_of_its_chunks(tmp_path):
+    deck = "7 2J 1Q 1K 1A"      # 47,520 deals, 84 of them loops, 5 distinct loops
+    runs = []
+    for name, options in (("one", ["--workers", "1"]), ("two", ["--workers", "2"])):
+        path = tmp_path / f"{name}.sqlite"
+        assert beggar("census", deck, "--chunk", "2000", *options, "--archive", path, "--quiet").returncode == 0
+        runs.append(kept(path))
+    stopped = tmp_path / "stopped.sqlite"
+    cut = beggar("census", deck, "--chunk", "2000", "--workers", "2", "--time", "0.01", "--archive", stopped,
+                 "--quiet")
+    assert "INCOMPLETE" in cut.stdout
+    resumed = beggar("search", "--resume", job_id(cut.stdout), "--archive", stopped, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    runs.append(kept(stopped))
+    assert runs[0] == runs[1] == runs[2] and len(runs[0]) == 10 + 84     # its top 10 and its loop deals

@@ -13,7 +13,7 @@ import pytest
 from beggar import Deal, Rules, play
 from beggar.engine import tricks
 from beggar.savefile import SavedGame, to_json, to_text
-from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar, long_deal
+from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar, fault, long_deal
 
 
 def test_verify_published_deals_on_both_engines():
@@ -66,7 +66,7 @@ def test_replay_trace_and_plot(tmp_path):
     last = list(itertools.islice(tricks(Deal.parse(MANN_WU)), 1007))[-1]
     assert rows[-1].split()[:5] == ["1007", str(last.leader + 1), "2", "0", "52"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    bad_input(beggar("replay", CASELLA, "--plot", "/dev/full"), "--plot /dev/full: cannot write (No space left")
+    fault(beggar("replay", CASELLA, "--plot", "/dev/full"), "--plot /dev/full: cannot write (No space left")
     bad_input(beggar("replay", CASELLA, "--plot", tmp_path / "sizes.xyz"), "sizes.xyz: Format 'xyz' is not supported")
 
 

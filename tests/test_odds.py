@@ -17,7 +17,7 @@ from beggar.search import job as jobs
 from beggar.search import odds, runner
 from beggar.search.drivers import ChunkResult
 from beggar.search.runner import Summary, _keep
-from helpers import CASELLA, bad_input, beggar, job_file, job_id, load_data
+from helpers import CASELLA, MANN_WU, bad_input, beggar, job_file, job_id, load_data
 
 
 def chunk_histograms(path, job):
@@ -163,11 +163,14 @@ def test_without_a_terminal_progress_is_plain_lines(tmp_path):
 
 # ---------------------------------------------------------------- announcements and the best
 
+#: A balanced 10/10 deal of the half-camicia deck's loop, published nowhere.
+LOOP_10_10 = "----J--Q--/--K-K-Q-J-"
+
 
 def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path):
     # A balanced 10/10 deal of the half-camicia deck's loop, published nowhere
     # (Casella's loop is published: known, so not announced).
-    deal = Deal.parse("----J--Q--/--K-K-Q-J-")
+    deal = Deal.parse(LOOP_10_10)
     casella = Deal.parse(CASELLA)
     spec = jobs.check({"seed": 1})
     heard = []
@@ -181,10 +184,42 @@ def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path
         # Found again, it is not new.
         _keep(archive, "j", spec, ChunkResult(2, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
     assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and str(deal) in heard[0]
-    saved = tmp_path / "a-finds" / "loop-74-game2.json"
-    assert str(saved) in heard[0]
+    [saved] = (tmp_path / "a-finds").glob("loop-74-*.json")
+    assert f"saved to {saved}" in heard[0]
     replayed = beggar("replay", saved)
     assert replayed.returncode == 0 and "loop: the game never ends" in replayed.stdout
+    # A second archive whose finds go to the same folder (a.db beside a.sqlite),
+    # keeping the same deal, finds it saved, truly.
+    with Archive(tmp_path / "a.db") as other:
+        other.add_job("j", spec)
+        summary = Summary("j", "running", 1)
+        _keep(other, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+    assert f"saved before to {saved}" in summary.announced[0]
+
+
+def test_a_saved_game_never_claims_a_file_that_holds_another_deal(tmp_path):
+    deal = Deal.parse(LOOP_10_10)
+    spec = jobs.check({"seed": 1})
+    with Archive(tmp_path / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        summary = Summary("j", "running", 1)
+        _keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+    [saved] = (tmp_path / "a-finds").glob("loop-74-*.json")
+    # The same name in another archive's folder of finds, holding another
+    # deal (a file written by hand, another archive's), and a planted link.
+    other = tmp_path / "other"
+    (other / "a-finds").mkdir(parents=True)
+    (other / "a-finds" / saved.name).write_text(f"{MANN_WU}\n")
+    (other / "a-finds" / saved.name.replace(".json", "-2.json")).symlink_to(tmp_path / "nowhere.json")
+    with Archive(other / "a.sqlite") as archive:
+        archive.add_job("j", spec)
+        summary = Summary("j", "running", 1)
+        _keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+    third = other / "a-finds" / saved.name.replace(".json", "-3.json")
+    assert f"saved to {third}" in summary.announced[0], summary.announced
+    assert (other / "a-finds" / saved.name).read_text() == f"{MANN_WU}\n"
+    assert not (tmp_path / "nowhere.json").exists()
+    assert beggar("verify", third).returncode == 0
 
 
 def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, monkeypatch):
@@ -200,7 +235,7 @@ def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, mon
         summary = Summary("j", "running", 1)
         _keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), 0.1), summary)
         assert len(summary.announced) == 1 and "NEW RECORD: 8344 cards" in summary.announced[0]
-        assert (tmp_path / "a-finds" / "record-8344-game1.json").exists()
+        assert len(list((tmp_path / "a-finds").glob("record-8344-*.json"))) == 1
         # Mann and Wu 2007 (7157) is extended to Anderson 2013 (7225): the best of the chunk.
         outcome = play(mann_wu)
         summary = Summary("j", "running", 1)

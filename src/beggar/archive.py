@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .checks import MAX_COUNT, cut
 from .deal import Deal
 from .decks import Deck
 from .errors import BadInput, Fault
@@ -140,11 +141,12 @@ def lock_seconds():
     if text is None:
         return LOCK_SECONDS
     try:
-        value = float(text)
+        # ASCII only: float() reads full-width and other scripts' digits too.
+        value = float(text) if text.isascii() and len(text) <= 40 else -1.0
     except ValueError:
         value = -1.0
     if not 0 <= value <= 10 ** 6:
-        raise ArchiveError(f"BEGGAR_LOCK_SECONDS must be a number of seconds from 0 to 1000000, not {text!r}")
+        raise ArchiveError(f"BEGGAR_LOCK_SECONDS must be a number of seconds from 0 to 1000000, not {cut(text)}")
     return value
 
 
@@ -159,6 +161,15 @@ def _guarded(method):
     return guarded
 
 
+def _is_sqlite(path):
+    """Whether the file at `path` begins as every SQLite database does."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
 def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -171,6 +182,33 @@ def table_of(deal):
 def rules_key(rules):
     """The rules as the canonical JSON text the archive keys games by."""
     return json.dumps(rules.as_dict(), sort_keys=True)
+
+
+#: The most workers a chunk's record may say it ran on (search.job.MAX_WORKERS).
+_MOST_WORKERS = 1024
+
+
+def _stats_problem(stats, key=None):
+    """What makes no sense in a chunk's statistics as read back (every number
+    a count from 0 to MAX_COUNT, the workers from 1 to _MOST_WORKERS; keys of
+    histograms digits), or None."""
+    if isinstance(stats, dict):
+        for name, value in stats.items():
+            if key in ("cards", "tricks") and not (name.isascii() and name.isdigit() and len(name) <= 19):
+                return f"'{key}' counts a length {cut(name)}"
+            problem = _stats_problem(value, name if key not in ("cards", "tricks", "loops", "statuses") else key)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(stats, list):
+        return next((problem for problem in (_stats_problem(value, key) for value in stats) if problem), None)
+    if isinstance(stats, bool) or isinstance(stats, float):
+        return f"'{key}' holds {cut(stats)}, not a count"
+    if isinstance(stats, int):
+        low, high = (1, _MOST_WORKERS) if key == "workers" else (0, MAX_COUNT)
+        if not low <= stats <= high:
+            return f"'{key}' holds {cut(stats)}, not a count from {low} to {high}"
+    return None
 
 
 class Archive:
@@ -214,6 +252,9 @@ class Archive:
             raise self.fault(error) from None
         except sqlite3.DatabaseError as error:
             self.db.close()
+            if _is_sqlite(path):        # an archive cut short, or written over in part
+                raise ArchiveFault(f"{path}: damaged: restore it from a copy, or start a new archive "
+                                   f"({error})") from None
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
         except BaseException:
             self.db.close()
@@ -328,7 +369,7 @@ class Archive:
                 rows = self.db.execute("SELECT id, deal FROM games").fetchall()
                 for game_id, deal in rows:
                     self.db.execute("UPDATE games SET deck = ?, players = ?, split = ? WHERE id = ?",
-                                    (*table_of(Deal.parse(deal)), game_id))
+                                    (*table_of(self._stored_deal(game_id, deal)), game_id))
                 self.db.execute("PRAGMA user_version = 2")
                 version = 2
             if version == 2:
@@ -349,7 +390,7 @@ class Archive:
                                "ORDER BY id").fetchall()
         described = {}
         for game_id, deal, key, job, driver, walk in rows:
-            deal = Deal.parse(deal)
+            deal = self._stored_deal(game_id, deal)
             if key is None or (deal.deck_written(), key) not in described:
                 try:
                     loop = loops.of_deal(deal)
@@ -360,6 +401,28 @@ class Archive:
                 if key is None:
                     self.db.execute("UPDATE games SET loop = ? WHERE id = ?", (loop.hex, game_id))
                 self.add_loop(loop, job, driver, walk)
+
+    def _stored_deal(self, game_id, text):
+        """The Deal of game `game_id` as the archive holds it; ArchiveFault, naming
+        the file and the game, when it is none."""
+        from .deal import DealError
+        from .decks import DeckError
+        try:
+            return Deal.parse(text)
+        except (DealError, DeckError, TypeError, ValueError) as error:
+            raise ArchiveFault(f"{self.path}: damaged: game {game_id} holds no deal ({error})") from None
+
+    def _json(self, text, what, kind=dict):
+        """A JSON value the archive holds (`what` names it): ArchiveFault unless
+        it is JSON of the expected `kind`."""
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError, RecursionError) as error:
+            raise ArchiveFault(f"{self.path}: damaged: {what} is not JSON ({cut(str(error))})") from None
+        if not isinstance(value, kind):
+            raise ArchiveFault(f"{self.path}: damaged: {what} is not a JSON "
+                               f"{'object' if kind is dict else 'list'}")
+        return value
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -486,11 +549,11 @@ class Archive:
             raise ArchiveError(f"{self.path}: no game with id {game_id}")
         return self._game([d[0] for d in cursor.description], row)
 
-    @staticmethod
-    def _game(names, row):
+    def _game(self, names, row):
         game = dict(zip(names, row))
         for field in ("rules", "compiled", "reference"):
-            game[field] = json.loads(game[field])
+            game[field] = self._json(game[field], f"the {field} outcome of game {game['id']}"
+                                     if field != "rules" else f"the rules of game {game['id']}")
         game["disputed"] = bool(game["disputed"])
         return game
 
@@ -576,10 +639,21 @@ class Archive:
                               (job_id,)).fetchone()
         if row is None:
             raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
+        # Numbers read back are checked as a user's are: a negative count or
+        # time would make a wrong mean or an infinite rate, silently.
+        bad = self.db.execute(
+            "SELECT chunk FROM chunks WHERE job = ? AND NOT (typeof(deals) = 'integer' AND deals BETWEEN 0 AND ? "
+            "AND typeof(hits) = 'integer' AND hits BETWEEN 0 AND ? AND typeof(best_cards) = 'integer' "
+            "AND best_cards BETWEEN 0 AND ? AND typeof(seconds) IN ('integer', 'real') AND seconds BETWEEN 0 "
+            "AND 1e12) LIMIT 1", (job_id, MAX_COUNT, MAX_COUNT, MAX_COUNT)).fetchone()
+        if bad is not None:
+            raise ArchiveFault(f"{self.path}: damaged: the record of chunk {bad[0]} of job {job_id} holds "
+                               "numbers that make no sense (a negative count, a time of 10^12 s or more)")
         totals = self.db.execute("SELECT count(*), coalesce(sum(deals), 0), coalesce(sum(hits), 0), "
                                  "coalesce(max(best_cards), 0), coalesce(sum(seconds), 0) "
                                  "FROM chunks WHERE job = ?", (job_id,)).fetchone()
-        return {"id": job_id, "spec": json.loads(row[0]), "state": row[1], "created": row[2],
+        return {"id": job_id, "spec": self._json(row[0], f"the spec of job {job_id}"), "state": row[1],
+                "created": row[2],
                 "updated": row[3], "chunks": totals[0], "deals": totals[1], "hits": totals[2],
                 "best_cards": totals[3], "seconds": totals[4]}
 
@@ -591,17 +665,23 @@ class Archive:
         job's row number) of the file beside the archive named ARCHIVE-running,
         which the system lets go of when the process ends, however it ends.
         Locks are the process's: one process runs one job of an archive at a
-        time. Where the system has no such locks (Windows), nothing is held."""
+        time. Where the system has no such locks (Windows), nothing is held.
+        The claim is the file's, not the name's: the running file is found
+        beside the archive's real path (a resume through a link to it meets
+        the same claim), and a link planted in its place is never followed."""
         try:
             import fcntl
         except ImportError:                 # pragma: no cover
             yield
             return
         row = self._job_row(job_id)
-        lock_path = f"{self.path}-running"
+        lock_path = self.running_path()
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
         except OSError as error:
+            if os.path.islink(lock_path):
+                raise ArchiveFault(f"{lock_path}: a link stands where the file that marks running jobs "
+                                   "goes; it is not followed: remove it") from None
             raise ArchiveFault(f"{lock_path}: cannot open the file that marks running jobs "
                                f"({error.strerror})") from None
         try:
@@ -614,6 +694,11 @@ class Archive:
         finally:
             os.close(fd)
 
+    def running_path(self):
+        """The file whose locks claim the archive's jobs: ARCHIVE-running beside
+        the archive's real path."""
+        return f"{os.path.realpath(self.path)}-running"
+
     def running(self, job_id):
         """Whether a process holds job `job_id`'s claim now (Archive.claim):
         a shared lock on its byte of ARCHIVE-running is refused while one does.
@@ -623,10 +708,11 @@ class Archive:
             import fcntl
         except ImportError:                 # pragma: no cover
             return None
+        path = self.running_path()
         try:
-            fd = os.open(f"{self.path}-running", os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
-            return False if not os.path.exists(f"{self.path}-running") else None
+            return False if not os.path.lexists(path) else None
         try:
             row = self._job_row(job_id)
             try:
@@ -697,18 +783,34 @@ class Archive:
     @_guarded
     def jobs(self):
         """Every job of the archive: [(id, spec)], oldest first."""
-        return [(row[0], json.loads(row[1])) for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid")]
+        return [(row[0], self._json(row[1], f"the spec of job {row[0]}"))
+                for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid")]
 
     @_guarded
     def chunk_stats(self, job_id):
-        """The statistics of every finished chunk of a job that has them: [dict]."""
-        return [json.loads(row[0]) for row in self.db.execute(
-            "SELECT stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
+        """The statistics of every finished chunk of a job that has them: [dict],
+        each checked (_check_stats): ArchiveFault for one that makes no sense."""
+        found = []
+        for chunk, text in self.db.execute(
+                "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,)):
+            what = f"the statistics of chunk {chunk} of job {job_id}"
+            stats = self._json(text, what)
+            problem = _stats_problem(stats)
+            if problem is not None:
+                raise ArchiveFault(f"{self.path}: damaged: {what}: {problem}")
+            found.append(stats)
+        return found
 
     @_guarded
-    def longest_cards(self, job_id, place):
-        """The cards of the job's `place`-th longest finished game (1: the
-        longest), or 0 when it has fewer."""
-        row = self.db.execute("SELECT cards FROM games WHERE job = ? AND status = 'finished' "
-                              "ORDER BY cards DESC LIMIT 1 OFFSET ?", (job_id, place - 1)).fetchone()
-        return row[0] if row else 0
+    def keep_longest(self, job_id, top):
+        """Of the finished games census job `job_id` kept (each chunk keeps its
+        own `top` longest), keep the job's `top` longest, the earlier rank
+        first on a tie, and delete the rest; its loop deals stay. Returns how
+        many were deleted. Called once the census is complete, so a census
+        ends with the same games whatever the order its chunks finished."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "DELETE FROM games WHERE job = ? AND driver = 'census' AND status = 'finished' AND id NOT IN "
+                "(SELECT id FROM games WHERE job = ? AND driver = 'census' AND status = 'finished' "
+                "ORDER BY cards DESC, length(rank), rank LIMIT ?)", (job_id, job_id, top))
+            return cursor.rowcount

@@ -16,7 +16,7 @@ import itertools
 from dataclasses import dataclass
 
 from . import engine
-from .checks import MAX_COUNT, whole
+from .checks import MAX_COUNT, seconds, whole
 from .deal import Deal
 from .errors import BadInput
 
@@ -61,12 +61,9 @@ def check_bounds(max_states, max_seconds):
     """A search's bounds: whole states, seconds above 0."""
     try:
         whole(max_states, "max_states", 1, MAX_COUNT)
+        seconds(max_seconds, "max_seconds")
     except ValueError as error:
         raise BackwardError(str(error)) from None
-    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) \
-            or not 0 < max_seconds <= 1e9:
-        raise BackwardError(f"max_seconds must be a number of seconds above 0 and at most 1e9, "
-                            f"not {max_seconds!r}")
 
 
 def family(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):

@@ -12,9 +12,6 @@ PENALTIES = (PLAIN, JACK, QUEEN, KING, ACE)
 #: The symbol each code is written with in the record notation.
 SYMBOLS = "-JQKA"
 
-#: How many of each code a standard 52-card deck holds.
-STANDARD_DECK = {PLAIN: 36, JACK: 4, QUEEN: 4, KING: 4, ACE: 4}
-
 NAMES = {PLAIN: "plain card", JACK: "jack", QUEEN: "queen", KING: "king", ACE: "ace"}
 
 # Every accepted spelling of one card, upper-cased. "10" is the only one with
@@ -49,8 +46,3 @@ def code(name):
         return _CODES[text.upper()]
     except KeyError:
         raise CardError(f"unknown card {name!r}") from None
-
-
-def symbol(card_code):
-    """The record-notation symbol of a code: '-', 'J', 'Q', 'K' or 'A'."""
-    return SYMBOLS[card_code]

@@ -9,11 +9,9 @@ from collections import Counter
 
 from . import cards
 from .cards import CardError
-from .decks import STANDARD, Deck, DeckError, check_split, written
+from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
 from .errors import BadInput
 from .shuffle import Stream, check_seed, deal_from
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 #: Beyond this a deal is surely a mistake; it also bounds the engines' buffers.
 MAX_CARDS = 65535

@@ -12,7 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import ACE, JACK, KING, PLAIN, QUEEN, SYMBOLS
+from .checks import cut, is_digits
 from .errors import BadInput
+
+#: A table seats 2 to 4 players (the engines' MAX_PLAYERS in _engine.pxd).
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 #: More cards than this do not fit the engines' byte-sized positions.
 MAX_DECK = 255
@@ -53,7 +57,7 @@ class Deck:
         if isinstance(text, Deck):
             return text
         if not isinstance(text, str):
-            raise DeckError(f"a deck is a name or counts such as '18 2J 2Q 2K 2A', not {text!r}")
+            raise DeckError(f"a deck is a name or counts such as '18 2J 2Q 2K 2A', not {cut(text)}")
         name = text.strip().lower()
         if name in NAMED:
             return cls(NAMED[name])
@@ -68,13 +72,13 @@ class Deck:
             if token[-1:].upper() in "-JQKA":
                 number, rank = token[:-1], token[-1].upper()
             code = SYMBOLS.index(rank)
-            if not number.isdigit():
+            if not is_digits(number):
                 known = f"known decks are {', '.join(NAMED)}, or counts such as '18 2J 2Q 2K 2A'"
                 if len(tokens) == 1:
-                    raise DeckError(f"unknown deck {text!r}: {known}")
-                raise DeckError(f"deck {text!r}: cannot read {token!r}; {known}")
+                    raise DeckError(f"unknown deck {cut(text)}: {known}")
+                raise DeckError(f"deck {cut(text)}: cannot read {cut(token)}; {known}")
             if code in seen:
-                raise DeckError(f"deck {text!r}: {SYMBOLS[code] if code else 'plain'} counted twice")
+                raise DeckError(f"deck {cut(text)}: {SYMBOLS[code] if code else 'plain'} counted twice")
             seen.add(code)
             counts[code] = int(number)
         return cls(tuple(counts))
@@ -123,8 +127,8 @@ def written(counts):
 def check_table(deck, players, split):
     """(Deck, players, split) checked for random deals: the deck by name,
     notation or Deck, 2-4 players that it can be dealt to, and check_split."""
-    if isinstance(players, bool) or players not in (2, 3, 4):
-        raise DeckError(f"players must be 2, 3 or 4, not {players!r}")
+    if isinstance(players, bool) or players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        raise DeckError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
     deck = Deck.parse(deck)
     deck.check_players(players)
     return deck, players, check_split(split, players, deck.total)

@@ -77,6 +77,15 @@ def _parser():
         def error(self, message):
             self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
+        def parse_args(self, args=None, namespace=None):
+            # Words left over are the command's to refuse, under its own name
+            # ('beggar verify: ...'), not the top parser's ('beggar: ...').
+            parsed, extras = self.parse_known_args(args, namespace)
+            if extras:
+                command = commands.choices.get(getattr(parsed, "command", None), self)
+                command.error(f"unrecognized arguments: {' '.join(extras)}")
+            return parsed
+
     parser = Parser(
         prog="beggar", description="Play, verify and replay deals of Beggar-My-Neighbour.")
     parser.add_argument("--version", action="version", version=f"beggar {__version__}")

@@ -3,6 +3,7 @@
 import argparse
 import itertools
 import json
+import os
 import sys
 
 from .. import engine
@@ -12,7 +13,7 @@ from ..rules import Rules
 from ..census import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines
-from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players
+from .options import PLOT_INSTALL, UsageError, check_output, count, game_id, limit, players, write_output
 
 
 def hand_sizes_of(game):
@@ -20,7 +21,15 @@ def hand_sizes_of(game):
     return "/".join(str(len(hand)) for hand in game["deal"].split("/"))
 
 
+def _must_exist(path):
+    """A listing of an archive that is not there says so (an archive that
+    holds nothing lists nothing): a mistyped --archive must not read as 'no games'."""
+    if not os.path.lexists(path):
+        raise UsageError(f"{path}: no such archive (a search creates it)")
+
+
 def run_archive_list(args):
+    _must_exist(args.archive)
     if args.loops:
         return _list_loops(args)
     disputed = args.disputed or args.status == "disputed"
@@ -63,7 +72,7 @@ def job_rows(archive, archive_path):
     from .search import describe_deals, resume_command
     rows = []
     for job in archive.job_figures():
-        spec = jobs.stored(job["spec"])
+        spec = jobs.stored(job["spec"], f"{archive.path}: job {job['id']}")
         state = job["state"]
         if state == "running" and archive.running(job["id"]) is False:
             state = "stopped"       # its process ended without saying so (killed)
@@ -227,11 +236,7 @@ def _write(saved, outcome, args, what):
     if args.file is None or args.file == "-":
         sys.stdout.write(text)
         return 0
-    try:
-        with open(args.file, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+    write_output(args.file, text)
     print(f"{what} written to {args.file}", file=sys.stderr)
     return 0
 
@@ -277,12 +282,11 @@ def run_archive_census(args):
     with Archive(args.archive, readonly=True) as archive:
         result = tally.tally(archive, args.job)
     print("\n".join(tally.report(result, loops_shown=args.loops)))
-    if args.plot:
-        from .games import _pyplot
-        try:
-            tally.plot(result, args.plot, _pyplot())
-        except (OSError, ValueError) as error:
-            raise UsageError(f"--plot {args.plot}: {error}") from None
+    if args.plot is not None:
+        from .games import _pyplot, save_figure
+        check_output(args.plot, "--plot")
+        pyplot = _pyplot()
+        save_figure(pyplot, tally.figure(result, pyplot), args.plot)
         print(f"plot written to {args.plot}")
     return 0
 

@@ -8,7 +8,7 @@ from ..deal import Deal
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
 from ..states import GUIDES
-from .options import UsageError, add_game_options, game_from_args, limit, seconds
+from .options import UsageError, add_game_options, game_from_args, limit, seconds, write_output
 
 
 def _bound_note(stopped_by, args):
@@ -42,11 +42,7 @@ def run_family(args):
     if args.export:
         outcome = engine.play(deal, engine="reference")
         text = to_json(SavedGame(deal, name=f"longest balanced member of the family of {game.deal}"), outcome)
-        try:
-            with open(args.export, "w", encoding="utf-8") as file:
-                file.write(text)
-        except OSError as error:
-            raise UsageError(f"{args.export}: cannot write ({error.strerror})") from None
+        write_output(args.export, text, "--export")
         print(f"written  {args.export}")
     return 0
 
@@ -101,11 +97,7 @@ def _run_table_basin(args, deal, players):
             path = os.path.join(args.export_dir, f"loop-{players}-players-{number}.json")
             text = to_json(SavedGame(deal_found, name=f"a {players}-player deal that never ends, found by "
                                                       f"backward play from the loop of {deal}"), outcome)
-            try:
-                with open(path, "w", encoding="utf-8") as file:
-                    file.write(text)
-            except OSError as error:
-                raise UsageError(f"{path}: cannot write ({error.strerror})") from None
+            write_output(path, text)
             print(f"written  {path}")
     return 0
 

@@ -13,7 +13,8 @@ from ..deal import Deal
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
 from .format import describe, figures, table, trick_lines
-from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
+from .options import (EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, check_output,
+                      game_from_args, write_output)
 
 
 def run_play(args):
@@ -66,7 +67,8 @@ def run_verify(args):
 
 
 def run_replay(args):
-    if args.plot:
+    if args.plot is not None:
+        check_output(args.plot, "--plot")
         _pyplot()       # before any work: a missing matplotlib is a usage error
     game = game_from_args(args)
     outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
@@ -95,7 +97,7 @@ def run_replay(args):
         print(f"\none period, tricks {entry + 1} to {outcome.tricks}:")
         for line in trick_lines(itertools.islice(played, period), entry, game.deal):
             print(line)
-    if args.plot:
+    if args.plot is not None:
         _plot(args.plot, game.deal, outcome)
         print(f"\nplot written to {args.plot}")
     return status
@@ -146,14 +148,11 @@ def save_figure(plt, figure, path):
     drawn = io.BytesIO()
     try:
         figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
-        with open(path, "wb") as file:
-            file.write(drawn.getvalue())
-    except OSError as error:
-        raise UsageError(f"--plot {path}: cannot write ({error.strerror or error})") from None
     except ValueError as error:
         raise UsageError(f"--plot {path}: {error}") from None
     finally:
         plt.close(figure)
+    write_output(path, drawn.getvalue(), "--plot")
 
 
 def add(commands):

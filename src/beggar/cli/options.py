@@ -2,12 +2,15 @@
 one game, and reading the game they ask for."""
 
 import argparse
+import errno
 import os
 
-from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, shown, whole
+from .. import checks
+from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown
 from ..deal import ANY, Deal
+from ..decks import MAX_PLAYERS, MIN_PLAYERS
 from ..engine import ALL_ENGINES
-from ..errors import BadInput
+from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
 from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
@@ -23,6 +26,42 @@ class UsageError(BadInput, ValueError):
     """A command line that asks for something that cannot be done."""
 
 
+class OutputFault(Fault):
+    """A file a command was asked to write that the machine cannot take now
+    (a full disk, a read-only filesystem, an I/O error): exit 3, as the
+    README promises for faults; a wrong path is a UsageError (exit 2)."""
+
+
+#: What an OSError says when the fault is the machine's, not the path's.
+_FAULTS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
+def check_output(path, option):
+    """An output file named by `option`, before any work: '' names none."""
+    if not path:
+        raise UsageError(f"{option}: name a file, not ''")
+
+
+def write_output(path, data, option=None):
+    """Write `data` (text or bytes) to the file `path` a user named (`option`:
+    the option that named it, for the message), whole: flushed and synced, so
+    that a full disk shows here (matplotlib and a plain close may not tell)."""
+    where = f"{option} {path}" if option else path
+    if not path:
+        raise UsageError(f"{option or 'the output'}: name a file, not ''")
+    try:
+        with open(path, "wb") as file:
+            file.write(data.encode("utf-8") if isinstance(data, str) else data)
+            file.flush()
+            if os.path.isfile(path):        # /dev/stdout and pipes cannot be synced
+                os.fsync(file.fileno())
+    except OSError as error:
+        message = f"{where}: cannot write ({error.strerror or error})"
+        if error.errno in _FAULTS:
+            raise OutputFault(message) from None
+        raise UsageError(message) from None
+
+
 # Characters of the record notation: an argument made of these alone is a
 # deal, anything else a file name.
 NOTATION = set("-/0123456789TXJQKAtxjqka ,") | set("SHDCshdc\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667")
@@ -33,10 +72,10 @@ def whole_in(low, high=None):
     later, against what it counts)."""
     def parse(text):
         try:
-            return whole(int(text), "", low, high)
+            return number(text, "", low, high)
         except ValueError:
             bound = f"of at least {low}" if high is None else f"from {low} to {shown(high)}"
-            raise argparse.ArgumentTypeError(f"must be a whole number {bound}, not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a whole number {bound}, not {cut(text)}") from None
     return parse
 
 
@@ -49,9 +88,6 @@ chunk = whole_in(1, MAX_CHUNK)
 #: A census rank or count: the deck's arrangements bound it (search.job checks).
 rank = whole_in(0)
 
-#: The longest time any command is asked to run for: about 30 years.
-MAX_SECONDS = 10 ** 9
-
 
 #: The units a time may be given in: --time 90m, 8h.
 TIME_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -63,14 +99,14 @@ def seconds(text):
     if number[-1:].lower() in TIME_UNITS:
         number, scale = number[:-1], TIME_UNITS[number[-1].lower()]
     try:
-        value = float(number) * scale
+        # ASCII only: float() reads full-width and other scripts' digits too.
+        if not text.isascii() or len(text) > 40:
+            raise ValueError(text)
+        return checks.seconds(float(number) * scale, "a time")
     except ValueError:
-        value = -1
-    if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
             f"must be a number of seconds above 0 and at most {MAX_SECONDS:,}, or a time with a unit "
-            f"(90m, 8h, 2d), not {text!r}")
-    return value
+            f"(90m, 8h, 2d), not {cut(text)}") from None
 
 
 def workers(text):
@@ -81,8 +117,8 @@ def workers(text):
 
 
 def players(text):
-    if text not in ("2", "3", "4"):
-        raise argparse.ArgumentTypeError(f"must be 2, 3 or 4, not {text!r}")
+    if text not in [str(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]:
+        raise argparse.ArgumentTypeError(f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {cut(text)}")
     return int(text)
 
 
@@ -90,9 +126,9 @@ def split(text):
     """--split: 'even', 'random' or the first hand's size (checked against the deck later)."""
     if text in ("even", "random"):
         return text
-    if text.isdigit():
+    if is_digits(text):
         return int(text)
-    raise argparse.ArgumentTypeError(f"must be 'even', 'random' or a number of cards, not {text!r}")
+    raise argparse.ArgumentTypeError(f"must be 'even', 'random' or a number of cards, not {cut(text)}")
 
 
 def add_deck_option(parser, more=""):

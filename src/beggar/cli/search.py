@@ -29,12 +29,13 @@ def run_search(args, data=None):
 
 
 def _search(args, cluster, data):
+    from ..search import pace
     from ..search.progress import plain_seconds
     from ..search.runner import new_job_id
     from ..search.runner import run as run_job
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     from ..search.drivers import TIMED, timed_chunk
-    spec, fresh, timed = None, False, False
+    spec, fresh, timed, measured = None, False, False, None
     if args.gpu and args.engine not in (None, "gpu"):
         raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
     engine_name = "gpu" if args.gpu else args.engine
@@ -50,6 +51,7 @@ def _search(args, cluster, data):
             data["engine"] = engine_name
         fresh = data.get("seed") is None
         spec = jobs.check(data, args.job or "job")
+        measured = pace.measure(spec)
         if spec["engine"] == "gpu":
             _check_gpu()        # a GPU job's chunks are the GPU's (jobs.GPU_DEFAULTS)
         elif "chunk" not in data and spec["driver"] in TIMED:
@@ -57,6 +59,9 @@ def _search(args, cluster, data):
             # resumed job, or one run again with its seed, plays the same chunks.
             spec["chunk"] = timed_chunk(spec)
             timed = True
+        if "chunk" not in data:
+            # Smaller still where its hits would take longer to cross-check.
+            spec["chunk"] = pace.chunk_for(measured, spec["chunk"])
     elif args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
     else:
@@ -77,7 +82,8 @@ def _search(args, cluster, data):
             job = archive.job(job_id)
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                print(f"job {job_id} is done: {job['deals']:,} {jobs.unit(jobs.stored(job['spec']))}, "
+                unit = jobs.unit(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                print(f"job {job_id} is done: {job['deals']:,} {unit}, "
                       f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
@@ -97,6 +103,9 @@ def _search(args, cluster, data):
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{describe_deals(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
+            flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
+            if flood is not None:
+                print(flood, file=sys.stderr)
 
         if args.resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
             _check_gpu()
@@ -206,7 +215,7 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
 
 def _whole_line(whole, unit):
     """The whole job's figures, for the summary of a run that went on with it."""
-    spec = jobs.stored(whole["spec"])
+    spec = jobs.stored(whole["spec"], f"job {whole['id']}")
     budget = f" of {spec['deals']:,}" if spec["deals"] else ""
     return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
             f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "

@@ -6,12 +6,13 @@ import math
 from ..archive import DEFAULT_PATH, Archive
 from ..search import odds
 from ..lengths import TOP
-from .options import PLOT_INSTALL, UsageError, whole_in
+from .options import PLOT_INSTALL, UsageError, check_output, whole_in
 
 
 def run_stats(args):
-    if args.plot:
+    if args.plot is not None:
         from .games import _pyplot
+        check_output(args.plot, "--plot")
         _pyplot()       # before any work: a missing matplotlib is a usage error
     with Archive(args.archive, readonly=True) as archive:
         try:
@@ -31,10 +32,10 @@ def run_stats(args):
     # A census has played every deal of its block: no prediction.
     expected = [] if exhaustive or tail is None else odds.expectations(played, tail, targets)
     if args.json:
-        print(json.dumps(_as_json(played, tail, rows, expected, marks), indent=1))
+        print(json.dumps(_finite(_as_json(played, tail, rows, expected, marks)), indent=1, allow_nan=False))
     else:
         print("\n".join(report(played, tail, rows, expected, marks)))
-    if args.plot:
+    if args.plot is not None:
         _plot(args.plot, played, tail, marks)
         if not args.json:
             print(f"plot written to {args.plot}")
@@ -61,6 +62,17 @@ def _as_json(played, tail, rows, expected, marks):
                           "mean_gain": sum(played.gains) / len(played.gains) if played.gains else None,
                           "largest_gain": max(played.gains, default=None)},
             "expected": [{key: clean(value) for key, value in row.items()} for row in expected]}
+
+
+def _finite(value):
+    """`value` with every float that JSON cannot hold (inf, nan) as null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def duration(seconds):

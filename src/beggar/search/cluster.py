@@ -1,14 +1,16 @@
 """Running a job's chunks on a Dask cluster (the optional extra beggar[cluster]).
 
-The cluster only plays chunks: `run_chunk` goes out as a task and its hits
-come back, so this process still replays every hit by the reference engine
-and is the only writer of the archive. A chunk whose worker dies is run again
+The cluster plays chunks and checks their hits: `crosscheck.work` goes out
+as a task and a chunk's games come back replayed by the reference engine, so
+the cross-check runs on the cluster's cores; this process is still the only
+writer of the archive. A chunk whose worker dies is run again
 by Dask on another worker; its hits are kept once, since the archive keeps a
 deal once and a chunk's record once.
 """
 
 import logging
 
+from ..checks import cut, is_digits
 from ..errors import BadInput
 from .job import WORKERS_PER_CORE, max_workers
 
@@ -31,10 +33,11 @@ class Cluster:
         self.address, self.local = address, None
         if address.startswith("local:"):
             count = address[len("local:"):]
-            if not count.isdigit() or int(count) < 1:
-                raise ClusterError(f"--cluster {address}: 'local:N' needs a number of workers N >= 1")
+            if not is_digits(count) or int(count) < 1:
+                raise ClusterError(f"--cluster {cut(address)}: 'local:N' needs a number of workers N >= 1, "
+                                   "in digits 0-9")
             if int(count) > max_workers():
-                raise ClusterError(f"--cluster {address}: this machine runs at most {max_workers()} "
+                raise ClusterError(f"--cluster {cut(address)}: this machine runs at most {max_workers()} "
                                    f"workers ({WORKERS_PER_CORE} per core)")
             self.local = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
                                       dashboard_address=None, silence_logs=logging.ERROR)

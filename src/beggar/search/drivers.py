@@ -30,6 +30,7 @@ class ChunkResult:
     lengths: Lengths | None = None  # sample and climb: the lengths of every game played
     growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
     ascent: dict | None = None      # an eliminate chunk's search, what it reached (elimination.run_chunk)
+    games: list | None = None       # the games it keeps, checked (crosscheck.check)
 
 
 def run_chunk(spec, chunk):

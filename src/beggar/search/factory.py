@@ -102,7 +102,7 @@ def checked(archive, spec, growth):
 
 
 def loops_of_games(archive, games):
-    """The loops of a chunk's loop games (runner._Game), which every driver
+    """The loops of a chunk's loop games (crosscheck.Game), which every driver
     keeps: each game gets its loop's canonical state, and the loops the
     archive does not hold yet are returned, to be kept with the games."""
     new = {}

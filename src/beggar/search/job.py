@@ -25,7 +25,7 @@ import secrets
 import sys
 
 from .. import census
-from ..checks import MAX_COUNT, whole
+from ..checks import MAX_COUNT, cut, is_digits, seconds, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..errors import BadInput
@@ -234,7 +234,7 @@ def _check_census(spec, deck, where):
     if spec["split"] == "random":
         raise JobError(f"{where}: a census deals every arrangement once: the split is even or a number of cards")
     first = spec["first"]
-    if isinstance(first, str) and first.isdigit():
+    if is_digits(first):
         first = int(first)          # TOML integers stop at 2**63; ranks of big decks do not
     arrangements = census.count(deck)
     try:
@@ -293,13 +293,9 @@ def _check_factory(spec, deck, where, options):
 def _check_basin_bounds(spec, where):
     try:
         whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
+        spec["basin_seconds"] = seconds(spec["basin_seconds"], "'basin_seconds'")
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
-    seconds = spec["basin_seconds"]
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 1e9:
-        raise JobError(f"{where}: 'basin_seconds' must be a number of seconds above 0 and at most 1e9, "
-                       f"not {seconds!r}")
-    spec["basin_seconds"] = float(seconds)
 
 
 def unit(spec):
@@ -310,13 +306,31 @@ def unit(spec):
     return "tries" if spec["driver"] in FACTORY else "deals"
 
 
-def stored(spec):
+def stored(spec, where="the archive"):
     """A spec as an archive keeps it, with the keys added since it was written
-    given their defaults (the deals it dealt then)."""
+    given their defaults (the deals it dealt then), checked as a job file's
+    are: ArchiveFault naming `where` (the file and the job) when it cannot be
+    a job's spec (an archive damaged, or written by hand)."""
+    from ..archive import ArchiveFault
+    if not isinstance(spec, dict):
+        raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
     # A job written before family extension searched no family: extend_cards 0;
     # one written before the GPU engine played on the compiled one.
-    return {**{key: DEFAULTS[key] for key in ("deck", "players", "split", "first", "top")}, "extend_cards": 0,
-            "engine": "compiled", **spec}
+    spec = {**DEFAULTS, "extend_cards": 0, "engine": "compiled", **spec}
+    try:
+        # What check() does not know it leaves alone: a perturb job's start
+        # loops, and the tables of other drivers (a stored spec has the
+        # climber's defaults whatever its driver).
+        check({key: value for key, value in spec.items()
+               if key != "start" and (key not in ("climb", "eliminate", *FACTORY) or key == spec.get("driver"))},
+              where)
+    except JobError as error:
+        text = str(error)
+        raise ArchiveFault(f"{where}: damaged: {text[len(where) + 2:] if text.startswith(where) else text}") \
+            from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise ArchiveFault(f"{where}: damaged: its spec cannot be read ({cut(str(error))})") from None
+    return spec
 
 
 def cpu_engine(spec):

@@ -91,7 +91,12 @@ def middle(played):
 
 
 def same_table(spec):
-    return (spec["deck"], spec["players"], spec["split"])
+    """(deck, players, split) of a job's deals; a split of half a deck of two
+    players is "even": --split 26 deals the same 26/26 deals as the default."""
+    split = spec["split"]
+    if spec["players"] == 2 and split not in ("even", "random") and 2 * split == Deck.parse(spec["deck"]).total:
+        split = "even"
+    return (spec["deck"], spec["players"], split)
 
 
 def collect(archive, job_id=None):
@@ -102,7 +107,7 @@ def collect(archive, job_id=None):
         if job_id not in dict(archive.jobs()):
             raise OddsError(f"{archive.path}: no job {job_id!r}")
         job = archive.job(job_id)
-        chosen = [(job_id, stored(job["spec"]))]
+        chosen = [(job_id, stored(job["spec"], f"{archive.path}: job {job_id}"))]
         if chosen[0][1]["driver"] in FACTORY:
             raise OddsError(f"{archive.path}: job {job_id} is a {chosen[0][1]['driver']} job of the loop "
                             "factory: it plays states to their loops, not deals to their end, and keeps "
@@ -112,8 +117,9 @@ def collect(archive, job_id=None):
                             "plays no deal to its end and keeps no length histogram (beggar archive list "
                             "--loops shows what it found)")
     else:
-        chosen = [(i, stored(spec)) for i, spec in archive.jobs()
-                  if spec["driver"] == "sample" and same_table(stored(spec)) == ("standard", 2, "even")]
+        chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
+        chosen = [(i, spec) for i, spec in chosen if spec["driver"] == "sample"
+                  and same_table(spec) == ("standard", 2, "even")]
         if not chosen:
             raise OddsError(f"{archive.path}: no sample job of 26/26 deals in it: name a JOB")
     played = Played([i for i, _ in chosen], chosen[0][1])

@@ -12,6 +12,8 @@ import time
 
 from tqdm import tqdm
 
+from .. import checks
+from ..checks import cut
 from .job import JobError
 
 #: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
@@ -25,13 +27,13 @@ def plain_seconds():
     if not text:
         return PLAIN_SECONDS
     try:
-        seconds = float(text)
+        # ASCII only: float() reads full-width and other scripts' digits too.
+        if not text.isascii() or len(text) > 40:
+            raise ValueError(text)
+        return checks.seconds(float(text), "BEGGAR_PROGRESS_SECONDS", 10 ** 6)
     except ValueError:
-        seconds = -1.0
-    if not 0 < seconds <= 10 ** 6:
         raise JobError(f"BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0 and at most 1000000, "
-                       f"not {text!r}")
-    return seconds
+                       f"not {cut(text)}") from None
 
 
 def left(seconds):

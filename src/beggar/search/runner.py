@@ -1,16 +1,20 @@
-"""Running a search job: chunks to worker processes, hits through the reference
-engine into the archive, progress on the terminal.
+"""Running a search job: chunks to worker processes, which play them and
+replay their hits by the reference engine (crosscheck.work), the checked
+games into the archive, progress on the terminal.
 
 Only this process writes the archive. A finished chunk is kept in one
 transaction, its hits and the record that it is done together, so whatever
 happens next (Ctrl-C, SIGTERM, a kill, a full disk) the archive holds every
 hit reported so far, and a resumed job plays exactly the chunks still missing.
-The first Ctrl-C or SIGTERM lets the chunks in flight finish and be kept; a
-second one stops at once (those chunks are played again on resume).
+The first Ctrl-C or SIGTERM takes no new chunk and gives those in flight a
+few seconds (STOP_SECONDS) to finish and be kept; then, or at a second one,
+they are cut off and played again on resume. However many games a chunk
+keeps, the job obeys the clock and the user.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import secrets
@@ -18,35 +22,30 @@ import signal
 import sqlite3
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, InvalidStateError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing import get_context
 
-from .. import engine, finds, published
+from .. import finds, published
 from ..archive import ArchiveFault
-from ..backward import family
-from ..deal import Deal
 from ..decks import hand_sizes
-from ..outcome import Outcome
 from ..rules import Rules
-from ..savefile import to_json
+from ..savefile import SaveFileError, load, to_json
 from . import SearchError
-from .drivers import run_chunk
+from .crosscheck import check, work
 from .factory import keep as keep_loops
 from .factory import loops_of_games
-from .job import WORKERS_PER_CORE, check_engine, chunks_in, cpu_engine, extends, max_workers, stored, unit
+from .job import WORKERS_PER_CORE, check_engine, chunks_in, extends, max_workers, stored, unit
 from .progress import Progress
 
 
 #: How long chunks in flight may run on once the time limit has passed.
 CUT_OFF_SECONDS = 1.0
 
-#: The bounds of an extension's family search (published records' families
-#: hold about 50,000 states); its best so far is kept when one is reached.
-EXTENSION_STATES = 2_000_000
-EXTENSION_SECONDS = 10.0
+#: How long chunks in flight may run on after a first Ctrl-C or SIGTERM.
+STOP_SECONDS = 3.0
 
 
 @dataclass
@@ -137,7 +136,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
     is its .summary)."""
     with archive.claim(job_id):
         job = archive.job(job_id)
-        spec = stored(job["spec"])
+        spec = stored(job["spec"], f"{archive.path}: job {job_id}")
         if engine_name is not None:
             spec["engine"] = check_engine(spec, engine_name, f"job {job_id}")
         if started is not None:
@@ -191,12 +190,16 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         left = [future for future in pending if not future.cancel()]
         if not left:
             return
-        about = "" if chunk_seconds is None else \
-            f" in about {chunk_seconds * -(-len(left) // max(1, workers)):.0f} s"
+        seconds = None if chunk_seconds is None else chunk_seconds * -(-len(left) // max(1, workers))
+        if seconds is not None and seconds <= STOP_SECONDS:
+            about = f" in about {seconds:.0f} s and {'are' if len(left) != 1 else 'is'} kept"
+        else:       # a flood of hits to cross-check, or chunks of minutes
+            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS:g} s, "
+                     "else cut off then")
         bar.announce(f"stopping ({reason}): {len(left)} chunk{'s' if len(left) != 1 else ''} in flight "
-                     f"finish{'es' if len(left) == 1 else ''}{about} and {'are' if len(left) != 1 else 'is'} "
-                     "kept" + ("; Ctrl-C again stops now (they are played again on resume)"
-                               if reason == "Ctrl-C" else ""))
+                     f"finish{'es' if len(left) == 1 else ''}{about}"
+                     + ("; Ctrl-C again stops now (they are played again on resume)"
+                        if reason == "Ctrl-C" else ""))
 
     try:
         with _Stop(told) as stop:
@@ -210,7 +213,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     chunk = next(todo, None)
                     if chunk is None:
                         break
-                    pending.add(pool.submit(run_chunk, spec, chunk))
+                    pending.add(pool.submit(work, spec, chunk))
                 if not pending:
                     if time_limit is not None and stop.reason is None and next(todo, None) is not None:
                         stop.request(f"time limit of {time_limit:g} s; no further chunk would finish within it")
@@ -240,17 +243,22 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 now = time.monotonic()
                 if time_limit is not None and now - start >= time_limit:
                     stop.request(f"time limit of {time_limit:g} s")
+                if stop.reason is not None:
                     if cut_off_at is None:
-                        cut_off_at = now + CUT_OFF_SECONDS
+                        timed = stop.reason.startswith("time limit")
+                        cut_off_at = now + (CUT_OFF_SECONDS if timed else STOP_SECONDS)
                     elif pending and now >= cut_off_at:
-                        # A chunk may run for minutes: the time limit does not wait
-                        # for it. Its deals are played again on resume.
+                        # A chunk may run for minutes (a flood of hits to check):
+                        # neither the clock nor the user waits for it. Its deals
+                        # are played again on resume.
                         at_once = True
                         stop.reason += (f"; {len(pending)} chunk{'s' if len(pending) != 1 else ''} in "
                                         "flight cut off, played again on resume")
                         _kill_workers(pool)
                         break
             if stop.reason is None:
+                if spec["driver"] == "census":
+                    _keep_longest(archive, job_id, spec, summary)
                 summary.state, summary.reason = "done", "budget spent"
             else:
                 summary.reason = stop.reason
@@ -284,57 +292,46 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     return summary
 
 
+def _keep_longest(archive, job_id, spec, summary):
+    """A complete census keeps its `top` longest games, of those its chunks kept."""
+    try:
+        summary.kept = max(0, summary.kept - archive.keep_longest(job_id, spec["top"]))
+    except (sqlite3.Error, ArchiveFault) as error:
+        raise SearchError(f"cannot keep the longest games of the census: {error}; resume with: "
+                          f"beggar search --resume {job_id}") from None
+
+
 def _kill_workers(pool):
     """End the worker processes of a local pool now (a cluster's are left alone)."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        # Python 3.11's pool, finding its workers gone, sets an error on every
+        # chunk it still holds, cancelled ones too, and prints the traceback
+        # of the InvalidStateError that gives; the chunks are played on resume.
+        previous = threading.excepthook
+
+        def quiet(args):
+            if not (args.thread is manager and issubclass(args.exc_type, InvalidStateError)):
+                previous(args)
+        threading.excepthook = quiet
+    for process in processes:
         process.kill()
-
-
-@dataclass
-class _Game:
-    """A game a chunk keeps, checked: the compiled outcome and the reference
-    engine's replay; its parent is the position of another game of the chunk."""
-    deal: Deal
-    outcome: Outcome
-    replay: Outcome
-    driver: str
-    parent: int | None = None
-    rank: int | None = None
-    loop: bytes | None = None
-
-
-def _checked_games(archive, job_id, spec, result):
-    """The games a chunk keeps, each replayed by the reference engine: its hits,
-    and after a finished game of at least extend_cards cards the longest
-    balanced deal of its family (found by a family search). A census keeps
-    every loop deal, with its rank and its loop's canonical state, and those
-    of its longest games that may be among the job's `top`. All the slow work
-    of keeping a chunk is here, done before the archive's write lock is taken."""
-    def checked(deal, outcome, driver, **more):
-        return _Game(deal, outcome, engine.play(deal, engine="reference"), driver, **more)
-
-    if result.census is not None:
-        floor = archive.longest_cards(job_id, spec["top"]) if spec["top"] else None
-        games = [checked(deal, outcome, "census", rank=rank, loop=key)
-                 for rank, deal, outcome, key in result.census.loops]
-        games += [checked(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.census.longest
-                  if floor is not None and outcome.cards >= floor]
-        return games
-    games = []
-    for deal, outcome in result.hits:
-        games.append(checked(deal, outcome, spec["driver"]))
-        if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
-            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS, cpu_engine(spec)).longest
-            if longest is not None and longest[0] != deal:
-                member = longest[0]
-                games.append(checked(member, engine.play(member, engine=cpu_engine(spec)), "extension",
-                                     parent=len(games) - 1))
-    return games
+    for process in processes:
+        process.join(5)
+    # A worker killed while it sent a chunk's result leaves half a message in
+    # the pool's result pipe, and the pool's thread waits for the rest for
+    # ever (the job would print its summary and never exit): with the
+    # workers gone, closing this process's own end of the pipe ends the wait.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def _keep(archive, job_id, spec, result, summary, announce=None):
-    """Keep a chunk's games (_checked_games) with the record that the chunk is
-    done, in one short transaction. The summary counts them only once they
+    """Keep a chunk's games (crosscheck.check: done in the worker, or here
+    when it came unchecked) with the record that the chunk is done, in one
+    short transaction. The summary counts them only once they
     are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
     played again on resume and counted then. A record, or a balanced deal of
     a loop new to the archive, is then written as a saved game next to the
@@ -343,7 +340,7 @@ def _keep(archive, job_id, spec, result, summary, announce=None):
         news = keep_loops(archive, job_id, spec, result, summary)
         _announce(archive, job_id, news, summary, announce)
         return
-    games = _checked_games(archive, job_id, spec, result)
+    games = result.games if result.games is not None else check(spec, result)
     new_loops = loops_of_games(archive, games)
     new_keys = {loop.key for loop in new_loops}
     disputed, ids, news = [], [], []
@@ -423,17 +420,44 @@ def _announcement(archive, job_id, game_id, deal, outcome, driver):
     game = archive.game(game_id)
     if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
         return None
-    path = os.path.join(finds.folder_of(archive.path), f"{kind}-{outcome.cards}-game{game_id}.json")
     saved, _ = finds.saved_game(archive, game)
+    return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"
+
+
+#: Names tried for one saved game before giving up (name, name-2, ...).
+SAVE_NAMES = 10
+
+
+def _save(archive_path, kind, deal, outcome, saved, game_id):
+    """Write `saved` into the archive's folder of finds (finds.folder_of) as a
+    new file named by its kind, cards and deal (game ids restart in every
+    archive: two archives in one folder gave two deals one name); where the
+    name is taken by a file holding another deal, the next name. Returns
+    where it went, in words."""
+    folder = finds.folder_of(archive_path)
+    stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
+    for number in range(1, SAVE_NAMES + 1):
+        path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
+        try:
+            finds.folder(archive_path)
+            _write_new(path, to_json(saved, outcome))
+            return f"saved to {path}"
+        except FileExistsError:
+            if _holds(path, deal):
+                return f"saved before to {path}"
+        except OSError as error:
+            return f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
+    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it there are taken"
+
+
+def _holds(path, deal):
+    """Whether the file at `path` (never followed when it is a link) is a saved game of `deal`."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
     try:
-        finds.folder(archive.path)
-        _write_new(path, to_json(saved, outcome))
-        where = f"saved to {path}"
-    except FileExistsError:
-        where = f"saved before to {path}"
-    except OSError as error:
-        where = f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
-    return f"*** {what}: {deal} ({where}) ***"
+        return any(game.deal == deal for game in load(path))
+    except (SaveFileError, OSError, ValueError):
+        return False
 
 
 def _write_new(path, text):
@@ -466,7 +490,19 @@ def chunk_stats(result, workers):
 
 
 def stats_of(census):
-    """What a chunk's archive record keeps of a census block: games by status
-    and the histograms of their lengths (JSON keys are text)."""
+    """What a chunk's archive record keeps of a census block: games by status,
+    the histograms of their lengths (JSON keys are text), its loops ({canonical
+    state (hex): [loop deals, period in tricks, period in cards]}) and its
+    longest finished game ([cards, tricks, deal, rank], or None). The census
+    table is summed from these, so it is a fact of the deck, whatever games
+    the archive held before (a game is kept once, under its first finder)."""
+    loops = {}
+    for _, _, outcome, key in census.loops:
+        entry = loops.setdefault(key.hex(), [0, *outcome.loop_period])
+        entry[0] += 1
+    longest = None
+    if census.longest:
+        rank, deal, outcome = census.longest[0]
+        longest = [outcome.cards, outcome.tricks, str(deal), str(rank)]
     return {"statuses": census.statuses, "cards": {str(k): v for k, v in sorted(census.cards.items())},
-            "tricks": {str(k): v for k, v in sorted(census.tricks.items())}}
+            "tricks": {str(k): v for k, v in sorted(census.tricks.items())}, "loops": loops, "longest": longest}

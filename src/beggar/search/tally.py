@@ -25,8 +25,8 @@ class Tally:
     statuses: Counter = field(default_factory=Counter)
     cards: Counter = field(default_factory=Counter)     # {length in cards: games}
     tricks: Counter = field(default_factory=Counter)
-    loops: dict = field(default_factory=dict)           # {canonical key (hex): [loop games]}
-    longest: dict | None = None     # the longest finished game, as archive.games() gives it
+    loops: dict = field(default_factory=dict)           # {canonical key (hex): [deals, period tricks, cards]}
+    longest: dict | None = None     # the longest finished game: cards, tricks, deal, rank
 
     @property
     def complete(self):
@@ -34,21 +34,41 @@ class Tally:
 
 
 def tally(archive, job_id):
-    """Sum the chunks and the kept games of census job `job_id`."""
+    """Sum the chunks of census job `job_id`: its table is what its chunks
+    played, not what the archive kept under its name. (Chunks kept before
+    their records held their loops and longest game are told from the games
+    the job kept, as then.)"""
     job = archive.job(job_id)
-    spec = stored(job["spec"])
+    spec = stored(job["spec"], f"{archive.path}: job {job_id}")
     if spec["driver"] != "census":
         raise TallyError(f"{archive.path}: job {job_id} is a {spec['driver']} job, not a census")
     result = Tally(job_id, spec, job["chunks"], job["deals"])
+    longest, old = None, False
     for stats in archive.chunk_stats(job_id):
         result.statuses.update(stats["statuses"])
         result.cards.update({int(k): v for k, v in stats["cards"].items()})
         result.tricks.update({int(k): v for k, v in stats["tricks"].items()})
-    games = archive.games(job=job_id)
-    for game in games:
-        if game["status"] == "loop" and game["loop"]:
-            result.loops.setdefault(game["loop"], []).append(game)
-    result.longest = next((game for game in games if game["status"] == "finished"), None)
+        if "loops" not in stats:
+            old = True
+            continue
+        for key, (deals, period_tricks, period_cards) in stats["loops"].items():
+            entry = result.loops.setdefault(key, [0, period_tricks, period_cards])
+            entry[0] += deals
+        if stats["longest"] is not None:
+            cards, tricks, deal, rank = stats["longest"]
+            # The longest, and the earlier rank on a tie (as a census block orders them).
+            if longest is None or (-cards, int(rank)) < (-longest["cards"], int(longest["rank"])):
+                longest = {"cards": cards, "tricks": tricks, "deal": deal, "rank": rank}
+    if old:
+        games = archive.games(job=job_id)
+        result.loops = {}
+        for game in games:
+            if game["status"] == "loop" and game["loop"]:
+                entry = result.loops.setdefault(game["loop"], [0, game["period_tricks"], game["period_cards"]])
+                entry[0] += 1
+        longest = next(({key: game[key] for key in ("cards", "tricks", "deal", "rank")}
+                        for game in games if game["status"] == "finished"), None)
+    result.longest = longest
     return result
 
 
@@ -74,19 +94,19 @@ def report(result, loops_shown=10):
         length, games = max(result.cards.items(), key=lambda item: (item[1], -item[0]))
         lines.append(f"commonest length {length} cards ({games:,} deals); "
                      f"mean {sum(k * v for k, v in result.cards.items()) / sum(result.cards.values()):.1f}")
-    ordered = sorted(result.loops.items(), key=lambda item: (-len(item[1]), item[0]))
-    for key, games in ordered[:loops_shown]:
-        period = games[0]["period_tricks"], games[0]["period_cards"]
-        lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period[0]} tricks / "
-                     f"{period[1]} cards, reached from {len(games):,} deal{'' if len(games) == 1 else 's'}")
+    ordered = sorted(result.loops.items(), key=lambda item: (-item[1][0], item[0]))
+    for key, (deals, period_tricks, period_cards) in ordered[:loops_shown]:
+        lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period_tricks} tricks / "
+                     f"{period_cards} cards, reached from {deals:,} deal{'' if deals == 1 else 's'}")
     if len(ordered) > loops_shown:
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
                      f"{result.job})")
     return lines
 
 
-def plot(result, path, pyplot):
-    """Draw the distribution of game lengths in cards, deals on a log scale."""
+def figure(result, pyplot):
+    """The distribution of game lengths in cards, deals on a log scale: a
+    matplotlib figure, for the command to write (cli.games.save_figure)."""
     lengths = sorted(result.cards)
     figure, axes = pyplot.subplots(figsize=(10, 4))
     axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")
@@ -97,7 +117,4 @@ def plot(result, path, pyplot):
     axes.set_title(f"census of the {deck} deck, {result.spec['players']} players: {result.deals:,} deals, "
                    f"{result.statuses['loop']:,} loop deals")
     figure.tight_layout()
-    try:
-        figure.savefig(path)
-    finally:
-        pyplot.close(figure)
+    return figure

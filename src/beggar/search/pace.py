@@ -1,0 +1,154 @@
+"""How fast a job keeps games and how fast the reference engine's cross-check
+follows them, measured when the job starts on a few thousand of its own
+deals (processor time, so a busy machine measures the same).
+
+A threshold that keeps many games (a low min_cards, a deck whose deals often
+loop) makes the cross-check most of the work: two cores play 10^6 random
+26/26 deals a second, and at min_cards 600 keep 7 % of them, where the
+reference engine replays some 5,000 such games a second on a core. The job
+is then told so in one line, with both rates and a threshold that would
+keep up (it still runs: a job file may insist), and a new job's chunks are
+made small enough that one chunk's cross-check takes a few seconds, so that
+stops stay prompt and memory stays bounded by the chunks in flight.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .. import engine
+from ..lengths import low
+from .drivers import run_chunk
+
+#: Processor seconds of playing, and of cross-checking, that a measure may take.
+PLAY_SECONDS = 0.05
+CHECK_SECONDS = 0.2
+#: Deals a measure plays at most.
+MEASURE_DEALS = 32_000
+
+#: Processor seconds of cross-checking one chunk of a new job may hold.
+CHUNK_CHECK_SECONDS = 3.0
+SMALLEST_CHUNK = 1000
+
+
+@dataclass(frozen=True)
+class Pace:
+    deals: int              # deals played to measure
+    play_seconds: float
+    hits: int               # games those deals keep
+    checked: int            # of which replayed by the reference engine
+    check_seconds: float
+    cards_checked: int      # cards of the games replayed
+    lengths: object = None  # lengths.Lengths of the deals played (sample, climb), or None
+
+    @property
+    def play_rate(self):
+        """Deals played a second on a core."""
+        return self.deals / max(self.play_seconds, 1e-9)
+
+    @property
+    def hit_share(self):
+        """Games kept per deal played."""
+        return self.hits / self.deals if self.deals else 0.0
+
+    @property
+    def keep_rate(self):
+        """Games kept a second on a core."""
+        return self.play_rate * self.hit_share
+
+    @property
+    def check_rate(self):
+        """Games the reference engine replays a second on a core (None: none measured)."""
+        return self.checked / max(self.check_seconds, 1e-9) if self.checked else None
+
+    @property
+    def load(self):
+        """Processor time of cross-checking per processor time of playing."""
+        return self.keep_rate / self.check_rate if self.check_rate else 0.0
+
+    def threshold(self, min_cards):
+        """The least min_cards (a multiple of 100, at least `min_cards`) at which
+        cross-checking takes no longer than playing, or None where the lengths
+        of the deals measured cannot tell (a census: loops are kept anyway)."""
+        if self.lengths is None or not self.cards_checked:
+            return None
+        per_card = self.check_seconds / self.cards_checked       # a reference replay costs by the card
+        play = self.play_seconds / self.deals
+        counts = self.lengths.counts
+        cards = 0.0         # the cards of the games at or above the bin, from the top down
+        best = None
+        for index in range(len(counts) - 1, -1, -1):
+            cards += counts[index] * low(index)
+            if low(index) < min_cards:
+                break
+            if cards / self.deals * per_card > play:
+                break
+            best = low(index)
+        if best is None:
+            best = low(len(counts) - 1) + 1 if counts else min_cards
+        return max(min_cards, -(-best // 100) * 100)
+
+
+def measure(spec):
+    """The Pace of job `spec` on its first deals, or None for the drivers that
+    deal no deals (the loop factory's walks and the eliminate driver's
+    backward searches keep a loop now and then, never a flood)."""
+    from ..engine import GPU_ENGINES
+    if spec["driver"] not in ("sample", "climb", "census") or spec.get("engine") in GPU_ENGINES:
+        return None     # a GPU job measures its own two sides
+    deals, budget = 500, spec["deals"] or MEASURE_DEALS
+    while True:
+        deals = min(deals, budget, MEASURE_DEALS)
+        start = time.process_time()
+        result = run_chunk(dict(spec, deals=deals, chunk=deals, extend_cards=0), 0)
+        seconds = time.process_time() - start
+        if seconds >= PLAY_SECONDS or deals >= min(budget, MEASURE_DEALS):
+            break
+        deals *= 4
+    games = [(deal, outcome) for deal, outcome in result.hits]
+    if result.census is not None:       # what a census keeps: its loop deals (its top longest are few)
+        games = [(deal, outcome) for _, deal, outcome, _ in result.census.loops]
+    checked = cards = 0
+    start = time.process_time()
+    for deal, outcome in games:
+        if checked and time.process_time() - start >= CHECK_SECONDS:
+            break
+        engine.play(deal, engine="reference")
+        checked += 1
+        cards += outcome.cards
+    return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, result.lengths)
+
+
+def chunk_for(pace, chunk):
+    """The chunk of a new job: `chunk`, or fewer deals where the cross-check
+    of a chunk that size would take over CHUNK_CHECK_SECONDS of a core."""
+    if pace is None or not pace.check_rate or not pace.hit_share:
+        return chunk
+    most = CHUNK_CHECK_SECONDS * pace.check_rate / pace.hit_share
+    if most >= chunk:
+        return chunk
+    digits = 10 ** max(0, len(str(int(most))) - 2)          # two significant digits: 240,000
+    return max(SMALLEST_CHUNK, int(most) // digits * digits)
+
+
+def warning(spec, pace):
+    """One line for a job whose cross-check cannot follow the games it keeps
+    (cross-checking would take longer than playing), else None."""
+    if pace is None or pace.load <= 1:
+        return None
+    what = ("this census keeps every loop deal" if spec["driver"] == "census"
+            else f"min_cards {spec['min_cards']} keeps")
+    line = (f"warning: {what} {_share(pace.hit_share)} of deals, {pace.keep_rate:,.0f} games a second on a "
+            f"core, where the reference engine cross-checks {pace.check_rate:,.0f}: checking will take "
+            f"{pace.load:.0f} times as long as playing")
+    threshold = pace.threshold(spec["min_cards"]) if spec["driver"] != "census" else None
+    if threshold is not None:
+        line += f"; min_cards {threshold} would keep up (a job file may insist on {spec['min_cards']})"
+    return line
+
+
+def _share(fraction):
+    """A share of deals for people: '6.8 %', '100 %', '0.0012 %'."""
+    percent = 100 * fraction
+    return f"{percent:.0f} %" if percent >= 10 else f"{percent:.2g} %"

@@ -1,0 +1,61 @@
+"""Files the tool writes, through the real command: an output the machine
+cannot take is exit 3 (a full disk), a path that names nothing is exit 2,
+and the claim of a running job is the archive file's, whatever name it is
+reached by, never through a link planted in its place."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers import bad_input, beggar, fault, job_file, start, wait_for_chunks
+
+FULL = Path("/dev/full")
+
+
+@pytest.fixture(scope="module")
+def census_archive(tmp_path_factory):
+    path = tmp_path_factory.mktemp("out") / "a.sqlite"
+    run = beggar("census", "6 2J 1Q 1K", "--chunk", 1000, "--workers", 1, "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    job = next(line.split()[1].rstrip(":") for line in run.stdout.splitlines() if line.startswith("job "))
+    return path, job
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="no /dev/full on this system")
+def test_an_output_on_a_full_disk_is_a_fault(census_archive):
+    path, job = census_archive
+    fault(beggar("archive", "export", 1, FULL, "--archive", path), "/dev/full: cannot write", "No space left")
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
+    result = beggar("archive", "census", job, "--plot", FULL, "--archive", path)
+    assert result.returncode == 3 and "plot written" not in result.stdout, result
+    assert "--plot /dev/full: cannot write" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_empty_plot_name_is_refused(census_archive):
+    path, job = census_archive
+    bad_input(beggar("stats", job, "--plot", "", "--archive", path), "--plot: name a file")
+    bad_input(beggar("archive", "census", job, "--plot", "", "--archive", path), "--plot: name a file")
+
+
+def test_the_claim_is_the_files_not_the_names(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    link = tmp_path / "link.sqlite"
+    link.symlink_to(archive)
+    job = start("search", job_file(tmp_path, deals=0, chunk=200_000), "--archive", archive, "--quiet")
+    try:
+        name = wait_for_chunks(archive, 1, job)
+        fault(beggar("search", "--resume", name, "--archive", link, "--quiet"),
+              f"job {name} is running in another process")
+    finally:
+        job.terminate()
+        job.communicate(timeout=60)
+
+
+def test_a_link_planted_as_the_running_file_is_not_followed(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    target = tmp_path / "elsewhere"
+    os.symlink(target, f"{archive}-running")
+    fault(beggar("search", "--deals", 1000, "--archive", archive, "--quiet"),
+          "a link stands where the file that marks running jobs goes")
+    assert not target.exists() and not os.path.lexists(tmp_path / "elsewhere")
