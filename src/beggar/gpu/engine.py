@@ -18,12 +18,12 @@ gpu/device.py's launches), and the sizes it launches in.
 from __future__ import annotations
 
 from dataclasses import replace
-from math import factorial
 
 import numpy as np
 
 from .. import census as census_order
 from .. import lengths
+from ..census import _arrangements
 from ..checks import whole
 from ..deal import Deal
 from ..decks import STANDARD, check_table, deal_out, hand_sizes
@@ -67,13 +67,6 @@ def ring_of(deck):
     while ring < len(deck.courts) + 1:
         ring *= 2
     return ring
-
-
-def _arrangements(counts):
-    result = factorial(sum(counts))
-    for n in counts:
-        result //= factorial(n)
-    return result
 
 
 def _counts(cards):
@@ -201,13 +194,8 @@ class _Sampled:
         hits, n_hits = self.backend.sample(shape, self.seed, first, count, self.min_cards, CAP_TRICKS, counts,
                                            best)
         if n_hits > len(hits):
-            # Too many hits for the buffer: play the range again in parts
-            # that each fit it with room to spare.
-            parts = min(count, -(-2 * n_hits // len(hits)))
-            edges = [first + count * k // parts for k in range(parts + 1)]
-            for a, b in zip(edges, edges[1:]):
-                if b > a:
-                    self.launch(shape, a, b - a)
+            for offset, size in _parts(count, n_hits, len(hits)):
+                self.launch(shape, first + offset, size)
             return
         self.lengths += counts
         if best[0]:
@@ -317,11 +305,8 @@ class _Counted:
         threshold = self.threshold()
         hits, n_hits = self.backend.census(self.block.view(np.uint8), count, threshold, CAP_TRICKS, cards, tricks)
         if n_hits > len(hits):
-            parts = min(count, -(-2 * n_hits // len(hits)))
-            edges = [count * k // parts for k in range(parts + 1)]
-            for a, b in zip(edges, edges[1:]):
-                if b > a:
-                    self._launch(suffix_first + a, rank + a, b - a)
+            for offset, size in _parts(count, n_hits, len(hits)):
+                self._launch(suffix_first + offset, rank + offset, size)
             return
         self.cards += cards
         self.tricks += tricks
@@ -373,6 +358,15 @@ class _Counted:
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
         return Census(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
+
+
+def _parts(count, n_hits, capacity):
+    """A launch of `count` deals whose `n_hits` hits overflowed a buffer of
+    `capacity`, cut into parts that each fit it with room to spare:
+    [(offset, deals)]."""
+    parts = min(count, -(-2 * n_hits // capacity))
+    edges = [count * k // parts for k in range(parts + 1)]
+    return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
 
 
 def _add(counts, length, n=1):
