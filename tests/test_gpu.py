@@ -148,6 +148,17 @@ def test_a_job_stopped_on_one_engine_goes_on_on_another(tmp_path):
     assert games["a.sqlite"] == games["b.sqlite"]
 
 
+def test_a_gpu_job_says_when_its_cpu_side_fell_behind(tmp_path):
+    # gpu-host runs a GPU job's two stages: one process plays, others check.
+    path = job_file(tmp_path, deals=200_000, chunk=50_000, min_cards=800, extra='extend_cards = 0\n')
+    result = beggar("search", path, "--engine", "gpu-host", "--workers", "1", "--archive", tmp_path / "a.sqlite",
+                    "--quiet")
+    assert result.returncode == 0, result
+    assert "on the GPU kernels on one core, 1 process checking its hits" in result.stdout
+    assert "the CPU side fell behind: the GPU waited for it (nothing was dropped)" in result.stdout
+    assert len(kept(tmp_path / "a.sqlite")) > 1000
+
+
 def test_gpu_jobs_the_gpu_does_not_play_are_one_line(tmp_path):
     for extra in ("--players 3", "--engine gpu-host --players 4"):
         bad_input(beggar("search", "--engine", "gpu-host", *extra.split()[-2:], "--archive",
@@ -156,6 +167,7 @@ def test_gpu_jobs_the_gpu_does_not_play_are_one_line(tmp_path):
     bad_input(beggar("search", climb, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
               "the climb driver runs on the compiled engine")
     bad_input(beggar("search", "--gpu", "--engine", "compiled", "--archive", tmp_path / "a.sqlite"), "--gpu")
+    bad_input(beggar("search", "--gpu", "--cluster", "local:1", "--archive", tmp_path / "a.sqlite"), "cluster")
     assert not (tmp_path / "a.sqlite").exists()
 
 

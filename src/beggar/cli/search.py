@@ -18,6 +18,8 @@ def run_search(args, data=None):
     """Run the job of args (or of `data`, a job's keys, when given); returns
     (exit status, job id)."""
     from ..search.cluster import Cluster
+    if args.cluster is not None and (args.gpu or args.engine == "gpu"):
+        raise UsageError("a GPU job plays on this machine's GPU, not on a cluster")
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
@@ -185,6 +187,10 @@ def plural(count, word):
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
+def _processes(count):
+    return f"{count:,} process{'' if count == 1 else 'es'}"
+
+
 def print_summary(summary, archive_path, cluster=None, whole=None):
     """The summary of a run. `whole`: the job's figures (Archive.job with
     games and loops) when the run went on with a job that had played before;
@@ -196,8 +202,18 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
     unit = "states" if summary.driver == "eliminate" else "deals"
     lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
              f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-             f"on {plural(summary.workers, 'worker')}"
+             + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, "
+                f"{_processes(summary.workers)} checking its hits" if summary.gpu else
+                f"on {plural(summary.workers, 'worker')}")
              + (f" of the cluster {cluster}" if cluster else "")]
+    if summary.gpu:
+        played, checked, checkers, behind, engine = summary.gpu
+        player = "the GPU" if engine == "gpu" else "the GPU kernels on one core"
+        lines.append(f"gpu      {played:.1f} s of {player} played the chunks kept, at "
+                     f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
+                     f"{checked:.1f} s of {_processes(checkers)}"
+                     + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
+                        "min_cards or extend_cards, or more cores, keeps up" if behind else ""))
     if summary.best is not None:
         deal, outcome = summary.best
         lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"

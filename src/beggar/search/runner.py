@@ -31,12 +31,14 @@ from multiprocessing import get_context
 from .. import finds, published
 from ..archive import ArchiveFault
 from ..decks import hand_sizes
+from ..engine import GPU_ENGINES
 from ..rules import Rules
 from ..savefile import SaveFileError, load, to_json
 from . import SearchError
 from .crosscheck import check, work
 from .factory import keep as keep_loops
 from .factory import loops_of_games
+from .gpu_pool import GpuPool
 from .job import WORKERS_PER_CORE, check_engine, chunks_in, extends, max_workers, stored, unit
 from .progress import Progress
 
@@ -73,6 +75,8 @@ class Summary:
     new_loops: list = field(default_factory=list)   # [(loop id, loops.Loop)] new to the archive
     prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
+    # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
+    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
 
 
 def new_job_id(spec):
@@ -150,14 +154,16 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     if cluster is None:
         asked = workers or spec["workers"] or os.cpu_count() or 1
         count = min(asked, max_workers())
-        if spec["engine"] == "gpu":
-            # One process drives the GPU; the cores replay and extend its hits.
-            count = 1
-        elif count < asked:
+        if count < asked:
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
-        pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
-                                   initargs=(os.getpid(),))
+        if spec["engine"] in GPU_ENGINES:
+            # One process drives the GPU (gpu-host: plays its kernels); `count`
+            # processes check what it plays.
+            pool = GpuPool(count, _worker_start, (os.getpid(),))
+        else:
+            pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
+                                       initargs=(os.getpid(),))
 
         def alive():
             return count
@@ -285,6 +291,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 future.cancel()
         bar.close()
         summary.seconds = time.monotonic() - start
+        if isinstance(pool, GpuPool):
+            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"])
         try:
             archive.set_job_state(job_id, summary.state)
         except (sqlite3.Error, ArchiveFault):
@@ -303,6 +311,8 @@ def _keep_longest(archive, job_id, spec, summary):
 
 def _kill_workers(pool):
     """End the worker processes of a local pool now (a cluster's are left alone)."""
+    for inner in getattr(pool, "pools", ()):        # a GPU job's (gpu_pool.GpuPool)
+        _kill_workers(inner)
     processes = list((getattr(pool, "_processes", None) or {}).values())
     manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:

@@ -1,0 +1,119 @@
+"""The pool of a GPU job: one process drives the GPU, the cores check what it plays.
+
+A GPU plays a chunk far faster than a core can replay its hits on the
+reference engine and search their families, so a GPU job does not check a
+chunk where it was played (crosscheck.work): its one GPU process plays the
+chunks (drivers.run_chunk) and hands each result to a pool of checking
+processes (crosscheck.check), one per core. To the job runner it is one
+executor: submit() gives a future of the checked chunk, as a worker's would
+be, that can be cancelled while the chunk waits for the GPU or for a core.
+It counts the GPU's seconds and the checkers', so that the summary can say
+when the CPU side fell behind (the GPU then waits for it: never a hit
+dropped, never a check skipped).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
+
+from .crosscheck import check
+from .drivers import run_chunk
+
+
+class _Chunk(Future):
+    """A chunk's future, through its two stages: cancelling it cancels the
+    stage it waits in, if that has not started."""
+
+    def __init__(self):
+        super().__init__()
+        self.stage = None
+        self.lock = threading.Lock()
+
+    def cancel(self):
+        with self.lock:
+            stage = self.stage
+        if stage is not None and not stage.cancel():
+            return False
+        return super().cancel()
+
+
+def checked(spec, result):
+    """Stage two, on a core: the chunk's games checked (crosscheck.check)."""
+    start = time.perf_counter()
+    result.games = check(spec, result)
+    return result, time.perf_counter() - start
+
+
+class GpuPool:
+    """The executor of a GPU job: `checkers` checking processes beside the GPU's."""
+
+    def __init__(self, checkers, initializer=None, initargs=()):
+        context = get_context("spawn")
+        self.gpu = ProcessPoolExecutor(1, mp_context=context, initializer=initializer, initargs=initargs)
+        self.cpu = ProcessPoolExecutor(checkers, mp_context=context, initializer=initializer, initargs=initargs)
+        self.checkers = checkers
+        self.gpu_seconds = 0.0          # the GPU's play of the chunks checked
+        self.check_seconds = 0.0        # the checkers' work on them
+
+    def submit(self, function, spec, chunk):
+        """A future of chunk `chunk` of `spec`, played and checked (the
+        runner's `function`, crosscheck.work, is done here in two stages)."""
+        future = _Chunk()
+        with future.lock:
+            future.stage = self.gpu.submit(run_chunk, spec, chunk)
+        future.stage.add_done_callback(lambda played: self._played(played, future, spec))
+        return future
+
+    def _played(self, played, future, spec):
+        if played.cancelled():
+            future.cancel()
+            return
+        if played.exception() is not None:
+            _settle(future, exception=played.exception())
+            return
+        try:
+            stage = self.cpu.submit(checked, spec, played.result())
+        except RuntimeError as error:       # the pool was shut down meanwhile
+            _settle(future, exception=error)
+            return
+        with future.lock:
+            future.stage = stage
+        stage.add_done_callback(lambda done: self._checked(done, future))
+
+    def _checked(self, done, future):
+        if done.cancelled():
+            future.cancel()
+        elif done.exception() is not None:
+            _settle(future, exception=done.exception())
+        else:
+            result, seconds = done.result()
+            self.gpu_seconds += result.seconds
+            self.check_seconds += seconds
+            _settle(future, result=result)
+
+    def behind(self):
+        """Whether the checkers' work outlasted the GPU's play: the GPU waited for the cores."""
+        return self.check_seconds / max(1, self.checkers) > 1.1 * self.gpu_seconds > 0
+
+    @property
+    def pools(self):
+        """The two pools (runner._kill_workers ends their processes)."""
+        return (self.gpu, self.cpu)
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        self.gpu.shutdown(wait=wait, cancel_futures=cancel_futures)
+        self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def _settle(future, result=None, exception=None):
+    """Finish a chunk's future, unless it was cancelled meanwhile."""
+    try:
+        if exception is not None:
+            future.set_exception(exception)
+        else:
+            future.set_result(result)
+    except Exception:       # InvalidStateError (3.8+): cancelled while its stage ran
+        pass
