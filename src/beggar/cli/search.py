@@ -164,7 +164,7 @@ def _perturb_start(archive, spec):
 
 def _eliminate_start(archive, spec):
     """Fix the loops an eliminate job starts from in its spec, one chunk each."""
-    from ..search.elimination import start_keys
+    from ..search.factory import start_keys     # the loops of the deck, as a perturb job's
     spec["start"] = start_keys(archive, spec["deck"])
     if not spec["start"]:
         raise UsageError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "

@@ -29,15 +29,6 @@ OPTIONS = {"guide": "smallest"}
 CHUNK = 1_000_000
 
 
-def start_keys(archive, deck):
-    """The canonical states (hex) an eliminate job of `deck` starts from: the
-    loops of the deck the archive holds, and the published ones; sorted."""
-    deck = str(Deck.parse(deck))
-    keys = {row["key"] for row in archive.loops(deck=deck)}
-    keys.update(loops.of_deal(deal).hex for _, deal in loops.published(deck))
-    return sorted(keys)
-
-
 def cycle_of(key):
     """The states of the loop of a canonical state (hex), its players only."""
     raw, hands, i = bytes.fromhex(key), [], 0
