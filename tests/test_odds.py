@@ -14,7 +14,8 @@ from beggar.archive import Archive
 from beggar.climbing import ClimbRules
 from beggar.lengths import Lengths
 from beggar.search import job as jobs
-from beggar.search import odds, runner
+from beggar.reports import odds
+from beggar.search import runner
 from beggar.search.drivers import ChunkResult
 from beggar.search.runner import Summary, _keep
 from helpers import CASELLA, MANN_WU, bad_input, beggar, job_file, job_id, load_data

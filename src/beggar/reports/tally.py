@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..census import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
-from .job import chunks_in, stored, table
+from ..search.job import chunks_in, stored, table
 
 
 class TallyError(BadInput, ValueError):
@@ -106,7 +106,7 @@ def report(result, loops_shown=10):
 
 def figure(result, pyplot):
     """The distribution of game lengths in cards, deals on a log scale: a
-    matplotlib figure, for the command to write (cli.games.save_figure)."""
+    matplotlib figure, for the command to write (cli.plot.save)."""
     lengths = sorted(result.cards)
     figure, axes = pyplot.subplots(figsize=(10, 4))
     axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")

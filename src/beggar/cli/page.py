@@ -3,7 +3,9 @@ share finds (beggar archive report): the jobs, the longest games of each
 table with their hand sizes drawn, the loops with one period traced, the
 survival curve and the odds, and for each game the command that replays it.
 No server, no network, no script: the charts are inline SVG (charts.py)
-and the styles are in the page."""
+and the styles are in the page. One of the command's outputs, built from
+the same rows and lines as its text (archive jobs, replay's trick table,
+durations), so it sits beside them in cli/ and not in reports/."""
 
 from __future__ import annotations
 
@@ -11,10 +13,16 @@ import itertools
 import shlex
 from html import escape
 
-from . import __version__, charts, engine
-from .archive import now
-from .census import key_deal
-from .deal import Deal
+from .. import __version__, engine
+from ..archive import now
+from ..census import key_deal
+from ..deal import Deal
+from ..reports import odds
+from ..search.job import FACTORY, stored
+from . import charts
+from .archive import job_rows
+from .format import trick_lines
+from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
 GAMES_PER_TABLE = 5
@@ -69,7 +77,6 @@ def hand_chart(deal, outcome, title):
 
 
 def _jobs_section(archive, job_id):
-    from .cli.archive import job_rows
     rows = [row for row in job_rows(archive, archive.path) if job_id is None or row["id"] == job_id]
     body = []
     for row in rows:
@@ -120,7 +127,6 @@ def _loops_section(archive, job_id):
         return out
     total = len(archive.loops(job=job_id))
     out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
-    from .cli.format import trick_lines
     for row in rows:
         deal = key_deal(bytes.fromhex(row["key"]))
         outcome = engine.play(deal)
@@ -142,8 +148,6 @@ def _loops_section(archive, job_id):
 
 
 def _odds_section(archive, job_id):
-    from .search import odds
-    from .search.job import FACTORY, stored
     out = ["<h2>Survival and odds</h2>"]
     chosen = [(i, stored(spec)) for i, spec in archive.jobs()
               if (job_id is None or i == job_id) and stored(spec)["driver"] not in FACTORY]
@@ -187,7 +191,6 @@ def _odds_section(archive, job_id):
 
 
 def _duration(seconds):
-    from .cli.stats import duration
     return escape(duration(seconds))
 
 
