@@ -6,11 +6,10 @@ is in the repository. The README shows only quick examples (seconds); the
 pages' long runs are parsed, not run."""
 
 import ast
-import os
+import importlib.util
 import re
 import shlex
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from beggar.cli import _parser
 from beggar.cli.options import NOTATION
 
-from helpers import _command
+from helpers import beggar
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -93,11 +92,7 @@ def test_the_readme_examples_print_what_it_shows(tmp_path, monkeypatch):
     for name in ("casella.txt",):
         shutil.copy(ROOT / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
-    try:
-        import matplotlib       # noqa: F401
-        plots = True
-    except ImportError:
-        plots = False
+    plots = importlib.util.find_spec("matplotlib") is not None     # the plot extra
     runs = _shown_runs(ROOT / "README.md")
     assert [line.split()[:2] for line, _ in runs][:3] == [["beggar", "verify"], ["beggar", "play"], ["cat", "casella.txt"]]
     for line, shown in runs:
@@ -110,14 +105,13 @@ def test_the_readme_examples_print_what_it_shows(tmp_path, monkeypatch):
             at = words.index("--plot")
             words = words[:at] + words[at + 2:]
             shown = [text for text in shown if not text.startswith("plot written")]
-        result = subprocess.run(_command(words[1:]), capture_output=True, text=True, timeout=120,
-                                env={**os.environ, "BEGGAR_ENGINE": "compiled"})
+        result = beggar(*words[1:], env={"BEGGAR_ENGINE": "compiled"})     # as the README shows
         assert result.returncode == 0, (line, result.stderr)
         assert _matches(shown, result.stdout.rstrip("\n").splitlines()), (line, result.stdout)
 
 
 def test_the_readme_python_examples_give_what_their_comments_say():
-    [block] = [block for block in _python_blocks(ROOT / "README.md")]
+    [block] = _python_blocks(ROOT / "README.md")
     namespace = {}
     checked = 0
     for line in block:

@@ -267,7 +267,7 @@ def run_archive_report(args):
     with Archive(args.archive, readonly=True) as archive:
         if args.job is not None:
             archive.job(args.job)       # no such job: one line
-        text = page(archive, args.job)
+        text = page(archive, job_rows(archive, archive.path), args.job)
     write_output(args.file, text)       # a full disk is a fault, as for every file written
     print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open it in a browser)")
     return 0

@@ -20,7 +20,6 @@ from ..deal import Deal
 from ..reports import odds
 from ..search.job import FACTORY, stored
 from . import charts
-from .archive import job_rows
 from .format import trick_lines
 from .stats import duration
 
@@ -76,8 +75,8 @@ def hand_chart(deal, outcome, title):
                         title, spans=spans, height=220)
 
 
-def _jobs_section(archive, job_id):
-    rows = [row for row in job_rows(archive, archive.path) if job_id is None or row["id"] == job_id]
+def _jobs_section(jobs, job_id):
+    rows = [row for row in jobs if job_id is None or row["id"] == job_id]
     body = []
     for row in rows:
         played = f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}"
@@ -194,9 +193,11 @@ def _duration(seconds):
     return escape(duration(seconds))
 
 
-def page(archive, job_id=None):
+def page(archive, jobs, job_id=None):
     """The report of an open archive (of job `job_id` alone when given), as
-    the text of one HTML page."""
+    the text of one HTML page. `jobs`: the archive's jobs as `archive jobs`
+    lists them (cli.archive.job_rows), handed in so that the page and that
+    command never import each other."""
     what = f"job {job_id}" if job_id else "archive"
     title = f"beggar {what}: {archive.path}"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -205,7 +206,8 @@ def page(archive, job_id=None):
              f'<p class="note">Written {escape(now())} by beggar {escape(__version__)}. Each game replays with '
              "the command beside it (pip install beggar); every game was replayed by both engines when it was "
              "kept.</p>"]
-    for section in (_jobs_section, _games_section, _loops_section, _odds_section):
+    parts.extend(_jobs_section(jobs, job_id))
+    for section in (_games_section, _loops_section, _odds_section):
         parts.extend(section(archive, job_id))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
