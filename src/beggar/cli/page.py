@@ -15,7 +15,7 @@ from html import escape
 
 from .. import __version__, engine
 from ..archive import now
-from ..census import key_deal
+from ..cycle import key_deal
 from ..deal import Deal
 from ..reports import odds
 from ..search.job import FACTORY, stored

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from .. import engine, loops
 from ..archive import ArchiveFault
 from ..backward import basin
-from ..census import key_deal
+from ..cycle import key_deal
 from ..decks import Deck
 from ..rules import Rules
 from . import SearchError
