@@ -1,65 +1,64 @@
-"""What a worker process does with one chunk of a job: play it in the
-compiled engine and return the hits. Runs in worker processes; plain data in
-and out."""
+"""The search drivers, one object per kind of job, found by name: what a
+job's driver checks, plays, keeps and says is asked of `of(spec)`, never
+decided by the driver's name elsewhere. Adding a driver is a module here
+and a line in ALL.
+
+A worker plays a chunk (work: the driver's play, then the reference
+engine's check of its games); the job's process keeps it (keep). Plain data
+in and out of the workers.
+"""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
-from .. import engine
-from ..climbing import ClimbRules
-from ..lengths import Lengths
-from ..states import Census
-from .job import CHUNK_SECONDS, FACTORY, MAX_CHUNK, chunk_deals, table
+from .. import announce
+from ..spec import CHUNK_SECONDS, MAX_CHUNK
+from .base import ChunkResult, Driver
+from .census import Census
+from .eliminate import Eliminate
+from .factory import Grow, Perturb
+from .sampling import Climb, Sample
 
-#: The drivers whose chunk is a unit of work alone, sized by time when a job
-#: gives none (a climb's chunk is one walk, and the loop factory's one walk of
-#: tries: their length is part of the search).
-TIMED = ("sample", "census")
+__all__ = ["ALL", "NAMES", "ChunkResult", "Driver", "get", "of", "play", "work", "keep", "timed_chunk"]
 
-
-@dataclass
-class ChunkResult:
-    chunk: int
-    deals: int
-    hits: list          # [(deal, outcome)] from the compiled engine
-    best: tuple | None  # (deal, outcome) of the longest game played, or None
-    seconds: float
-    census: Census | None = None    # a census chunk's whole result
-    lengths: Lengths | None = None  # sample and climb: the lengths of every game played
-    growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
-    ascent: dict | None = None      # an eliminate chunk's search, what it reached (elimination.run_chunk)
-    games: list | None = None       # the games it keeps, checked (crosscheck.check)
+#: Every driver, in the order the job file's errors name them.
+ALL = (Sample(), Climb(), Census(), Grow(), Perturb(), Eliminate())
+NAMES = tuple(driver.name for driver in ALL)
+_BY_NAME = {driver.name: driver for driver in ALL}
 
 
-def run_chunk(spec, chunk):
-    """Play chunk number `chunk` of the job `spec`."""
-    start = time.perf_counter()
-    deals = chunk_deals(spec, chunk)
-    if spec["driver"] == "census":
-        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"],
-                               engine=spec["engine"], **table(spec))
-        hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
-        hits += [(deal, outcome) for _, deal, outcome in result.longest]
-        best = max(hits, key=lambda hit: hit[1].cards, default=None)
-        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
-    if spec["driver"] == "eliminate":
-        from .elimination import run_chunk as eliminate
-        return eliminate(spec, chunk, ChunkResult)
-    if spec["driver"] in FACTORY:
-        from .factory import walk
-        growth = walk(spec, chunk, deals)
-        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
-    if spec["driver"] == "sample":
-        hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
-                                                 start=chunk * spec["chunk"], engine=spec["engine"],
-                                                 **table(spec))
-    else:
-        walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
-                            engine=spec["engine"], **table(spec))
-        hits, best, lengths = walk.hits, walk.best, walk.lengths
-    return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths=lengths)
+def get(name):
+    """The driver of that name (job.check makes sure a spec names one)."""
+    return _BY_NAME[name]
+
+
+def of(spec):
+    """The driver of the job `spec`."""
+    return _BY_NAME[spec["driver"]]
+
+
+def play(spec, chunk):
+    """Play chunk number `chunk` of the job `spec` (in a worker)."""
+    return of(spec).play(spec, chunk)
+
+
+def work(spec, chunk):
+    """What a worker does with chunk `chunk` of the job `spec`: play it and
+    check its games (crosscheck.check, where the driver's are checked where
+    they are played); the ChunkResult with `games` set."""
+    result = play(spec, chunk)
+    result.games = of(spec).games(spec, result)
+    return result
+
+
+def keep(archive, job_id, spec, result, summary, told=None):
+    """Keep a finished chunk in the archive (its driver's keep: one
+    transaction with the record that the chunk is done), count it in the
+    summary, then announce the records and new balanced loops it holds
+    (announce.tell; `told`, when given, hears each line)."""
+    news = of(spec).keep(archive, job_id, spec, result, summary)
+    announce.tell(archive, job_id, news, summary, told)
 
 
 def timed_chunk(spec, seconds=CHUNK_SECONDS):
@@ -71,7 +70,7 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
     while True:
         trial = {**spec, "chunk": min(deals, budget), "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
         began = time.thread_time()
-        run_chunk(trial, 0)
+        play(trial, 0)
         spent = time.thread_time() - began
         if spent >= 0.1 or trial["chunk"] >= budget:
             break
