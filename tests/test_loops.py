@@ -14,7 +14,8 @@ import pytest
 from beggar import Deal, engine, loops
 from beggar.archive import Archive
 from beggar.backward import basin
-from beggar.census import count, state_key
+from beggar.census import count
+from beggar.cycle import deal_of, state_key
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.drivers.factory import start_keys
 from beggar.search.job import check
@@ -65,7 +66,7 @@ def test_every_balanced_deal_in_a_published_basin_falls_into_that_loop(name, dea
     assert deal in members
     assert len(members) == {"Casella 2024": 30, "Zanotto 2017": 90, "Carmicia": 26}[name]
     # The balanced states on the cycle are balanced deals of the basin too.
-    assert {loops.deal_of(*state) for state in loop.balanced_states} <= members
+    assert {deal_of(*state) for state in loop.balanced_states} <= members
     assert loop.balanced == (name == "Zanotto 2017")
     for member, replay in found.deals:
         assert replay.engine == "reference" and replay.status == "loop"

@@ -13,7 +13,7 @@ from html import escape
 
 from . import __version__, charts, engine
 from .archive import now
-from .census import key_deal
+from .cycle import key_deal
 from .deal import Deal
 
 #: The longest games shown per table, and the games of them drawn.

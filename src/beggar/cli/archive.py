@@ -10,7 +10,7 @@ from .. import engine
 from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
 from ..rules import Rules
-from ..census import key_deal
+from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines
 from .options import PLOT_INSTALL, UsageError, check_output, count, game_id, limit, players, write_output

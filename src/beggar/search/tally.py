@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..census import key_deal
+from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
 from .job import stored

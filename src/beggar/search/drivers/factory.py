@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 from ... import engine, loops
 from ...backward import basin
-from ...census import key_deal
+from ...cycle import key_deal
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
