@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from beggar import Deal, Rules, loops, play
-from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive
+from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive, ArchiveFault
 from helpers import _command, bad_input, beggar, fault, job_id
 
 # Each process waits for the same moment, then opens the archive: whoever comes
@@ -304,3 +304,23 @@ def test_a_bad_deal_met_in_a_migration_names_the_file_and_the_game(tmp_path):
         db.execute("UPDATE games SET deal = 'K-Z/--' WHERE id = ?", (game,))
         db.commit()
     fault(beggar("search", "--deals", 1000, "--archive", path), str(path), f"damaged: game {game} holds no deal")
+
+
+def test_a_rollback_that_sqlite_refuses_is_an_archive_fault(tmp_path):
+    with Archive(str(tmp_path / "a.sqlite")) as archive:
+        real = archive.db
+
+        class Refusing:
+            """The connection, but refusing to roll back (as a disk gone away would)."""
+            in_transaction = True
+
+            def execute(self, sql, *args):
+                if sql == "ROLLBACK":
+                    raise sqlite3.OperationalError("disk I/O error")
+                return real.execute(sql, *args)
+
+        archive.db = Refusing()
+        with pytest.raises(ArchiveFault, match="cannot be used .disk I/O error"):
+            with archive.transaction():
+                raise KeyboardInterrupt
+        archive.db = real

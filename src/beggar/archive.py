@@ -256,6 +256,9 @@ class Archive:
                 raise ArchiveFault(f"{path}: damaged: restore it from a copy, or start a new archive "
                                    f"({error})") from None
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
+        except sqlite3.Error as error:
+            self.db.close()
+            raise self.fault(error) from None
         except BaseException:
             self.db.close()
             raise
@@ -437,6 +440,7 @@ class Archive:
                     raise
                 time.sleep(0.01)
 
+    @_guarded
     def close(self):
         self.db.close()
 
@@ -456,14 +460,21 @@ class Archive:
         try:
             yield
         except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+            self._roll_back()
             raise
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error as error:
+            self._roll_back()
+            raise self.fault(error) from None
+
+    def _roll_back(self):
+        """End the open transaction, keeping none of it. A rollback that SQLite
+        refuses is an ArchiveFault too: no sqlite3.Error leaves the archive."""
+        try:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
+        except sqlite3.Error as error:
             raise self.fault(error) from None
 
     # ------------------------------------------------------------ games
