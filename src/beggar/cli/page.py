@@ -18,7 +18,8 @@ from ..archive import now
 from ..cycle import key_deal
 from ..deal import Deal
 from ..reports import odds
-from ..search.job import FACTORY, stored
+from ..search import drivers
+from ..search.job import stored
 from . import charts
 from .format import trick_lines
 from .stats import duration
@@ -149,7 +150,7 @@ def _loops_section(archive, job_id):
 def _odds_section(archive, job_id):
     out = ["<h2>Survival and odds</h2>"]
     chosen = [(i, stored(spec)) for i, spec in archive.jobs()
-              if (job_id is None or i == job_id) and stored(spec)["driver"] not in FACTORY]
+              if (job_id is None or i == job_id) and not drivers.of(stored(spec)).factory]
     shown = 0
     for i, spec in chosen[-ODDS_JOBS:]:
         try:

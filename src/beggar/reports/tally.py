@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
-from ..search.job import chunks_in, stored, table
+from ..search.job import stored
+from ..search.spec import chunks_in, table
 
 
 class TallyError(BadInput, ValueError):
