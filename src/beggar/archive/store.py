@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .checks import MAX_COUNT, cut
-from .deal import Deal
-from .decks import Deck
-from .errors import BadInput, Fault
+from ..checks import MAX_COUNT, cut
+from ..deal import Deal
+from ..decks import Deck
+from ..errors import BadInput, Fault
 
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
@@ -387,7 +387,7 @@ class Archive:
 
     def _add_loops_table(self):
         """Format 3 -> 4 (inside the migration's transaction)."""
-        from . import loops
+        from .. import loops
         self.db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE loops"):])
         rows = self.db.execute("SELECT id, deal, loop, job, driver, walk FROM games WHERE status = 'loop' "
                                "ORDER BY id").fetchall()
@@ -408,8 +408,8 @@ class Archive:
     def _stored_deal(self, game_id, text):
         """The Deal of game `game_id` as the archive holds it; ArchiveFault, naming
         the file and the game, when it is none."""
-        from .deal import DealError
-        from .decks import DeckError
+        from ..deal import DealError
+        from ..decks import DeckError
         try:
             return Deal.parse(text)
         except (DealError, DeckError, TypeError, ValueError) as error:
