@@ -63,9 +63,9 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     with Archive(archive) as opened:
         progress = opened.job(name)
         done = opened.chunks_done(name)
-        walks = {game["walk"] for game in opened.games(job=name)}
+        chunks = {game["chunk"] for game in opened.games(job=name)}
     assert 10 <= progress["chunks"] < 80 and progress["state"] == "running"
-    assert walks <= done            # every kept hit belongs to a chunk recorded as done
+    assert chunks <= done           # every kept hit belongs to a chunk recorded as done
     resumed = beggar("search", "--resume", name, "--archive", archive, "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert "done (budget spent)" in resumed.stdout
@@ -169,7 +169,7 @@ def test_climb_job_and_archive_commands(tmp_path):
     walk = climb(3, 2, 50_000, 1800, ClimbRules(accept="late", patience=3000))
     with Archive(archive) as opened:
         games = opened.games(limit=1000)
-        walk_two = {g["deal"] for g in games if g["walk"] == 2}
+        walk_two = {g["deal"] for g in games if g["chunk"] == 2}
     assert walk_two == {str(deal) for deal, _ in walk.hits}
     listing = beggar("archive", "list", "--archive", archive, "--limit", 3).stdout.splitlines()
     assert listing[0].split()[:4] == ["id", "status", "cards", "tricks"] and len(listing) == 5

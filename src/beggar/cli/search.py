@@ -5,6 +5,7 @@ import sys
 from ..archive import DEFAULT_PATH, Archive
 from ..decks import Deck, hand_sizes
 from ..engine import ALL_ENGINES
+from ..loops import of_deal
 from ..search import SearchError
 from ..search import job as jobs
 from .options import UsageError, count, players, seconds, seed, split, workers
@@ -72,7 +73,9 @@ def _search(args, cluster, data):
             raise UsageError(f"--resume goes on with job {args.resume} as it was started; "
                              f"{', '.join(changes)} would change it (start a new job instead; "
                              "--time and --workers apply to a resumed job)")
-    with Archive(args.archive) as archive:
+    # The archive plays no game: an old one whose loop games must be linked to
+    # their loops as it is brought to this format is handed what plays them.
+    with Archive(args.archive, link_loop=of_deal) as archive:
         if args.resume is not None:
             job_id = args.resume
             if job_id == "last":
