@@ -10,7 +10,7 @@ from 4 random court cards and 12 plain; 0 starts top down from the whole
 deck), then perturbation of the deck's published loops (and of the full
 loops growth found) for as long.
 Printed for each: walks and tries per second, the largest loop size reached
-over time, distinct full loops (by canonical state, census.py's order) and
+over time, distinct full loops (by canonical state, cycle.py's order) and
 their rate per hour, how many of them have a balanced state on their cycle,
 and the balanced deals a bounded basin search (beggar basin) finds from them.
 Processor time of this process only; pin it to one core.
@@ -21,7 +21,7 @@ import time
 
 from beggar import _loops, loops
 from beggar.backward import basin
-from beggar.census import key_deal
+from beggar.cycle import key_deal
 from beggar.decks import Deck
 
 

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from beggar import Deal, play
-from beggar.backward import BackwardError, as_deal, basin, family
+from beggar.backward import BackwardError, basin, family
+from beggar.cycle import deal_of
 from beggar.engine import predecessors, tricks
 from helpers import CASELLA, MANN_WU, bad_input, beggar
 
@@ -16,7 +17,7 @@ ANDERSON = "--A-Q--J--J---Q--AJ-K---K-/-J-------Q------A--A--QKK-"
 
 def step(hands, leader):
     """The state after one trick from (hands, leader), and the cards laid."""
-    trick = next(tricks(as_deal(hands, leader)))
+    trick = next(tricks(deal_of(hands, leader)))
     after = trick.hands if leader == 0 else trick.hands[::-1]
     taker = trick.taker if leader == 0 else 1 - trick.taker
     return (tuple(tuple(h) for h in after), taker), len(trick.pile)

@@ -10,8 +10,9 @@ import itertools
 import pytest
 
 from beggar import _engine, _loops, engine
-from beggar.backward import as_deal, basin
-from beggar.census import count, state_key
+from beggar.backward import basin
+from beggar.census import count
+from beggar.cycle import deal_of, state_key
 from beggar.deal import Deal
 from beggar.decks import Deck
 from beggar.rules import Rules
@@ -25,9 +26,9 @@ def state(deal):
 
 
 def canonical(hands, leader):
-    """The canonical state of the loop a state falls into (census.py's order),
+    """The canonical state of the loop a state falls into (cycle.py's order),
     from the reference engine's tricks."""
-    deal = as_deal(hands, leader)
+    deal = deal_of(hands, leader)
     outcome = engine.play(deal, engine="reference")
     assert outcome.status == "loop"
     entry, period = outcome.loop_entry[0], outcome.loop_period[0]
@@ -43,7 +44,7 @@ def check_loop(found, deck):
     assert leader in (0, 1) and all(hands)
     cards = hands[0] + hands[1]
     assert tuple(cards.count(code) for code in range(5)) == Deck.parse(deck).counts
-    deal = as_deal(hands, leader)
+    deal = deal_of(hands, leader)
     outcomes = [engine.play(deal, engine="reference"), engine.play(deal, engine="compiled"),
                 _engine._play(deal, Rules(), False)]
     for outcome in outcomes:
@@ -106,7 +107,7 @@ def test_the_loop_next_to_casella_is_reached_from_balanced_deals():
     """The basin of the loop perturbation finds: every balanced deal in it is
     26/26 and falls, on the reference engine, into that loop and no other."""
     found = _loops.perturb([state(CASELLA)], "standard", 2, 0, 300000).loops[0]
-    searched = basin(as_deal(*found), max_states=100000, max_seconds=60)
+    searched = basin(deal_of(*found), max_states=100000, max_seconds=60)
     assert searched.stopped_by is None
     assert searched.deals
     key = canonical(*found)

@@ -12,12 +12,11 @@ and processor seconds, and say so when a bound stopped them.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 from . import engine
 from .checks import MAX_COUNT, seconds, whole
-from .deal import Deal
+from .cycle import deal_of, walk
 from .errors import BadInput
 
 MAX_STATES = 10_000_000
@@ -44,11 +43,6 @@ class Basin:
     states: int             # states visited, the loop's own included
     deals: list             # [(deal, outcome by the reference engine)] of the balanced deals
     stopped_by: str | None
-
-
-def as_deal(hands, leader):
-    """The deal a state stands for: the leader's hand first."""
-    return Deal.from_codes((hands[leader], hands[1 - leader]))
 
 
 def _check_search(deal, max_states, max_seconds):
@@ -78,7 +72,7 @@ def family(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=Non
     states, balanced, stopped_by = engine.backward([final], [None], max_states, max_seconds, engine_name)
     longest = max(balanced, key=lambda found: (found.cards, found.tricks), default=None)
     if longest is not None:
-        longest = (as_deal(longest.hands, longest.leader), longest.cards, longest.tricks)
+        longest = (deal_of(longest.hands, longest.leader), longest.cards, longest.tricks)
     return Family(final, states, len(balanced), longest, stopped_by)
 
 
@@ -91,16 +85,13 @@ def basin(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None
         raise BackwardError(f"the game does not loop (it is {outcome.status}); "
                             "a basin is found from a loop (beggar family for a finished game)")
     entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-    states = [(tuple(tuple(hand) for hand in deal.hands), 0)]
-    for trick in itertools.islice(engine.tricks(deal), entry + period - 1):
-        states.append((tuple(tuple(hand) for hand in trick.hands), trick.taker))
-    loop = states[entry:entry + period]
+    loop = walk(deal, engine.tricks(deal), entry, period)[:period]
     # Each loop state's predecessor on the loop is already a root: not followed.
     skips = [loop[i - 1] for i in range(period)]
     visited, balanced, stopped_by = engine.backward(loop, skips, max_states, max_seconds, engine_name)
     deals, seen = [], set()
     for found in balanced:
-        member = as_deal(found.hands, found.leader)
+        member = deal_of(found.hands, found.leader)
         # A loop whose second half replays its first with the seats swapped
         # (Zanotto's) reaches each deal from both seats: one deal, kept once.
         if member not in seen:

@@ -7,15 +7,8 @@ plain < J < Q < K < A, from 0 to count(deck) - 1. `unrank` gives the
 arrangement of any rank in exact integers (the standard deck has 6.5 * 10^20
 of them, more than 64 bits hold); from there the engines step on with
 `next_arrangement`, so any block of ranks can be played alone and a census
-can be cut into chunks.
-
-A loop is named by its canonical state: the least state on its cycle. A
-state is written from its leader's seat, as the deal it is: the leader's hand
-first, then the others in turn, so that it does not matter which seat a game
-was started from. States are ordered as byte strings [len(leader's hand), its
-cards, len(next hand), its cards, ...] (cards as codes 0-4, top card first).
-The same loop reached from any deal, or played from any state of its cycle,
-has the same canonical state.
+can be cut into chunks. The loops a census meets are named as every loop is
+(cycle.py).
 """
 
 from __future__ import annotations
@@ -23,7 +16,6 @@ from __future__ import annotations
 from math import factorial
 
 from .checks import whole
-from .deal import Deal
 from .decks import Deck, DeckError, check_table, hand_sizes
 
 
@@ -96,25 +88,6 @@ def next_arrangement(cards):
     cards[i], cards[j] = cards[j], cards[i]
     cards[i + 1:] = reversed(cards[i + 1:])
     return True
-
-
-def state_key(hands, leader):
-    """A state at an empty table as the bytes that order states (see above)."""
-    key = bytearray()
-    for i in range(len(hands)):
-        hand = hands[(leader + i) % len(hands)]
-        key.append(len(hand))
-        key.extend(hand)
-    return bytes(key)
-
-
-def key_deal(key):
-    """The deal a state_key stands for: the leader's hand first."""
-    hands, i = [], 0
-    while i < len(key):
-        hands.append(tuple(key[i + 1:i + 1 + key[i]]))
-        i += 1 + key[i]
-    return Deal.from_codes(hands)
 
 
 def check_block(first, deals, deck, players, split, top):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from . import engine, loops
 from .backward import BackwardError, check_bounds
+from .cycle import deal_of
 from .decks import hand_sizes
 from .search import SearchError
 from .states import GUIDES
@@ -95,7 +96,7 @@ def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, ma
                                                          engine_name)
     deals, seen = [], set()
     for found in hits:
-        deal = loops.deal_of(found.hands, found.leader)
+        deal = deal_of(found.hands, found.leader)
         if deal in seen:
             continue
         seen.add(deal)
@@ -106,5 +107,5 @@ def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, ma
                                 "report the deal.")
         deals.append((deal, compiled, reference))
     if best is not None:
-        best = loops.deal_of(best.hands, best.leader)
+        best = deal_of(best.hands, best.leader)
     return TableBasin(cycle, players, len(roots), visited, deals, stopped_by, best, guide)

@@ -1,28 +1,21 @@
 """Loops by their cycle: what a loop is, whatever deal or state reached it.
 
-A loop is named by its canonical state, the least state on its cycle in the
-order of census.state_key: each state written from its leader's seat as the
-bytes [len(leader's hand), its cards, len(next hand), its cards, ...] (cards
-as codes 0-4, top card first) and compared as byte strings. So the shorter
-leader's hand comes first, then the leader's cards (plain < J < Q < K < A),
-then the other hands the same way. The same loop reached from any deal, or
-played from any state of its cycle, has the same canonical state; the census,
-the archive's `loops` table and the games of status `loop` all use it.
-
-A state here is `(hands, leader)` at an empty table, hands as tuples of codes,
-as in backward.py. A balanced state has hands of equal size: written leader
-first, it is a deal of the kind people deal (26/26 for the standard deck).
+A loop is named by its canonical state, the least state on its cycle
+(cycle.py says how states are written and ordered); the census, the
+archive's `loops` table and the games of status `loop` all use it. A state
+here is `(hands, leader)` at an empty table, hands as tuples of codes, as in
+backward.py. A balanced state has hands of equal size: written leader first,
+it is a deal of the kind people deal (26/26 for the standard deck).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 from dataclasses import dataclass
 from importlib import resources
 
 from . import engine
-from .census import state_key
+from .cycle import canonical, deal_of, walk
 from .deal import Deal
 from .errors import BadInput
 from .published import deals as published_deals
@@ -34,7 +27,7 @@ class LoopError(BadInput, ValueError):
 
 @dataclass(frozen=True)
 class Loop:
-    key: bytes          # the canonical state (census.state_key)
+    key: bytes          # the canonical state (cycle.state_key)
     deck: str           # the deck, as decks.written writes it ("standard", "camicia", counts)
     period: tuple       # (tricks, cards) of one period
     states: tuple       # every state on the cycle, in play order, the canonical one first
@@ -67,11 +60,6 @@ class Loop:
         return deal_of(*self.state)
 
 
-def deal_of(hands, leader):
-    """The deal a state stands for: the leader's hand first, the others in turn."""
-    return Deal.from_codes([hands[(leader + i) % len(hands)] for i in range(len(hands))])
-
-
 def of_state(hands, leader, engine_name=None):
     """The Loop that the state (hands, leader) falls into."""
     return of_deal(deal_of(hands, leader), engine_name)
@@ -89,23 +77,13 @@ def of_deal(deal, engine_name=None):
     # The states at an empty table, in the deal's own seats; the trace comes
     # from the reference engine (engine.tricks), so the cycle found by the
     # compiled play is confirmed by the other engine as it is walked.
-    states = [(deal.hands, 0)]
-    for trick in itertools.islice(engine.tricks(deal), entry + period):
-        states.append((tuple(tuple(hand) for hand in trick.hands), trick.taker))
-    cycle = states[entry:entry + period]
-    if states[entry + period] != cycle[0]:
+    states = walk(deal, engine.tricks(deal), entry, period)
+    if states[period] != states[0]:
         raise LoopError(f"the engines disagree on the loop of {deal}: the state after trick "
                         f"{entry + period} is not the one after trick {entry}. This is a bug in "
                         "beggar: please report the deal.")
-    keys = [state_key(hands, leader) for hands, leader in cycle]
-    first = min(range(period), key=keys.__getitem__)
-    # Written from the canonical state's leader's seat, so that two reports of
-    # one loop give equal Loops whatever seats they were played in.
-    seat = cycle[first][1]
-    players = len(deal.hands)
-    ordered = tuple((tuple(hands[(seat + i) % players] for i in range(players)), (leader - seat) % players)
-                    for hands, leader in cycle[first:] + cycle[:first])
-    return Loop(keys[first], deal.deck_written(), outcome.loop_period, ordered)
+    key, ordered = canonical(states[:period])
+    return Loop(key, deal.deck_written(), outcome.loop_period, ordered)
 
 
 def published(deck=None):

@@ -20,7 +20,8 @@ from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
 from .lengths import Lengths
 from .states import GUIDES, Census, Found, Trick
-from . import census as census_block
+from .census import check_block, next_arrangement, unrank
+from .cycle import state_key
 from .decks import STANDARD, check_table, deal_out
 from .shuffle import Stream, check_seed, deal_from
 
@@ -476,14 +477,14 @@ _GUIDE_RANKS = {
 def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
     (census.py), dealt to `players` (and `split`); returns a states.Census."""
-    deck, players, split, sizes = census_block.check_block(first, deals, deck, players, split, top)
+    deck, players, split, sizes = check_block(first, deals, deck, players, split, top)
     statuses = dict.fromkeys(STATUSES, 0)
     cards_seen, tricks_seen = Counter(), Counter()
     longest, loops = [], []
-    cards = census_block.unrank(first, deck)
+    cards = unrank(first, deck)
     for offset in range(deals):
         if offset:
-            census_block.next_arrangement(cards)
+            next_arrangement(cards)
         deal = Deal.from_codes(deal_out(cards, sizes))
         outcome = play(deal)
         statuses[outcome.status] += 1
@@ -503,8 +504,9 @@ def _longest(games, top):
 
 
 def _loop_key(deal, outcome):
-    """The least state on the deal's cycle (census.state_key)."""
+    """The least state on the deal's cycle (cycle.state_key), from this
+    engine's own trace: the key the compiled engine's census is held to."""
     entry, period = outcome.loop_entry[0], outcome.loop_period[0]
     states = [(deal.hands, 0)] + [(trick.hands, trick.taker)
                                   for trick in itertools.islice(tricks(deal), entry + period)]
-    return min(census_block.state_key(hands, leader) for hands, leader in states[entry:entry + period])
+    return min(state_key(hands, leader) for hands, leader in states[entry:entry + period])

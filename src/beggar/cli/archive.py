@@ -11,7 +11,7 @@ from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
-from ..census import key_deal
+from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines
 from .options import PLOT_INSTALL, UsageError, check_output, count, game_id, limit, players, write_output
@@ -73,8 +73,9 @@ _LISTED_AS = {"chunk": "walk"}
 def job_rows(archive, archive_path):
     """Every job of an open archive as plain data: what `archive jobs` shows
     (and --json prints), oldest first."""
+    from ..search import drivers
     from ..search import job as jobs
-    from .search import describe_deals, resume_command
+    from .search import resume_command
     rows = []
     for job in archive.job_figures():
         spec = jobs.stored(job["spec"], f"{archive.path}: job {job['id']}")
@@ -82,10 +83,11 @@ def job_rows(archive, archive_path):
         if state == "running" and archive.running(job["id"]) is False:
             state = "stopped"       # its process ended without saying so (killed)
         best = job["best_game"]
+        driver = drivers.of(spec)
         rows.append({
             "id": job["id"], "driver": spec["driver"], "deck": spec["deck"], "players": spec["players"],
-            "split": spec["split"], "table": describe_deals(spec), "state": state,
-            "unit": jobs.unit(spec), "played": job["deals"], "budget": spec["deals"] or None,
+            "split": spec["split"], "table": driver.describe(spec), "state": state,
+            "unit": driver.unit, "played": job["deals"], "budget": spec["deals"] or None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None

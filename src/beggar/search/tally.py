@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..census import key_deal
+from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
-from .job import chunks_in, stored, table
+from .job import stored
+from .spec import chunks_in, table
 
 
 class TallyError(BadInput, ValueError):
