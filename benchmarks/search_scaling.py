@@ -18,14 +18,14 @@ import tempfile
 from beggar.archive import Archive
 from beggar.search import job as jobs
 from beggar.search.cluster import Cluster, ClusterError
-from beggar.search.runner import new_job_id, run
+from beggar.search.runner import run
 
 
 def rate(workers, deals, min_cards, folder, cluster=None):
     name = f"w{workers}" + ("-dask" if cluster else "")
     spec = jobs.check({"name": name, "deals": deals, "min_cards": min_cards, "workers": workers})
     with Archive(os.path.join(folder, f"{name}.sqlite")) as archive:
-        job_id = new_job_id(spec)
+        job_id = jobs.new_job_id(spec)
         archive.add_job(job_id, spec)
         summary = run(archive, job_id, progress=False, cluster=cluster)
     return summary.deals / summary.seconds

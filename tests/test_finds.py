@@ -12,7 +12,7 @@ from beggar import Deal, finds, loops, play
 from beggar.archive import Archive
 from beggar.rules import Rules
 from beggar.savefile import load
-from beggar.search.runner import _announcement
+from beggar.search.announce import announcement
 from helpers import CASELLA, beggar, job_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,8 +80,8 @@ def test_a_job_writes_its_saved_games_out_of_gits_sight_and_knows_the_known_loop
             record_id, _ = archive.add_game(deal, Rules(), long, long, "j", "sample", 7, 3)
             loop_id, _ = archive.add_game(casella, Rules(), play(casella), play(casella), "j", "basin", 7, 4,
                                           loop=loops.of_deal(casella).key)
-        line = _announcement(archive, "j", record_id, deal, long, "sample")
-        assert _announcement(archive, "j", loop_id, casella, play(casella), "basin") is None   # published
+        line = announcement(archive, "j", record_id, deal, long, "sample")
+        assert announcement(archive, "j", loop_id, casella, play(casella), "basin") is None   # published
     [saved] = [os.path.join("results", "archive-finds", name) for name in os.listdir("results/archive-finds")
                if name.startswith("record-9000-")]
     assert f"(saved to {saved})" in line and "NEW RECORD" in line

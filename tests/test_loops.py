@@ -6,6 +6,7 @@ import json
 import re
 import signal
 import sqlite3
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,8 @@ from beggar.archive import Archive
 from beggar.backward import basin
 from beggar.census import count
 from beggar.cycle import deal_of, state_key
-from beggar.search.drivers import ChunkResult
-from beggar.search.factory import keep, start_keys
+from beggar.search.drivers import ChunkResult, keep
+from beggar.search.drivers.factory import start_keys
 from beggar.search.job import check
 from beggar.search.runner import Summary
 from helpers import CASELLA, bad_input, beggar, job_file, job_id, start, wait_for_chunks
@@ -108,7 +109,7 @@ def test_two_reports_of_one_loop_keep_one_row(tmp_path):
 
 
 def test_a_chunk_s_loops_are_checked_searched_and_kept_once(tmp_path):
-    """What a walk reports goes through factory.keep as the runner calls it:
+    """What a walk reports goes through drivers.keep as the runner calls it:
     the Casella loop reported from three states, in two chunks, is one loop,
     searched once, with its 30 balanced deals kept as loop games."""
     casella = loops.of_deal(Deal.parse(CASELLA))
@@ -274,6 +275,17 @@ def test_perturb_options_are_checked_by_the_core(tmp_path):
               "[perturb]: unknown option 'swaps' (known: changes, reach)")
     spec = check({"driver": "perturb", "perturb": {"changes": 3, "reach": 5}})
     assert spec["perturb"] == {"changes": 3, "reach": 5}
+
+
+def test_the_walks_rules_have_the_cores_defaults():
+    import inspect
+
+    from beggar import _loops
+    from beggar.search.drivers.factory import GrowRules, PerturbRules
+    for rules, walker in ((GrowRules, _loops._grow), (PerturbRules, _loops.perturb)):
+        core = {name: parameter.default for name, parameter in inspect.signature(walker).parameters.items()
+                if parameter.kind == parameter.KEYWORD_ONLY}
+        assert asdict(rules()) == core
 
 
 def test_perturb_without_a_loop_to_start_from_is_one_line(tmp_path):

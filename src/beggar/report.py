@@ -142,11 +142,11 @@ def _loops_section(archive, job_id):
 
 
 def _odds_section(archive, job_id):
-    from .search import odds
-    from .search.job import FACTORY, stored
+    from .search import drivers, odds
+    from .search.job import stored
     out = ["<h2>Survival and odds</h2>"]
     chosen = [(i, stored(spec)) for i, spec in archive.jobs()
-              if (job_id is None or i == job_id) and stored(spec)["driver"] not in FACTORY]
+              if (job_id is None or i == job_id) and not drivers.of(stored(spec)).factory]
     shown = 0
     for i, spec in chosen[-ODDS_JOBS:]:
         try:

@@ -68,8 +68,9 @@ _LISTED = ("id", "status", "cards", "tricks", "winner", "entry_tricks", "entry_c
 def job_rows(archive, archive_path):
     """Every job of an open archive as plain data: what `archive jobs` shows
     (and --json prints), oldest first."""
+    from ..search import drivers
     from ..search import job as jobs
-    from .search import describe_deals, resume_command
+    from .search import resume_command
     rows = []
     for job in archive.job_figures():
         spec = jobs.stored(job["spec"], f"{archive.path}: job {job['id']}")
@@ -77,10 +78,11 @@ def job_rows(archive, archive_path):
         if state == "running" and archive.running(job["id"]) is False:
             state = "stopped"       # its process ended without saying so (killed)
         best = job["best_game"]
+        driver = drivers.of(spec)
         rows.append({
             "id": job["id"], "driver": spec["driver"], "deck": spec["deck"], "players": spec["players"],
-            "split": spec["split"], "table": describe_deals(spec), "state": state,
-            "unit": jobs.unit(spec), "played": job["deals"], "budget": spec["deals"] or None,
+            "split": spec["split"], "table": driver.describe(spec), "state": state,
+            "unit": driver.unit, "played": job["deals"], "budget": spec["deals"] or None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None

@@ -4,7 +4,7 @@ from ..archive import Archive
 from ..decks import Deck
 from ..search import tally
 from .options import chunk, count, players, rank, split
-from .search import add_run_options, run_search
+from .search import add_run_options, run
 
 
 def run_census(args):
@@ -14,7 +14,7 @@ def run_census(args):
             "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
     if args.chunk is not None:
         data["chunk"] = args.chunk
-    status, job_id = run_search(args, data)
+    status, job_id = run(args, data)
     with Archive(args.archive) as archive:
         print()
         print("\n".join(tally.report(tally.tally(archive, job_id))))
@@ -45,6 +45,4 @@ def add(commands):
                         help="longest games kept in the archive (default 10)")
     census.add_argument("--chunk", type=chunk, metavar="N", help="deals per unit of work (default: about 3 s of a core, measured when the job starts)")
     add_run_options(census, "default one per core")
-    # What beggar search's job runner reads from its own options.
-    census.set_defaults(run=run_census, job=None, resume=None, seed=None, deals=None, min_cards=None,
-                        extend_cards=None)
+    census.set_defaults(run=run_census)

@@ -13,7 +13,7 @@ from ..engine import ALL_ENGINES
 from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
-from ..search.job import MAX_CHUNK, WORKERS_PER_CORE, max_workers
+from ..search.spec import MAX_CHUNK, WORKERS_PER_CORE, max_workers
 
 
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
@@ -85,7 +85,7 @@ count = whole_in(0, MAX_COUNT)
 seed = whole_in(0, MAX_SEED)
 game_id = whole_in(0, MAX_ID)
 chunk = whole_in(1, MAX_CHUNK)
-#: A census rank or count: the deck's arrangements bound it (search.job checks).
+#: A census rank or count: the deck's arrangements bound it (the census driver checks).
 rank = whole_in(0)
 
 

@@ -3,10 +3,8 @@
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
-from ..decks import Deck, hand_sizes
 from ..engine import ALL_ENGINES
 from ..search import SearchError
-from ..search import job as jobs
 from .options import UsageError, count, players, seconds, seed, split, workers
 
 
@@ -14,9 +12,32 @@ from .options import UsageError, count, players, seconds, seed, split, workers
 SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "players", "split")
 
 
-def run_search(args, data=None):
-    """Run the job of args (or of `data`, a job's keys, when given); returns
-    (exit status, job id)."""
+def run_search(args):
+    """beggar search: run a new job (its JOB file, changed by the options that
+    make a spec), or go on with job --resume; returns (exit status, job id)."""
+    from ..search import job as jobs
+    if args.resume is None:
+        # The job file is read and checked before the archive is opened: a
+        # bad one leaves no archive behind.
+        data = jobs.read(args.job) if args.job is not None else {}
+        for key in SPEC_OPTIONS:
+            if getattr(args, key) is not None:
+                data[key] = getattr(args, key)
+        return run(args, data, args.job or "job")
+    if args.job is not None:
+        raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
+    changes = [f"--{key.replace('_', '-')}" for key in SPEC_OPTIONS if getattr(args, key) is not None]
+    if changes:
+        raise UsageError(f"--resume goes on with job {args.resume} as it was started; "
+                         f"{', '.join(changes)} would change it (start a new job instead; "
+                         "--time and --workers apply to a resumed job)")
+    return run(args, resume=args.resume)
+
+
+def run(args, data=None, where="job", resume=None):
+    """Run a new job of `data` (a job's keys; `where` names them in errors),
+    or go on with job `resume`, as the run options of `args` say (add_run_options),
+    then print its summary; returns (exit status, job id)."""
     from ..search.cluster import Cluster
     if args.cluster is not None and (args.gpu or args.engine == "gpu"):
         raise UsageError("a GPU job plays on this machine's GPU, not on a cluster")
@@ -24,57 +45,31 @@ def run_search(args, data=None):
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
-        return _search(args, cluster, data)
+        return _run(args, cluster, data, where, resume)
     finally:
         if cluster is not None:
             cluster.close()
 
 
-def _search(args, cluster, data):
-    from ..search import pace
+def _run(args, cluster, data, where, resume):
+    from ..search import drivers, pace
+    from ..search import job as jobs
+    from ..search.drivers.base import plural
     from ..search.progress import plain_seconds
-    from ..search.runner import new_job_id
     from ..search.runner import run as run_job
+    from ..search.spec import CHUNK_SECONDS
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
-    from ..search.drivers import TIMED, timed_chunk
-    spec, fresh, timed, measured = None, False, False, None
+    new = None
     if args.gpu and args.engine not in (None, "gpu"):
         raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
     engine_name = "gpu" if args.gpu else args.engine
-    if args.resume is None:
-        # The job is read and checked before the archive is opened: a bad job
-        # file leaves no archive behind.
-        if data is None:
-            data = jobs.read(args.job) if args.job is not None else {}
-        for key in SPEC_OPTIONS:
-            if getattr(args, key) is not None:
-                data[key] = getattr(args, key)
+    if resume is None:
         if engine_name is not None:
             data["engine"] = engine_name
-        fresh = data.get("seed") is None
-        spec = jobs.check(data, args.job or "job")
-        measured = pace.measure(spec)
-        if spec["engine"] == "gpu":
-            _check_gpu()        # a GPU job's chunks are the GPU's (jobs.GPU_DEFAULTS)
-        elif "chunk" not in data and spec["driver"] in TIMED:
-            # Sized by time on this deck and table, then fixed in the spec: a
-            # resumed job, or one run again with its seed, plays the same chunks.
-            spec["chunk"] = timed_chunk(spec)
-            timed = True
-        if "chunk" not in data:
-            # Smaller still where its hits would take longer to cross-check.
-            spec["chunk"] = pace.chunk_for(measured, spec["chunk"])
-    elif args.job is not None:
-        raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
-    else:
-        changes = [f"--{key.replace('_', '-')}" for key in SPEC_OPTIONS if getattr(args, key) is not None]
-        if changes:
-            raise UsageError(f"--resume goes on with job {args.resume} as it was started; "
-                             f"{', '.join(changes)} would change it (start a new job instead; "
-                             "--time and --workers apply to a resumed job)")
+        new = jobs.prepare(data, where)
     with Archive(args.archive) as archive:
-        if args.resume is not None:
-            job_id = args.resume
+        if resume is not None:
+            job_id = resume
             if job_id == "last":
                 job_id = archive.last_job()
                 if job_id is None:
@@ -84,36 +79,32 @@ def _search(args, cluster, data):
             job = archive.job(job_id)
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                unit = jobs.unit(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                unit = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}")).unit
                 print(f"job {job_id} is done: {job['deals']:,} {unit}, "
                       f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
-            job_id = new_job_id(spec)
-            if spec["driver"] == "perturb":
-                _perturb_start(archive, spec)
-            if spec["driver"] == "eliminate":
-                _eliminate_start(archive, spec)
-            archive.add_job(job_id, spec)
+            job_id = jobs.create(archive, new)
 
         def started(spec):
-            seed = "" if spec["driver"] == "census" else f"seed {spec['seed']}" + (
-                f" (fresh: --seed {spec['seed']} plays these "
-                f"{'walks' if spec['driver'] in jobs.FACTORY else 'deals'} again)" if fresh else "") + ", "
-            chunk = (f", chunks of {spec['chunk']:,} {jobs.unit(spec)} (about {jobs.CHUNK_SECONDS:g} s "
-                     "of a core here, measured)") if timed else ""
+            driver = drivers.of(spec)
+            seed = "" if driver.exhaustive else f"seed {spec['seed']}" + (
+                f" (fresh: --seed {spec['seed']} plays these {driver.replays} again)"
+                if new is not None and new.fresh else "") + ", "
+            chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s "
+                     "of a core here, measured)") if new is not None and new.timed else ""
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
-            print(f"job {job_id}: {spec['driver']}{engine}, {seed}{describe_deals(spec)}{chunk}, "
+            print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
-            flood = pace.warning(spec, measured if args.resume is None else pace.measure(spec))
+            flood = pace.warning(spec, new.pace if new is not None else pace.measure(spec))
             if flood is not None:
                 print(flood, file=sys.stderr)
 
-        if args.resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
+        if resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
             _check_gpu()
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
-        before = job if args.resume is not None and job["chunks"] else None
+        before = job if resume is not None and job["chunks"] else None
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
                               cluster=cluster, started=started, engine_name=engine_name)
@@ -137,137 +128,31 @@ def exit_status(summary):
 def _whole_job(archive, job_id, before):
     """What the job as a whole has done, for the summary of a run that went
     on with it (None for a job's first run, or where the archive cannot say)."""
+    from ..search import job as jobs
     if before is None:
         return None
     try:
         job = archive.job(job_id)
         job["games"], job["loops"] = archive.kept_by(job_id)
+        job["budget"] = jobs.stored(job["spec"], f"job {job_id}")["deals"]
     except Exception:       # the archive is what failed: the run's own figures stand alone
         return None
     return job
 
 
 def _check_gpu():
-    """No bindings, driver or GPU: one line, before the job is stored or a chunk played."""
+    """No bindings, driver or GPU: one line, before a resumed job plays a chunk
+    (a new job's device is checked before it is stored: job.prepare)."""
     from ..gpu import device
     device.check()
 
 
-def _perturb_start(archive, spec):
-    """Fix the loops a perturb job starts from in its spec (factory.start_keys)."""
-    from ..search.factory import start_keys
-    spec["start"] = start_keys(archive, spec["deck"])
-    if not spec["start"]:
-        raise UsageError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
-                         "and none is published (run a grow job first)")
-
-
-def _eliminate_start(archive, spec):
-    """Fix the loops an eliminate job starts from in its spec, one chunk each."""
-    from ..search.factory import start_keys     # the loops of the deck, as a perturb job's
-    spec["start"] = start_keys(archive, spec["deck"])
-    if not spec["start"]:
-        raise UsageError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "
-                         "and none is published (run a grow or census job first)")
-    spec["deals"] = len(spec["start"]) * spec["chunk"]
-
-
-def describe_deals(spec):
-    """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
-    deck = Deck.parse(spec["deck"])
-    if spec["driver"] in jobs.FACTORY:
-        return f"{deck} deck, 2 players, loops of any split"
-    sizes = ("random split" if spec["split"] == "random"
-             else "/".join(map(str, hand_sizes(deck.total, spec["players"], jobs.table(spec)["split"]))))
-    return f"{deck} deck, {spec['players']} players, {sizes}"
-
-
-def plural(count, word):
-    """'1 deal', '2 deals', '1,000 loops'."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
-def _processes(count):
-    return f"{count:,} process{'' if count == 1 else 'es'}"
-
-
 def print_summary(summary, archive_path, cluster=None, whole=None):
-    """The summary of a run. `whole`: the job's figures (Archive.job with
-    games and loops) when the run went on with a job that had played before;
-    then each line says what is this run's and what the whole job's."""
-    rate = summary.deals / summary.seconds if summary.seconds else 0
-    if summary.driver in jobs.FACTORY:
-        return _print_factory_summary(summary, archive_path, cluster, rate, whole)
-    run = " in this run" if whole is not None else ""
-    unit = "states" if summary.driver == "eliminate" else "deals"
-    lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-             f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-             + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, "
-                f"{_processes(summary.workers)} checking its hits" if summary.gpu else
-                f"on {plural(summary.workers, 'worker')}")
-             + (f" of the cluster {cluster}" if cluster else "")]
-    if summary.gpu:
-        played, checked, checkers, behind, engine = summary.gpu
-        player = "the GPU" if engine == "gpu" else "the GPU kernels on one core"
-        lines.append(f"gpu      {played:.1f} s of {player} played the chunks kept, at "
-                     f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
-                     f"{checked:.1f} s of {_processes(checkers)}"
-                     + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
-                        "min_cards or extend_cards, or more cores, keeps up" if behind else ""))
-    if summary.best is not None:
-        deal, outcome = summary.best
-        lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
-                     + (" (by family extension)" if summary.best_extended else ""))
-    lines.append(f"hits     {summary.kept} kept{run} in {archive_path}"
-                 + (f" ({summary.extended} by family extension)" if summary.extended else "")
-                 + (f", {summary.known} already there" if summary.known else "")
-                 + f"; {plural(summary.loops, 'loop')}")
-    if whole is not None:
-        lines.append(_whole_line(whole, "deals"))
-    for line in summary.announced:
-        lines.append(f"NEW      {line}")
-    _print_ending(lines, summary, archive_path, cluster)
-
-
-def _whole_line(whole, unit):
-    """The whole job's figures, for the summary of a run that went on with it."""
-    spec = jobs.stored(whole["spec"], f"job {whole['id']}")
-    budget = f" of {spec['deals']:,}" if spec["deals"] else ""
-    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
-            f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
-            "kept (every run of the job)")
-
-
-def _print_factory_summary(summary, archive_path, cluster, rate, whole=None):
-    """The summary of a grow or perturb job: tries, loops, and the prize, a
-    balanced deal that never ends, in full."""
-    run = " in this run" if whole is not None else ""
-    lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-             f"tries    {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
-             f"on {plural(summary.workers, 'worker')}"
-             + (f" of the cluster {cluster}" if cluster else ""),
-             f"largest  {summary.largest} cards in a looping state{run}",
-             f"loops    {plural(summary.full_loops, 'full loop')} reported{run}, "
-             f"{len(summary.new_loops)} new to {archive_path}"]
-    if whole is not None:
-        lines.append(_whole_line(whole, "tries"))
-    from ..finds import known_loops
-    for loop_id, loop in summary.new_loops[:10]:
-        known = known_loops(loop.deck).get(loop.hex)
-        lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
-                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
-                     + (f" (known: {known})" if known else ""))
-    if len(summary.new_loops) > 10:
-        lines.append(f"  ... and {len(summary.new_loops) - 10} more "
-                     f"(beggar archive list --loops --job {summary.job})")
-    lines.extend(f"bound    {note}" for note in summary.bounds)
-    if summary.prizes:
-        lines.append(f"BALANCED {len(summary.prizes)} balanced deal{'s' if len(summary.prizes) != 1 else ''} "
-                     "that never end, replayed by the reference engine and kept:")
-        lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in summary.prizes)
-    else:
-        lines.append("balanced no new balanced deal in a basin")
-    lines.extend(f"NEW      {line}" for line in summary.announced)
+    """The summary of a run, in its driver's lines (drivers.Driver.summary).
+    `whole`: the job's figures (Archive.job with games, loops and budget)
+    when the run went on with a job that had played before."""
+    from ..search import drivers
+    lines = drivers.get(summary.driver).summary(summary, archive_path, cluster, whole)
     _print_ending(lines, summary, archive_path, cluster)
 
 

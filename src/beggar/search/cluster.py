@@ -1,6 +1,6 @@
 """Running a job's chunks on a Dask cluster (the optional extra beggar[cluster]).
 
-The cluster plays chunks and checks their hits: `crosscheck.work` goes out
+The cluster plays chunks and checks their hits: `drivers.work` goes out
 as a task and a chunk's games come back replayed by the reference engine, so
 the cross-check runs on the cluster's cores; this process is still the only
 writer of the archive. A chunk whose worker dies is run again
@@ -12,7 +12,7 @@ import logging
 
 from ..checks import cut, is_digits
 from ..errors import BadInput
-from .job import WORKERS_PER_CORE, max_workers
+from .spec import WORKERS_PER_CORE, max_workers
 
 CONNECT_SECONDS = 5
 

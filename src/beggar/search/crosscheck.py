@@ -5,9 +5,10 @@ enters the archive (DESIGN.md), and a long finished two-player game gets a
 family search (backward.family) for the longest balanced deal of its family.
 That is most of a job's work when its threshold keeps many games, so it is
 done here, with plain data in and out and no archive: in the worker that
-played the chunk (work), or, for a producer of hits that is no worker (a GPU
-job), in a process pool beside it: pool.submit(check, spec, result) for each
-of its chunks' drivers.ChunkResult, and the runner keeps what comes back.
+played the chunk (drivers.work), or, for a producer of hits that is no worker
+(a GPU job), in a process pool beside it: pool.submit(check, spec, result)
+for each of its chunks' drivers.ChunkResult, and the runner keeps what comes
+back.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from .. import engine
 from ..backward import family
 from ..deal import Deal
 from ..outcome import Outcome
-from .drivers import run_chunk
-from .job import cpu_engine, extends
+from .spec import cpu_engine, extends
 
 #: The bounds of an extension's family search (published records' families
 #: hold about 50,000 states); its best so far is kept when one is reached.
@@ -39,15 +39,6 @@ class Game:
     parent: int | None = None
     rank: int | None = None
     loop: bytes | None = None
-
-
-def work(spec, chunk):
-    """What a worker does with chunk `chunk` of the job `spec`: play it
-    (drivers.run_chunk) and check its games; the ChunkResult with `games` set."""
-    result = run_chunk(spec, chunk)
-    if result.growth is None:           # the loop factory's walks are checked by factory.checked
-        result.games = check(spec, result)
-    return result
 
 
 def _checked(deal, outcome, driver, **more):

@@ -2,8 +2,8 @@
 
 A GPU plays a chunk far faster than a core can replay its hits on the
 reference engine and search their families, so a GPU job does not check a
-chunk where it was played (crosscheck.work): its one GPU process plays the
-chunks (drivers.run_chunk) and hands each result to a pool of checking
+chunk where it was played (drivers.work): its one GPU process plays the
+chunks (drivers.play) and hands each result to a pool of checking
 processes (crosscheck.check), one per core. To the job runner it is one
 executor: submit() gives a future of the checked chunk, as a worker's would
 be, that can be cancelled while the chunk waits for the GPU or for a core.
@@ -20,7 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 
 from .crosscheck import check
-from .drivers import run_chunk
+from . import drivers
 
 
 class _Chunk(Future):
@@ -60,10 +60,10 @@ class GpuPool:
 
     def submit(self, function, spec, chunk):
         """A future of chunk `chunk` of `spec`, played and checked (the
-        runner's `function`, crosscheck.work, is done here in two stages)."""
+        runner's `function`, drivers.work, is done here in two stages)."""
         future = _Chunk()
         with future.lock:
-            future.stage = self.gpu.submit(run_chunk, spec, chunk)
+            future.stage = self.gpu.submit(drivers.play, spec, chunk)
         future.stage.add_done_callback(lambda played: self._played(played, future, spec))
         return future
 

@@ -40,7 +40,8 @@ from .. import published
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
 from ..lengths import Lengths
-from .job import FACTORY, stored
+from . import drivers
+from .job import stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
@@ -108,17 +109,18 @@ def collect(archive, job_id=None):
             raise OddsError(f"{archive.path}: no job {job_id!r}")
         job = archive.job(job_id)
         chosen = [(job_id, stored(job["spec"], f"{archive.path}: job {job_id}"))]
-        if chosen[0][1]["driver"] in FACTORY:
-            raise OddsError(f"{archive.path}: job {job_id} is a {chosen[0][1]['driver']} job of the loop "
+        driver = drivers.of(chosen[0][1])
+        if driver.factory:
+            raise OddsError(f"{archive.path}: job {job_id} is a {driver.name} job of the loop "
                             "factory: it plays states to their loops, not deals to their end, and keeps "
                             "no length histogram (beggar archive list --loops shows what it found)")
-        if chosen[0][1]["driver"] == "eliminate":
-            raise OddsError(f"{archive.path}: job {job_id} is an eliminate job: it searches back from loops, "
+        if not driver.plays_deals:
+            raise OddsError(f"{archive.path}: job {job_id} is an {driver.name} job: it searches back from loops, "
                             "plays no deal to its end and keeps no length histogram (beggar archive list "
                             "--loops shows what it found)")
     else:
         chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
-        chosen = [(i, spec) for i, spec in chosen if spec["driver"] == "sample"
+        chosen = [(i, spec) for i, spec in chosen if drivers.of(spec).random_deals
                   and same_table(spec) == ("standard", 2, "even")]
         if not chosen:
             raise OddsError(f"{archive.path}: no sample job of 26/26 deals in it: name a JOB")
@@ -171,7 +173,7 @@ def _extensions(archive, job_id, spec, played):
 def is_exhaustive(played):
     """Whether the games are no sample but every deal of a block (a census):
     then nothing is predicted from them."""
-    return played.spec["driver"] == "census"
+    return drivers.of(played.spec).exhaustive
 
 
 def is_record_table(spec):

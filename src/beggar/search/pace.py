@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .. import engine
 from ..lengths import low
-from .drivers import run_chunk
+from . import drivers
 
 #: Processor seconds of playing, and of cross-checking, that a measure may take.
 PLAY_SECONDS = 0.05
@@ -95,13 +95,13 @@ def measure(spec):
     deal no deals (the loop factory's walks and the eliminate driver's
     backward searches keep a loop now and then, never a flood)."""
     from ..engine import GPU_ENGINES
-    if spec["driver"] not in ("sample", "climb", "census") or spec.get("engine") in GPU_ENGINES:
+    if not drivers.of(spec).plays_deals or spec.get("engine") in GPU_ENGINES:
         return None     # a GPU job measures its own two sides
     deals, budget = 500, spec["deals"] or MEASURE_DEALS
     while True:
         deals = min(deals, budget, MEASURE_DEALS)
         start = time.process_time()
-        result = run_chunk(dict(spec, deals=deals, chunk=deals, extend_cards=0), 0)
+        result = drivers.play(dict(spec, deals=deals, chunk=deals, extend_cards=0), 0)
         seconds = time.process_time() - start
         if seconds >= PLAY_SECONDS or deals >= min(budget, MEASURE_DEALS):
             break
@@ -137,12 +137,12 @@ def warning(spec, pace):
     (cross-checking would take longer than playing), else None."""
     if pace is None or pace.load <= 1:
         return None
-    what = ("this census keeps every loop deal" if spec["driver"] == "census"
-            else f"min_cards {spec['min_cards']} keeps")
+    exhaustive = drivers.of(spec).exhaustive        # a census keeps its loop deals whatever min_cards
+    what = "this census keeps every loop deal" if exhaustive else f"min_cards {spec['min_cards']} keeps"
     line = (f"warning: {what} {_share(pace.hit_share)} of deals, {pace.keep_rate:,.0f} games a second on a "
             f"core, where the reference engine cross-checks {pace.check_rate:,.0f}: checking will take "
             f"{pace.load:.0f} times as long as playing")
-    threshold = pace.threshold(spec["min_cards"]) if spec["driver"] != "census" else None
+    threshold = pace.threshold(spec["min_cards"]) if not exhaustive else None
     if threshold is not None:
         line += f"; min_cards {threshold} would keep up (a job file may insist on {spec['min_cards']})"
     return line

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from .. import checks
 from ..checks import cut
-from .job import JobError
+from .spec import JobError
 
 #: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
 PLAIN_SECONDS = 60.0

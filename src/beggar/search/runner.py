@@ -1,9 +1,9 @@
 """Running a search job: chunks to worker processes, which play them and
-replay their hits by the reference engine (crosscheck.work), the checked
-games into the archive, progress on the terminal.
+replay their hits by the reference engine (drivers.work), the checked games
+into the archive (drivers.keep), progress on the terminal.
 
 Only this process writes the archive. A finished chunk is kept in one
-transaction, its hits and the record that it is done together, so whatever
+transaction, its hits and the record that it is done together (keep.kept), so whatever
 happens next (Ctrl-C, SIGTERM, a kill, a full disk) the archive holds every
 hit reported so far, and a resumed job plays exactly the chunks still missing.
 The first Ctrl-C or SIGTERM takes no new chunk and gives those in flight a
@@ -14,33 +14,24 @@ keeps, the job obeys the clock and the user.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
-import secrets
 import signal
-import sqlite3
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, InvalidStateError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from datetime import datetime
 from multiprocessing import get_context
 
-from .. import finds, published
 from ..archive import ArchiveFault
-from ..decks import hand_sizes
 from ..engine import GPU_ENGINES
-from ..rules import Rules
-from ..savefile import SaveFileError, load, to_json
-from . import SearchError
-from .crosscheck import check, work
-from .factory import keep as keep_loops
-from .factory import loops_of_games
+from . import SearchError, drivers
+from .drivers import keep, work
 from .gpu_pool import GpuPool
-from .job import WORKERS_PER_CORE, check_engine, chunks_in, extends, max_workers, stored, unit
+from .job import check_engine, stored
 from .progress import Progress
+from .spec import WORKERS_PER_CORE, chunks_in, extends, max_workers
 
 
 #: How long chunks in flight may run on once the time limit has passed.
@@ -77,10 +68,6 @@ class Summary:
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
-
-
-def new_job_id(spec):
-    return f"{spec['name']}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
 class _Stop:
@@ -180,7 +167,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     done = archive.chunks_done(job_id)
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
     archive.set_job_state(job_id, "running")
-    bar = Progress(job_id, spec["deals"], job["deals"], progress, unit(spec), time_limit=time_limit)
+    driver = drivers.of(spec)
+    bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit)
     best_cards = job["best_cards"]
     at_once = False
     pending = set()
@@ -236,7 +224,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     kept_chunks += 1
                     chunk_seconds = result.seconds if chunk_seconds is None else \
                         chunk_seconds + (result.seconds - chunk_seconds) / kept_chunks
-                    _keep(archive, job_id, spec, result, summary, bar.announce)
+                    keep(archive, job_id, spec, result, summary, bar.announce)
                     if summary.best is not None:
                         best_cards = max(best_cards, summary.best[1].cards)
                     if result.growth is not None:
@@ -263,8 +251,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                         _kill_workers(pool)
                         break
             if stop.reason is None:
-                if spec["driver"] == "census":
-                    _keep_longest(archive, job_id, spec, summary)
+                driver.finish(archive, job_id, spec, summary)
                 summary.state, summary.reason = "done", "budget spent"
             else:
                 summary.reason = stop.reason
@@ -295,18 +282,9 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
             summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"])
         try:
             archive.set_job_state(job_id, summary.state)
-        except (sqlite3.Error, ArchiveFault):
+        except ArchiveFault:
             pass        # the archive is what failed; its chunks say how far the job got
     return summary
-
-
-def _keep_longest(archive, job_id, spec, summary):
-    """A complete census keeps its `top` longest games, of those its chunks kept."""
-    try:
-        summary.kept = max(0, summary.kept - archive.keep_longest(job_id, spec["top"]))
-    except (sqlite3.Error, ArchiveFault) as error:
-        raise SearchError(f"cannot keep the longest games of the census: {error}; resume with: "
-                          f"beggar search --resume {job_id}") from None
 
 
 def _kill_workers(pool):
@@ -336,183 +314,3 @@ def _kill_workers(pool):
     writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     if writer is not None:
         writer.close()
-
-
-def _keep(archive, job_id, spec, result, summary, announce=None):
-    """Keep a chunk's games (crosscheck.check: done in the worker, or here
-    when it came unchecked) with the record that the chunk is done, in one
-    short transaction. The summary counts them only once they
-    are committed: a chunk rolled back (a full disk, a second Ctrl-C) is
-    played again on resume and counted then. A record, or a balanced deal of
-    a loop new to the archive, is then written as a saved game next to the
-    archive and announced."""
-    if result.growth is not None:
-        news = keep_loops(archive, job_id, spec, result, summary)
-        _announce(archive, job_id, news, summary, announce)
-        return
-    games = result.games if result.games is not None else check(spec, result)
-    new_loops = loops_of_games(archive, games)
-    new_keys = {loop.key for loop in new_loops}
-    disputed, ids, news = [], [], []
-    kept = known = loops = extended = 0
-    try:
-        with archive.transaction():
-            for loop in new_loops:
-                archive.add_loop(loop, job_id, spec["driver"], result.chunk)
-            for game in games:
-                game_id, new = archive.add_game(
-                    game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
-                    result.chunk, None if game.parent is None else ids[game.parent], game.rank, game.loop)
-                ids.append(game_id)
-                if new and (game.outcome.status != "loop" or game.loop in new_keys):
-                    news.append((game_id, game.deal, game.outcome, game.driver))
-                if game.outcome != game.replay:
-                    disputed.append(f"game {game_id} ({game.deal}): compiled {game.outcome}, "
-                                    f"reference {game.replay}")
-                kept += new
-                known += not new
-                loops += game.outcome.status == "loop"
-                extended += new and game.driver == "extension"
-            best = max([result.best[1].cards if result.best is not None else 0]
-                       + [game.outcome.cards for game in games if game.driver == "extension"])
-            archive.add_chunk(job_id, result.chunk, result.deals, len(result.hits), best, result.seconds,
-                              chunk_stats(result, summary.workers))
-    except (sqlite3.Error, ArchiveFault) as error:
-        raise SearchError(f"cannot keep chunk {result.chunk}: {error}; every chunk committed before "
-                          f"is kept, resume with: beggar search --resume {job_id}") from None
-    summary.kept += kept
-    summary.known += known
-    summary.loops += loops
-    summary.extended += extended
-    summary.deals += result.deals
-    for best, by_extension in [(result.best, False)] + [((game.deal, game.outcome), True) for game in games
-                                                         if game.driver == "extension"]:
-        if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
-            summary.best, summary.best_extended = best, by_extension
-    # A census tells its loops in its own table (beggar archive census), by loop, not by deal.
-    if not disputed and result.census is None:
-        _announce(archive, job_id, news, summary, announce)
-    if disputed:
-        summary.disputed = disputed
-        raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
-                          "disputed. This is a bug in beggar: please report the deal.")
-
-
-def _announce(archive, job_id, news, summary, announce):
-    """Announce the records and new balanced loops among `news`, games just
-    kept: [(game id, deal, outcome, driver)]."""
-    for game_id, deal, outcome, driver in news:
-        line = _announcement(archive, job_id, game_id, deal, outcome, driver)
-        if line is not None:
-            summary.announced.append(line)
-            if announce is not None:
-                announce(line)
-
-
-def _announcement(archive, job_id, game_id, deal, outcome, driver):
-    """A loud line, and a saved game next to the archive (in finds.folder, out
-    of git's sight, with its provenance), for a game longer than the longest
-    published (standard deck, 26/26) or a balanced deal of a loop not known
-    before (published, or shipped with beggar); None for any other game."""
-    balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
-        deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
-    if outcome.status == "finished" and published.is_standard_table(deal) \
-            and outcome.cards > published.LONGEST_CARDS:
-        kind = "record"
-        what = (f"NEW RECORD: {outcome.cards} cards, {outcome.tricks} tricks, longer than the published "
-                f"{published.LONGEST_CARDS}")
-    elif outcome.status == "loop" and balanced:
-        kind = "loop"
-        what = (f"NEW LOOP: a balanced deal that never ends (entry {outcome.loop_entry[0]} tricks, period "
-                f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
-    else:
-        return None
-    game = archive.game(game_id)
-    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
-        return None
-    saved, _ = finds.saved_game(archive, game)
-    return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"
-
-
-#: Names tried for one saved game before giving up (name, name-2, ...).
-SAVE_NAMES = 10
-
-
-def _save(archive_path, kind, deal, outcome, saved, game_id):
-    """Write `saved` into the archive's folder of finds (finds.folder_of) as a
-    new file named by its kind, cards and deal (game ids restart in every
-    archive: two archives in one folder gave two deals one name); where the
-    name is taken by a file holding another deal, the next name. Returns
-    where it went, in words."""
-    folder = finds.folder_of(archive_path)
-    stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
-    for number in range(1, SAVE_NAMES + 1):
-        path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
-        try:
-            finds.folder(archive_path)
-            _write_new(path, to_json(saved, outcome))
-            return f"saved to {path}"
-        except FileExistsError:
-            if _holds(path, deal):
-                return f"saved before to {path}"
-        except OSError as error:
-            return f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
-    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it there are taken"
-
-
-def _holds(path, deal):
-    """Whether the file at `path` (never followed when it is a link) is a saved game of `deal`."""
-    if os.path.islink(path) or not os.path.isfile(path):
-        return False
-    try:
-        return any(game.deal == deal for game in load(path))
-    except (SaveFileError, OSError, ValueError):
-        return False
-
-
-def _write_new(path, text):
-    """Write a file that must not exist yet; one cut short (a full disk) is
-    removed, so that a saved game next to the archive is whole or absent."""
-    with open(path, "x") as file:
-        try:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        except OSError:
-            os.remove(path)
-            raise
-
-
-def chunk_stats(result, workers):
-    """What a chunk's archive record keeps of its games: a census block's
-    (stats_of), or for sample and climb the games by status, the histogram
-    of their lengths in cards, binned as lengths.py says, and the workers the
-    job ran on (its rate: beggar stats)."""
-    if result.census is not None:
-        return stats_of(result.census)
-    if result.ascent is not None:
-        return {"ascent": result.ascent}
-    if result.lengths is None:
-        return None
-    loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")
-    return {"statuses": {"finished": result.deals - loops, "loop": loops, "stopped": 0},
-            "lengths": result.lengths.as_list(), "workers": workers}
-
-
-def stats_of(census):
-    """What a chunk's archive record keeps of a census block: games by status,
-    the histograms of their lengths (JSON keys are text), its loops ({canonical
-    state (hex): [loop deals, period in tricks, period in cards]}) and its
-    longest finished game ([cards, tricks, deal, rank], or None). The census
-    table is summed from these, so it is a fact of the deck, whatever games
-    the archive held before (a game is kept once, under its first finder)."""
-    loops = {}
-    for _, _, outcome, key in census.loops:
-        entry = loops.setdefault(key.hex(), [0, *outcome.loop_period])
-        entry[0] += 1
-    longest = None
-    if census.longest:
-        rank, deal, outcome = census.longest[0]
-        longest = [outcome.cards, outcome.tricks, str(deal), str(rank)]
-    return {"statuses": census.statuses, "cards": {str(k): v for k, v in sorted(census.cards.items())},
-            "tricks": {str(k): v for k, v in sorted(census.tricks.items())}, "loops": loops, "longest": longest}

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
-from .job import chunks_in, stored, table
+from .job import stored
+from .spec import chunks_in, table
 
 
 class TallyError(BadInput, ValueError):

@@ -1,0 +1,100 @@
+"""The announcements of a job's finds: a game longer than the longest
+published one, or a balanced deal of a loop not known before, is told in a
+loud line and written as a saved game next to the archive (finds.folder),
+whole or not at all; every other game kept is told by the summary's counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from .. import finds, published
+from ..decks import hand_sizes
+from ..savefile import SaveFileError, load, to_json
+
+
+def tell(archive, job_id, news, summary, announce=None):
+    """Announce the records and new balanced loops among `news`, games just
+    kept: [(game id, deal, outcome, driver)]: each line joins the summary's
+    and goes to `announce` (the progress bar's), when given."""
+    for game_id, deal, outcome, driver in news:
+        line = announcement(archive, job_id, game_id, deal, outcome, driver)
+        if line is not None:
+            summary.announced.append(line)
+            if announce is not None:
+                announce(line)
+
+
+def announcement(archive, job_id, game_id, deal, outcome, driver):
+    """A loud line, and a saved game next to the archive (in finds.folder, out
+    of git's sight, with its provenance), for a game longer than the longest
+    published (standard deck, 26/26) or a balanced deal of a loop not known
+    before (published, or shipped with beggar); None for any other game."""
+    balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
+        deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
+    if outcome.status == "finished" and published.is_standard_table(deal) \
+            and outcome.cards > published.LONGEST_CARDS:
+        kind = "record"
+        what = (f"NEW RECORD: {outcome.cards} cards, {outcome.tricks} tricks, longer than the published "
+                f"{published.LONGEST_CARDS}")
+    elif outcome.status == "loop" and balanced:
+        kind = "loop"
+        what = (f"NEW LOOP: a balanced deal that never ends (entry {outcome.loop_entry[0]} tricks, period "
+                f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
+    else:
+        return None
+    game = archive.game(game_id)
+    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
+        return None
+    saved, _ = finds.saved_game(archive, game)
+    return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"
+
+
+#: Names tried for one saved game before giving up (name, name-2, ...).
+SAVE_NAMES = 10
+
+
+def _save(archive_path, kind, deal, outcome, saved, game_id):
+    """Write `saved` into the archive's folder of finds (finds.folder_of) as a
+    new file named by its kind, cards and deal (game ids restart in every
+    archive: two archives in one folder gave two deals one name); where the
+    name is taken by a file holding another deal, the next name. Returns
+    where it went, in words."""
+    folder = finds.folder_of(archive_path)
+    stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
+    for number in range(1, SAVE_NAMES + 1):
+        path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
+        try:
+            finds.folder(archive_path)
+            _write_new(path, to_json(saved, outcome))
+            return f"saved to {path}"
+        except FileExistsError:
+            if _holds(path, deal):
+                return f"saved before to {path}"
+        except OSError as error:
+            return f"kept in the archive as game {game_id}; cannot write {path} ({error.strerror})"
+    return f"kept in the archive as game {game_id}; {SAVE_NAMES} names for it there are taken"
+
+
+def _holds(path, deal):
+    """Whether the file at `path` (never followed when it is a link) is a saved game of `deal`."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return False
+    try:
+        return any(game.deal == deal for game in load(path))
+    except (SaveFileError, OSError, ValueError):
+        return False
+
+
+def _write_new(path, text):
+    """Write a file that must not exist yet; one cut short (a full disk) is
+    removed, so that a saved game next to the archive is whole or absent."""
+    with open(path, "x") as file:
+        try:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        except OSError:
+            os.remove(path)
+            raise

@@ -1,0 +1,81 @@
+"""The search drivers, one object per kind of job, found by name: what a
+job's driver checks, plays, keeps and says is asked of `of(spec)`, never
+decided by the driver's name elsewhere. Adding a driver is a module here
+and a line in ALL.
+
+A worker plays a chunk (work: the driver's play, then the reference
+engine's check of its games); the job's process keeps it (keep). Plain data
+in and out of the workers.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .. import announce
+from ..spec import CHUNK_SECONDS, MAX_CHUNK
+from .base import ChunkResult, Driver
+from .census import Census
+from .eliminate import Eliminate
+from .factory import Grow, Perturb
+from .sampling import Climb, Sample
+
+__all__ = ["ALL", "NAMES", "ChunkResult", "Driver", "get", "of", "play", "work", "keep", "timed_chunk"]
+
+#: Every driver, in the order the job file's errors name them.
+ALL = (Sample(), Climb(), Census(), Grow(), Perturb(), Eliminate())
+NAMES = tuple(driver.name for driver in ALL)
+_BY_NAME = {driver.name: driver for driver in ALL}
+
+
+def get(name):
+    """The driver of that name (job.check makes sure a spec names one)."""
+    return _BY_NAME[name]
+
+
+def of(spec):
+    """The driver of the job `spec`."""
+    return _BY_NAME[spec["driver"]]
+
+
+def play(spec, chunk):
+    """Play chunk number `chunk` of the job `spec` (in a worker)."""
+    return of(spec).play(spec, chunk)
+
+
+def work(spec, chunk):
+    """What a worker does with chunk `chunk` of the job `spec`: play it and
+    check its games (crosscheck.check, where the driver's are checked where
+    they are played); the ChunkResult with `games` set."""
+    result = play(spec, chunk)
+    result.games = of(spec).games(spec, result)
+    return result
+
+
+def keep(archive, job_id, spec, result, summary, told=None):
+    """Keep a finished chunk in the archive (its driver's keep: one
+    transaction with the record that the chunk is done), count it in the
+    summary, then announce the records and new balanced loops it holds
+    (announce.tell; `told`, when given, hears each line)."""
+    news = of(spec).keep(archive, job_id, spec, result, summary)
+    announce.tell(archive, job_id, news, summary, told)
+
+
+def timed_chunk(spec, seconds=CHUNK_SECONDS):
+    """Deals that one core here plays in about `seconds` for this job's deck
+    and table: measured by playing chunk 0 of the job, ever larger, for a
+    tenth of a second of processor time; two significant digits."""
+    deals, spent = 1_000, 0.0
+    budget = spec["deals"] or MAX_CHUNK
+    while True:
+        trial = {**spec, "chunk": min(deals, budget), "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
+        began = time.thread_time()
+        play(trial, 0)
+        spent = time.thread_time() - began
+        if spent >= 0.1 or trial["chunk"] >= budget:
+            break
+        deals *= 4
+    rate = trial["chunk"] / max(spent, 1e-6)
+    size = max(1_000, int(rate * seconds))
+    digits = len(str(size)) - 2
+    return min(MAX_CHUNK, round(size, -digits) if digits > 0 else size)

@@ -1,0 +1,147 @@
+"""What a driver is: one object per kind of job (its name in a job file's
+`driver`), holding its part of the job file's check, the play of its chunks
+in a worker, their keeping in the archive, and its lines of a run's summary;
+and the plain result a chunk's play hands back. The defaults here are those
+of a driver that deals deals and keeps the games they play (sampling.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...decks import Deck, hand_sizes
+from ..crosscheck import check
+from ..keep import keep_games
+from ..spec import table
+
+
+@dataclass
+class ChunkResult:
+    chunk: int
+    deals: int
+    hits: list          # [(deal, outcome)] from the compiled engine
+    best: tuple | None  # (deal, outcome) of the longest game played, or None
+    seconds: float
+    census: object = None           # a census chunk's whole result (states.Census)
+    lengths: object = None          # sample and climb: the lengths of every game played (lengths.Lengths)
+    growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
+    ascent: dict | None = None      # an eliminate chunk's search, what it reached (eliminate.play)
+    games: list | None = None       # the games it keeps, checked (crosscheck.check)
+
+
+class Driver:
+    """A kind of job. The attributes say how the machinery every job shares
+    applies to it; the methods are its own part of the work."""
+
+    name = ""
+    #: The name of the job file's table of its options ([climb], [grow], ...), or None.
+    options = None
+    #: What the job's budget and chunks count.
+    unit = "deals"
+    #: What a job run again with its seed plays again.
+    replays = "deals"
+    #: Whether its chunks play dealt deals to their end, each with its length
+    #: (measured when a job starts: pace.py; summed into odds: beggar stats).
+    plays_deals = True
+    #: Whether its deals are drawn at random, each played once: the odds of
+    #: a random deal (beggar stats) are told from them; a climb's are chosen.
+    random_deals = False
+    #: Whether it plays every arrangement of a deck once: no seed, no sample,
+    #: and every loop deal kept, whatever min_cards.
+    exhaustive = False
+    #: Whether a GPU engine plays its chunks.
+    gpu = False
+    #: Whether a chunk is a unit of work alone, sized by time when a job gives
+    #: none (drivers.timed_chunk; a climb's chunk is one walk, and the loop
+    #: factory's one walk of tries: their length is part of the search).
+    timed = False
+    #: Whether it is one of the loop factory's (it builds loops, not games).
+    factory = False
+
+    def check(self, spec, data, where):
+        """Its part of the check of a job file's keys `data` (job.check), on
+        the `spec` checked so far: JobError naming `where` and the key."""
+
+    def play(self, spec, chunk):
+        """Play chunk `chunk` of job `spec` (in a worker): a ChunkResult."""
+        raise NotImplementedError
+
+    def games(self, spec, result):
+        """The games chunk `result` keeps, checked where it was played
+        (crosscheck.check), or None where only the archive can say."""
+        return check(spec, result)
+
+    def start(self, archive, spec):
+        """Fix in the spec of a new job what it starts from (the archive's
+        loops), before the job is stored."""
+
+    def stats(self, result, workers):
+        """What the chunk's archive record keeps of its games, or None."""
+        return None
+
+    def keep(self, archive, job_id, spec, result, summary):
+        """Keep chunk `result` in one transaction with its record (keep.kept),
+        then count it in the summary; returns the games to announce."""
+        return keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers))
+
+    def finish(self, archive, job_id, spec, summary):
+        """What a job does once its budget is spent, before it is done."""
+
+    def describe(self, spec):
+        """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
+        deck = Deck.parse(spec["deck"])
+        sizes = ("random split" if spec["split"] == "random"
+                 else "/".join(map(str, hand_sizes(deck.total, spec["players"], table(spec)["split"]))))
+        return f"{deck} deck, {spec['players']} players, {sizes}"
+
+    def summary(self, summary, archive_path, cluster=None, whole=None):
+        """The lines of a run's summary (runner.Summary) that say what it did.
+        `whole`: the job's figures (Archive.job with games, loops and its
+        budget) when the run went on with a job that had played before; then
+        each line says what is this run's and what the whole job's."""
+        rate = summary.deals / summary.seconds if summary.seconds else 0
+        run = " in this run" if whole is not None else ""
+        unit = self.unit
+        lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+                 f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
+                 + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, "
+                    f"{processes(summary.workers)} checking its hits" if summary.gpu else
+                    f"on {plural(summary.workers, 'worker')}")
+                 + (f" of the cluster {cluster}" if cluster else "")]
+        if summary.gpu:
+            played, checked, checkers, behind, engine = summary.gpu
+            player = "the GPU" if engine == "gpu" else "the GPU kernels on one core"
+            lines.append(f"gpu      {played:.1f} s of {player} played the chunks kept, at "
+                         f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
+                         f"{checked:.1f} s of {processes(checkers)}"
+                         + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
+                            "min_cards or extend_cards, or more cores, keeps up" if behind else ""))
+        if summary.best is not None:
+            deal, outcome = summary.best
+            lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
+                         + (" (by family extension)" if summary.best_extended else ""))
+        lines.append(f"hits     {summary.kept} kept{run} in {archive_path}"
+                     + (f" ({summary.extended} by family extension)" if summary.extended else "")
+                     + (f", {summary.known} already there" if summary.known else "")
+                     + f"; {plural(summary.loops, 'loop')}")
+        if whole is not None:
+            lines.append(whole_line(whole, "deals"))
+        lines.extend(f"NEW      {line}" for line in summary.announced)
+        return lines
+
+
+def whole_line(whole, unit):
+    """The whole job's figures, for the summary of a run that went on with it."""
+    budget = f" of {whole['budget']:,}" if whole["budget"] else ""
+    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
+            f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
+            "kept (every run of the job)")
+
+
+def plural(count, word):
+    """'1 deal', '2 deals', '1,000 loops'."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def processes(count):
+    return f"{count:,} process{'' if count == 1 else 'es'}"

@@ -1,0 +1,88 @@
+"""The census driver: every arrangement of a deck's ranks played once, with
+exact loop detection (engine.census). Chunk c holds the arrangements of
+ranks first + c*chunk onward; its record keeps the counts of the whole
+block (the census table of beggar archive census is summed from them), and
+its games are every loop deal, with its rank and its loop's canonical
+state, and the block's `top` longest games; a complete census then keeps
+its `top` longest of those.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ... import census as arrangements
+from ... import engine
+from ...archive import ArchiveFault
+from ...checks import is_digits, whole
+from .. import SearchError
+from ..keep import keep_games
+from ..spec import JobError, chunk_deals, table
+from .base import ChunkResult, Driver
+
+
+class Census(Driver):
+    name = "census"
+    exhaustive = True
+    gpu = True
+    timed = True
+
+    def check(self, spec, data, where):
+        """A census plays every arrangement once: its budget is the arrangements
+        from `first` (all of them to the last rank when `deals` is 0), and chunk c
+        holds ranks first + c*chunk onward. Seeds and min_cards do not apply."""
+        if spec["split"] == "random":
+            raise JobError(f"{where}: a census deals every arrangement once: the split is even or a number of cards")
+        first = spec["first"]
+        if is_digits(first):
+            first = int(first)          # TOML integers stop at 2**63; ranks of big decks do not
+        deck = spec["deck"]
+        count = arrangements.count(deck)
+        try:
+            spec["first"] = whole(first, "'first'", 0, count - 1)
+            spec["top"] = whole(spec["top"], "'top'", 0, 10 ** 6)
+            spec["deals"] = whole(spec["deals"], "'deals'", 0, count - spec["first"]) or count - spec["first"]
+        except ValueError as error:
+            raise JobError(f"{where}: {error} (the {deck} deck has {count:,} arrangements)") from None
+        spec["extend_cards"] = 0
+
+    def play(self, spec, chunk):
+        start = time.perf_counter()
+        deals = chunk_deals(spec, chunk)
+        result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"],
+                               engine=spec["engine"], **table(spec))
+        hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
+        hits += [(deal, outcome) for _, deal, outcome in result.longest]
+        best = max(hits, key=lambda hit: hit[1].cards, default=None)
+        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
+
+    def keep(self, archive, job_id, spec, result, summary):
+        keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers))
+        return []       # a census tells its loops in its own table (beggar archive census), by loop, not by deal
+
+    def finish(self, archive, job_id, spec, summary):
+        """A complete census keeps its `top` longest games, of those its chunks kept."""
+        try:
+            summary.kept = max(0, summary.kept - archive.keep_longest(job_id, spec["top"]))
+        except ArchiveFault as error:
+            raise SearchError(f"cannot keep the longest games of the census: {error}; resume with: "
+                              f"beggar search --resume {job_id}") from None
+
+    def stats(self, result, workers):
+        """What a chunk's archive record keeps of a census block: games by status,
+        the histograms of their lengths (JSON keys are text), its loops ({canonical
+        state (hex): [loop deals, period in tricks, period in cards]}) and its
+        longest finished game ([cards, tricks, deal, rank], or None). The census
+        table is summed from these, so it is a fact of the deck, whatever games
+        the archive held before (a game is kept once, under its first finder)."""
+        census = result.census
+        loops = {}
+        for _, _, outcome, key in census.loops:
+            entry = loops.setdefault(key.hex(), [0, *outcome.loop_period])
+            entry[0] += 1
+        longest = None
+        if census.longest:
+            rank, deal, outcome = census.longest[0]
+            longest = [outcome.cards, outcome.tricks, str(deal), str(rank)]
+        return {"statuses": census.statuses, "cards": {str(k): v for k, v in sorted(census.cards.items())},
+                "tricks": {str(k): v for k, v in sorted(census.tricks.items())}, "loops": loops, "longest": longest}

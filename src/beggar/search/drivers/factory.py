@@ -1,0 +1,299 @@
+"""The loop factory's drivers, "grow" and "perturb": growth and perturbation
+walks (beggar._loops) in the workers, and in the job's process the keeping
+of the full loops they report.
+
+Their budgets and chunks count tries (a state played to its loop or its
+end): "grow" chunk c is growth walk number c of the seed, "perturb" chunk c
+is perturbation walk c of the seed over the full loops the job starts from
+(its `start`: the loops of its deck the archive held when it was created,
+and the published ones, fixed then so that a resumed job plays the same
+walks). A walk's options are the job file's [grow] or [perturb] table
+(GrowRules, PerturbRules: the kernel's measured best by default).
+
+A walk reports states on the cycles of the full loops it built. Each is
+looked at again here (loops.of_state: compiled play, the cycle walked by the
+reference engine, and the reference engine's own play of it), and named by
+its canonical state, so a loop found twice, or from two states of its cycle,
+is one loop. A loop new to the archive gets a basin search (backward.basin,
+bounded by the job's basin_states and basin_seconds); every balanced deal in
+its basin is replayed by the reference engine and kept as a game of status
+loop. All of this is done before the archive's write lock is taken; the
+chunk's loops, games and record are then written in one transaction
+(keep.kept).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field, fields
+
+from ... import engine, loops
+from ...backward import basin
+from ...cycle import key_deal
+from ...checks import MAX_COUNT, whole
+from ...decks import MAX_DECK, Deck
+from ...rules import Rules
+from .. import SearchError
+from ..keep import kept
+from ..spec import JobError, check_basin_bounds, chunk_deals
+from .base import ChunkResult, Driver, plural, whole_line
+
+
+@dataclass(frozen=True)
+class GrowRules:
+    """The options of a growth walk (beggar._loops.grow, which checks them
+    again): the defaults are the kernel's measured best."""
+
+    start_courts: int = 4
+    start_plain: int = 12
+    patience: int = 400
+    stall: int = 20000
+    lateral_percent: int = 50
+
+    def __post_init__(self):
+        whole(self.start_courts, "start_courts", 0, MAX_DECK)
+        if self.start_courts == 1:
+            # Its every start would be played and dropped: the walk would never begin.
+            raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card "
+                             "never loops")
+        whole(self.start_plain, "start_plain", 0, MAX_DECK)
+        whole(self.patience, "patience", 1, MAX_COUNT)
+        whole(self.stall, "stall", 1, MAX_COUNT)
+        whole(self.lateral_percent, "lateral_percent", 0, 100)
+
+
+@dataclass(frozen=True)
+class PerturbRules:
+    """The options of a perturbation walk (beggar._loops.perturb, which
+    checks them again): 1 to `changes` changes a try, a court card moving
+    up to `reach` places."""
+
+    changes: int = 2
+    reach: int = 3
+
+    def __post_init__(self):
+        whole(self.changes, "changes", 1, 100)
+        whole(self.reach, "reach", 1, MAX_DECK)
+
+
+class _Factory(Driver):
+    unit = "tries"
+    replays = "walks"
+    plays_deals = False
+    factory = True
+    rules = None            # the dataclass of its options
+
+    def check(self, spec, data, where):
+        """Loops are built from two-player states of the job's whole deck, of any
+        split. The driver's table ([grow] or [perturb]) holds its walk's options
+        (the rules)."""
+        try:
+            from ... import _loops
+        except ImportError as error:
+            raise JobError(f"{where}: the {self.name} driver needs the compiled engine ({error})") from None
+        options = data.get(self.name, {})
+        name = f"[{self.name}]"
+        if not isinstance(options, dict):
+            raise JobError(f"{where}: {name} must be a table of the walk's options")
+        known = [option.name for option in fields(self.rules)]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise JobError(f"{where}: {name}: unknown option '{unknown[0]}' (known: {', '.join(known)})")
+        try:
+            _loops.check_deck(spec["deck"])
+        except ValueError as error:
+            raise JobError(f"{where}: {error}") from None
+        try:
+            self.rules(**options)
+        except ValueError as error:
+            raise JobError(f"{where}: {name}: {error}") from None
+        spec[self.name] = dict(options)     # as given: the walk takes the rules' defaults for the rest
+        check_basin_bounds(spec, where)
+        if spec["players"] != 2:
+            raise JobError(f"{where}: the {self.name} driver builds two-player loops, "
+                           f"not {spec['players']}-player ones")
+        if spec["split"] != "even":
+            raise JobError(f"{where}: the {self.name} driver builds loops of any split: 'split' does not apply")
+        spec["extend_cards"] = 0
+
+    def play(self, spec, chunk):
+        """Run chunk `chunk`: a ChunkResult whose growth is a plain dict of what
+        the walk did ({loops: [(hands, leader)], tries, largest, restarts, sizes})."""
+        start = time.perf_counter()
+        growth = self.walk(spec, chunk, chunk_deals(spec, chunk), asdict(self.rules(**spec.get(self.name, {}))))
+        growth = {"loops": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in growth.loops],
+                  "tries": growth.tries, "largest": growth.largest, "restarts": growth.restarts,
+                  "sizes": [tuple(size) for size in growth.sizes]}
+        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
+
+    def games(self, spec, result):
+        return None         # a walk's loops are checked as they are kept (checked): only the archive knows the new
+
+    def describe(self, spec):
+        return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split"
+
+    def summary(self, summary, archive_path, cluster=None, whole=None):
+        """Tries, loops, and the prize, a balanced deal that never ends, in full."""
+        rate = summary.deals / summary.seconds if summary.seconds else 0
+        run = " in this run" if whole is not None else ""
+        lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+                 f"tries    {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
+                 f"on {plural(summary.workers, 'worker')}"
+                 + (f" of the cluster {cluster}" if cluster else ""),
+                 f"largest  {summary.largest} cards in a looping state{run}",
+                 f"loops    {plural(summary.full_loops, 'full loop')} reported{run}, "
+                 f"{len(summary.new_loops)} new to {archive_path}"]
+        if whole is not None:
+            lines.append(whole_line(whole, "tries"))
+        from ...finds import known_loops
+        for loop_id, loop in summary.new_loops[:10]:
+            known = known_loops(loop.deck).get(loop.hex)
+            lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
+                         + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
+                         + (f" (known: {known})" if known else ""))
+        if len(summary.new_loops) > 10:
+            lines.append(f"  ... and {len(summary.new_loops) - 10} more "
+                         f"(beggar archive list --loops --job {summary.job})")
+        lines.extend(f"bound    {note}" for note in summary.bounds)
+        if summary.prizes:
+            lines.append(f"BALANCED {len(summary.prizes)} balanced deal{'s' if len(summary.prizes) != 1 else ''} "
+                         "that never end, replayed by the reference engine and kept:")
+            lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in summary.prizes)
+        else:
+            lines.append("balanced no new balanced deal in a basin")
+        lines.extend(f"NEW      {line}" for line in summary.announced)
+        return lines
+
+    def keep(self, archive, job_id, spec, result, summary):
+        """Keep a grow or perturb chunk: its loops, their balanced deals and the
+        chunk's record, in one transaction; then count them in the summary.
+        Returns the first new balanced deal of each loop, to be announced:
+        [(game id, deal, outcome, driver)]."""
+        growth = result.growth
+        found = checked(archive, spec, growth)
+        new_loops, prizes, notes, disputed, news = [], [], [], [], []
+        with kept(archive, job_id, result) as record:
+            for item in found:
+                loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], result.chunk)
+                if new:
+                    new_loops.append((loop_id, item.loop))
+                if item.basin is None:
+                    continue
+                archive.set_basin(loop_id, item.basin.states, len(item.games), item.basin.stopped_by)
+                if item.basin.stopped_by is not None:
+                    bound = (f"{spec['basin_states']:,} states" if item.basin.stopped_by == "states"
+                             else f"{spec['basin_seconds']:g} s")
+                    notes.append(f"the basin search of loop {loop_id} stopped at its bound of {bound} "
+                                 f"(basin_{item.basin.stopped_by}): it may hold more balanced deals")
+                for deal, compiled, reference in item.games:
+                    game_id, new_game = archive.add_game(deal, Rules(), compiled, reference, job_id, "basin",
+                                                         spec["seed"], result.chunk, None, None, item.loop.key)
+                    if compiled != reference:
+                        disputed.append(f"game {game_id} ({deal}): compiled {compiled}, reference {reference}")
+                    if new_game:
+                        if not any(prize[1] == loop_id for prize in prizes):
+                            news.append((game_id, deal, compiled, "basin"))
+                        prizes.append((game_id, loop_id, deal))
+            record.hits, record.best_cards = len(found), growth["largest"]
+            record.stats = {"growth": {key: growth[key] for key in ("tries", "largest", "restarts", "sizes")},
+                            "loops": [item.loop.hex for item in found]}
+        summary.deals += result.deals
+        summary.loops += len(new_loops)
+        summary.kept += len(prizes)
+        summary.largest = max(summary.largest, growth["largest"])
+        summary.full_loops += len(found)
+        summary.new_loops.extend(new_loops)
+        summary.prizes.extend(prizes)
+        summary.bounds.extend(notes)
+        if disputed:
+            summary.disputed = disputed
+            raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
+                              "disputed. This is a bug in beggar: please report it.")
+        return news
+
+
+class Grow(_Factory):
+    name = "grow"
+    options = "grow"
+    rules = GrowRules
+
+    def walk(self, spec, chunk, tries, rules):
+        from ... import _loops
+        return _loops.grow(Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
+
+
+class Perturb(_Factory):
+    name = "perturb"
+    options = "perturb"
+    rules = PerturbRules
+
+    def walk(self, spec, chunk, tries, rules):
+        from ... import _loops
+        return _loops.perturb(start_states(spec), Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
+
+    def start(self, archive, spec):
+        """The full loops of the deck, the archive's and the published (start_keys)."""
+        spec["start"] = start_keys(archive, spec["deck"])
+        if not spec["start"]:
+            raise JobError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
+                           "and none is published (run a grow job first)")
+
+
+def start_keys(archive, deck):
+    """The canonical states (hex) a perturb job of `deck` starts from: the full
+    loops of the deck the archive holds, and the published ones; sorted."""
+    deck = str(Deck.parse(deck))
+    keys = {row["key"] for row in archive.loops(deck=deck)}
+    keys.update(loops.of_deal(deal).hex for _, deal in loops.published(deck))
+    return sorted(keys)
+
+
+def start_states(spec):
+    """Every state on the cycles of a perturb job's start loops, in a fixed order."""
+    states = []
+    for key in spec["start"]:
+        states.extend(loops.of_deal(key_deal(bytes.fromhex(key))).states)
+    return states
+
+
+@dataclass
+class ReportedLoop:
+    """A full loop a walk reported, looked at again; `basin` is its basin
+    search (backward.Basin) when it is new to the archive, else None."""
+    loop: loops.Loop
+    compiled: object
+    reference: object
+    basin: object = None
+    games: list = field(default_factory=list)      # [(deal, compiled outcome, reference outcome)]
+
+
+def checked(archive, spec, growth):
+    """The full loops of a chunk's walk, each checked and, when new to the
+    archive (or kept without a basin search), with its basin searched."""
+    found = {}
+    for hands, leader in growth["loops"]:
+        try:
+            loop = loops.of_state(hands, leader)
+        except loops.LoopError as error:
+            raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
+                              "This is a bug in beggar: please report it.") from None
+        if loop.key in found:
+            continue
+        if loop.deck != spec["deck"]:
+            raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
+                              f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
+                              "report it.")
+        deal = loop.deal()
+        item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
+        if item.compiled != item.reference:
+            # Nothing of the chunk is kept: a loop rests on both engines' word.
+            raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
+                              f"reported: compiled {item.compiled}, reference {item.reference}. This is "
+                              "a bug in beggar: please report the deal.")
+        found[loop.key] = item
+        known = archive.loop_id(loop.deck, loop.hex)
+        if known is not None and archive.loop(known)["basin_states"] is not None:
+            continue
+        item.basin = basin(deal, spec["basin_states"], spec["basin_seconds"])
+        item.games = [(member, engine.play(member), replay) for member, replay in item.basin.deals]
+    return list(found.values())

@@ -1,0 +1,55 @@
+"""The drivers that deal deals and keep the long games: "sample" plays the
+deals of its seed in order (chunk c: deals c*chunk .. (c+1)*chunk-1), and
+"climb" climbs over deals (chunk c: walk number c of the seed, climbing.py,
+by the rules of the job's [climb] table). Every game of at least min_cards
+cards, and every loop, is a hit.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ... import engine
+from ...climbing import ClimbRules
+from ..spec import chunk_deals, table
+from .base import ChunkResult, Driver
+
+
+class _Dealing(Driver):
+
+    def stats(self, result, workers):
+        """The games by status, the histogram of their lengths in cards, binned
+        as lengths.py says, and the workers the job ran on (its rate: beggar
+        stats)."""
+        if result.lengths is None:
+            return None
+        loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")
+        return {"statuses": {"finished": result.deals - loops, "loop": loops, "stopped": 0},
+                "lengths": result.lengths.as_list(), "workers": workers}
+
+
+class Sample(_Dealing):
+    name = "sample"
+    random_deals = True
+    gpu = True
+    timed = True
+
+    def play(self, spec, chunk):
+        start = time.perf_counter()
+        deals = chunk_deals(spec, chunk)
+        hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
+                                                 start=chunk * spec["chunk"], engine=spec["engine"],
+                                                 **table(spec))
+        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths=lengths)
+
+
+class Climb(_Dealing):
+    name = "climb"
+    options = "climb"
+
+    def play(self, spec, chunk):
+        start = time.perf_counter()
+        deals = chunk_deals(spec, chunk)
+        walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
+                            engine=spec["engine"], **table(spec))
+        return ChunkResult(chunk, deals, walk.hits, walk.best, time.perf_counter() - start, lengths=walk.lengths)

@@ -1,0 +1,116 @@
+"""Keeping a finished chunk in the archive, whatever its driver: what it
+found and the record that it is done, in one transaction.
+
+Only the job's own process writes the archive (runner.py), and it holds the
+write lock only to write: the replays and a new loop's basin search are done
+before. Whatever happens next (Ctrl-C, SIGTERM, a kill, a full disk) the
+archive then holds every chunk committed, and a resumed job plays exactly the
+chunks still missing. The summary counts a chunk only once it is committed: a
+chunk rolled back (a full disk, a second Ctrl-C) is played again on resume
+and counted then.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .. import loops
+from ..archive import ArchiveFault
+from ..rules import Rules
+from . import SearchError
+from .crosscheck import check
+
+
+@dataclass
+class Record:
+    """What a chunk's record of being done says, filled in by what keeps it."""
+    hits: int = 0
+    best_cards: int = 0
+    stats: dict | None = None
+
+
+@contextmanager
+def kept(archive, job_id, result):
+    """The one transaction a chunk is kept in: what the body writes, then the
+    record that chunk `result` is done, whose figures the body sets on the
+    Record it is given; all of it or none. An archive that cannot take it
+    stops the job (SearchError) saying what is kept and how to go on."""
+    record = Record()
+    try:
+        with archive.transaction():
+            yield record
+            archive.add_chunk(job_id, result.chunk, result.deals, record.hits, record.best_cards, result.seconds,
+                              record.stats)
+    except ArchiveFault as error:
+        raise SearchError(f"cannot keep chunk {result.chunk}: {error}; every chunk committed before "
+                          f"is kept, resume with: beggar search --resume {job_id}") from None
+
+
+def loops_of_games(archive, games):
+    """The loops of a chunk's loop games (crosscheck.Game), which every driver
+    keeps: each game gets its loop's canonical state, and the loops the
+    archive does not hold yet are returned, to be kept with the games."""
+    new = {}
+    for game in games:
+        if game.outcome.status != "loop" or game.outcome != game.replay:
+            continue        # a disputed game is kept marked so, and no loop is made of it
+        deck = game.deal.deck_written()
+        if game.loop is not None and (game.loop in new or archive.loop_id(deck, game.loop.hex()) is not None):
+            continue
+        try:
+            loop = loops.of_deal(game.deal)
+        except loops.LoopError as error:
+            raise SearchError(str(error)) from None
+        game.loop = loop.key
+        if loop.key not in new and archive.loop_id(deck, loop.hex) is None:
+            new[loop.key] = loop
+    return list(new.values())
+
+
+def keep_games(archive, job_id, spec, result, summary, stats):
+    """Keep a chunk's games (crosscheck.check: done in the worker, or here
+    when it came unchecked), their new loops and the chunk's record with
+    `stats`, then count them in the summary. Returns the games new to the
+    archive that may be announced (announce.tell): [(game id, deal, outcome,
+    driver)]; SearchError, once all is kept, when the engines disagree on one."""
+    games = result.games if result.games is not None else check(spec, result)
+    new_loops = loops_of_games(archive, games)
+    new_keys = {loop.key for loop in new_loops}
+    disputed, ids, news = [], [], []
+    kept_games = known = loop_games = extended = 0
+    with kept(archive, job_id, result) as record:
+        for loop in new_loops:
+            archive.add_loop(loop, job_id, spec["driver"], result.chunk)
+        for game in games:
+            game_id, new = archive.add_game(
+                game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
+                result.chunk, None if game.parent is None else ids[game.parent], game.rank, game.loop)
+            ids.append(game_id)
+            if new and (game.outcome.status != "loop" or game.loop in new_keys):
+                news.append((game_id, game.deal, game.outcome, game.driver))
+            if game.outcome != game.replay:
+                disputed.append(f"game {game_id} ({game.deal}): compiled {game.outcome}, "
+                                f"reference {game.replay}")
+            kept_games += new
+            known += not new
+            loop_games += game.outcome.status == "loop"
+            extended += new and game.driver == "extension"
+        record.hits = len(result.hits)
+        record.best_cards = max([result.best[1].cards if result.best is not None else 0]
+                                + [game.outcome.cards for game in games if game.driver == "extension"])
+        record.stats = stats
+    summary.kept += kept_games
+    summary.known += known
+    summary.loops += loop_games
+    summary.extended += extended
+    summary.deals += result.deals
+    for best, by_extension in [(result.best, False)] + [((game.deal, game.outcome), True) for game in games
+                                                         if game.driver == "extension"]:
+        if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
+            summary.best, summary.best_extended = best, by_extension
+    if disputed:
+        summary.disputed = disputed
+        raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
+                          "disputed. This is a bug in beggar: please report the deal.")
+    return news

@@ -1,0 +1,127 @@
+"""What every driver reads of a job's spec: its keys and their defaults, the
+bounds of its numbers, the table its deals are dealt at, and how its budget
+is cut into chunks. At the bottom of the search package: it imports nothing
+of it, so that job.py (reading a job file), the drivers and the runner all
+build on it.
+"""
+
+import os
+import secrets
+
+from ..checks import MAX_COUNT, seconds, whole
+from ..errors import BadInput
+
+#: The thresholds are benchmarks/extension_yield.py's best: games of 2800
+#: cards (about 1 deal in 10^6), each extended by a family search, reached
+#: the most games of 4000+ cards per processor hour.
+DEFAULTS = {
+    "name": "search",
+    "driver": "sample",
+    "seed": None,           # None: a fresh seed, drawn when the job starts (fresh_seed)
+    "workers": 0,           # 0: one per core
+    "min_cards": 2800,
+    "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
+    "chunk": 4_000_000,     # climb: one walk; sample and census with none given: CHUNK_SECONDS of a core
+    "extend_cards": 2800,   # a kept game this long gets a family search; 0: none
+    "deck": "standard",     # a name or counts (decks.py)
+    "players": 2,
+    "split": "even",        # two players: "even", the first hand's size, or "random"
+    "first": 0,             # census: the rank of the first arrangement played
+    "top": 10,              # census: the longest games kept
+    "basin_states": 2_000_000,  # grow, perturb: the bounds of a new loop's basin search
+    "basin_seconds": 60.0,
+    "engine": None,         # None: $BEGGAR_ENGINE, else compiled (engine.py); gpu for GPU jobs
+}
+
+#: What a job on the GPU engine takes where its file and command line give
+#: nothing: chunks of 10^9 deals (about a second of the GPU the engine aims
+#: at), and a threshold whose games the CPU side can replay and extend as
+#: fast as the GPU finds them (about 1 deal in 2 * 10^7 lasts 3500 cards:
+#: some 50 a second at 10^9 deals a second; see the README's GPU section).
+GPU_DEFAULTS = {"chunk": 10 ** 9, "min_cards": 3500, "extend_cards": 3500}
+
+#: Seconds of a core a chunk takes when a job gives no chunk (drivers.timed_chunk
+#: measures it when the job starts): long enough that keeping a chunk costs
+#: little, short enough that a stop or a time limit is prompt.
+CHUNK_SECONDS = 3.0
+
+#: Bounds of the numbers of a job: a chunk is played by one worker in one
+#: go (10**9 deals is a quarter of an hour of a core); more workers than
+#: this are never useful, and the runner starts at most 4 per core anyway.
+MAX_CHUNK = 10 ** 9
+MAX_WORKERS = 1024
+MAX_NAME = 100
+
+#: Worker processes a search starts on this machine, at most: a few per core
+#: keep the cores busy; more only crowd its memory.
+WORKERS_PER_CORE = 4
+
+
+def max_workers():
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+#: Fresh seeds are drawn below this: short enough to read and type, and with
+#: 10**12 of them two jobs practically never share one.
+FRESH_SEEDS = 10 ** 12
+
+
+def fresh_seed():
+    """A seed for a job whose file gives none: drawn at random, so that two
+    runs of one job file play different deals (the job stores it, and
+    --seed replays its deals)."""
+    return secrets.randbelow(FRESH_SEEDS)
+
+
+class JobError(BadInput, ValueError):
+    """A job specification that cannot be run; the message names file and key."""
+
+
+def shown_value(value):
+    """A value as an error names it, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def cpu_engine(spec):
+    """The engine of the one-game plays of a job's own process (an
+    extension's member, a family search): the compiled one for a GPU job."""
+    from ..engine import GPU_ENGINES
+    return "compiled" if spec["engine"] in GPU_ENGINES else spec["engine"]
+
+
+def table(spec):
+    """The keyword arguments of engine.sample and engine.climb for the spec's
+    deals: deck, players and split."""
+    return {"deck": spec["deck"], "players": spec["players"],
+            "split": None if spec["split"] == "even" else spec["split"]}
+
+
+def extends(spec):
+    """Whether the spec's long games get a family search: backward play is for
+    two players."""
+    return spec["extend_cards"] > 0 and spec["players"] == 2
+
+
+def chunks_in(spec):
+    """How many chunks the budget holds (None: no budget)."""
+    if not spec["deals"]:
+        return None
+    return -(-spec["deals"] // spec["chunk"])
+
+
+def chunk_deals(spec, chunk):
+    """Deals in chunk number `chunk`: the last one of a budget may be short."""
+    if spec["deals"]:
+        return min(spec["chunk"], spec["deals"] - chunk * spec["chunk"])
+    return spec["chunk"]
+
+
+def check_basin_bounds(spec, where):
+    """The bounds of a search from a loop (a new loop's basin, an eliminate
+    job's search): basin_states and basin_seconds."""
+    try:
+        whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
+        spec["basin_seconds"] = seconds(spec["basin_seconds"], "'basin_seconds'")
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
