@@ -12,7 +12,7 @@ from beggar import Deal, census, engine, reference
 from beggar.archive import Archive
 from beggar.cycle import key_deal
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
-from beggar.search import tally
+from beggar.reports import tally
 from helpers import bad_input, beggar, job_file, job_id, kept, start
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]

@@ -14,7 +14,8 @@ from beggar.archive import Archive
 from beggar.climbing import ClimbRules
 from beggar.lengths import Lengths
 from beggar.search import job as jobs
-from beggar.search import announce, odds
+from beggar.reports import odds
+from beggar.search import announce
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.runner import Summary
 from helpers import CASELLA, MANN_WU, bad_input, beggar, job_file, job_id, load_data

@@ -11,6 +11,7 @@ import pytest
 from helpers import bad_input, beggar, fault, job_file, start, wait_for_chunks
 
 FULL = Path("/dev/full")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -26,16 +27,22 @@ def census_archive(tmp_path_factory):
 def test_an_output_on_a_full_disk_is_a_fault(census_archive):
     path, job = census_archive
     fault(beggar("archive", "export", 1, FULL, "--archive", path), "/dev/full: cannot write", "No space left")
+    fault(beggar("archive", "report", FULL, "--archive", path), "/dev/full: cannot write", "No space left")
     pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
-    result = beggar("archive", "census", job, "--plot", FULL, "--archive", path)
-    assert result.returncode == 3 and "plot written" not in result.stdout, result
-    assert "--plot /dev/full: cannot write" in result.stderr and "Traceback" not in result.stderr
+    # Every --plot of the command (cli/plot.py), each a one-line fault and no "plot written".
+    for command in (("archive", "census", job, "--archive", path), ("stats", job, "--archive", path),
+                    ("replay", ROOT / "casella.txt")):
+        result = beggar(*command, "--plot", FULL)
+        fault(result, "--plot /dev/full: cannot write", "No space left")
+        assert "plot written" not in result.stdout, result
 
 
 def test_an_empty_plot_name_is_refused(census_archive):
     path, job = census_archive
     bad_input(beggar("stats", job, "--plot", "", "--archive", path), "--plot: name a file")
-    bad_input(beggar("archive", "census", job, "--plot", "", "--archive", path), "--plot: name a file")
+    refused = beggar("archive", "census", job, "--plot", "", "--archive", path)
+    bad_input(refused, "--plot: name a file")
+    assert refused.stdout == ""         # refused before any work, as every --plot
 
 
 def test_the_claim_is_the_files_not_the_names(tmp_path):

@@ -34,18 +34,25 @@ cdef struct Queue:
     Entry* entries
 
 
-cdef int queue_grow(Queue* q) noexcept nogil:
-    cdef Py_ssize_t capacity = q.capacity * 2 if q.capacity else 1024
-    cdef void* cards = realloc(q.cards, capacity * q.total)
-    if cards == NULL:
+cdef int grow_arrays(Py_ssize_t* capacity, int total, uint8_t** cards, void** entries,
+                     size_t entry_size) noexcept nogil:
+    """Double a search's two arrays (`total` cards and one entry per state),
+    or give them 1024 states; -1 when memory runs out (the old arrays kept)."""
+    cdef Py_ssize_t wanted = capacity[0] * 2 if capacity[0] else 1024
+    cdef void* grown = realloc(cards[0], wanted * total)
+    if grown == NULL:
         return -1
-    q.cards = <uint8_t*>cards
-    cdef void* entries = realloc(q.entries, capacity * sizeof(Entry))
-    if entries == NULL:
+    cards[0] = <uint8_t*>grown
+    grown = realloc(entries[0], wanted * entry_size)
+    if grown == NULL:
         return -1
-    q.entries = <Entry*>entries
-    q.capacity = capacity
+    entries[0] = grown
+    capacity[0] = wanted
     return 0
+
+
+cdef int queue_grow(Queue* q) noexcept nogil:
+    return grow_arrays(&q.capacity, q.total, &q.cards, <void**>&q.entries, sizeof(Entry))
 
 
 cdef void queue_free(Queue* q) noexcept nogil:
@@ -199,7 +206,7 @@ def backward(roots, skips, max_states, max_seconds):
 # Backward play for any table of 2 to 4 seats, players out included
 # (reference.predecessors, reference.backward_to).
 
-DEF SEATS = 4
+from ._game cimport MAX_PLAYERS as SEATS     # the seats of the largest table (decks.MAX_PLAYERS)
 
 cdef struct Seated:
     # One state of a table's backward search, beside its cards.
@@ -246,17 +253,7 @@ cdef struct Scratch:
 
 
 cdef int table_grow(Table* t) noexcept nogil:
-    cdef Py_ssize_t capacity = t.capacity * 2 if t.capacity else 1024
-    cdef void* cards = realloc(t.cards, capacity * t.total)
-    if cards == NULL:
-        return -1
-    t.cards = <uint8_t*>cards
-    cdef void* entries = realloc(t.entries, capacity * sizeof(Seated))
-    if entries == NULL:
-        return -1
-    t.entries = <Seated*>entries
-    t.capacity = capacity
-    return 0
+    return grow_arrays(&t.capacity, t.total, &t.cards, <void**>&t.entries, sizeof(Seated))
 
 
 cdef void table_free(Table* t) noexcept nogil:

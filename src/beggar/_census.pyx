@@ -5,7 +5,7 @@ Same function, signature and results as `beggar.reference.census` (see
 census.py for the order of arrangements and the canonical state of a loop).
 The block's first arrangement comes from exact unranking in Python; the rest
 follow by next-arrangement in C, each dealt by a table of positions made once
-and played by the engine of `_engine.pyx`, without the GIL.
+and played by the engine of `_game.pyx`, without the GIL.
 """
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t
@@ -14,7 +14,7 @@ from libc.string cimport memcpy
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._engine cimport (CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Work, game_load, hands_of, loop_key,
+from ._game cimport (CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Work, game_load, hands_of, loop_key,
                        play_game, to_outcome, work_free, work_init)
 
 from . import census as census_block

@@ -7,7 +7,7 @@ from .climbing import ACCEPTS as ACCEPTS, SECONDARY_BITS as SECONDARY_BITS, Clim
 from .deal import Deal
 from .decks import Deck
 from .lengths import Lengths
-from .outcome import STATUSES as STATUSES, Outcome
+from .outcome import Outcome
 from .rules import Rules
 from .states import CensusBlock
 

@@ -43,7 +43,7 @@ from libc.string cimport memcpy, memmove, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._engine cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, game_load, loop_key,
+from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, game_load, loop_key,
                        play_game, work_free, work_init)
 from ._random cimport below, stream_start
 

@@ -15,10 +15,12 @@ from .cards import ACE, JACK, KING, PLAIN, QUEEN, SYMBOLS
 from .checks import cut, is_digits
 from .errors import BadInput
 
-#: A table seats 2 to 4 players (the engines' MAX_PLAYERS in _engine.pxd).
+#: A table seats 2 to 4 players (the compiled engine's MAX_PLAYERS in _game.pxd,
+#: checked when it is imported).
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
-#: More cards than this do not fit the engines' byte-sized positions.
+#: More cards than this do not fit the engines' byte-sized positions (MAX_DECK
+#: in _game.pxd, checked likewise).
 MAX_DECK = 255
 
 #: The decks people play, by name: (plain, J, Q, K, A).

@@ -13,7 +13,7 @@ from ..rules import Rules
 from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines
-from .options import PLOT_INSTALL, UsageError, check_output, count, game_id, limit, players, write_output
+from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
 
 def hand_sizes_of(game):
@@ -265,30 +265,26 @@ def _export_loop(args):
 
 
 def run_archive_report(args):
-    from ..report import page
+    from .page import page
     with Archive(args.archive, readonly=True) as archive:
         if args.job is not None:
             archive.job(args.job)       # no such job: one line
-        text = page(archive, args.job)
-    try:
-        with open(args.file, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise UsageError(f"{args.file}: cannot write ({error.strerror})") from None
+        text = page(archive, job_rows(archive, archive.path), args.job)
+    write_output(args.file, text)       # a full disk is a fault, as for every file written
     print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open it in a browser)")
     return 0
 
 
 def run_archive_census(args):
-    from ..search import tally
+    from ..reports import tally
+    if args.plot is not None:
+        from . import plot
+        pyplot = plot.prepare(args.plot)    # before any work, as every --plot
     with Archive(args.archive, readonly=True) as archive:
         result = tally.tally(archive, args.job)
     print("\n".join(tally.report(result, loops_shown=args.loops)))
     if args.plot is not None:
-        from .games import _pyplot, save_figure
-        check_output(args.plot, "--plot")
-        pyplot = _pyplot()
-        save_figure(pyplot, tally.figure(result, pyplot), args.plot)
+        plot.save(tally.figure(result, pyplot), args.plot)
         print(f"plot written to {args.plot}")
     return 0
 

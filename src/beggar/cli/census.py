@@ -2,7 +2,7 @@
 
 from ..archive import Archive
 from ..decks import Deck
-from ..search import tally
+from ..reports import tally
 from .options import chunk, count, players, rank, split
 from .search import add_run_options, run
 

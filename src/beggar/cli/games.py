@@ -2,19 +2,17 @@
 
 import collections
 from dataclasses import replace
-import io
 import itertools
 import json
-import os
 from importlib import resources
 
 from .. import engine
 from ..deal import Deal
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
+from . import plot
 from .format import describe, figures, table, trick_lines
-from .options import (EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, check_output,
-                      game_from_args, write_output)
+from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
 
 
 def run_play(args):
@@ -68,8 +66,7 @@ def run_verify(args):
 
 def run_replay(args):
     if args.plot is not None:
-        check_output(args.plot, "--plot")
-        _pyplot()       # before any work: a missing matplotlib is a usage error
+        plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     game = game_from_args(args)
     outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
                           engine=args.engine, detect_loops=game.rules.detect_loops)
@@ -107,18 +104,8 @@ def run_replay(args):
 PLOT_POINTS = 100_000
 
 
-def _pyplot():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot
-    except ImportError:
-        raise UsageError(f"--plot needs matplotlib: {PLOT_INSTALL}") from None
-    return matplotlib.pyplot
-
-
 def _plot(path, deal, outcome):
-    plt = _pyplot()
+    plt = plot.pyplot()
     every = -(-outcome.tricks // PLOT_POINTS)
     numbers, sizes = [0], [[len(hand) for hand in deal.hands]]
     for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
@@ -137,22 +124,7 @@ def _plot(path, deal, outcome):
     axes.set_title(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     figure.tight_layout()
-    save_figure(plt, figure, path)
-
-
-def save_figure(plt, figure, path):
-    """Write a --plot figure to `path` (its format from the extension) and
-    close it; a path that cannot be written is a UsageError."""
-    # Drawn in memory, then written here: matplotlib does not report every
-    # failed write (a full disk passes silently).
-    drawn = io.BytesIO()
-    try:
-        figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
-    except ValueError as error:
-        raise UsageError(f"--plot {path}: {error}") from None
-    finally:
-        plt.close(figure)
-    write_output(path, drawn.getvalue(), "--plot")
+    plot.save(figure, path)
 
 
 def add(commands):

@@ -4,16 +4,15 @@ import json
 import math
 
 from ..archive import DEFAULT_PATH, Archive
-from ..search import odds
+from ..reports import odds
 from ..lengths import TOP
-from .options import PLOT_INSTALL, UsageError, check_output, whole_in
+from . import plot
+from .options import PLOT_INSTALL, UsageError, whole_in
 
 
 def run_stats(args):
     if args.plot is not None:
-        from .games import _pyplot
-        check_output(args.plot, "--plot")
-        _pyplot()       # before any work: a missing matplotlib is a usage error
+        plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     with Archive(args.archive, readonly=True) as archive:
         try:
             played = odds.collect(archive, args.job)
@@ -157,8 +156,7 @@ def report(played, tail, rows, expected, marks=()):
 
 
 def _plot(path, played, tail, marks):
-    from .games import _pyplot, save_figure
-    plt = _pyplot()
+    plt = plot.pyplot()
     points = odds.curve(played)
     edges, survive = [x for x, _ in points], [p for _, p in points]
     figure, axes = plt.subplots(figsize=(10, 5))
@@ -192,7 +190,7 @@ def _plot(path, played, tail, marks):
     axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
     axes.legend(loc="center right", fontsize="small")
     figure.tight_layout()
-    save_figure(plt, figure, path)
+    plot.save(figure, path)
 
 
 def add(commands):

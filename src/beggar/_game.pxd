@@ -1,8 +1,10 @@
-"""The compiled engine's C-level contract, for the compiled modules that play
-games with it (`_census.pyx`): its structs, and the functions that set up,
-load and play a game. Everything here is defined in `_engine.pyx`."""
+"""The compiled game's C-level contract, for the compiled modules that play
+games (`_engine.pyx`, `_census.pyx`, `_loops.pyx`): its structs, and the
+functions that set up, load, deal and play a game. Everything here is defined
+in `_game.pyx`."""
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 
 
 cdef enum:
@@ -77,11 +79,52 @@ cdef enum:
     BRENT_START = 64
 
 
+cdef struct Shape:
+    # What random deals look like: the deck, the players, the first hand's size.
+    int total
+    int players
+    int split           # two players: cards in the first hand; 0: even; -1: random
+    int n_courts
+    uint8_t courts[MAX_DECK]    # the court cards in the order they are placed
+
+
 cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil
 cdef void work_free(Work* w) noexcept nogil
-cdef void game_load(Game* g, const uint8_t* deal, const int* hand_sizes) noexcept nogil
 cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
                     Result* r) noexcept nogil
 cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil
+cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shape* s) noexcept nogil
+cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil
+cdef object shape_init(Shape* s, deck, players, split)
 cdef object to_outcome(const Result* r, int players)
 cdef object hands_of(const uint8_t* cards, const int* sizes, int players)
+
+
+# Inline, so that every module that plays games loads them without a call
+# across modules (hill climbing loads a deal at every step).
+cdef inline void game_load(Game* g, const uint8_t* deal, const int* hand_sizes) noexcept nogil:
+    """Put a deal on the table: hands one after another, top card first."""
+    cdef int p, i, n
+    cdef uint32_t run
+    cdef uint32_t* pieces
+    for p in range(g.players):
+        g.start[p] = 0
+        if g.by_court:
+            pieces = g.pieces + p * g.room
+            n = 0
+            run = 0
+            for i in range(hand_sizes[p]):
+                # Branch-free: the piece is written every time and kept only
+                # when the card is a court card.
+                pieces[n] = run << COURT_BITS | deal[i]
+                n += deal[i] != 0
+                run = (run + 1) & -<uint32_t>(deal[i] == 0)
+            pieces[n] = run << COURT_BITS
+            g.end[p] = n + 1
+        else:
+            memcpy(g.hands + p * g.room, deal, hand_sizes[p])
+            g.end[p] = hand_sizes[p]
+        deal += hand_sizes[p]
+    g.leader = 0
+    g.cards = 0
+    g.tricks = 0

@@ -3,7 +3,9 @@ share finds (beggar archive report): the jobs, the longest games of each
 table with their hand sizes drawn, the loops with one period traced, the
 survival curve and the odds, and for each game the command that replays it.
 No server, no network, no script: the charts are inline SVG (charts.py)
-and the styles are in the page."""
+and the styles are in the page. One of the command's outputs, built from
+the same rows and lines as its text (archive jobs, replay's trick table,
+durations), so it sits beside them in cli/ and not in reports/."""
 
 from __future__ import annotations
 
@@ -11,10 +13,16 @@ import itertools
 import shlex
 from html import escape
 
-from . import __version__, charts, engine
-from .archive import now
-from .cycle import key_deal
-from .deal import Deal
+from .. import __version__, engine
+from ..archive import now
+from ..cycle import key_deal
+from ..deal import Deal
+from ..reports import odds
+from ..search import drivers
+from ..search.job import stored
+from . import charts
+from .format import trick_lines
+from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
 GAMES_PER_TABLE = 5
@@ -68,9 +76,8 @@ def hand_chart(deal, outcome, title):
                         title, spans=spans, height=220)
 
 
-def _jobs_section(archive, job_id):
-    from .cli.archive import job_rows
-    rows = [row for row in job_rows(archive, archive.path) if job_id is None or row["id"] == job_id]
+def _jobs_section(jobs, job_id):
+    rows = [row for row in jobs if job_id is None or row["id"] == job_id]
     body = []
     for row in rows:
         played = f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}"
@@ -120,7 +127,6 @@ def _loops_section(archive, job_id):
         return out
     total = len(archive.loops(job=job_id))
     out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
-    from .cli.format import trick_lines
     for row in rows:
         deal = key_deal(bytes.fromhex(row["key"]))
         outcome = engine.play(deal)
@@ -142,8 +148,6 @@ def _loops_section(archive, job_id):
 
 
 def _odds_section(archive, job_id):
-    from .search import drivers, odds
-    from .search.job import stored
     out = ["<h2>Survival and odds</h2>"]
     chosen = [(i, stored(spec)) for i, spec in archive.jobs()
               if (job_id is None or i == job_id) and not drivers.of(stored(spec)).factory]
@@ -187,13 +191,14 @@ def _odds_section(archive, job_id):
 
 
 def _duration(seconds):
-    from .cli.stats import duration
     return escape(duration(seconds))
 
 
-def page(archive, job_id=None):
+def page(archive, jobs, job_id=None):
     """The report of an open archive (of job `job_id` alone when given), as
-    the text of one HTML page."""
+    the text of one HTML page. `jobs`: the archive's jobs as `archive jobs`
+    lists them (cli.archive.job_rows), handed in so that the page and that
+    command never import each other."""
     what = f"job {job_id}" if job_id else "archive"
     title = f"beggar {what}: {archive.path}"
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -202,7 +207,8 @@ def page(archive, job_id=None):
              f'<p class="note">Written {escape(now())} by beggar {escape(__version__)}. Each game replays with '
              "the command beside it (pip install beggar); every game was replayed by both engines when it was "
              "kept.</p>"]
-    for section in (_jobs_section, _games_section, _loops_section, _odds_section):
+    parts.extend(_jobs_section(jobs, job_id))
+    for section in (_games_section, _loops_section, _odds_section):
         parts.extend(section(archive, job_id))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -40,8 +40,8 @@ from .. import published
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
 from ..lengths import Lengths
-from . import drivers
-from .job import stored
+from ..search import drivers
+from ..search.job import stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
-from .job import stored
-from .spec import chunks_in, table
+from ..search.job import stored
+from ..search.spec import chunks_in, table
 
 
 class TallyError(BadInput, ValueError):
@@ -107,7 +107,7 @@ def report(result, loops_shown=10):
 
 def figure(result, pyplot):
     """The distribution of game lengths in cards, deals on a log scale: a
-    matplotlib figure, for the command to write (cli.games.save_figure)."""
+    matplotlib figure, for the command to write (cli.plot.save)."""
     lengths = sorted(result.cards)
     figure, axes = pyplot.subplots(figsize=(10, 4))
     axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")
