@@ -1,6 +1,7 @@
 """The archive as several processes see it at once."""
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -52,7 +53,7 @@ def test_an_archive_of_format_1_is_migrated_and_keeps_working(tmp_path):
         before = old.execute("SELECT id, deal, cards, job FROM games ORDER BY id").fetchall()
         jobs = old.execute("SELECT id, spec FROM jobs").fetchall()
     assert before and len(jobs) == 1
-    with Archive(str(path)) as archive:
+    with Archive(str(path), link_loop=loops.of_deal) as archive:
         assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         games = archive.games()
         assert sorted((g["id"], g["deal"], g["cards"], g["job"]) for g in games) == before
@@ -85,7 +86,7 @@ def test_an_archive_of_format_3_gains_its_loops(tmp_path):
     with sqlite3.connect(path) as old:
         before = old.execute("SELECT id, deal, status, cards, job FROM games ORDER BY id").fetchall()
         assert old.execute("PRAGMA user_version").fetchone()[0] == 3
-    with Archive(str(path)) as archive:
+    with Archive(str(path), link_loop=loops.of_deal) as archive:
         assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         games = archive.games()
         assert sorted((g["id"], g["deal"], g["status"], g["cards"], g["job"]) for g in games) == before
@@ -101,6 +102,86 @@ def test_an_archive_of_format_3_gains_its_loops(tmp_path):
         assert archive.game(3)["loop"] is None          # a finished game has no loop
     with Archive(str(path)) as again:
         assert len(again.loops()) == 2 and len(again.games()) == len(before)
+
+
+V4_ARCHIVE = Path(__file__).with_name("data") / "archive-v4.sqlite"
+
+
+def _everything(archive):
+    """What an open archive holds, as its methods give it."""
+    jobs = [job for job, _ in archive.jobs()]
+    return (archive.games(), archive.jobs(), archive.job_figures(), archive.loops(),
+            [archive.loop(row["id"]) for row in archive.loops()], [archive.chunk_stats(job) for job in jobs],
+            [sorted(archive.chunks_done(job)) for job in jobs])
+
+
+def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
+    """tests/data/archive-v4.sqlite was written by the format-4 archive code
+    (beggar 0.1 of 2026-12-01): a sample job of 40,000 26/26 deals in chunks
+    of 10,000 with family extension, a census of '6 2J 1Q 1K' with its loop
+    deals, and a grow job of '10 2J' with its loops and their basins. Format 5
+    names the games' column walk, which held the chunk, chunk."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V4_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == 4
+        walks = dict(old.execute("SELECT id, walk FROM games"))
+    assert len(walks) == 41 and set(walks.values()) == {0, 1, 2}
+    # Read only, it is read as it stands, under this format's names; nothing is written.
+    listed = beggar("archive", "list", "--json", "--archive", path)
+    listed_jobs = beggar("archive", "jobs", "--json", "--archive", path)
+    assert listed.returncode == listed_jobs.returncode == 0, (listed.stderr, listed_jobs.stderr)
+    with Archive(str(path), readonly=True) as archive:
+        seen = _everything(archive)
+    assert {game["id"]: game["chunk"] for game in seen[0]} == walks and "walk" not in seen[0][0]
+    assert len(seen[1]) == 3 and len(seen[3]) == 3
+    assert path.read_bytes() == V4_ARCHIVE.read_bytes()
+    # Opened to be written, it is brought to format 5 and reads the same.
+    with Archive(str(path)) as archive:
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert _everything(archive) == seen
+    assert beggar("archive", "list", "--json", "--archive", path).stdout == listed.stdout
+    assert beggar("archive", "jobs", "--json", "--archive", path).stdout == listed_jobs.stdout
+    assert '"walk": 2,' in listed.stdout        # the name `archive list --json` has always printed
+    with Archive(str(path), readonly=True) as archive:
+        assert _everything(archive) == seen
+
+
+def test_an_old_archive_is_linked_to_its_loops_by_the_opener_or_not_migrated(tmp_path):
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V3_ARCHIVE, path)
+    with pytest.raises(ArchiveFault, match="archive format 3, to be brought to format 5: open it once with a "
+                                           "search"):
+        Archive(str(path))
+    with pytest.raises(ArchiveFault, match="archive format 3, to be brought to format 5: open it once where it "
+                                           "can be written"):
+        Archive(str(path), readonly=True)
+    with closing(sqlite3.connect(path)) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+def test_the_archive_stores_and_plays_no_game():
+    """Of the package, the archive imports only deal, decks, checks and errors
+    (and itself); its schema is written once."""
+    import ast
+
+    import beggar.archive
+    from beggar.archive import schema
+    folder = Path(beggar.archive.__file__).parent
+    for file in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(file.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                assert node.module in ("deal", "decks", "checks", "errors"), (file.name, node.module)
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level == 1 or not (node.module or "").startswith("beggar"), (file.name, node.module)
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("beggar") for alias in node.names), file.name
+    assert schema.TABLES["games"] >= {"id", "deal", "chunk", "loop"} and "walk" not in schema.TABLES["games"]
+    assert sorted(schema.TABLES) == ["chunks", "games", "jobs", "loops"]
+    # Nothing else of the package speaks SQLite: what it raises is an ArchiveFault.
+    speaking = [str(file.relative_to(folder.parent)) for file in folder.parent.rglob("*.py")
+                if folder not in file.parents and re.search(r"^\s*(import|from) sqlite3\b", file.read_text(), re.M)]
+    assert not speaking, speaking
 
 
 # ---------------------------------------------------------------- faults

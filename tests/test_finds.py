@@ -31,7 +31,7 @@ def test_an_export_carries_its_provenance_and_a_name_that_means_something(tmp_pa
                                     f"family extension in job {child['job']} on ")
     story = entry["provenance"]
     assert (story["job"], story["driver"], story["seed"], story["chunk"], story["chunk_size"]) == \
-        (child["job"], "extension", 3, child["walk"], 20_000)
+        (child["job"], "extension", 3, child["chunk"], 20_000)
     assert story["parent"]["game"] == child["parent"] and story["engines"]["agree"] is True
     assert story["engines"]["reference"]["cards"] == child["cards"] and story["deck"] == "standard"
     assert load(str(saved))[0].provenance == story

@@ -33,3 +33,9 @@ def test_camicia_case(case, engine):
     assert (outcome.status, outcome.cards, outcome.tricks) == \
         (expected["status"], expected["cards"], expected["tricks"])
     assert sum(outcome.counts) == deal.total
+
+
+def test_the_record_bounds_are_the_published_records():
+    from beggar import published
+    cards = [cards for _, cards in published.records()]
+    assert (published.RECORD_CARDS, published.LONGEST_CARDS) == (min(cards), max(cards))

@@ -82,7 +82,7 @@ def provenance(game, archive_path, spec=None, parent=None):
     with the job's chunk size where the job's spec is known and the parent
     game of a family extension."""
     story = {"archive": os.path.basename(archive_path), "game": game["id"], "job": game["job"],
-             "driver": game["driver"], "seed": game["seed"], "chunk": game["walk"],
+             "driver": game["driver"], "seed": game["seed"], "chunk": game["chunk"],
              "found_at": game["found_at"], "deck": game["deck"], "players": game["players"],
              "hands": hands_of(game["deal"])}
     if spec is not None:

@@ -10,6 +10,9 @@ from importlib import resources
 #: The longest published finished game (Nessler 2022), standard deck, 26/26.
 LONGEST_CARDS = 8344
 
+#: The shortest published record (Paulhus 1999): `list --records` shows longer games.
+RECORD_CARDS = 4791
+
 
 @lru_cache(maxsize=None)
 def deals():

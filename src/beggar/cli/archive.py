@@ -9,6 +9,7 @@ import sys
 from .. import engine
 from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
+from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
@@ -34,14 +35,15 @@ def run_archive_list(args):
         return _list_loops(args)
     disputed = args.disputed or args.status == "disputed"
     status = args.status if args.status in ("finished", "loop", "stopped") else None
-    filters = dict(records=args.records, min_cards=args.min_cards, disputed=disputed, job=args.job,
-                   deck=args.deck, players=args.players, status=status)
+    filters = dict(record_cards=RECORD_CARDS if args.records else None, min_cards=args.min_cards,
+                   disputed=disputed, job=args.job, deck=args.deck, players=args.players, status=status)
     with Archive(args.archive, readonly=True) as archive:
         games = archive.games(limit=args.limit, loops_first=False, **filters)
         total = archive.count_games(**filters)
     if args.json:
         print(json.dumps({"shown": len(games), "total": total,
-                          "games": [{key: game[key] for key in _LISTED} for game in games]}, indent=1))
+                          "games": [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]},
+                         indent=1))
         return 0
     if not games:
         print("no games")
@@ -62,7 +64,10 @@ def run_archive_list(args):
 #: The fields of a kept game that `archive list --json` prints.
 _LISTED = ("id", "status", "cards", "tricks", "winner", "entry_tricks", "entry_cards", "period_tricks",
            "period_cards", "deck", "players", "split", "deal", "rules", "disputed", "job", "driver", "seed",
-           "walk", "parent", "found_at", "rank", "loop")
+           "chunk", "parent", "found_at", "rank", "loop")
+#: ... under the names it has always given them: the column `chunk` was
+#: named `walk` before archive format 5, and scripts read this output.
+_LISTED_AS = {"chunk": "walk"}
 
 
 def job_rows(archive, archive_path):
@@ -211,7 +216,7 @@ def run_archive_show(args):
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
     print(f"found    {game['found_at']} by job {game['job']} ({game['driver']}, seed {game['seed']}, "
-          f"chunk {game['walk']})")
+          f"chunk {game['chunk']})")
     if game["parent"] is not None:
         print(f"parent   game {game['parent']}")
     return 0
@@ -304,7 +309,7 @@ def add(commands):
     listing.add_argument("--loops", action="store_true",
                          help="the loops instead of games: period, states, balanced deals found, finder")
     listing.add_argument("--records", action="store_true",
-                         help="finished games as long as a published record (4791 cards and more)")
+                         help=f"finished games as long as a published record ({RECORD_CARDS} cards and more)")
     listing.add_argument("--min-cards", type=count, metavar="N", help="games of N cards and more")
     listing.add_argument("--disputed", action="store_true", help="games the engines disagree on")
     listing.add_argument("--deck", metavar="DECK", help="games of this deck (a name or counts)")

@@ -4,6 +4,7 @@ import sys
 
 from ..archive import DEFAULT_PATH, Archive
 from ..engine import ALL_ENGINES
+from ..loops import of_deal
 from ..search import SearchError
 from .options import UsageError, count, players, seconds, seed, split, workers
 
@@ -67,7 +68,9 @@ def _run(args, cluster, data, where, resume):
         if engine_name is not None:
             data["engine"] = engine_name
         new = jobs.prepare(data, where)
-    with Archive(args.archive) as archive:
+    # The archive plays no game: an old one whose loop games must be linked to
+    # their loops as it is brought to this format is handed what plays them.
+    with Archive(args.archive, link_loop=of_deal) as archive:
         if resume is not None:
             job_id = resume
             if job_id == "last":

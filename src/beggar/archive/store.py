@@ -1,20 +1,13 @@
-"""The results archive: the games searches keep, and the jobs that found them, in SQLite.
-
-One file (results/archive.sqlite by default) that several jobs may write at
-once: WAL journal, a generous busy timeout, and short transactions. A game is
-kept once per deal and rules, with who found it (job, driver, seed, walk or
-chunk), when, and its outcome from both engines; a game on which the engines
-disagree is kept marked disputed. Jobs record the chunks they have finished,
-which is what `beggar search --resume` continues from. Loops are kept once
-each, by deck and canonical state (loops.py), with who found them and the
-result of their basin search; a game of status `loop` names its loop by the
-same two (its `deck` and `loop` columns).
+"""The store: an open archive, and what it keeps and reads back (games,
+loops, jobs and the chunks they have finished).
 
 An archive opened to be read (`readonly=True`) is never written, not even
-created: a missing one reads as empty, and one in a folder that cannot be
-written (a read-only filesystem) is read as it stands. Whatever SQLite
-reports of an archive that cannot be used now (locked for too long,
-read-only, damaged, a full disk) is an ArchiveFault naming the file.
+created: a missing one reads as empty, one in a folder that cannot be
+written (a read-only filesystem) is read as it stands, and one of an older
+format that differs only in names (schema.NAMED_THEN) is read under the
+names of this one. Whatever SQLite reports of an archive that cannot be
+used now (locked for too long, read-only, damaged, a full disk) is an
+ArchiveFault naming the file: no sqlite3.Error leaves the store.
 """
 
 import functools
@@ -26,113 +19,16 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .checks import MAX_COUNT, cut
-from .deal import Deal
-from .decks import Deck
-from .errors import BadInput, Fault
+from ..checks import cut
+from ..decks import Deck
+from . import readback, schema
+from .faults import ArchiveError, ArchiveFault, in_words
+from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
 
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
-APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
-SCHEMA_VERSION = 4
-
 #: How long to wait for another process's write lock (BEGGAR_LOCK_SECONDS changes it).
 LOCK_SECONDS = 60
-
-#: The tables and columns every archive of this format has.
-_TABLES = {
-    "games": {"id", "deal", "rules", "status", "winner", "cards", "tricks", "entry_tricks", "entry_cards",
-              "period_tricks", "period_cards", "compiled", "reference", "disputed", "job", "driver", "seed",
-              "walk", "parent", "found_at", "deck", "players", "split", "rank", "loop"},
-    "jobs": {"id", "spec", "state", "created", "updated"},
-    "chunks": {"job", "chunk", "deals", "hits", "best_cards", "seconds", "done_at", "stats"},
-    "loops": {"id", "key", "deck", "players", "period_tricks", "period_cards", "states", "balanced", "job",
-              "driver", "chunk", "found_at", "basin_states", "basin_deals", "basin_stopped_by"},
-}
-
-_SCHEMA = """
-CREATE TABLE games (
-    id INTEGER PRIMARY KEY,
-    deal TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    status TEXT NOT NULL,
-    winner INTEGER,
-    cards INTEGER NOT NULL,
-    tricks INTEGER NOT NULL,
-    entry_tricks INTEGER,
-    entry_cards INTEGER,
-    period_tricks INTEGER,
-    period_cards INTEGER,
-    compiled TEXT NOT NULL,
-    reference TEXT NOT NULL,
-    disputed INTEGER NOT NULL,
-    job TEXT,
-    driver TEXT,
-    seed INTEGER,
-    walk INTEGER,
-    parent INTEGER REFERENCES games(id),
-    found_at TEXT NOT NULL,
-    deck TEXT NOT NULL,             -- decks.Deck as written: a name, or counts
-    players INTEGER NOT NULL,
-    split INTEGER NOT NULL,         -- cards in the first hand
-    rank TEXT,                      -- census: the deal's arrangement number, in decimal
-    loop TEXT,                      -- a loop: its canonical state (census.state_key, hex)
-    UNIQUE (deal, rules)
-);
-CREATE INDEX games_by_length ON games (cards DESC);
-CREATE INDEX games_by_table ON games (deck, players);
-CREATE TABLE jobs (
-    id TEXT PRIMARY KEY,
-    spec TEXT NOT NULL,
-    state TEXT NOT NULL,
-    created TEXT NOT NULL,
-    updated TEXT NOT NULL
-);
-CREATE TABLE chunks (
-    job TEXT NOT NULL REFERENCES jobs(id),
-    chunk INTEGER NOT NULL,
-    deals INTEGER NOT NULL,
-    hits INTEGER NOT NULL,
-    best_cards INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    done_at TEXT NOT NULL,
-    stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
-    PRIMARY KEY (job, chunk)
-);
-""" + """
-CREATE TABLE loops (
-    id INTEGER PRIMARY KEY,
-    key TEXT NOT NULL,              -- the canonical state (loops.py, census.state_key), hex
-    deck TEXT NOT NULL,
-    players INTEGER NOT NULL,
-    period_tricks INTEGER NOT NULL,
-    period_cards INTEGER NOT NULL,
-    states INTEGER NOT NULL,        -- states on the cycle
-    balanced INTEGER NOT NULL,      -- 1: a state on the cycle is a balanced deal
-    job TEXT,                       -- who found it first
-    driver TEXT,
-    chunk INTEGER,
-    found_at TEXT NOT NULL,
-    basin_states INTEGER,           -- its basin search (NULL when there was none)
-    basin_deals INTEGER,            -- balanced deals found (kept as games of status loop)
-    basin_stopped_by TEXT,          -- NULL: complete, else "states" or "time", the bound that stopped it
-    UNIQUE (deck, key)
-);
-"""
-
-#: The shortest published record (Paulhus 1999): `list --records` shows longer games.
-RECORD_CARDS = 4791
-
-
-class ArchiveError(BadInput):
-    """An archive that cannot be used as asked (not an archive, no such game or
-    job): the user's to correct; the message names the file."""
-
-
-class ArchiveFault(Fault):
-    """An archive that is there but cannot be used now: locked by another
-    process for too long, read-only, damaged, on a full disk. The message names
-    the file and what is wrong."""
 
 
 def lock_seconds():
@@ -174,49 +70,28 @@ def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def table_of(deal):
-    """(deck, players, split) of a deal as the archive keeps them."""
-    return deal.deck_written(), deal.players, len(deal.hands[0])
-
-
 def rules_key(rules):
     """The rules as the canonical JSON text the archive keys games by."""
     return json.dumps(rules.as_dict(), sort_keys=True)
 
 
-#: The most workers a chunk's record may say it ran on (search.job.MAX_WORKERS).
-_MOST_WORKERS = 1024
-
-
-def _stats_problem(stats, key=None):
-    """What makes no sense in a chunk's statistics as read back (every number
-    a count from 0 to MAX_COUNT, the workers from 1 to _MOST_WORKERS; keys of
-    histograms digits), or None."""
-    if isinstance(stats, dict):
-        for name, value in stats.items():
-            if key in ("cards", "tricks") and not (name.isascii() and name.isdigit() and len(name) <= 19):
-                return f"'{key}' counts a length {cut(name)}"
-            problem = _stats_problem(value, name if key not in ("cards", "tricks", "loops", "statuses") else key)
-            if problem is not None:
-                return problem
-        return None
-    if isinstance(stats, list):
-        return next((problem for problem in (_stats_problem(value, key) for value in stats) if problem), None)
-    if isinstance(stats, bool) or isinstance(stats, float):
-        return f"'{key}' holds {cut(stats)}, not a count"
-    if isinstance(stats, int):
-        low, high = (1, _MOST_WORKERS) if key == "workers" else (0, MAX_COUNT)
-        if not low <= stats <= high:
-            return f"'{key}' holds {cut(stats)}, not a count from {low} to {high}"
-    return None
-
-
 class Archive:
-    """An open archive. Use as a context manager, or call close()."""
+    """An open archive. Use as a context manager, or call close().
 
-    def __init__(self, path=DEFAULT_PATH, readonly=False):
+    `link_loop`: what an open to write hands the migration of an archive of
+    format 3 or older (schema.migrate), which links every loop game to its
+    loop: a function from a Deal to the loops.Loop it falls into (deck, hex,
+    players, period, states, balanced), raising a BadInput when its game
+    ends (loops.of_deal is one). Without it, such an archive is refused
+    (ArchiveFault) and left as it was. A read-only open never migrates."""
+
+    def __init__(self, path=DEFAULT_PATH, readonly=False, link_loop=None):
         self.path = str(path)
         self.readonly = readonly
+        self.link_loop = link_loop
+        # A game's columns as this archive names them -> as this format does
+        # (a read-only open of a format of schema.NAMED_THEN reads it as it stands).
+        self._game_names = {}
         self.lock_seconds = lock_seconds()
         path = self.path
         if not path:
@@ -269,11 +144,7 @@ class Archive:
         room for SQLite's side files) is read as an immutable file."""
         if not os.path.exists(self.path):
             db = sqlite3.connect(":memory:", isolation_level=None)
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            schema.create(db)
             return db
         uri = Path(self.path).resolve().as_uri() + "?mode=ro"
         if not os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK):
@@ -285,21 +156,7 @@ class Archive:
 
     def fault(self, error):
         """The ArchiveFault that an sqlite3.Error stands for, in words."""
-        text = str(error)
-        if "locked" in text or "busy" in text:
-            what = (f"locked: another process has held its write lock for over {self.lock_seconds:g} s; "
-                    "try again once it lets go")
-        elif "readonly" in text or "read-only" in text:
-            what = "read-only: this archive cannot be written"
-        elif "full" in text:
-            what = "the disk is full: nothing more can be written"
-        elif "malformed" in text or "no such" in text or "corrupt" in text or "not a database" in text:
-            what = "damaged: restore it from a copy, or start a new archive"
-        elif "unable to open" in text:
-            what = "cannot be opened"
-        else:
-            what = "cannot be used"
-        return ArchiveFault(f"{self.path}: {what} ({text})")
+        return in_words(self.path, error, self.lock_seconds)
 
     def _check_or_create(self):
         db = self.db
@@ -319,113 +176,34 @@ class Archive:
                 application = db.execute("PRAGMA application_id").fetchone()[0]
                 tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
                 if application == 0 and tables == 0:
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    schema.create(db)
                     application = APPLICATION_ID
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version < SCHEMA_VERSION:
+        if version < SCHEMA_VERSION and self.readonly and version in schema.NAMED_THEN:
+            named = schema.NAMED_THEN[version].get("games", {})
+            self._game_names = {old: new for new, old in named.items()}
+        elif version < SCHEMA_VERSION:
             if self.readonly:
                 raise ArchiveFault(f"{self.path}: archive format {version}, to be brought to format "
                                    f"{SCHEMA_VERSION}: open it once where it can be written (a search does)")
             self._migrate()
+            version = SCHEMA_VERSION
         elif version > SCHEMA_VERSION:
             raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION} "
                                "and older: update beggar")
-        self._check_tables()
+        schema.check_tables(db, self.path, version)
         if not self.readonly:
             db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
         db.execute("PRAGMA foreign_keys = ON")
 
-    def _check_tables(self):
-        """ArchiveFault unless every table of the format is there, whole."""
-        for table, columns in _TABLES.items():
-            found = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
-            if not found:
-                raise ArchiveFault(f"{self.path}: damaged: a beggar archive without its table '{table}'")
-            missing = sorted(columns - found)
-            if missing:
-                raise ArchiveFault(f"{self.path}: damaged: its table '{table}' has no column '{missing[0]}'")
-
     @_guarded
     def _migrate(self):
-        """Bring an archive of an older format up to this one, in one transaction.
-
-        1 -> 2: games gain their deck, players and split, read from the deal
-        (format 1 held only what `beggar search` dealt then: 26/26 standard
-        deals and their families). 2 -> 3: games gain a census rank and a
-        loop's canonical state, chunks their statistics (all empty before).
-        3 -> 4: the loops table; every game of status loop gets its loop's
-        canonical state (replayed here when it had none) and its loop a row,
-        found by the first such game's job (no basin search yet)."""
-        with self.transaction():
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 1:
-                for column in ("deck TEXT NOT NULL DEFAULT ''", "players INTEGER NOT NULL DEFAULT 0",
-                               "split INTEGER NOT NULL DEFAULT 0"):
-                    self.db.execute(f"ALTER TABLE games ADD COLUMN {column}")
-                self.db.execute("CREATE INDEX games_by_table ON games (deck, players)")
-                rows = self.db.execute("SELECT id, deal FROM games").fetchall()
-                for game_id, deal in rows:
-                    self.db.execute("UPDATE games SET deck = ?, players = ?, split = ? WHERE id = ?",
-                                    (*table_of(self._stored_deal(game_id, deal)), game_id))
-                self.db.execute("PRAGMA user_version = 2")
-                version = 2
-            if version == 2:
-                self.db.execute("ALTER TABLE games ADD COLUMN rank TEXT")
-                self.db.execute("ALTER TABLE games ADD COLUMN loop TEXT")
-                self.db.execute("ALTER TABLE chunks ADD COLUMN stats TEXT")
-                self.db.execute("PRAGMA user_version = 3")
-                version = 3
-            if version == 3:
-                self._add_loops_table()
-                self.db.execute("PRAGMA user_version = 4")
-
-    def _add_loops_table(self):
-        """Format 3 -> 4 (inside the migration's transaction)."""
-        from . import loops
-        self.db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE loops"):])
-        rows = self.db.execute("SELECT id, deal, loop, job, driver, walk FROM games WHERE status = 'loop' "
-                               "ORDER BY id").fetchall()
-        described = {}
-        for game_id, deal, key, job, driver, walk in rows:
-            deal = self._stored_deal(game_id, deal)
-            if key is None or (deal.deck_written(), key) not in described:
-                try:
-                    loop = loops.of_deal(deal)
-                except loops.LoopError as error:
-                    raise ArchiveFault(f"{self.path}: cannot link loop game {game_id} to its loop: "
-                                       f"{error}") from None
-                described[(loop.deck, loop.hex)] = loop
-                if key is None:
-                    self.db.execute("UPDATE games SET loop = ? WHERE id = ?", (loop.hex, game_id))
-                self.add_loop(loop, job, driver, walk)
-
-    def _stored_deal(self, game_id, text):
-        """The Deal of game `game_id` as the archive holds it; ArchiveFault, naming
-        the file and the game, when it is none."""
-        from .deal import DealError
-        from .decks import DeckError
-        try:
-            return Deal.parse(text)
-        except (DealError, DeckError, TypeError, ValueError) as error:
-            raise ArchiveFault(f"{self.path}: damaged: game {game_id} holds no deal ({error})") from None
+        schema.migrate(self, self.link_loop)
 
     def _json(self, text, what, kind=dict):
-        """A JSON value the archive holds (`what` names it): ArchiveFault unless
-        it is JSON of the expected `kind`."""
-        try:
-            value = json.loads(text)
-        except (TypeError, ValueError, RecursionError) as error:
-            raise ArchiveFault(f"{self.path}: damaged: {what} is not JSON ({cut(str(error))})") from None
-        if not isinstance(value, kind):
-            raise ArchiveFault(f"{self.path}: damaged: {what} is not a JSON "
-                               f"{'object' if kind is dict else 'list'}")
-        return value
+        return readback.stored_json(self.path, text, what, kind)
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -481,19 +259,19 @@ class Archive:
 
     @_guarded
     def add_game(self, deal, rules, compiled, reference, job=None, driver=None, seed=None,
-                 walk=None, parent=None, rank=None, loop=None):
+                 chunk=None, parent=None, rank=None, loop=None):
         """Keep a game (inside a transaction). Returns (id, new): a deal already
         kept under the same rules is not stored twice."""
         disputed = compiled != reference
         row = (str(deal), rules_key(rules), compiled.status, compiled.winner, compiled.cards,
                compiled.tricks, *(compiled.loop_entry or (None, None)),
                *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
-               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, walk, parent, now(),
+               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, chunk, parent, now(),
                *table_of(deal), None if rank is None else str(rank), None if loop is None else loop.hex())
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
             "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, walk, parent, found_at, deck, players, split, rank, loop) "
+            "seed, chunk, parent, found_at, deck, players, split, rank, loop) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             row)
         if cursor.rowcount:
@@ -502,13 +280,15 @@ class Archive:
         return found[0], False
 
     @_guarded
-    def games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, limit=None,
+    def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
               deck=None, players=None, status=None, loops_first=True):
         """Kept games as dicts, best first: loops, then the longest games
         (`loops_first=False`: the longest first, whatever their status).
         `deck` (a decks.Deck or its name or notation), `players` and `status`
-        narrow them."""
-        where, args = self._game_filter(loops, records, min_cards, disputed, job, deck, players, status)
+        narrow them; `record_cards` keeps the finished games of the
+        published records' table (standard deck, two players) at least that
+        long (published.RECORD_CARDS)."""
+        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
         sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
@@ -518,15 +298,15 @@ class Archive:
         return [self._game(names, row) for row in cursor]
 
     @_guarded
-    def count_games(self, loops=False, records=False, min_cards=None, disputed=False, job=None, deck=None,
+    def count_games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
                     players=None, status=None):
         """How many kept games games() would give with no limit."""
-        where, args = self._game_filter(loops, records, min_cards, disputed, job, deck, players, status)
+        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
         return self.db.execute("SELECT count(*) FROM games" + (" WHERE " + " AND ".join(where) if where else ""),
                                args).fetchone()[0]
 
     @staticmethod
-    def _game_filter(loops, records, min_cards, disputed, job, deck, players, status):
+    def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status):
         where, args = [], []
         if status is not None:
             where.append("status = ?")
@@ -539,9 +319,9 @@ class Archive:
             args.append(players)
         if loops:
             where.append("status = 'loop'")
-        if records:
+        if record_cards is not None:
             where.append("status = 'finished' AND cards >= ? AND deck = 'standard' AND players = 2")
-            args.append(RECORD_CARDS)
+            args.append(record_cards)
         if min_cards is not None:
             where.append("cards >= ?")
             args.append(min_cards)
@@ -561,7 +341,7 @@ class Archive:
         return self._game([d[0] for d in cursor.description], row)
 
     def _game(self, names, row):
-        game = dict(zip(names, row))
+        game = {self._game_names.get(name, name): value for name, value in zip(names, row)}
         for field in ("rules", "compiled", "reference"):
             game[field] = self._json(game[field], f"the {field} outcome of game {game['id']}"
                                      if field != "rules" else f"the rules of game {game['id']}")
@@ -650,16 +430,7 @@ class Archive:
                               (job_id,)).fetchone()
         if row is None:
             raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
-        # Numbers read back are checked as a user's are: a negative count or
-        # time would make a wrong mean or an infinite rate, silently.
-        bad = self.db.execute(
-            "SELECT chunk FROM chunks WHERE job = ? AND NOT (typeof(deals) = 'integer' AND deals BETWEEN 0 AND ? "
-            "AND typeof(hits) = 'integer' AND hits BETWEEN 0 AND ? AND typeof(best_cards) = 'integer' "
-            "AND best_cards BETWEEN 0 AND ? AND typeof(seconds) IN ('integer', 'real') AND seconds BETWEEN 0 "
-            "AND 1e12) LIMIT 1", (job_id, MAX_COUNT, MAX_COUNT, MAX_COUNT)).fetchone()
-        if bad is not None:
-            raise ArchiveFault(f"{self.path}: damaged: the record of chunk {bad[0]} of job {job_id} holds "
-                               "numbers that make no sense (a negative count, a time of 10^12 s or more)")
+        readback.check_chunk_numbers(self.db, self.path, job_id)
         totals = self.db.execute("SELECT count(*), coalesce(sum(deals), 0), coalesce(sum(hits), 0), "
                                  "coalesce(max(best_cards), 0), coalesce(sum(seconds), 0) "
                                  "FROM chunks WHERE job = ?", (job_id,)).fetchone()
@@ -800,13 +571,13 @@ class Archive:
     @_guarded
     def chunk_stats(self, job_id):
         """The statistics of every finished chunk of a job that has them: [dict],
-        each checked (_check_stats): ArchiveFault for one that makes no sense."""
+        each checked (readback.stats_problem): ArchiveFault for one that makes no sense."""
         found = []
         for chunk, text in self.db.execute(
                 "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,)):
             what = f"the statistics of chunk {chunk} of job {job_id}"
             stats = self._json(text, what)
-            problem = _stats_problem(stats)
+            problem = readback.stats_problem(stats)
             if problem is not None:
                 raise ArchiveFault(f"{self.path}: damaged: {what}: {problem}")
             found.append(stats)

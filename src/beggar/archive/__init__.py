@@ -1,0 +1,26 @@
+"""The results archive: the games searches keep, and the jobs that found them, in SQLite.
+
+One file (results/archive.sqlite by default) that several jobs may write at
+once: WAL journal, a generous busy timeout, and short transactions. A game is
+kept once per deal and rules, with who found it (job, driver, seed, chunk),
+when, and its outcome from both engines; a game on which the engines
+disagree is kept marked disputed. Jobs record the chunks they have finished,
+which is what `beggar search --resume` continues from. Loops are kept once
+each, by deck and canonical state (loops.py), with who found them and the
+result of their basin search; a game of status `loop` names its loop by the
+same two (its `deck` and `loop` columns).
+
+The archive stores and plays no game; it sits just above deal.py and
+decks.py. Its parts:
+  schema     the tables, written once as SQL, and the migrations from older formats
+  store      Archive: opening an archive, and keeping and reading what it holds
+  readback   the checks of what is read back (a damaged value is one line, never a wrong figure)
+  faults     ArchiveError, ArchiveFault, and what SQLite's errors mean in words
+"""
+
+from .faults import ArchiveError, ArchiveFault
+from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
+from .store import DEFAULT_PATH, LOCK_SECONDS, Archive, lock_seconds, now, rules_key
+
+__all__ = ["APPLICATION_ID", "DEFAULT_PATH", "LOCK_SECONDS", "SCHEMA_VERSION", "Archive", "ArchiveError",
+           "ArchiveFault", "lock_seconds", "now", "rules_key", "table_of"]

@@ -1,0 +1,207 @@
+"""The archive's tables, written once as SQL, and the migrations that bring
+an archive of an older format to this one.
+
+The column sets an archive is checked against (TABLES) are read from the
+SQL itself, as SQLite reads it. A migration runs in one transaction, all of
+it or none. The archive plays no game: the one migration that needs a game
+played (3 -> 4 links every loop game to its loop) is handed the function that
+plays it by whoever opens the archive to write it (Archive's `link_loop`)."""
+
+import sqlite3
+from contextlib import closing
+
+from ..errors import BadInput
+from .faults import ArchiveFault
+from .readback import stored_deal
+
+APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
+SCHEMA_VERSION = 5
+
+SCHEMA = """
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    deal TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    status TEXT NOT NULL,
+    winner INTEGER,
+    cards INTEGER NOT NULL,
+    tricks INTEGER NOT NULL,
+    entry_tricks INTEGER,
+    entry_cards INTEGER,
+    period_tricks INTEGER,
+    period_cards INTEGER,
+    compiled TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    disputed INTEGER NOT NULL,
+    job TEXT,
+    driver TEXT,
+    seed INTEGER,
+    chunk INTEGER,                  -- the chunk of its job that found it (named walk before format 5)
+    parent INTEGER REFERENCES games(id),
+    found_at TEXT NOT NULL,
+    deck TEXT NOT NULL,             -- decks.Deck as written: a name, or counts
+    players INTEGER NOT NULL,
+    split INTEGER NOT NULL,         -- cards in the first hand
+    rank TEXT,                      -- census: the deal's arrangement number, in decimal
+    loop TEXT,                      -- a loop: its canonical state (census.state_key, hex)
+    UNIQUE (deal, rules)
+);
+CREATE INDEX games_by_length ON games (cards DESC);
+CREATE INDEX games_by_table ON games (deck, players);
+CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE TABLE chunks (
+    job TEXT NOT NULL REFERENCES jobs(id),
+    chunk INTEGER NOT NULL,
+    deals INTEGER NOT NULL,
+    hits INTEGER NOT NULL,
+    best_cards INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    done_at TEXT NOT NULL,
+    stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
+    PRIMARY KEY (job, chunk)
+);
+""" + """
+CREATE TABLE loops (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,              -- the canonical state (loops.py, census.state_key), hex
+    deck TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    period_tricks INTEGER NOT NULL,
+    period_cards INTEGER NOT NULL,
+    states INTEGER NOT NULL,        -- states on the cycle
+    balanced INTEGER NOT NULL,      -- 1: a state on the cycle is a balanced deal
+    job TEXT,                       -- who found it first
+    driver TEXT,
+    chunk INTEGER,
+    found_at TEXT NOT NULL,
+    basin_states INTEGER,           -- its basin search (NULL when there was none)
+    basin_deals INTEGER,            -- balanced deals found (kept as games of status loop)
+    basin_stopped_by TEXT,          -- NULL: complete, else "states" or "time", the bound that stopped it
+    UNIQUE (deck, key)
+);
+"""
+
+#: The older formats that a read-only open reads as they stand (it never
+#: migrates), with what columns of this format were named then:
+#: {format: {table: {name now: name then}}}.
+NAMED_THEN = {4: {"games": {"chunk": "walk"}}}
+
+#: ALTER TABLE ... RENAME COLUMN (the 4 -> 5 migration) came with SQLite 3.25.
+RENAME_SQLITE = (3, 25, 0)
+
+
+def create(db):
+    """Write this format's tables into the empty database `db` (inside a
+    transaction where others may open the file) and mark it."""
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _tables_of():
+    """{table: {column}} of the schema, as SQLite reads it."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        create(db)
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: {row[1] for row in db.execute(f"PRAGMA table_info({table})")} for table in tables}
+
+
+#: The tables and columns every archive of this format has.
+TABLES = _tables_of()
+
+
+def check_tables(db, path, version=SCHEMA_VERSION):
+    """ArchiveFault unless every table of format `version` (this one, or one
+    of NAMED_THEN) is in `db`, whole."""
+    named = NAMED_THEN.get(version, {})
+    for table, columns in TABLES.items():
+        columns = {named.get(table, {}).get(column, column) for column in columns}
+        found = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if not found:
+            raise ArchiveFault(f"{path}: damaged: a beggar archive without its table '{table}'")
+        missing = sorted(columns - found)
+        if missing:
+            raise ArchiveFault(f"{path}: damaged: its table '{table}' has no column '{missing[0]}'")
+
+
+def table_of(deal):
+    """(deck, players, split) of a deal as the archive keeps them."""
+    return deal.deck_written(), deal.players, len(deal.hands[0])
+
+
+def migrate(archive, link_loop):
+    """Bring the open archive (a store.Archive) of an older format up to this
+    one, in one transaction; what a migration keeps goes in through the
+    store's own writes (add_loop).
+
+    1 -> 2: games gain their deck, players and split, read from the deal
+    (format 1 held only what `beggar search` dealt then: 26/26 standard
+    deals and their families). 2 -> 3: games gain a census rank and a
+    loop's canonical state, chunks their statistics (all empty before).
+    3 -> 4: the loops table; every game of status loop gets its loop's
+    canonical state (`link_loop(deal)` plays it when it had none) and its
+    loop a row, found by the first such game's job (no basin search yet).
+    4 -> 5: games' column walk, which always held the chunk, is named chunk."""
+    db, path = archive.db, archive.path
+    with archive.transaction():
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version <= 3 and link_loop is None:
+            raise ArchiveFault(f"{path}: archive format {version}, to be brought to format {SCHEMA_VERSION}: "
+                               "open it once with a search (beggar search), which links its loop games "
+                               "to their loops")
+        if version == 4 and sqlite3.sqlite_version_info < RENAME_SQLITE:
+            raise ArchiveFault(f"{path}: archive format 4, to be brought to format {SCHEMA_VERSION}: that "
+                               f"needs SQLite 3.25 or newer, and this Python has {sqlite3.sqlite_version}")
+        if version == 1:
+            for column in ("deck TEXT NOT NULL DEFAULT ''", "players INTEGER NOT NULL DEFAULT 0",
+                           "split INTEGER NOT NULL DEFAULT 0"):
+                db.execute(f"ALTER TABLE games ADD COLUMN {column}")
+            db.execute("CREATE INDEX games_by_table ON games (deck, players)")
+            rows = db.execute("SELECT id, deal FROM games").fetchall()
+            for game_id, deal in rows:
+                db.execute("UPDATE games SET deck = ?, players = ?, split = ? WHERE id = ?",
+                           (*table_of(stored_deal(path, game_id, deal)), game_id))
+            db.execute("PRAGMA user_version = 2")
+            version = 2
+        if version == 2:
+            db.execute("ALTER TABLE games ADD COLUMN rank TEXT")
+            db.execute("ALTER TABLE games ADD COLUMN loop TEXT")
+            db.execute("ALTER TABLE chunks ADD COLUMN stats TEXT")
+            db.execute("PRAGMA user_version = 3")
+            version = 3
+        if version == 3:
+            _add_loops_table(archive, link_loop)
+            db.execute("PRAGMA user_version = 4")
+            version = 4
+        if version == 4:
+            db.execute("ALTER TABLE games RENAME COLUMN walk TO chunk")
+            db.execute("PRAGMA user_version = 5")
+
+
+def _add_loops_table(archive, link_loop):
+    """Format 3 -> 4 (inside the migration's transaction). The loops table
+    is written as this format has it: no format since has changed it."""
+    db, path = archive.db, archive.path
+    db.execute(SCHEMA[SCHEMA.index("CREATE TABLE loops"):])
+    rows = db.execute("SELECT id, deal, loop, job, driver, walk FROM games WHERE status = 'loop' "
+                      "ORDER BY id").fetchall()
+    described = {}
+    for game_id, deal, key, job, driver, chunk in rows:
+        deal = stored_deal(path, game_id, deal)
+        if key is None or (deal.deck_written(), key) not in described:
+            try:
+                loop = link_loop(deal)
+            except BadInput as error:
+                raise ArchiveFault(f"{path}: cannot link loop game {game_id} to its loop: {error}") from None
+            described[(loop.deck, loop.hex)] = loop
+            if key is None:
+                db.execute("UPDATE games SET loop = ? WHERE id = ?", (loop.hex, game_id))
+            archive.add_loop(loop, job, driver, chunk)
