@@ -2,14 +2,14 @@
 
 from typing import Sequence
 
-from .states import GUIDES as GUIDES, Found
+from .states import GUIDES as GUIDES, Reached
 
 def predecessors(hands: Sequence[Sequence[int]], leader: int
                  ) -> list[tuple[tuple[tuple[int, ...], ...], int, int]]: ...
 def backward(roots: Sequence[tuple[Sequence[Sequence[int]], int]],
              skips: Sequence[tuple[Sequence[Sequence[int]], int] | None],
-             max_states: int, max_seconds: float) -> tuple[int, list[Found], str | None]: ...
+             max_states: int, max_seconds: float) -> tuple[int, list[Reached], str | None]: ...
 def backward_to(roots: Sequence[tuple[Sequence[Sequence[int]], int]],
                 skips: Sequence[tuple[Sequence[Sequence[int]], int] | None],
                 sizes: Sequence[int], guide: str, max_states: int, max_seconds: float
-                ) -> tuple[int, list[Found], str | None, Found | None]: ...
+                ) -> tuple[int, list[Reached], str | None, Reached | None]: ...

@@ -2,7 +2,7 @@
 
 from .decks import Deck
 from .outcome import STATUSES as STATUSES
-from .states import Census
+from .states import CensusBlock
 
 def census(first: int, deals: int, deck: Deck = ..., players: int = 2, split: int | None = None,
-           top: int = 10) -> Census: ...
+           top: int = 10) -> CensusBlock: ...

@@ -9,7 +9,7 @@ from .decks import Deck
 from .lengths import Lengths
 from .outcome import Outcome
 from .rules import Rules
-from .states import Census
+from .states import CensusBlock
 
 NAME: str
 
@@ -25,7 +25,7 @@ def sample_best(n_deals: int, seed: int = 1, min_cards: int = 3000, start: int =
 def climb(seed: int, index: int, steps: int, min_cards: int, rules: ClimbRules, deck: Deck = ...,
           players: int = 2, split: _Split = None) -> Climb: ...
 def census(first: int, deals: int, deck: Deck = ..., players: int = 2, split: int | None = None,
-           top: int = 10) -> Census: ...
+           top: int = 10) -> CensusBlock: ...
 def shuffled_deck(seed: int, index: int = 0, deck: Deck | str = ...) -> list[int]: ...
 
 # The card-by-card twins of the public calls, for the benchmark and the tests.

@@ -57,18 +57,18 @@ class Engine(Protocol):
         """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
 
     def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10):
-        """Play the arrangements of ranks first .. first+deals-1 (census.py) -> states.Census."""
+        """Play the arrangements of ranks first .. first+deals-1 (census.py) -> states.CensusBlock."""
 
     def predecessors(self, hands, leader):
         """Every state (2 to 4 players, those out too) one trick before (hands, leader)
         -> [(hands, leader, cards)]."""
 
     def backward(self, roots, skips, max_states, max_seconds):
-        """Breadth-first backward search -> (visited, [states.Found] balanced, stopped_by)."""
+        """Breadth-first backward search -> (visited, [states.Reached] balanced, stopped_by)."""
 
     def backward_to(self, roots, skips, sizes, guide, max_states, max_seconds):
         """Best-first backward search at a table of len(sizes) seats -> (visited,
-        [states.Found] with `sizes` from the leader, stopped_by, states.Found or None)."""
+        [states.Reached] with `sizes` from the leader, stopped_by, states.Reached or None)."""
 
 
 #: The names of the functions in the contract.
@@ -157,7 +157,7 @@ def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2
 def census(first, deals, deck="standard", players=2, split=None, top=10, engine=None):
     """Play every arrangement of `deck` with ranks first .. first+deals-1
     (census.py: lexicographic order, dealt as Deal.shuffled deals), with exact
-    loop detection: a states.Census of statuses, length histograms, the `top`
+    loop detection: a states.CensusBlock of statuses, length histograms, the `top`
     longest games and every loop deal with its loop's canonical state."""
     return get(engine).census(first, deals, Deck.parse(deck), players, split, top)
 
@@ -173,7 +173,7 @@ def predecessors(hands, leader, engine=None):
 def backward(roots, skips, max_states, max_seconds, engine=None):
     """Breadth-first over every two-player state that leads to one of `roots`
     ((hands, leader) each); skips[i] is a predecessor of roots[i] not to follow,
-    or None. Returns (states visited, [states.Found] balanced, stopped_by: None,
+    or None. Returns (states visited, [states.Reached] balanced, stopped_by: None,
     "states" or "time")."""
     return get(engine).backward(roots, skips, max_states, max_seconds)
 
@@ -182,7 +182,7 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds, engine=None
     """Best first over every state of a table of len(sizes) seats that leads
     to one of `roots`, players eliminated on the way included, the next state
     visited the one `guide` (states.GUIDES) ranks first. Returns (states
-    visited, [states.Found] whose hands have `sizes` from the leader,
-    stopped_by, the states.Found with every player in and the largest
+    visited, [states.Reached] whose hands have `sizes` from the leader,
+    stopped_by, the states.Reached with every player in and the largest
     smallest hand, or None)."""
     return get(engine).backward_to(roots, skips, sizes, guide, max_states, max_seconds)

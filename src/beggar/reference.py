@@ -19,7 +19,7 @@ from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, fitness
 from .lengths import Lengths
-from .states import GUIDES, Census, Found, Trick
+from .states import GUIDES, CensusBlock, Reached, Trick
 from .census import check_block, next_arrangement, unrank
 from .cycle import state_key
 from .decks import STANDARD, check_table, deal_out
@@ -396,11 +396,11 @@ def _lay_again(pile, first, taker, still_in, back_in):
 def backward(roots, skips, max_states, max_seconds):
     """Breadth-first over every state that leads to one of `roots` (states as
     (hands, leader)); skips[i] (a state, or None) is a predecessor of roots[i]
-    not to follow. Returns (states visited, [Found] of the balanced ones, with
+    not to follow. Returns (states visited, [Reached] of the balanced ones, with
     cards and tricks to their root, stopped_by): stopped_by is None when the
     search is complete, else "states" or "time" (processor seconds), the bound
     that stopped it first."""
-    queue = deque(Found(tuple(tuple(h) for h in hands), leader, 0, 0) for hands, leader in roots)
+    queue = deque(Reached(tuple(tuple(h) for h in hands), leader, 0, 0) for hands, leader in roots)
     skip = [None if s is None else (tuple(tuple(h) for h in s[0]), s[1]) for s in skips]
     visited, balanced = 0, []
     deadline = time.process_time() + max_seconds
@@ -417,7 +417,7 @@ def backward(roots, skips, max_states, max_seconds):
             # The roots are the first states visited, in order.
             if visited <= len(skip) and (hands, leader) == skip[visited - 1]:
                 continue
-            queue.append(Found(hands, leader, state.cards + size, state.tricks + 1))
+            queue.append(Reached(hands, leader, state.cards + size, state.tricks + 1))
     return visited, balanced, None
 
 
@@ -428,9 +428,9 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     one the `guide` (states.GUIDES) ranks first, the earliest found on a tie:
     "breadth" ranks them all alike (breadth first), "smallest" prefers the
     larger smallest hand, "balance" the fewer cards away from `sizes` (the
-    hands' sizes counted from the leader). Returns (states visited, [Found]
+    hands' sizes counted from the leader). Returns (states visited, [Reached]
     of the states whose hands have `sizes` from the leader, stopped_by (as
-    backward), the Found visited with every player in and the largest
+    backward), the Reached visited with every player in and the largest
     smallest hand, the earliest on a tie, or None)."""
     if guide not in GUIDES:
         raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {guide!r}")
@@ -438,7 +438,7 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     rank = _GUIDE_RANKS[guide]
     heap, made = [], 0
     for hands, leader in roots:
-        state = Found(tuple(tuple(h) for h in hands), leader, 0, 0)
+        state = Reached(tuple(tuple(h) for h in hands), leader, 0, 0)
         heapq.heappush(heap, (rank(state.hands, state.leader, sizes), made, state))
         made += 1
     skip = [None if s is None else (tuple(tuple(h) for h in s[0]), s[1]) for s in skips]
@@ -461,7 +461,7 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
             if number < len(skip) and (hands, leader) == skip[number]:
                 continue
             heapq.heappush(heap, (rank(hands, leader, sizes), made,
-                                  Found(hands, leader, state.cards + size, state.tricks + 1)))
+                                  Reached(hands, leader, state.cards + size, state.tricks + 1)))
             made += 1
     return visited, hits, None, best
 
@@ -476,7 +476,7 @@ _GUIDE_RANKS = {
 
 def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
-    (census.py), dealt to `players` (and `split`); returns a states.Census."""
+    (census.py), dealt to `players` (and `split`); returns a states.CensusBlock."""
     deck, players, split, sizes = check_block(first, deals, deck, players, split, top)
     statuses = dict.fromkeys(STATUSES, 0)
     cards_seen, tricks_seen = Counter(), Counter()
@@ -496,7 +496,7 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
                 longest = _longest(longest, top)
         else:
             loops.append((first + offset, deal, outcome, _loop_key(deal, outcome)))
-    return Census(first, deals, statuses, dict(cards_seen), dict(tricks_seen), _longest(longest, top), loops)
+    return CensusBlock(first, deals, statuses, dict(cards_seen), dict(tricks_seen), _longest(longest, top), loops)
 
 
 def _longest(games, top):

@@ -1,5 +1,5 @@
 """The plain records both engines return: a trick of a traced game, a state
-found by backward play, the result of a census block. Neutral ground, so that
+reached by backward play, the result of a census block. Neutral ground, so that
 neither engine imports the other."""
 
 from dataclasses import dataclass
@@ -21,7 +21,7 @@ class Trick(NamedTuple):
 GUIDES = ("breadth", "smallest", "balance")
 
 
-class Found(NamedTuple):
+class Reached(NamedTuple):
     """A state a backward search reached: hands (codes, top card first), who
     leads, and the cards and tricks from it to the search's root."""
     hands: tuple
@@ -31,7 +31,7 @@ class Found(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Census:
+class CensusBlock:
     """What playing the arrangements first .. first+deals-1 of a deck gave
     (census.py): games by status, the histograms of game lengths in cards and
     in tricks ({length: games}), the `top` longest finished games [(rank,
@@ -44,3 +44,9 @@ class Census:
     tricks: dict
     longest: list
     loops: list
+
+
+# The names _backward.pyx and _census.pyx still import (compiled modules this
+# change left alone): to go when their imports read Reached and CensusBlock.
+Found = Reached
+Census = CensusBlock

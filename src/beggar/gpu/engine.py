@@ -30,7 +30,7 @@ from ..decks import STANDARD, check_table, deal_out, hand_sizes
 from ..engine import EngineError, EngineFault
 from ..outcome import Outcome
 from ..shuffle import check_seed
-from ..states import Census
+from ..states import CensusBlock
 
 #: A game the device hands to the host (game.h's bg_hit).
 HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
@@ -357,7 +357,7 @@ class _Counted:
             _add(tricks, length, n)
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
-        return Census(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
+        return CensusBlock(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
 
 
 def _parts(count, n_hits, capacity):

@@ -52,10 +52,10 @@ def check(spec, result):
     family. A census keeps every loop deal, with its rank and its loop's
     canonical state, and the chunk's `top` longest games: what a chunk keeps
     depends on the chunk alone, never on which chunks were kept before it."""
-    if result.census is not None:
+    if result.block is not None:
         games = [_checked(deal, outcome, "census", rank=rank, loop=key)
-                 for rank, deal, outcome, key in result.census.loops]
-        games += [_checked(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.census.longest]
+                 for rank, deal, outcome, key in result.block.loops]
+        games += [_checked(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.block.longest]
         return games
     games = []
     for deal, outcome in result.hits:

@@ -107,8 +107,8 @@ def measure(spec):
             break
         deals *= 4
     games = [(deal, outcome) for deal, outcome in result.hits]
-    if result.census is not None:       # what a census keeps: its loop deals (its top longest are few)
-        games = [(deal, outcome) for _, deal, outcome, _ in result.census.loops]
+    if result.block is not None:       # what a census keeps: its loop deals (its top longest are few)
+        games = [(deal, outcome) for _, deal, outcome, _ in result.block.loops]
     checked = cards = 0
     start = time.process_time()
     for deal, outcome in games:

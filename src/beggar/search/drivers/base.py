@@ -22,7 +22,7 @@ class ChunkResult:
     hits: list          # [(deal, outcome)] from the compiled engine
     best: tuple | None  # (deal, outcome) of the longest game played, or None
     seconds: float
-    census: object = None           # a census chunk's whole result (states.Census)
+    block: object = None            # a census chunk's whole result (states.CensusBlock)
     lengths: object = None          # sample and climb: the lengths of every game played (lengths.Lengths)
     growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
     ascent: dict | None = None      # an eliminate chunk's search, what it reached (eliminate.play)

@@ -75,14 +75,14 @@ class Census(Driver):
         longest finished game ([cards, tricks, deal, rank], or None). The census
         table is summed from these, so it is a fact of the deck, whatever games
         the archive held before (a game is kept once, under its first finder)."""
-        census = result.census
+        block = result.block
         loops = {}
-        for _, _, outcome, key in census.loops:
+        for _, _, outcome, key in block.loops:
             entry = loops.setdefault(key.hex(), [0, *outcome.loop_period])
             entry[0] += 1
         longest = None
-        if census.longest:
-            rank, deal, outcome = census.longest[0]
+        if block.longest:
+            rank, deal, outcome = block.longest[0]
             longest = [outcome.cards, outcome.tricks, str(deal), str(rank)]
-        return {"statuses": census.statuses, "cards": {str(k): v for k, v in sorted(census.cards.items())},
-                "tricks": {str(k): v for k, v in sorted(census.tricks.items())}, "loops": loops, "longest": longest}
+        return {"statuses": block.statuses, "cards": {str(k): v for k, v in sorted(block.cards.items())},
+                "tricks": {str(k): v for k, v in sorted(block.tricks.items())}, "loops": loops, "longest": longest}
