@@ -44,4 +44,3 @@ class CensusBlock:
     tricks: dict
     longest: list
     loops: list
-
