@@ -107,6 +107,23 @@ def test_an_archive_of_format_3_gains_its_loops(tmp_path):
 V4_ARCHIVE = Path(__file__).with_name("data") / "archive-v4.sqlite"
 
 
+@pytest.mark.parametrize("old", ["archive-v3.sqlite", "archive-v4.sqlite"])
+def test_an_sqlite_too_old_to_rename_a_column_leaves_an_old_archive_as_it_was(tmp_path, monkeypatch, old):
+    """Format 5 renames a column, which SQLite does from 3.25 on: under an
+    older one, every older archive is refused in one line, untouched (this
+    machine's SQLite is newer: the version the migration reads is set back)."""
+    from beggar.archive import schema
+    path = tmp_path / old
+    shutil.copy(V1_ARCHIVE.with_name(old), path)
+    before = path.read_bytes()
+    monkeypatch.setattr(schema.sqlite3, "sqlite_version_info", (3, 24, 0))
+    version = old[len("archive-v")]
+    with pytest.raises(ArchiveFault, match=f"archive format {version}, to be brought to format 5: that needs "
+                                           "SQLite 3.25 or newer"):
+        Archive(str(path), link_loop=loops.of_deal)
+    assert path.read_bytes() == before
+
+
 def _everything(archive):
     """What an open archive holds, as its methods give it."""
     jobs = [job for job, _ in archive.jobs()]

@@ -277,7 +277,7 @@ def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path):
     with Archive(archive) as opened:
         assert opened.job(name)["state"] == "failed" and opened.job(name)["chunks"] >= 2
     # Three seconds: a chunk that cannot finish in the time left is not started,
-    # and on a loaded machine one of 200,000 deals can take more than one.
+    # and on a loaded machine one chunk can take more than one.
     resumed = beggar("search", "--resume", name, "--archive", archive, "--time", 3, "--quiet")
     assert resumed.returncode == 0, resumed.stderr
 

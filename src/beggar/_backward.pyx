@@ -13,7 +13,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
 
-from .states import GUIDES, Found
+from .states import GUIDES, Reached
 
 
 cdef struct Entry:
@@ -158,7 +158,7 @@ cdef object queue_state(Queue* q, Py_ssize_t i):
 
 def backward(roots, skips, max_states, max_seconds):
     """Breadth-first over every state that leads to one of `roots`; see
-    reference.backward. Returns (states visited, [Found] balanced, stopped_by)."""
+    reference.backward. Returns (states visited, [Reached] balanced, stopped_by)."""
     cdef Queue q
     memset(&q, 0, sizeof(Queue))
     q.total = len(roots[0][0][0]) + len(roots[0][0][1])
@@ -195,7 +195,7 @@ def backward(roots, skips, max_states, max_seconds):
                 i += 1
         if failed:
             raise MemoryError()
-        balanced = [Found(queue_state(&q, k), q.entries[k].leader, q.entries[k].cards_to_root,
+        balanced = [Reached(queue_state(&q, k), q.entries[k].leader, q.entries[k].cards_to_root,
                           q.entries[k].tricks_to_root) for k in range(i) if 2 * q.entries[k].len0 == q.total]
         return i, balanced, None if i == q.size else "time" if stopped_by_time else "states"
     finally:
@@ -467,7 +467,7 @@ cdef object table_state(Table* t, Py_ssize_t i):
 
 
 cdef object table_found(Table* t, Py_ssize_t i):
-    return Found(table_state(t, i), t.entries[i].leader, t.entries[i].cards_to_root,
+    return Reached(table_state(t, i), t.entries[i].leader, t.entries[i].cards_to_root,
                  t.entries[i].tricks_to_root)
 
 
@@ -552,7 +552,7 @@ cdef Ranked heap_pop(Ranked* heap, Py_ssize_t* n) noexcept nogil:
 def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     """Best first over every state that leads to one of `roots`, as the
     `guide` ranks them; see reference.backward_to. Returns (states visited,
-    [Found] with `sizes`, stopped_by, the Found with the largest smallest hand
+    [Reached] with `sizes`, stopped_by, the Reached with the largest smallest hand
     or None)."""
     if guide not in GUIDES:
         raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {guide!r}")

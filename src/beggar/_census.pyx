@@ -2,7 +2,7 @@
 """Census, compiled: play every arrangement of a deck in a block of ranks.
 
 Same function, signature and results as `beggar.reference.census` (see
-census.py for the order of arrangements and the canonical state of a loop).
+census.py for the order of arrangements, cycle.py for the canonical state of a loop).
 The block's first arrangement comes from exact unranking in Python; the rest
 follow by next-arrangement in C, each dealt by a table of positions made once
 and played by the engine of `_game.pyx`, without the GIL.
@@ -20,7 +20,7 @@ from ._game cimport (CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Work, game_load
 from . import census as census_block
 from .decks import STANDARD, deal_out
 from .outcome import STATUSES
-from .states import Census
+from .states import CensusBlock
 
 cdef enum:
     # Game lengths counted in an array up to here; longer ones (rare) one by one.
@@ -81,7 +81,7 @@ cdef void keep_longest(Kept* longest, int* n_longest, int top, const Kept* game)
 
 def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
-    (census.py), dealt to `players` (and `split`); returns a states.Census."""
+    (census.py), dealt to `players` (and `split`); returns a states.CensusBlock."""
     deck, players, split, sizes = census_block.check_block(first, deals, deck, players, split, top)
     cdef int total = deck.total, n_players = players, n_top = top, n_longest = 0, n_loops, i, k
     cdef int hand_sizes[MAX_PLAYERS]
@@ -154,7 +154,7 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
             cards_count[length] = cards_count.get(length, 0) + 1
         for length in long_tricks:
             tricks_count[length] = tricks_count.get(length, 0) + 1
-        return Census(first, deals, {STATUSES[s]: statuses[s] for s in range(3)}, cards_count, tricks_count,
+        return CensusBlock(first, deals, {STATUSES[s]: statuses[s] for s in range(3)}, cards_count, tricks_count,
                       [kept(&longest[k], first, hand_sizes, n_players, False)[:3] for k in range(n_longest)],
                       found_loops)
     finally:

@@ -451,7 +451,7 @@ def shuffled_deck(seed, index=0, deck=STANDARD):
 
 def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
-    (census.py), dealt to `players` (and `split`); returns a states.Census.
+    (census.py), dealt to `players` (and `split`); returns a states.CensusBlock.
     The census plays with this engine from a module of its own, which
     cimports this one: imported here when first called."""
     from ._census import census

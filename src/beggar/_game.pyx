@@ -636,7 +636,7 @@ cdef void end_loop(Result* r, Work* w, int64_t period) noexcept nogil:
 
 
 cdef int state_key(const Game* g, uint8_t* key) noexcept nogil:
-    """Write the state at an empty table as census.state_key orders states:
+    """Write the state at an empty table as cycle.state_key orders states:
     from the leader's seat on, each hand's length and its cards. Returns the
     key's length."""
     cdef int p, seat, i, k = 0, size
@@ -664,7 +664,7 @@ cdef int state_key(const Game* g, uint8_t* key) noexcept nogil:
 cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil:
     """The canonical state of the loop that the deal in w.deal falls into
     (its result `r`, a loop, of at most MAX_DECK cards): the least state of
-    its cycle in census.state_key's order, written to `key`."""
+    its cycle in cycle.state_key's order, written to `key`."""
     cdef uint8_t state[MAX_DECK + MAX_PLAYERS + 1]
     cdef int64_t i
     cdef int size

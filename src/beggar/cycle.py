@@ -40,13 +40,19 @@ def deal_of(hands, leader):
     return Deal.from_codes([hands[(leader + i) % len(hands)] for i in range(len(hands))])
 
 
-def key_deal(key):
-    """The deal a state_key stands for: the leader's hand first."""
+def key_hands(key):
+    """The hands of a state_key, the leader's first, a player who is out
+    as an empty hand."""
     hands, i = [], 0
     while i < len(key):
         hands.append(tuple(key[i + 1:i + 1 + key[i]]))
         i += 1 + key[i]
-    return Deal.from_codes(hands)
+    return hands
+
+
+def key_deal(key):
+    """The deal a state_key stands for: the leader's hand first."""
+    return Deal.from_codes(key_hands(key))
 
 
 def walk(deal, trace, entry, period):

@@ -44,9 +44,3 @@ class CensusBlock:
     tricks: dict
     longest: list
     loops: list
-
-
-# The names _backward.pyx and _census.pyx still import (compiled modules this
-# change left alone): to go when their imports read Reached and CensusBlock.
-Found = Reached
-Census = CensusBlock

@@ -9,8 +9,9 @@ from ..deal import Deal, DealError
 from ..decks import DeckError
 from .faults import ArchiveFault
 
-#: The most workers a chunk's record may say it ran on (search.job.MAX_WORKERS).
+#: The most workers a chunk's record may say it ran on (search.spec.MAX_WORKERS).
 MOST_WORKERS = 1024
+
 
 def stats_problem(stats, key=None):
     """What makes no sense in a chunk's statistics as read back (every number

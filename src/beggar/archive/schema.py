@@ -157,8 +157,8 @@ def migrate(archive, link_loop):
             raise ArchiveFault(f"{path}: archive format {version}, to be brought to format {SCHEMA_VERSION}: "
                                "open it once with a search (beggar search), which links its loop games "
                                "to their loops")
-        if version == 4 and sqlite3.sqlite_version_info < RENAME_SQLITE:
-            raise ArchiveFault(f"{path}: archive format 4, to be brought to format {SCHEMA_VERSION}: that "
+        if version <= 4 and sqlite3.sqlite_version_info < RENAME_SQLITE:
+            raise ArchiveFault(f"{path}: archive format {version}, to be brought to format {SCHEMA_VERSION}: that "
                                f"needs SQLite 3.25 or newer, and this Python has {sqlite3.sqlite_version}")
         if version == 1:
             for column in ("deck TEXT NOT NULL DEFAULT ''", "players INTEGER NOT NULL DEFAULT 0",

@@ -24,7 +24,7 @@ class ChunkResult:
     seconds: float
     block: object = None            # a census chunk's whole result (states.CensusBlock)
     lengths: object = None          # sample and climb: the lengths of every game played (lengths.Lengths)
-    growth: dict | None = None      # a grow or perturb chunk's walk (factory.walk)
+    growth: dict | None = None      # a grow or perturb chunk's walk (factory.Grow.walk, Perturb.walk)
     ascent: dict | None = None      # an eliminate chunk's search, what it reached (eliminate.play)
     games: list | None = None       # the games it keeps, checked (crosscheck.check)
 
@@ -125,7 +125,7 @@ class Driver:
                      + (f", {summary.known} already there" if summary.known else "")
                      + f"; {plural(summary.loops, 'loop')}")
         if whole is not None:
-            lines.append(whole_line(whole, "deals"))
+            lines.append(whole_line(whole, unit))
         lines.extend(f"NEW      {line}" for line in summary.announced)
         return lines
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 
 from ... import elimination, loops
+from ...cycle import key_hands
 from ...deal import Deal
 from ...decks import Deck
 from ...states import GUIDES
@@ -33,11 +34,7 @@ CHUNK = 1_000_000
 
 def cycle_of(key):
     """The states of the loop of a canonical state (hex), its players only."""
-    raw, hands, i = bytes.fromhex(key), [], 0
-    while i < len(raw):
-        hands.append(tuple(raw[i + 1:i + 1 + raw[i]]))
-        i += 1 + raw[i]
-    deal = Deal.from_codes([hand for hand in hands if hand])
+    deal = Deal.from_codes([hand for hand in key_hands(bytes.fromhex(key)) if hand])
     return elimination.players_of(loops.of_deal(deal))
 
 
