@@ -24,11 +24,16 @@ from . import engine, loops
 from .backward import BackwardError, check_bounds
 from .cycle import deal_of
 from .decks import hand_sizes
-from .search import SearchError
+from .errors import Fault
 from .states import GUIDES
 
 MAX_STATES = 2_000_000
 MAX_SECONDS = 60.0
+
+
+class EliminationFault(Fault):
+    """A deal found by backward play that the two engines do not play alike,
+    or that does not loop: a bug in beggar (exit 3); the message names the deal."""
 
 
 @dataclass(frozen=True)
@@ -102,9 +107,9 @@ def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, ma
         seen.add(deal)
         compiled, reference = engine.play(deal), engine.play(deal, engine="reference")
         if compiled != reference or compiled.status != "loop":
-            raise SearchError(f"backward play found {deal}, which does not loop as it should (compiled "
-                                f"{compiled}, reference {reference}). This is a bug in beggar: please "
-                                "report the deal.")
+            raise EliminationFault(f"backward play found {deal}, which does not loop as it should (compiled "
+                                   f"{compiled}, reference {reference}). This is a bug in beggar: please "
+                                   "report the deal.")
         deals.append((deal, compiled, reference))
     if best is not None:
         best = deal_of(best.hands, best.leader)

@@ -20,6 +20,7 @@ from ...cycle import key_hands
 from ...deal import Deal
 from ...decks import Deck
 from ...states import GUIDES
+from .. import SearchError
 from ..spec import JobError, check_basin_bounds
 from .base import ChunkResult, Driver
 from .factory import start_keys
@@ -80,8 +81,11 @@ class Eliminate(Driver):
         start = time.perf_counter()
         key = spec["start"][chunk]
         options = spec["eliminate"]
-        found = elimination.from_loop(cycle_of(key), spec["players"], Deck.parse(spec["deck"]).total,
-                                      options["guide"], spec["chunk"], spec["basin_seconds"])
+        try:
+            found = elimination.from_loop(cycle_of(key), spec["players"], Deck.parse(spec["deck"]).total,
+                                          options["guide"], spec["chunk"], spec["basin_seconds"])
+        except elimination.EliminationFault as error:
+            raise SearchError(str(error)) from None     # the job stops as failed, its chunks kept
         best = found.best
         ascent = {"loop": key, "guide": options["guide"], "states": found.states, "stopped_by": found.stopped_by,
                   "deals": len(found.deals),
