@@ -15,8 +15,8 @@ from libc.string cimport memcpy, memmove, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (BIT_WORDS, CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from, game_load,
-                     hands_of, play_game, shape_init, to_outcome, work_free, work_init)
+from ._game cimport (BIT_WORDS, CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from,
+                     game_load, hands_of, play_game, shape_init, to_outcome, work_free, work_init)
 from ._random cimport below, next32, stream_start
 
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
@@ -24,10 +24,9 @@ from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb
 from .decks import STANDARD, Deck, check_table
 from . import lengths
+from ._game import NAME
 from .rules import Rules
 from .shuffle import check_seed
-
-from ._game import NAME
 
 if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[ACCEPT_ANNEAL] != "anneal" \
         or ACCEPTS[ACCEPT_STRICT] != "strict":

@@ -1,7 +1,8 @@
 """The compiled game's C-level contract, for the compiled modules that play
-games (`_engine.pyx`, `_census.pyx`, `_loops.pyx`): its structs, and the
-functions that set up, load, deal and play a game. Everything here is defined
-in `_game.pyx`."""
+games (`_engine.pyx`, `_census.pyx`, `_loops.pyx`; `_backward.pyx` takes its
+bound of seats): its structs, and the functions that set up, load, deal and
+play a game. Everything here is defined in `_game.pyx`, but game_load, inline
+below."""
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
