@@ -47,6 +47,20 @@ def kept(archive, job_id, result):
                           f"is kept, resume with: beggar search --resume {job_id}") from None
 
 
+def dispute(game_id, deal, compiled, reference):
+    """The line that names a kept game the two engines play differently."""
+    return f"game {game_id} ({deal}): compiled {compiled}, reference {reference}"
+
+
+def stop_if_disputed(summary, disputed, what="the deal"):
+    """Once a chunk is kept: stop the job (SearchError) when the engines
+    disagreed on any of its games (`disputed`: dispute lines)."""
+    if disputed:
+        summary.disputed = disputed
+        raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
+                          f"disputed. This is a bug in beggar: please report {what}.")
+
+
 def loops_of_games(archive, games):
     """The loops of a chunk's loop games (crosscheck.Game), which every driver
     keeps: each game gets its loop's canonical state, and the loops the
@@ -90,8 +104,7 @@ def keep_games(archive, job_id, spec, result, summary, stats):
             if new and (game.outcome.status != "loop" or game.loop in new_keys):
                 news.append((game_id, game.deal, game.outcome, game.driver))
             if game.outcome != game.replay:
-                disputed.append(f"game {game_id} ({game.deal}): compiled {game.outcome}, "
-                                f"reference {game.replay}")
+                disputed.append(dispute(game_id, game.deal, game.outcome, game.replay))
             kept_games += new
             known += not new
             loop_games += game.outcome.status == "loop"
@@ -109,8 +122,5 @@ def keep_games(archive, job_id, spec, result, summary, stats):
                                                          if game.driver == "extension"]:
         if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
             summary.best, summary.best_extended = best, by_extension
-    if disputed:
-        summary.disputed = disputed
-        raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
-                          "disputed. This is a bug in beggar: please report the deal.")
+    stop_if_disputed(summary, disputed)
     return news

@@ -34,7 +34,7 @@ from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
 from .. import SearchError
-from ..keep import kept
+from ..keep import dispute, kept, stop_if_disputed
 from ..spec import JobError, check_basin_bounds, chunk_deals
 from .base import ChunkResult, Driver, plural, whole_line
 
@@ -189,7 +189,7 @@ class _Factory(Driver):
                     game_id, new_game = archive.add_game(deal, Rules(), compiled, reference, job_id, "basin",
                                                          spec["seed"], result.chunk, None, None, item.loop.key)
                     if compiled != reference:
-                        disputed.append(f"game {game_id} ({deal}): compiled {compiled}, reference {reference}")
+                        disputed.append(dispute(game_id, deal, compiled, reference))
                     if new_game:
                         if not any(prize[1] == loop_id for prize in prizes):
                             news.append((game_id, deal, compiled, "basin"))
@@ -205,10 +205,7 @@ class _Factory(Driver):
         summary.new_loops.extend(new_loops)
         summary.prizes.extend(prizes)
         summary.bounds.extend(notes)
-        if disputed:
-            summary.disputed = disputed
-            raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
-                              "disputed. This is a bug in beggar: please report it.")
+        stop_if_disputed(summary, disputed, "it")
         return news
 
 
