@@ -47,7 +47,10 @@ cdef enum:
     LENGTHS_EXACT = 3000
     LENGTHS_WIDTH = 100
     LENGTHS_TOP = 10000
-    LENGTHS_BINS = LENGTHS_EXACT + (LENGTHS_TOP - LENGTHS_EXACT) // LENGTHS_WIDTH + 1
+    # LENGTHS_EXACT + (LENGTHS_TOP - LENGTHS_EXACT) // LENGTHS_WIDTH + 1, written out: the debug
+    # build turns cdivision off, and Cython then takes no // in a constant expression. The check
+    # at import holds it to lengths.BINS.
+    LENGTHS_BINS = 3071
 
 
 cdef inline int length_bin(int64_t cards) noexcept nogil:
