@@ -230,6 +230,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.slow
 def test_a_write_lock_held_too_long_is_one_line(tmp_path):
     path = archive_with_games(tmp_path / "a.sqlite", 10)
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE,

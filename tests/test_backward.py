@@ -61,6 +61,7 @@ def test_both_engines_find_the_same_predecessors():
                 sorted(predecessors(hands, leader, engine="reference"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_name", ["compiled", "reference"])
 def test_the_family_of_the_2007_record_holds_the_2013_record(engine_name):
     found = family(Deal.parse(MANN_WU), engine_name=engine_name)

@@ -87,6 +87,7 @@ def test_bad_blocks_are_refused():
         engine.census(0, 1, "2 1J 1Q", split="random")
 
 
+@pytest.mark.slow
 def test_a_census_job_adds_up_and_a_resumed_one_equals_it(tmp_path):
     deck = "8 2J 1Q 1K"         # 5,940 deals, a few of them loops
     archive = tmp_path / "census.sqlite"
@@ -132,6 +133,7 @@ def test_census_bad_input_is_one_line(tmp_path):
               "is a sample job, not a census")
 
 
+@pytest.mark.slow
 def test_archive_census_plots(tmp_path):
     pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
     archive = tmp_path / "c.sqlite"
@@ -149,6 +151,7 @@ def _table(result):
     return result.stdout[result.stdout.index("census   "):]
 
 
+@pytest.mark.slow
 def test_a_census_table_is_a_fact_of_the_deck_whatever_the_archive_held(tmp_path):
     deck = "7 2J 1Q 1K 1A"      # 47,520 deals, 84 of them loops, 5 distinct loops
     archive = tmp_path / "census.sqlite"
@@ -166,6 +169,7 @@ def test_a_census_table_is_a_fact_of_the_deck_whatever_the_archive_held(tmp_path
         assert out[out.index("census   "):] == first
 
 
+@pytest.mark.slow
 def test_which_games_a_census_keeps_does_not_depend_on_the_order_of_its_chunks(tmp_path):
     deck = "7 2J 1Q 1K 1A"      # 47,520 deals, 84 of them loops, 5 distinct loops
     runs = []

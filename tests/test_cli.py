@@ -56,6 +56,7 @@ def test_replay_of_the_published_loop(tmp_path):
     assert len(period) == 1 + 62 and period[-1].split()[:5] == ["66", "2", "2", "42", "10"]
 
 
+@pytest.mark.slow
 def test_replay_trace_and_plot(tmp_path):
     pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
     png = tmp_path / "sizes.png"

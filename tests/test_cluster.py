@@ -54,6 +54,7 @@ def scheduler():
             process.wait()
 
 
+@pytest.mark.slow
 def test_a_local_cluster_keeps_the_same_hits_as_the_process_pool(tmp_path):
     spec = job_file(tmp_path, deals=400_000, min_cards=2000)
     on_cluster, on_pool = tmp_path / "cluster.sqlite", tmp_path / "pool.sqlite"

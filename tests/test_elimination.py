@@ -42,6 +42,7 @@ def roads(n, seed):
         yield states
 
 
+@pytest.mark.slow
 def test_predecessors_include_the_real_one_and_lead_back(engine):
     checked = eliminated = 0
     for states in roads(60, 1):
@@ -59,6 +60,7 @@ def engine_predecessors(state, name):
     return engine.predecessors(state[0], state[1], engine=name)
 
 
+@pytest.mark.slow
 def test_both_engines_find_the_same_predecessors_in_the_same_order():
     for states in roads(80, 2):
         for hands, leader in states[:80]:
@@ -76,6 +78,7 @@ def test_a_trick_may_have_eliminated_two_players():
         assert step(hands, leader) == (after, cards)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("guide", ["breadth", "smallest", "balance"])
 @pytest.mark.parametrize("players", [3, 4])
 def test_both_engines_search_alike(guide, players):
@@ -104,6 +107,7 @@ def small_census():
     return engine.census(0, census.count(deck), deck=deck, players=3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine_name", ["compiled", "reference"])
 def test_the_search_from_the_loop_finds_every_loop_deal_of_the_census(small_census, engine_name):
     census_deals = {deal for _, deal, _, _ in small_census.loops}
@@ -115,6 +119,7 @@ def test_the_search_from_the_loop_finds_every_loop_deal_of_the_census(small_cens
         assert compiled.status == "loop" and compiled == reference_outcome
 
 
+@pytest.mark.slow
 def test_at_a_table_of_four_the_searches_from_the_census_loops_find_its_loop_deals():
     from beggar import census
     deck = Deck.parse(SMALL)
@@ -149,6 +154,7 @@ def test_a_game_that_ends_has_no_loop_to_search_from():
         elimination.search(Deal.parse(CASELLA), 2)
 
 
+@pytest.mark.slow
 def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, small_census):
     from beggar.archive import Archive
     path = str(tmp_path / "archive.sqlite")
@@ -179,12 +185,14 @@ def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, sma
     ('driver = "eliminate"\nplayers = 3\n[eliminate]\nwidth = 3\n', "unknown option 'width'"),
     ('driver = "sample"\n[eliminate]\nguide = "breadth"\n', "[eliminate] is given"),
 ])
+@pytest.mark.slow
 def test_a_bad_eliminate_job_is_one_line(tmp_path, text, fragment):
     job = tmp_path / "job.toml"
     job.write_text(text)
     assert bad_input(beggar("search", str(job), "--archive", str(tmp_path / "a.sqlite")), fragment)
 
 
+@pytest.mark.slow
 def test_beggar_basin_at_a_table_of_three(small_census, tmp_path):
     result = beggar("basin", str(small_census.loops[0][1]), "--players", "3", "--guide", "breadth",
                     "--export-dir", str(tmp_path))

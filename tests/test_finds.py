@@ -8,6 +8,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from beggar import Deal, finds, loops, play
 from beggar.archive import Archive
 from beggar.rules import Rules
@@ -18,6 +20,7 @@ from helpers import CASELLA, beggar, job_file
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_an_export_carries_its_provenance_and_a_name_that_means_something(tmp_path):
     archive = tmp_path / "a.sqlite"
     assert beggar("search", job_file(tmp_path, deals=200_000, extra="extend_cards = 1500\n"), "--archive", archive,
@@ -41,6 +44,7 @@ def test_an_export_carries_its_provenance_and_a_name_that_means_something(tmp_pa
     assert "# my long one\n" in named and f"# job: {child['job']}\n" in named
 
 
+@pytest.mark.slow
 def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
     files = sorted((ROOT / "results").glob("*.json"))
     shipped = {str(game.deal): game for game in finds.shipped()}

@@ -14,6 +14,7 @@ from beggar.search import pace
 from helpers import beggar, job_file, job_id, start
 
 
+@pytest.mark.slow
 def test_a_flood_is_told_at_the_start_with_both_rates_and_a_threshold_that_keeps_up(tmp_path):
     archive = tmp_path / "archive.sqlite"
     began = time.monotonic()
@@ -38,6 +39,7 @@ def test_no_warning_where_the_cross_check_keeps_up():
     assert pace.warning(spec, measured) is None and pace.chunk_for(measured, spec["chunk"]) == spec["chunk"]
 
 
+@pytest.mark.slow
 def test_the_time_limit_holds_under_a_flood_in_chunks_that_insist(tmp_path):
     # Chunks of 100,000 deals that keep every game: some ten seconds of
     # cross-checking each, far past the time limit.
@@ -52,6 +54,7 @@ def test_the_time_limit_holds_under_a_flood_in_chunks_that_insist(tmp_path):
     assert "warning: min_cards 0 keeps" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_first_stop_signal_holds_under_a_flood(tmp_path, signum):
     archive = tmp_path / "archive.sqlite"

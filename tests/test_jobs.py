@@ -11,6 +11,7 @@ import pytest
 from helpers import bad_input, beggar, job_file, job_id, start, wait_for_chunks
 
 
+@pytest.mark.slow
 def test_archive_jobs_lists_each_job_and_how_to_resume_it(tmp_path):
     archive = tmp_path / "a.sqlite"
     done = beggar("search", job_file(tmp_path, "whole", deals=100_000), "--archive", archive, "--quiet")
@@ -44,6 +45,7 @@ def test_archive_jobs_lists_each_job_and_how_to_resume_it(tmp_path):
     assert beggar("archive", "jobs", "--archive", tmp_path / "none.sqlite").stdout == "no jobs\n"
 
 
+@pytest.mark.slow
 def test_resume_last_goes_on_with_the_job_run_last_and_labels_the_figures(tmp_path):
     archive = tmp_path / "a.sqlite"
     bad_input(beggar("search", "--resume", "last", "--archive", archive), "no job to resume")
@@ -71,6 +73,7 @@ def test_time_takes_units():
     bad_input(beggar("search", "--time", "0m"), "--time")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_stop_says_at_once_what_it_does_and_exits_as_the_signal(tmp_path, signum, status):
     archive = tmp_path / "a.sqlite"

@@ -4,9 +4,12 @@ command."""
 
 import json
 
+import pytest
+
 from helpers import beggar, job_file
 
 
+@pytest.mark.slow
 def test_archive_list_shows_long_games_first_with_their_table_and_the_total(tmp_path):
     archive = tmp_path / "a.sqlite"
     # A few long 26/26 games, and a small census's loops, which would fill the old loops-first list.

@@ -195,6 +195,7 @@ def test_loop_games_of_any_driver_link_to_their_loop(census_archive):
             assert row["driver"] == "census" and row["basin_states"] is None
 
 
+@pytest.mark.slow
 def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
     listed = beggar("archive", "list", "--loops", "--archive", census_archive)
     assert listed.returncode == 0, listed.stderr
@@ -220,6 +221,7 @@ def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
               "--loops lists loops")
 
 
+@pytest.mark.slow
 def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     path = tmp_path / "a.sqlite"
     with Archive(path) as archive:
@@ -320,6 +322,7 @@ def _loop_rows(path):
             sorted((game["deal"], game["loop"]) for game in archive.games(loops=True))
 
 
+@pytest.mark.slow
 def test_a_grow_job_builds_loops_and_keeps_their_balanced_deals(tmp_path):
     """The deck of ten plain cards and two jacks: growth walks reach full
     12-card loops within 10,000 tries, and their basins hold balanced deals."""
@@ -373,6 +376,7 @@ def test_a_perturb_job_starts_from_the_published_loops(tmp_path):
         assert row["key"] not in start and row["deck"] == "camicia" and row["basin_states"] is not None
 
 
+@pytest.mark.slow
 def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp_path):
     """Chunk 0 of seed 1 (a million tries, two seconds) reaches a 62-trick
     loop that is not Casella's; its basin holds 34 balanced deals, none of
@@ -398,6 +402,7 @@ def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp
         assert game["deal"] not in casella_deals and game["reference"]["status"] == "loop"
 
 
+@pytest.mark.slow
 def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
     path = tmp_path / "a.sqlite"
     job = start("search", job_file(tmp_path, "g", driver="grow", deals=0, chunk=20_000, extra='deck = "10 2J"\n'),

@@ -87,6 +87,7 @@ def test_both_engines_count_every_game_of_a_climb_alike():
 # ---------------------------------------------------------------- jobs
 
 
+@pytest.mark.slow
 def test_a_sample_job_keeps_the_histogram_of_every_deal_it_played(tmp_path):
     archive = tmp_path / "a.sqlite"
     spec = job_file(tmp_path, deals=9_000, chunk=2_000, min_cards=700)
@@ -110,6 +111,7 @@ def test_a_climb_job_keeps_the_histogram_of_every_deal_it_played(tmp_path):
     assert total.games == deals == 1_500
 
 
+@pytest.mark.slow
 def test_a_resumed_job_has_the_histogram_of_one_never_stopped(tmp_path):
     spec = job_file(tmp_path, deals=20_000, chunk=2_000, min_cards=800)
     whole = tmp_path / "whole.sqlite"
@@ -129,6 +131,7 @@ def test_a_resumed_job_has_the_histogram_of_one_never_stopped(tmp_path):
     assert chunk_histograms(cut, name) == chunk_histograms(whole, name)
 
 
+@pytest.mark.slow
 def test_two_default_runs_on_one_archive_play_different_deals(tmp_path):
     archive = tmp_path / "a.sqlite"
     runs = [beggar("search", "--deals", 30_000, "--min-cards", 600, "--archive", archive, "--quiet")

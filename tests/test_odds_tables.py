@@ -9,6 +9,7 @@ import pytest
 from helpers import beggar, job_file, job_id
 
 
+@pytest.mark.slow
 def test_the_odds_of_a_three_player_job_are_told_against_its_own_longest_game(tmp_path):
     archive = tmp_path / "a.sqlite"
     run = beggar("search", job_file(tmp_path, deals=200_000, chunk=50_000, min_cards=1000,
@@ -30,6 +31,7 @@ def test_the_odds_of_a_three_player_job_are_told_against_its_own_longest_game(tm
     assert (tmp_path / "odds.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_a_census_predicts_nothing(tmp_path):
     archive = tmp_path / "a.sqlite"
     census = beggar("census", "half-camicia", "--archive", archive, "--quiet")

@@ -23,6 +23,7 @@ def census_archive(tmp_path_factory):
     return path, job
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FULL.exists(), reason="no /dev/full on this system")
 def test_an_output_on_a_full_disk_is_a_fault(census_archive):
     path, job = census_archive
@@ -45,6 +46,7 @@ def test_an_empty_plot_name_is_refused(census_archive):
     assert refused.stdout == ""         # refused before any work, as every --plot
 
 
+@pytest.mark.slow
 def test_the_claim_is_the_files_not_the_names(tmp_path):
     archive = tmp_path / "archive.sqlite"
     link = tmp_path / "link.sqlite"

@@ -116,6 +116,7 @@ def test_batch_rows():
             engine.play_batch(deck, 26, Rules())
 
 
+@pytest.mark.slow
 def test_the_reference_keeps_one_state_however_long_the_game():
     """Brent's method: the reference's memory is the deal's, not the game's
     (a dictionary of every state held 50 MB for this game, 24 GB and more for

@@ -38,6 +38,7 @@ def report(tmp_path_factory):
     return page, archive, [job_id(run.stdout) for run in (two, three, census)]
 
 
+@pytest.mark.slow
 def test_the_report_is_one_page_that_stands_alone(report):
     page, archive, jobs = report
     text = page.read_text()

@@ -29,6 +29,7 @@ from helpers import (CASELLA, _command, bad_input, beggar, fault, job_file, job_
                      wait_for_chunks)
 
 
+@pytest.mark.slow
 def test_a_short_job_keeps_its_hits_checked_by_both_engines(tmp_path):
     archive = tmp_path / "archive.sqlite"
     result = beggar("search", job_file(tmp_path), "--archive", archive, "--quiet")
@@ -77,6 +78,7 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     assert kept(archive) == kept(whole) and kept(whole)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_signal_finishes_calmly_and_resume_goes_on(tmp_path, signum):
     archive = tmp_path / "archive.sqlite"
@@ -118,6 +120,7 @@ def test_two_jobs_on_one_archive_keep_both(tmp_path):
         assert all(opened.job(j)["chunks"] == 30 for j in jobs) and len(jobs) == 2
 
 
+@pytest.mark.slow
 def test_corrupt_or_foreign_archive(tmp_path):
     corrupt = tmp_path / "corrupt.sqlite"
     corrupt.write_bytes(b"this is not a database at all" * 100)
@@ -136,6 +139,7 @@ def test_corrupt_or_foreign_archive(tmp_path):
               "no job 'nothing' to resume")
 
 
+@pytest.mark.slow
 def test_bad_job_files(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)     # the last command names no archive: keep the default one here
     path = tmp_path / "bad.toml"
@@ -162,6 +166,7 @@ def test_bad_job_files(tmp_path, monkeypatch):
     bad_input(beggar("search", tmp_path / "none.toml"), "none.toml: no such job file")
 
 
+@pytest.mark.slow
 def test_climb_job_and_archive_commands(tmp_path):
     archive = tmp_path / "archive.sqlite"
     spec = job_file(tmp_path, "walks", driver="climb", deals=200_000, chunk=50_000, min_cards=1800,
@@ -211,6 +216,7 @@ def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
         Archive(tmp_path / "a.sqlite").game(99)
 
 
+@pytest.mark.slow
 def test_extension_keeps_the_longest_member_of_each_long_game_family(tmp_path):
     archive = tmp_path / "archive.sqlite"
     spec = job_file(tmp_path, deals=400_000, min_cards=2200, extra="extend_cards = 2200\n")
@@ -229,6 +235,7 @@ def test_extension_keeps_the_longest_member_of_each_long_game_family(tmp_path):
         assert game["cards"] >= parent["cards"] and not game["disputed"]
 
 
+@pytest.mark.slow
 def test_a_resumed_job_refuses_options_that_would_change_it(tmp_path):
     archive = tmp_path / "archive.sqlite"
     first = beggar("search", job_file(tmp_path, deals=200_000), "--archive", archive, "--quiet", "--time", 0.001)
@@ -265,6 +272,7 @@ def workers_of(pid):
             if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
 
 
+@pytest.mark.slow
 def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, deals=0, chunk=100_000), "--archive", archive, "--quiet")
@@ -282,6 +290,7 @@ def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("driver", ["sample", "climb"])
 def test_the_time_limit_holds_whatever_the_chunk_size(tmp_path, driver):
     archive = tmp_path / "archive.sqlite"
@@ -297,6 +306,7 @@ def test_the_time_limit_holds_whatever_the_chunk_size(tmp_path, driver):
         assert opened.job(job_id(result.stdout))["chunks"] == 0
 
 
+@pytest.mark.slow
 def test_workers_are_at_most_four_per_core(tmp_path):
     most = 4 * os.cpu_count()
     spec = tmp_path / "many.toml"
@@ -307,6 +317,7 @@ def test_workers_are_at_most_four_per_core(tmp_path):
     assert f"note     1000 workers asked for; this machine runs at most {most} (4 per core)" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_second_runner_of_a_running_job_is_refused(tmp_path):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, deals=0, chunk=100_000), "--archive", archive, "--quiet")
@@ -348,6 +359,7 @@ echo "exit $?"
 """
 
 
+@pytest.mark.slow
 def test_after_a_full_disk_the_summary_counts_what_the_archive_holds(tmp_path):
     disk = tmp_path / "disk"
     disk.mkdir()

@@ -5,9 +5,12 @@ import math
 import shutil
 from pathlib import Path
 
+import pytest
+
 from helpers import beggar, job_id
 
 
+@pytest.mark.slow
 def test_stats_counts_a_job_started_with_split_26_as_26_26(tmp_path):
     archive = tmp_path / "a.sqlite"
     run = beggar("search", "--deals", 20_000, "--split", 26, "--min-cards", 5000, "--seed", 1, "--workers", 1,
@@ -18,6 +21,7 @@ def test_stats_counts_a_job_started_with_split_26_as_26_26(tmp_path):
     assert job_id(run.stdout) in stats.stdout and "deals    20,000" in stats.stdout
 
 
+@pytest.mark.slow
 def test_stats_json_is_json(tmp_path):
     archive = tmp_path / "a.sqlite"
     run = beggar("census", "6 2J 1Q 1K", "--chunk", 1000, "--workers", 1, "--archive", archive, "--quiet")
@@ -32,6 +36,7 @@ def test_stats_json_is_json(tmp_path):
                                                                                 "rows": [{"p": None, "cards": 5}]}
 
 
+@pytest.mark.slow
 def test_the_job_of_the_format_3_test_archive_resumes(tmp_path):
     path = tmp_path / "old.sqlite"
     shutil.copy(Path(__file__).with_name("data") / "archive-v3.sqlite", path)

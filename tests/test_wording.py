@@ -2,9 +2,12 @@
 
 import json
 
+import pytest
+
 from helpers import MANN_WU, beggar
 
 
+@pytest.mark.slow
 def test_help_texts_say_what_they_mean():
     assert "%%" not in beggar("stats", "--help").stdout
     assert "95 % Wilson" in " ".join(beggar("stats", "--help").stdout.split())
