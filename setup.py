@@ -3,7 +3,10 @@
 Every src/beggar/*.pyx is built as the extension beggar.<name>. A .pxd beside
 them can be cimported as `from beggar._name cimport ...` or `from ._name
 cimport ...`. BEGGAR_DEBUG=1 builds with bounds, wraparound and initialisation
-checks on (the tests must pass under both builds); BEGGAR_ANNOTATE=1 also
+checks on (the tests must pass under both builds); BEGGAR_SANITIZE=1 adds
+AddressSanitizer and UndefinedBehaviorSanitizer, so that a read or write out
+of a C array's bounds stops the process (load the sanitizer first:
+LD_PRELOAD=$(cc -print-file-name=libasan.so)); BEGGAR_ANNOTATE=1 also
 writes the annotated HTML of the generated C next to each .pyx. The C of
 the modules compiles on every core at once.
 """
@@ -16,6 +19,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 debug = os.environ.get("BEGGAR_DEBUG") == "1"
+sanitize = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"] \
+    if os.environ.get("BEGGAR_SANITIZE") == "1" else []
 
 directives = {
     "language_level": 3,
@@ -31,7 +36,8 @@ extensions = [
         f"beggar.{source.stem}",
         [source.as_posix()],
         include_dirs=["src/beggar"],
-        extra_compile_args=["-O0", "-g"] if debug else ["-O3"],
+        extra_compile_args=(["-O0", "-g"] if debug else ["-O3"]) + sanitize,
+        extra_link_args=sanitize,
     )
     for source in sorted(Path("src/beggar").glob("*.pyx"))
 ]
