@@ -135,7 +135,7 @@ def test_census_bad_input_is_one_line(tmp_path):
 
 @pytest.mark.slow
 def test_archive_census_plots(tmp_path):
-    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
     archive = tmp_path / "c.sqlite"
     run = beggar("census", "3J 2Q", "--archive", archive, "--quiet")
     job_id = re.search(r"job      (\S+):", run.stdout).group(1)

@@ -58,7 +58,7 @@ def test_replay_of_the_published_loop(tmp_path):
 
 @pytest.mark.slow
 def test_replay_trace_and_plot(tmp_path):
-    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
     png = tmp_path / "sizes.png"
     result = beggar("replay", "-", "--trace", "--plot", png, stdin=MANN_WU + "\n")
     assert result.returncode == 0, result.stderr

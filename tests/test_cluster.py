@@ -12,7 +12,7 @@ import pytest
 from beggar.archive import Archive
 from helpers import bad_input, beggar, job_file, job_id, kept, start, wait_for_chunks
 
-pytest.importorskip("distributed", reason="the cluster extra: pip install 'beggar[cluster]'")
+pytest.importorskip("distributed", reason="the cluster extra: pip install '.[cluster]'")
 
 
 def free_port():

@@ -231,7 +231,7 @@ def test_without_the_bindings_the_gpu_engine_names_the_extra(tmp_path, monkeypat
         assert main(command) == 3
         error = capsys.readouterr().err.strip()
         assert len(error.splitlines()) == 1 and "NVIDIA's CUDA bindings" in error, error
-        assert "pip install 'beggar[gpu]'" in error
+        assert "pip install '.[gpu]' in beggar's source folder" in error
     assert not (tmp_path / "a.sqlite").exists()
 
 

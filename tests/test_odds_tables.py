@@ -25,7 +25,7 @@ def test_the_odds_of_a_three_player_job_are_told_against_its_own_longest_game(tm
     figures = json.loads(beggar("stats", name, "--tail-from", 1000, "--json", "--archive", archive).stdout)
     assert [row["cards"] for row in figures["expected"]] == [c for c in range(2000, best + 1, 1000)][-3:] + [best + 1]
     assert [ref["cards"] for ref in figures["references"]] == [best]
-    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
     assert beggar("stats", name, "--tail-from", 1000, "--plot", tmp_path / "odds.png", "--archive",
                   archive).returncode == 0
     assert (tmp_path / "odds.png").stat().st_size > 10_000

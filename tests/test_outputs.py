@@ -29,7 +29,7 @@ def test_an_output_on_a_full_disk_is_a_fault(census_archive):
     path, job = census_archive
     fault(beggar("archive", "export", 1, FULL, "--archive", path), "/dev/full: cannot write", "No space left")
     fault(beggar("archive", "report", FULL, "--archive", path), "/dev/full: cannot write", "No space left")
-    pytest.importorskip("matplotlib", reason="the plot extra: pip install 'beggar[plot]'")
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
     # Every --plot of the command (cli/plot.py), each a one-line fault and no "plot written".
     for command in (("archive", "census", job, "--archive", path), ("stats", job, "--archive", path),
                     ("replay", ROOT / "casella.txt")):

@@ -13,7 +13,7 @@ def test_help_texts_say_what_they_mean():
     assert "95 % Wilson" in " ".join(beggar("stats", "--help").stdout.split())
     for command in ("replay", "stats"):
         text = " ".join(beggar(command, "--help").stdout.split())
-        assert "pip install 'beggar[plot]' (in a clone of the repository: pip install '.[plot]')" in text
+        assert "pip install '.[plot]' in beggar's source folder (a clone, or its unpacked release)" in text
     text = " ".join(beggar("family", "--help").stdout.split())
     assert "--players N players: 2 (a family is found by two-player backward play)" in text and "2 to 4" not in text
     assert "2 to 4" in beggar("play", "--help").stdout

@@ -58,8 +58,8 @@ def add(commands):
                     "architecture only, without a device. Exit 0 when all is well, 3 when the "
                     "machine cannot run the GPU engine (no bindings, no driver, no GPU, a failed "
                     "compile).",
-        epilog="Install the engine's dependencies with pip install 'beggar[gpu]' "
-               "(from a clone: pip install '.[gpu]').")
+        epilog="Install the engine's dependencies with pip install '.[gpu]' in beggar's source "
+               "folder (a clone, or its unpacked release).")
     gpu.add_argument("--arch", type=arch, metavar="SM", help="compile for this architecture (sm_90), no device")
     gpu.add_argument("--device", type=whole_in(0, 1023), default=0, metavar="N", help="which GPU (default 0)")
     gpu.set_defaults(run=run_gpu)

@@ -19,7 +19,7 @@ from ..search.spec import MAX_CHUNK, WORKERS_PER_CORE, max_workers
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
 
 #: How to install what --plot needs, from a release and from a clone.
-PLOT_INSTALL = "pip install 'beggar[plot]' (in a clone of the repository: pip install '.[plot]')"
+PLOT_INSTALL = "pip install '.[plot]' in beggar's source folder (a clone, or its unpacked release)"
 
 
 class UsageError(BadInput, ValueError):

@@ -205,7 +205,8 @@ def page(archive, jobs, job_id=None):
              f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{escape(title)}</h1>",
              f'<p class="note">Written {escape(now())} by beggar {escape(__version__)}. Each game replays with '
-             "the command beside it (pip install beggar); every game was replayed by both engines when it was "
+             "the command beside it (beggar installs from its source: pip install . in a clone or an "
+             "unpacked release); every game was replayed by both engines when it was "
              "kept.</p>"]
     parts.extend(_jobs_section(jobs, job_id))
     for section in (_games_section, _loops_section, _odds_section):

@@ -216,11 +216,11 @@ def add_run_options(parser, workers_default):
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="play the chunks on a Dask cluster: tcp://HOST:8786 for a running "
                              "scheduler, local:N to start N worker processes here "
-                             "(needs pip install 'beggar[cluster]')")
+                             "(needs the cluster extra: pip install '.[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--engine", choices=ALL_ENGINES,
                         help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
                              "else compiled); a resumed job may go on on another")
     parser.add_argument("--gpu", action="store_true",
                         help="play on the GPU: --engine gpu (two-player sample and census jobs; "
-                             "needs pip install 'beggar[gpu]')")
+                             "needs the gpu extra: pip install '.[gpu]')")

@@ -32,7 +32,7 @@ CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
 KERNELS = ("bg_sample", "bg_census")
-EXTRA = "'beggar[gpu]' (from a clone: '.[gpu]')"
+EXTRA = "'.[gpu]' in beggar's source folder"
 
 
 class GpuFault(EngineFault):

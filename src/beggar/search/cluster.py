@@ -1,4 +1,4 @@
-"""Running a job's chunks on a Dask cluster (the optional extra beggar[cluster]).
+"""Running a job's chunks on a Dask cluster (the optional extra 'cluster').
 
 The cluster plays chunks and checks their hits: `drivers.work` goes out
 as a task and a chunk's games come back replayed by the reference engine, so
@@ -29,7 +29,7 @@ class Cluster:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise ClusterError("--cluster needs Dask: pip install 'beggar[cluster]'") from None
+            raise ClusterError("--cluster needs Dask: pip install '.[cluster]' in beggar's source folder") from None
         self.address, self.local = address, None
         if address.startswith("local:"):
             count = address[len("local:"):]
