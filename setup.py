@@ -17,6 +17,7 @@ from pathlib import Path
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 debug = os.environ.get("BEGGAR_DEBUG") == "1"
 sanitize = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"] \
@@ -54,6 +55,19 @@ class ParallelBuild(build_ext):
             self.parallel = os.cpu_count() or 1
 
 
+class ShipJobs(build_py):
+    """Ships the job files of search/ in the package, as beggar/jobs, so that
+    `beggar search sample` runs them from any folder (search/ stays their one
+    copy in the source)."""
+
+    def run(self):
+        super().run()
+        target = Path(self.build_lib, "beggar", "jobs")
+        target.mkdir(parents=True, exist_ok=True)
+        for job in sorted(Path("search").glob("*.toml")):
+            self.copy_file(str(job), str(target / job.name))
+
+
 setup(ext_modules=cythonize(extensions, compiler_directives=directives, include_path=["src"],
                             annotate=os.environ.get("BEGGAR_ANNOTATE") == "1"),
-      cmdclass={"build_ext": ParallelBuild})
+      cmdclass={"build_ext": ParallelBuild, "build_py": ShipJobs})

@@ -102,3 +102,16 @@ def test_a_job_without_a_chunk_gets_one_sized_by_time_fixed_in_its_spec(tmp_path
     given = beggar("search", job_file(tmp_path, deals=1_000, chunk=7_000), "--archive", archive, "--quiet")
     assert "measured" not in given.stderr
     assert json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)[1]["chunk"] == 7_000
+
+
+def test_a_shipped_job_runs_by_name_from_any_folder(tmp_path, monkeypatch):
+    from beggar.search import job
+    from test_readme import ROOT
+    # The job files shipped are the repository's search/*.toml, every one.
+    assert job.shipped() == sorted(path.stem for path in (ROOT / "search").glob("*.toml"))
+    monkeypatch.chdir(tmp_path)         # no search/ folder here
+    result = beggar("search", "sample", "--deals", 20_000, "--archive", "a.sqlite", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(beggar("archive", "jobs", "--json", "--archive", "a.sqlite").stdout)[0]["driver"] == "sample"
+    line = bad_input(beggar("search", "nonesuch", "--archive", "a.sqlite"), "nonesuch: no such job file")
+    assert "shipped: camicia, census-half" in line

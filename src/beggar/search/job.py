@@ -18,6 +18,7 @@ import secrets
 import sys
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from ..checks import MAX_COUNT, cut, whole
 from ..climbing import ClimbRules
@@ -40,8 +41,39 @@ def load(path):
     return check(read(path), path)
 
 
+def shipped_folder():
+    """The folder of the job files shipped with beggar (the clone's search/):
+    beggar/jobs where beggar is installed, search/ beside src/ where it runs
+    from a clone (an editable install); None if neither is there."""
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "jobs", package.parent.parent / "search"):
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def shipped():
+    """The names of the shipped job files, sorted ('sample', 'climb', ...)."""
+    folder = shipped_folder()
+    return sorted(path.stem for path in folder.glob("*.toml")) if folder else []
+
+
+def locate(job):
+    """The path of job file `job`: a file as given, else a shipped job file of
+    that name (`beggar search sample`, from any folder)."""
+    if os.path.exists(job) or os.sep in job or job.endswith(".toml"):
+        return job
+    folder = shipped_folder()
+    if folder is not None and (folder / f"{job}.toml").is_file():
+        return str(folder / f"{job}.toml")
+    raise JobError(f"{job}: no such job file, nor a shipped job of that name "
+                   f"(shipped: {', '.join(shipped()) or 'none'})")
+
+
 def read(path):
-    """A TOML job file as it stands, not yet checked; the name defaults to the file's."""
+    """A TOML job file as it stands, not yet checked; the name defaults to the
+    file's. `path` may name a shipped job (locate)."""
+    path = locate(path)
     try:
         with open(path, "rb") as file:
             data = tomllib.load(file)
