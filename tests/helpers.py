@@ -41,12 +41,12 @@ def _command(args):
     return command + [str(a) for a in args]
 
 
-def beggar(*args, stdin=None, env=None):
-    """Run the `beggar` command to its end: the CompletedProcess, output as text.
-    `env`: variables to set for it, on top of this process's environment."""
+def beggar(*args, stdin=None, env=None, cwd=None):
+    """Run the `beggar` command to its end (in folder `cwd`): the CompletedProcess,
+    output as text. `env`: variables to set for it, on top of this process's environment."""
     environ = None if env is None else {**os.environ, **env}
     return subprocess.run(_command(args), input=stdin, capture_output=True, text=True, timeout=120,
-                          env=environ)
+                          env=environ, cwd=cwd)
 
 
 def start(*args):

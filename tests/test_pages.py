@@ -1,0 +1,110 @@
+"""The pages under docs/ print what they show: every `$` example of a page
+runs, in the page's order, as the real command in a folder of the page's own,
+and prints the lines the page shows under it. What depends on the machine's
+speed and the clock is read as any value: times, rates, dates and the job ids
+made from them, the number of workers, a chunk size measured at the start.
+Everything else (the games, the counts, the wording) must be as shown, so a
+page cannot go stale. The examples are deterministic: each search names its
+seed and its budget."""
+
+import re
+import shlex
+import shutil
+
+import pytest
+
+from helpers import beggar
+from test_readme import ROOT, _matches, _shown_runs
+
+PAGES = [page for page in sorted((ROOT / "docs").glob("*.md")) if _shown_runs(page)]
+
+#: A job's id: its name, the date and time it was created, four hex digits.
+JOB_ID = re.compile(r"\b([A-Za-z0-9_.-]+?)-\d{8}-\d{6}-[0-9a-f]{4}\b")
+
+#: (pattern, what it stands for): the parts of a line that the machine's
+#: speed or the clock decide.
+VOLATILE = [
+    (JOB_ID, r"\1-JOB"),
+    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00)?"), "DATE"),
+    (re.compile(r"\bin [\d,.]+ s\b"), "in T s"),
+    (re.compile(r"[\d,.]+ (deals|tries|states)/s\b"), r"R \1/s"),
+    (re.compile(r"\bon \d+ workers?\b"), "on W workers"),
+    (re.compile(r"\bworkers[= ]\d+"), "workers=W"),
+    (re.compile(r"chunks of [\d,]+ (\w+) \(about [\d.]+ s of a core here, measured\)"),
+     r"chunks of C \1 (measured)"),
+    (re.compile(r"(?<![\w/])/tmp/"), ""),
+]
+
+
+def _steady(line):
+    """`line` with what the machine's speed decides read as any value, and its
+    spacing (a table's columns widen with their values) as one space."""
+    for pattern, value in VOLATILE:
+        line = pattern.sub(value, line)
+    return " ".join(line.split())
+
+
+def _run(words, folder, ids):
+    """The lines one simple command prints (its standard error, then its
+    output), run in `folder`; `ids` maps a page's job ids to this run's."""
+    words = [ids.get(word, word) for word in words]
+    if words[0] == "cat":
+        return (folder / words[1]).read_text().splitlines()
+    if words[0] == "head":
+        return (folder / words[-1]).read_text().splitlines()[:int(words[1].lstrip("-n"))]
+    assert words[0] == "beggar", f"the pages run beggar, cat and head only: {words}"
+    # A path under /tmp/ is the page's own folder (its archive, its outputs).
+    words = [re.sub(r"^/tmp/", "", word) for word in words]
+    if "2>" in words:           # standard error to a file the page reads next
+        at = words.index("2>")
+        result = beggar(*words[1:at], *words[at + 2:], cwd=folder)
+        (folder / words[at + 1]).write_text(result.stderr)
+        printed = result.stdout
+    else:
+        result = beggar(*words[1:], cwd=folder)
+        printed = result.stderr + result.stdout
+    assert result.returncode == 0, (words, result.stdout, result.stderr)
+    return printed.splitlines()
+
+
+def _split(line):
+    """The simple commands of a `$` line, as words, split at && (with a
+    comment left out, the redirection of standard error kept)."""
+    words = shlex.split(line, comments=True)
+    commands, current = [], []
+    for word in words:
+        if word == "&&":
+            commands.append(current)
+            current = []
+        else:
+            current.append(word)
+    return [command for command in commands + [current] if command]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_each_page_prints_what_it_shows(page, tmp_path):
+    for name in ("casella.txt", "search"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    ids = {}            # the page's job ids -> this run's, in the order they appear
+    for line, shown in _shown_runs(page):
+        printed = []
+        for words in _split(line):
+            printed += _run(words, tmp_path, ids)
+        # The job ids the page shows, in order, are the ones this run printed.
+        for page_id, run_id in zip(_ids(shown), _ids(printed)):
+            ids.setdefault(page_id, run_id)
+        steady_shown = [_steady(text) for text in shown]
+        steady_printed = [_steady(text) for text in printed]
+        assert _matches(steady_shown, steady_printed), (page.name, line, "\n".join(printed))
+
+
+def _ids(lines):
+    """The job ids in `lines`, each once, in the order they first appear."""
+    seen = []
+    for text in lines:
+        for match in JOB_ID.finditer(text):
+            if match.group(0) not in seen:
+                seen.append(match.group(0))
+    return seen
