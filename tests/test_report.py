@@ -1,6 +1,8 @@
 """beggar archive report: one self-contained HTML page, looked at in a real
 headless browser (Debian's chromium) where one is installed."""
 
+import html
+import json
 import os
 import re
 import shutil
@@ -60,19 +62,73 @@ def test_the_report_is_one_page_that_stands_alone(report):
                   archive).returncode == 2
 
 
-def test_the_report_renders_in_a_headless_browser_without_console_errors(report, tmp_path):
+def headless(tmp_path, *args):
+    """Chromium run headless on `args`; skips where none is installed."""
     chromium = browser()
     if chromium is None:
         pytest.skip("no headless browser installed (Debian: apt-get install chromium): the page was "
                     "checked as text only")
+    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,3000",
+                             *args], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+#: Injected into a copy of the page (the page itself has no script): the boxes
+#: of every chart's text as the browser lays it out, in the page's own fonts.
+#: getBoundingClientRect, not getBBox: the y axis's title is rotated.
+MEASURE = """<script>
+(function () {
+  const problems = [];
+  let texts = 0, legends = 0;
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const box = (r) => `${r.left.toFixed(1)},${r.top.toFixed(1)} to ${r.right.toFixed(1)},${r.bottom.toFixed(1)}`;
+  const svgs = document.querySelectorAll("svg");
+  svgs.forEach((svg, n) => {
+    const boxes = Array.from(svg.querySelectorAll("text"), (t) => [t.textContent, t.getBoundingClientRect()]);
+    texts += boxes.length;
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++)
+        if (meets(boxes[i][1], boxes[j][1]))
+          problems.push(`chart ${n}: "${boxes[i][0]}" (${box(boxes[i][1])}) and "${boxes[j][0]}" ` +
+                        `(${box(boxes[j][1])}) overlap`);
+    const legend = svg.querySelector("g.legend"), plot = svg.querySelector("rect.plot");
+    if (!legend) return;
+    legends += 1;
+    const around = legend.getBoundingClientRect();
+    const lines = [plot, ...svg.querySelectorAll("polyline")].map((e) => e.getBoundingClientRect());
+    lines.forEach((r) => { if (meets(around, r)) problems.push(`chart ${n}: the legend (${box(around)}) ` +
+                                                              `is over the lines (${box(r)})`); });
+  });
+  const verdict = document.createElement("pre");
+  verdict.id = "verdict";
+  verdict.textContent = JSON.stringify({charts: svgs.length, texts: texts, legends: legends, problems: problems});
+  document.body.appendChild(verdict);
+})();
+</script>"""
+
+
+@pytest.mark.slow
+def test_no_text_of_a_chart_covers_another_in_a_browser_nor_the_legend_the_lines(report, tmp_path):
+    page, _, _ = report
+    measured = tmp_path / "measured.html"
+    measured.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
+    dom = headless(tmp_path, "--dump-dom", measured.as_uri()).stdout
+    found = re.search(r'<pre id="verdict">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    verdict = json.loads(html.unescape(found.group(1)))
+    # The script ran over the page's charts: its hand sizes, the loop, the survival curves.
+    assert verdict["charts"] >= 6 and verdict["legends"] == verdict["charts"] and verdict["texts"] > 100, verdict
+    assert verdict["problems"] == []
+
+
+@pytest.mark.slow
+def test_the_report_renders_in_a_headless_browser_without_console_errors(report, tmp_path):
     page, _, _ = report
     shot = tmp_path / "report.png"
     # --enable-logging=stderr writes the page's console messages as CONSOLE lines.
-    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                             "--v=0", "--window-size=1200,3000", f"--screenshot={shot}", page.as_uri()],
-                            capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "HOME": str(tmp_path)})
-    assert result.returncode == 0, result.stderr
+    result = headless(tmp_path, "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", page.as_uri())
     console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
     assert not console, console
     data = shot.read_bytes()
