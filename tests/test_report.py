@@ -103,23 +103,38 @@ MEASURE = """<script>
   });
   const verdict = document.createElement("pre");
   verdict.id = "verdict";
-  verdict.textContent = JSON.stringify({charts: svgs.length, texts: texts, legends: legends, problems: problems});
+  const first = document.querySelector("svg text");
+  verdict.textContent = JSON.stringify({charts: svgs.length, texts: texts, legends: legends, problems: problems,
+                                        font: first ? getComputedStyle(first).fontFamily : ""});
   document.body.appendChild(verdict);
 })();
 </script>"""
 
 
+def installed(font):
+    listed = shutil.which("fc-list") and subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True)
+    return bool(listed) and font in listed.stdout
+
+
 @pytest.mark.slow
-def test_no_text_of_a_chart_covers_another_in_a_browser_nor_the_legend_the_lines(report, tmp_path):
+# The widths the layout assumes bound both fonts a sans-serif page gets on Debian.
+@pytest.mark.parametrize("font", [None, "DejaVu Sans", "Liberation Sans"])
+def test_no_text_of_a_chart_covers_another_in_a_browser_nor_the_legend_the_lines(report, tmp_path, font):
     page, _, _ = report
+    text = page.read_text()
+    if font is not None:
+        if not installed(font):
+            pytest.skip(f"the font {font} is not installed: the page was measured in the browser's own")
+        text = text.replace("</head>", f"<style>svg {{ font-family: '{font}' !important; }}</style></head>")
     measured = tmp_path / "measured.html"
-    measured.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
+    measured.write_text(text.replace("</body>", MEASURE + "</body>"))
     dom = headless(tmp_path, "--dump-dom", measured.as_uri()).stdout
     found = re.search(r'<pre id="verdict">(.*?)</pre>', dom, re.S)
     assert found, dom[-2000:]
     verdict = json.loads(html.unescape(found.group(1)))
     # The script ran over the page's charts: its hand sizes, the loop, the survival curves.
     assert verdict["charts"] >= 6 and verdict["legends"] == verdict["charts"] and verdict["texts"] > 100, verdict
+    assert font is None or font in verdict["font"], verdict["font"]
     assert verdict["problems"] == []
 
 
