@@ -111,6 +111,32 @@ MEASURE = """<script>
 </script>"""
 
 
+def measure(tmp_path, text):
+    """The verdict of MEASURE on the page `text`, as the browser lays it out."""
+    measured = tmp_path / "measured.html"
+    measured.write_text(text.replace("</body>", MEASURE + "</body>"))
+    dom = headless(tmp_path, "--dump-dom", measured.as_uri()).stdout
+    found = re.search(r'<pre id="verdict">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.slow
+def test_the_measuring_script_sees_text_over_text_and_a_legend_over_the_lines(tmp_path):
+    # Two labels at one place, and a legend inside the plot: what the report's charts must not do.
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200" font-family="sans-serif" '
+           'font-size="11"><rect class="plot" x="50" y="10" width="200" height="150"/>'
+           '<text x="60" y="30">Kleber 1999: 5790</text><text x="70" y="32">Anderson 2013: 7225</text>'
+           '<text x="60" y="190">apart</text><polyline points="50,10 250,160"/>'
+           '<g class="legend"><text x="60" y="150">hand 1</text></g></svg>')
+    verdict = measure(tmp_path, f"<!DOCTYPE html><html><head></head><body>{svg}</body></html>")
+    assert verdict["charts"] == verdict["legends"] == 1 and verdict["texts"] == 4
+    problems = verdict["problems"]
+    assert len(problems) == 3, problems        # the two labels; the legend over the frame and over the line
+    assert '"Kleber 1999: 5790"' in problems[0] and '"Anderson 2013: 7225"' in problems[0]
+    assert all("the legend" in problem for problem in problems[1:])
+
+
 def installed(font):
     listed = shutil.which("fc-list") and subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True)
     return bool(listed) and font in listed.stdout
@@ -126,12 +152,7 @@ def test_no_text_of_a_chart_covers_another_in_a_browser_nor_the_legend_the_lines
         if not installed(font):
             pytest.skip(f"the font {font} is not installed: the page was measured in the browser's own")
         text = text.replace("</head>", f"<style>svg {{ font-family: '{font}' !important; }}</style></head>")
-    measured = tmp_path / "measured.html"
-    measured.write_text(text.replace("</body>", MEASURE + "</body>"))
-    dom = headless(tmp_path, "--dump-dom", measured.as_uri()).stdout
-    found = re.search(r'<pre id="verdict">(.*?)</pre>', dom, re.S)
-    assert found, dom[-2000:]
-    verdict = json.loads(html.unescape(found.group(1)))
+    verdict = measure(tmp_path, text)
     # The script ran over the page's charts: its hand sizes, the loop, the survival curves.
     assert verdict["charts"] >= 6 and verdict["legends"] == verdict["charts"] and verdict["texts"] > 100, verdict
     assert font is None or font in verdict["font"], verdict["font"]
