@@ -1,6 +1,8 @@
 """beggar archive report: one self-contained HTML page, looked at in a real
 headless browser (Debian's chromium) where one is installed."""
 
+import html
+import json
 import os
 import re
 import shutil
@@ -60,19 +62,109 @@ def test_the_report_is_one_page_that_stands_alone(report):
                   archive).returncode == 2
 
 
-def test_the_report_renders_in_a_headless_browser_without_console_errors(report, tmp_path):
+def headless(tmp_path, *args):
+    """Chromium run headless on `args`; skips where none is installed."""
     chromium = browser()
     if chromium is None:
         pytest.skip("no headless browser installed (Debian: apt-get install chromium): the page was "
                     "checked as text only")
+    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,3000",
+                             *args], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+#: Injected into a copy of the page (the page itself has no script): the boxes
+#: of every chart's text as the browser lays it out, in the page's own fonts.
+#: getBoundingClientRect, not getBBox: the y axis's title is rotated.
+MEASURE = """<script>
+(function () {
+  const problems = [];
+  let texts = 0, legends = 0;
+  const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const box = (r) => `${r.left.toFixed(1)},${r.top.toFixed(1)} to ${r.right.toFixed(1)},${r.bottom.toFixed(1)}`;
+  const svgs = document.querySelectorAll("svg");
+  svgs.forEach((svg, n) => {
+    const boxes = Array.from(svg.querySelectorAll("text"), (t) => [t.textContent, t.getBoundingClientRect()]);
+    texts += boxes.length;
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++)
+        if (meets(boxes[i][1], boxes[j][1]))
+          problems.push(`chart ${n}: "${boxes[i][0]}" (${box(boxes[i][1])}) and "${boxes[j][0]}" ` +
+                        `(${box(boxes[j][1])}) overlap`);
+    const legend = svg.querySelector("g.legend"), plot = svg.querySelector("rect.plot");
+    if (!legend) return;
+    legends += 1;
+    const around = legend.getBoundingClientRect();
+    const lines = [plot, ...svg.querySelectorAll("polyline")].map((e) => e.getBoundingClientRect());
+    lines.forEach((r) => { if (meets(around, r)) problems.push(`chart ${n}: the legend (${box(around)}) ` +
+                                                              `is over the lines (${box(r)})`); });
+  });
+  const verdict = document.createElement("pre");
+  verdict.id = "verdict";
+  const first = document.querySelector("svg text");
+  verdict.textContent = JSON.stringify({charts: svgs.length, texts: texts, legends: legends, problems: problems,
+                                        font: first ? getComputedStyle(first).fontFamily : ""});
+  document.body.appendChild(verdict);
+})();
+</script>"""
+
+
+def measure(tmp_path, text):
+    """The verdict of MEASURE on the page `text`, as the browser lays it out."""
+    measured = tmp_path / "measured.html"
+    measured.write_text(text.replace("</body>", MEASURE + "</body>"))
+    dom = headless(tmp_path, "--dump-dom", measured.as_uri()).stdout
+    found = re.search(r'<pre id="verdict">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.slow
+def test_the_measuring_script_sees_text_over_text_and_a_legend_over_the_lines(tmp_path):
+    # Two labels at one place, and a legend inside the plot: what the report's charts must not do.
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200" font-family="sans-serif" '
+           'font-size="11"><rect class="plot" x="50" y="10" width="200" height="150"/>'
+           '<text x="60" y="30">Kleber 1999: 5790</text><text x="70" y="32">Anderson 2013: 7225</text>'
+           '<text x="60" y="190">apart</text><polyline points="50,10 250,160"/>'
+           '<g class="legend"><text x="60" y="150">hand 1</text></g></svg>')
+    verdict = measure(tmp_path, f"<!DOCTYPE html><html><head></head><body>{svg}</body></html>")
+    assert verdict["charts"] == verdict["legends"] == 1 and verdict["texts"] == 4
+    problems = verdict["problems"]
+    assert len(problems) == 3, problems        # the two labels; the legend over the frame and over the line
+    assert '"Kleber 1999: 5790"' in problems[0] and '"Anderson 2013: 7225"' in problems[0]
+    assert all("the legend" in problem for problem in problems[1:])
+
+
+def installed(font):
+    listed = shutil.which("fc-list") and subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True)
+    return bool(listed) and font in listed.stdout
+
+
+@pytest.mark.slow
+# The widths the layout assumes bound both fonts a sans-serif page gets on Debian.
+@pytest.mark.parametrize("font", [None, "DejaVu Sans", "Liberation Sans"])
+def test_no_text_of_a_chart_covers_another_in_a_browser_nor_the_legend_the_lines(report, tmp_path, font):
+    page, _, _ = report
+    text = page.read_text()
+    if font is not None:
+        if not installed(font):
+            pytest.skip(f"the font {font} is not installed: the page was measured in the browser's own")
+        text = text.replace("</head>", f"<style>svg {{ font-family: '{font}' !important; }}</style></head>")
+    verdict = measure(tmp_path, text)
+    # The script ran over the page's charts: its hand sizes, the loop, the survival curves.
+    assert verdict["charts"] >= 6 and verdict["legends"] == verdict["charts"] and verdict["texts"] > 100, verdict
+    assert font is None or font in verdict["font"], verdict["font"]
+    assert verdict["problems"] == []
+
+
+@pytest.mark.slow
+def test_the_report_renders_in_a_headless_browser_without_console_errors(report, tmp_path):
     page, _, _ = report
     shot = tmp_path / "report.png"
     # --enable-logging=stderr writes the page's console messages as CONSOLE lines.
-    result = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                             "--v=0", "--window-size=1200,3000", f"--screenshot={shot}", page.as_uri()],
-                            capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "HOME": str(tmp_path)})
-    assert result.returncode == 0, result.stderr
+    result = headless(tmp_path, "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", page.as_uri())
     console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
     assert not console, console
     data = shot.read_bytes()

@@ -1,7 +1,9 @@
 """Line charts as inline SVG text, for pages that must stand alone (beggar
 archive report): no dependency, no network, no script; each chart is a few
 kilobytes whatever the length of the game it draws (its points are thinned
-to at most POINTS a line)."""
+to at most POINTS a line). No text of a chart covers another: the labels of
+the vertical marks are laid out in rows by estimated widths (place_labels),
+and the legend sits below the plot, outside the lines' area."""
 
 from __future__ import annotations
 
@@ -12,6 +14,76 @@ from html import escape
 POINTS = 1500
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+#: Em widths that bound those of DejaVu Sans (the widest common sans-serif, and
+#: Debian's default) and of Liberation Sans / Arial, by kind of character; a
+#: label's box is estimated from these, so it holds the drawn text wherever the
+#: page is opened with one of those fonts.
+_NARROW, _WIDE = frozenset(" .,:;'!|ijlIfrt()[]{}/-"), frozenset("mwMW%@=+<>~#&")
+#: A line of text, as a share of its font size: ascent and descent are 1.164 em
+#: in DejaVu Sans, 1.117 in Liberation Sans.
+LINE = 1.3
+#: The space between a mark's line and its label, and between two labels in a row.
+PAD, GAP = 2, 6
+
+
+def text_width(text, size):
+    """An upper bound of the width in pixels of `text` drawn at font size `size`."""
+    em = 0.0
+    for char in text:
+        if char in _NARROW:
+            em += 0.42
+        elif char in _WIDE or not char.isascii():
+            em += 1.0
+        elif char.isupper():
+            em += 0.8
+        else:
+            em += 0.65
+    return em * size
+
+
+def place_labels(labels, low, high, size):
+    """Where the labels of vertical marks go so that no two boxes overlap.
+    `labels`: [(x, text)], x in pixels; `low`, `high`: the span they must keep
+    within. Each label stays at its x: just right of it, or just left of it
+    where it would cross `high` (pushed back inside where it is wider than the
+    space on both sides); then, in order of x, it takes the first row (0 the
+    top one, LINE * size apart) where it overlaps no label already placed.
+    Returns [(left edge, width, row, anchor)] in the order of `labels`:
+    anchor "end" where the box ends at its mark (the text is drawn from its
+    right edge, so that the text, narrower than its estimate, still ends at
+    its mark), else "start"."""
+    placed = [None] * len(labels)
+    rows = []                                   # per row, the (start, end) of its boxes
+    for index in sorted(range(len(labels)), key=lambda i: (labels[i][0], i)):
+        x, text = labels[index]
+        width = text_width(text, size)
+        anchor, start = ("start", x + PAD) if x + PAD + width <= high else ("end", x - PAD - width)
+        if not low <= start <= high - width:
+            anchor, start = "start", max(low, min(start, high - width))
+        end = start + width
+        for row, boxes in enumerate(rows):
+            if all(end + GAP <= other_start or start >= other_end + GAP for other_start, other_end in boxes):
+                break
+        else:
+            row, boxes = len(rows), []
+            rows.append(boxes)
+        boxes.append((start, end))
+        placed[index] = (start, width, row, anchor)
+    return placed
+
+
+def flow(widths, low, high):
+    """A legend's items, left to right from `low`, a new row where the next
+    would cross `high`: [(left edge, row)] in the order of `widths`."""
+    placed, cursor, row = [], low, 0
+    for width in widths:
+        if cursor > low and cursor + width > high:
+            cursor, row = low, row + 1
+        placed.append((cursor, row))
+        cursor += width + 3 * GAP
+    return placed
 
 
 def _nice_ticks(low, high, count=6):
@@ -51,7 +123,10 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
     """An SVG chart. `lines`: [(label, [(x, y)])]; `marks`: vertical lines
     [(x, label)] (records, say); `spans`: shaded ranges [(x0, x1, label)];
     `log_y`: a logarithmic y axis (values <= 0 left out); `steps`: draw each
-    line as steps (a survival curve). Returns the <svg> element as text."""
+    line as steps (a survival curve). `height` is that of the plot and its
+    axes: the legend's rows below them add to it, and so do the rows of the
+    marks' labels where they need more than the plot's height. Returns the
+    <svg> element as text."""
     left, right, top, bottom = 70, 20, 30 if title else 12, 45
     plot_w, plot_h = width - left - right, height - top - bottom
     kept = [(label, _thin([(x, y) for x, y in points if not log_y or y > 0])) for label, points in lines]
@@ -77,13 +152,28 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
     def px(x):
         return left + (x - x_low) / (x_high - x_low) * plot_w
 
+    mark_size = 10
+    pitch = math.ceil(LINE * mark_size)
+    mark_labels = place_labels([(px(x), label) for x, label in marks], left + 1, left + plot_w - 1, mark_size)
+    mark_rows = 1 + max((row for _, _, row, _ in mark_labels), default=-1)
+    # So many rows of labels that they would run out of the plot: the plot grows.
+    grown = max(0, mark_rows * pitch + 2 - plot_h)
+    plot_h, height = plot_h + grown, height + grown
+
+    legend_size = 11
+    legend = [(COLOURS[number % len(COLOURS)], label) for number, (label, points) in enumerate(kept) if points]
+    legend_at = flow([14 + text_width(label, legend_size) for _, label in legend], left, left + plot_w)
+    legend_rows = 1 + max((row for _, row in legend_at), default=-1)
+    legend_pitch = math.ceil(LINE * legend_size) + 2
+    total = height + legend_rows * legend_pitch + (4 if legend_rows else 0)
+
     def py(y):
         value = math.log10(y) if log_y else y
         return top + plot_h - (value - y_low) / (y_high - y_low) * plot_h
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="white" stroke="#999"/>']
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" '
+           f'viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',
+           f'<rect class="plot" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="white" stroke="#999"/>']
     if title:
         out.append(f'<text x="{left}" y="18" font-size="13">{escape(title)}</text>')
     for x0, x1, label in spans:
@@ -101,14 +191,10 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
         text = f"1e{int(round(math.log10(tick)))}" if log_y else _label(tick)
         out.append(f'<line x1="{left - 4}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ddd"/>'
                    f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{text}</text>')
-    for number, (x, label) in enumerate(marks):
+    for x, label in marks:
         xpos = px(x)
         out.append(f'<line x1="{xpos:.1f}" y1="{top}" x2="{xpos:.1f}" y2="{top + plot_h}" stroke="#888" '
-                   f'stroke-dasharray="3,3"><title>{escape(label)}</title></line>'
-                   # Near the right edge, the label reads leftwards from its line.
-                   + (f'<text x="{xpos - 2:.1f}" text-anchor="end"' if xpos > left + 0.7 * plot_w
-                      else f'<text x="{xpos + 2:.1f}"')
-                   + f' y="{top + 12 + 11 * (number % 4)}" fill="#555" font-size="10">{escape(label)}</text>')
+                   f'stroke-dasharray="3,3"><title>{escape(label)}</title></line>')
     for number, (label, points) in enumerate(kept):
         if not points:
             continue
@@ -119,11 +205,25 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
                 path.append(f"{px(x):.1f},{py(points[index - 1][1]):.1f}")
             path.append(f"{px(x):.1f},{py(y):.1f}")
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.3" points="{" ".join(path)}"/>')
-        out.append(f'<rect x="{left + 8}" y="{top + plot_h - 14 - 14 * number}" width="10" height="3" '
-                   f'fill="{colour}"/><text x="{left + 22}" y="{top + plot_h - 10 - 14 * number}">'
-                   f'{escape(label)}</text>')
+    # The marks' labels go over the lines: each on a white ground, so that the
+    # lines it crosses do not run through its text; its own mark's line, at
+    # its left or right edge, leads from it down to the axis.
+    for (_, label), (start, label_w, row, anchor) in zip(marks, mark_labels):
+        row_top = top + 1 + row * pitch
+        at = start + label_w if anchor == "end" else start
+        out.append(f'<rect x="{start - 1:.1f}" y="{row_top}" width="{label_w + 2:.1f}" height="{pitch - 1}" '
+                   f'fill="white" fill-opacity="0.85"/><text x="{at:.1f}" y="{row_top + mark_size}" '
+                   f'text-anchor="{anchor}" fill="#555" font-size="{mark_size}">{escape(label)}</text>')
     out.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
                f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{escape(y_label)}</text>')
+    if legend:
+        # Below the axes, outside the plot: no line runs under it.
+        out.append('<g class="legend">')
+        for (colour, label), (start, row) in zip(legend, legend_at):
+            baseline = height + 8 + row * legend_pitch
+            out.append(f'<rect x="{start:.1f}" y="{baseline - 6}" width="10" height="3" fill="{colour}"/>'
+                       f'<text x="{start + 14:.1f}" y="{baseline}">{escape(label)}</text>')
+        out.append("</g>")
     out.append("</svg>")
     return "\n".join(out)
