@@ -21,7 +21,7 @@ from ..reports import odds
 from ..search import drivers
 from ..search.job import stored
 from . import charts
-from .format import trick_lines
+from .format import number, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -85,8 +85,8 @@ def _jobs_section(jobs, job_id):
         shown = "-" if best["cards"] is None else f"{best['cards']} cards" + (
             f" (game {best['game']})" if best["game"] is not None else "")
         body.append([_code(row["id"]), escape(row["driver"]), escape(row["table"]), escape(row["state"]),
-                     played, shown, str(row["games"]), str(row["loops"]), escape(row["started"][:16]),
-                     escape(row["last_ran"][:16]), _code(row["resume"]) if row["resume"] else "-"])
+                     played, shown, f"{row['games']:,}", f"{row['loops']:,}", escape(when(row["started"])),
+                     escape(when(row["last_ran"])), _code(row["resume"]) if row["resume"] else "-"])
     return ["<h2>Jobs</h2>",
             _table(("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
                     "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
@@ -167,7 +167,7 @@ def _odds_section(archive, job_id):
                    f"{spec['players']} players</h3>")
         out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
         out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
-                          [[f"{r['cards']:,}", f"{r['games']:,}", f"{r['p']:.3g}", f"{r['low']:.3g} to {r['high']:.3g}"]
+                          [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}", f"{r['low']:.3g} to {r['high']:.3g}"]
                            for r in rows]))
         curve = odds.curve(played)
         marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
@@ -183,7 +183,7 @@ def _odds_section(archive, job_id):
             out.append("<p>A census plays every deal: these counts are the whole deck's, nothing to predict.</p>")
         elif expected:
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
-                              [[f"{r['cards']:,}", f"{r['deals']:.3g}", f"{r['deals_low']:.3g} to {r['deals_high']:.3g}",
+                              [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
                                 _duration(r["seconds"])] for r in expected]))
     if not shown:
         out.append("<p>No job with length histograms.</p>")
@@ -204,7 +204,7 @@ def page(archive, jobs, job_id=None):
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{escape(title)}</h1>",
-             f'<p class="note">Written {escape(now())} by beggar {escape(__version__)}. Each game replays with '
+             f'<p class="note">Written {escape(when(now()))} UTC by beggar {escape(__version__)}. Each game replays with '
              "the command beside it (pip install beggar); every game was replayed by both engines when it was "
              "kept.</p>"]
     parts.extend(_jobs_section(jobs, job_id))

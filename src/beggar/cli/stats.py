@@ -7,6 +7,7 @@ from ..archive import DEFAULT_PATH, Archive
 from ..reports import odds
 from ..lengths import TOP
 from . import plot
+from .format import number
 from .options import PLOT_INSTALL, UsageError, whole_in
 
 
@@ -85,13 +86,6 @@ def duration(seconds):
             count = seconds / size
             return f"{count:,.1f} {unit}" if count < 1e7 else f"{number(count)} {unit}"
     return f"{seconds:.0f} s"
-
-
-def number(value):
-    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
-    if not math.isfinite(value):
-        return "-"
-    return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+", "e")
 
 
 def report(played, tail, rows, expected, marks=()):

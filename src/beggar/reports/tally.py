@@ -94,7 +94,7 @@ def report(result, loops_shown=10):
                  f"{loop_deals:,} loop deal{'' if loop_deals == 1 else 's'}")
     if result.longest is not None:
         game = result.longest
-        lines.append(f"longest  {game['cards']:,} cards, {game['tricks']:,} tricks: {game['deal']} "
+        lines.append(f"longest  {game['cards']} cards, {game['tricks']} tricks: {game['deal']} "
                      f"(rank {game['rank']})")
     if result.cards:
         length, games = max(result.cards.items(), key=lambda item: (item[1], -item[0]))

@@ -89,7 +89,9 @@ class Progress:
         else:
             done = f"{self.deals:,}" + (f" of {self.total:,} {self.unit} ({100 * self.deals / self.total:.1f} %)"
                                         if self.total else f" {self.unit}")
-        figures = ", ".join(f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}"
+        # Counts with separators; `best`, a game's length, plain ('best 4537'),
+        # as every text view writes a length (cli/format.py).
+        figures = ", ".join(f"{key} {value:,}" if isinstance(value, int) and key != "best" else f"{key} {value}"
                             for key, value in self.figures.items())
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.job_id}: {done}, {rate:,.0f} {self.unit}/s"
               + (f", {figures}" if figures else ""), file=self.stream, flush=True)

@@ -134,9 +134,9 @@ class Driver:
             deal, outcome = summary.best
             lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
                          + (" (by family extension)" if summary.best_extended else ""))
-        lines.append(f"hits     {summary.kept} kept{run} in {archive_path}"
-                     + (f" ({summary.extended} by family extension)" if summary.extended else "")
-                     + (f", {summary.known} already there" if summary.known else "")
+        lines.append(f"hits     {summary.kept:,} kept{run} in {archive_path}"
+                     + (f" ({summary.extended:,} by family extension)" if summary.extended else "")
+                     + (f", {summary.known:,} already there" if summary.known else "")
                      + f"; {plural(summary.loops, 'loop deal')}")
         if whole is not None:
             lines.append(whole_line(whole, unit))
