@@ -128,6 +128,8 @@ def test_an_eliminate_job_tells_its_bound_and_no_seed(tmp_path):
     assert "states searched of at most 2,000 (1,000 a loop, 2 start loops)" in run.stderr
     assert " of 2,000 states (" not in run.stderr
     assert "done (every start loop searched)" in run.stdout and "budget spent" not in run.stdout
+    listed = beggar("archive", "jobs", "--archive", tmp_path / "a.sqlite").stdout.splitlines()
+    assert re.fullmatch(r"  played [\d.]+K? states \(at most 2\.0K\); best -", listed[2]), listed
 
 
 # ---------------------------------------------------------------- the views' forms
@@ -139,7 +141,8 @@ def test_archive_jobs_fits_an_80_column_terminal_and_wide_keeps_the_table(census
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
     assert lines[0] == f"{job}  done" and all(len(line) <= 80 for line in lines), lines
-    assert re.fullmatch(r"  started \d{4}-\d\d-\d\d \d\d:\d\d, last ran \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)", lines[3])
+    assert lines[2].startswith("  played 47.5K of 47.5K deals; best ") and re.fullmatch(r"  [\d,]+ games and 5 loops kept", lines[3])
+    assert re.fullmatch(r"  started \d{4}-\d\d-\d\d \d\d:\d\d, last ran \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)", lines[4])
     wide = beggar("archive", "jobs", "--wide", "--archive", archive).stdout.splitlines()
     assert wide[0].split()[:4] == ["job", "driver", "table", "state"] and wide[1].startswith(job)
     # One form of a time in every text view: no ISO 'T' between date and time.

@@ -88,6 +88,8 @@ def job_rows(archive, archive_path):
             "id": job["id"], "driver": spec["driver"], "deck": spec["deck"], "players": spec["players"],
             "split": spec["split"], "table": driver.describe(spec), "state": state,
             "unit": driver.unit, "played": job["deals"], "budget": spec["deals"] or None,
+            # An eliminate job's "budget" is a bound its searches may stop short of.
+            "bound": driver.bound(spec) is not None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None
@@ -128,8 +130,9 @@ def run_archive_jobs(args):
         # unwrapped; the resume command on a line of its own, whole, to copy.
         for row in rows:
             print(f"{row['id']}  {row['state']}")
-            print(f"  {row['driver']}: {row['table']}; played {_played(row)}")
-            print(f"  best {_best(row)}; {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
+            print(f"  {row['driver']}: {row['table']}")
+            print(f"  played {_played(row)}; best {_best(row)}")
+            print(f"  {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
                   f"{row['loops']:,} loop{'' if row['loops'] == 1 else 's'} kept")
             print(f"  started {when(row['started'])}, last ran {when(row['last_ran'])} (UTC)")
             if row["resume"]:
@@ -141,6 +144,8 @@ def run_archive_jobs(args):
 
 def _played(row):
     """What a job played of its budget, in a narrow column: '1.7M of 1.7M deals'."""
+    if row.get("bound"):
+        return f"{_compact(row['played'])} {row['unit']} (at most {_compact(row['budget'])})"
     return (_compact(row["played"]) + (f" of {_compact(row['budget'])}" if row["budget"] else "")
             + f" {row['unit']}")
 
@@ -376,7 +381,7 @@ def add(commands):
                     "in the archive; --plot draws the distribution of game lengths.")
     census.add_argument("job", metavar="JOB", help="the census job's id")
     census.add_argument("--loops", type=count, default=10, metavar="N",
-                        help="loops listed, most deals first (default 10)")
+                        help="loops listed, most loop deals first (default 10)")
     census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
                         f"(needs matplotlib: {PLOT_INSTALL})")
     census.set_defaults(run=run_archive_census)
