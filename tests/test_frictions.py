@@ -216,10 +216,13 @@ def test_archive_census_of_no_such_job_says_so(tmp_path):
               "no census job 'nojob' in it")
 
 
-def test_an_unknown_engine_from_the_environment_names_the_variable():
+def test_an_unknown_engine_from_the_environment_names_the_variable(tmp_path):
     line = bad_input(beggar("play", CASELLA, env={"BEGGAR_ENGINE": "nonsense"}),
                      "unknown engine 'nonsense' (from the environment variable BEGGAR_ENGINE)")
     assert "compiled, reference" in line
+    bad_input(beggar("search", "--deals", 1000, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_ENGINE": "nonsense"}),
+              "the environment variable BEGGAR_ENGINE must be one of compiled, reference")
+    assert not (tmp_path / "a.sqlite").exists()
 
 
 def test_search_help_names_every_driver_and_its_options_table():

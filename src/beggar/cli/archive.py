@@ -176,8 +176,8 @@ def _list_loops(args):
         finder = f"{row['driver'] or ''} {row['job'] or ''}".strip() + (
             f" chunk {row['chunk']}" if row["chunk"] is not None else "")
         lines.append((str(row["id"]), row["deck"], f"{row['period_tricks']}/{row['period_cards']}",
-                      str(row["states"]), "yes" if row["balanced"] else "no",
-                      "?" if row["basin_deals"] is None else str(row["basin_deals"]), str(row["games"]),
+                      f"{row['states']:,}", "yes" if row["balanced"] else "no",
+                      "?" if row["basin_deals"] is None else f"{row['basin_deals']:,}", f"{row['games']:,}",
                       basin, finder))
     print(table(lines))
     print("period: tricks/cards; states: on its cycle; balanced state on it: whether one of them is a "
@@ -203,7 +203,7 @@ def _show_loop(args):
     else:
         bound = ("complete" if row["basin_stopped_by"] is None
                  else f"STOPPED by its {row['basin_stopped_by']} bound")
-        print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']} balanced deals")
+        print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']:,} balanced deals")
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")

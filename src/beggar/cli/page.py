@@ -80,7 +80,8 @@ def _jobs_section(jobs, job_id):
     rows = [row for row in jobs if job_id is None or row["id"] == job_id]
     body = []
     for row in rows:
-        played = f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}"
+        played = (f"{row['played']:,} {row['unit']} (at most {row['budget']:,})" if row.get("bound") else
+                  f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}")
         best = row["best"]
         shown = "-" if best["cards"] is None else f"{best['cards']} cards" + (
             f" (game {best['game']})" if best["game"] is not None else "")
