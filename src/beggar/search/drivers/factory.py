@@ -245,18 +245,24 @@ def start_keys(archive, deck, players=2):
     known too); each as its players' loop (the seats empty on its cycle left
     out), those of at most `players` players; sorted."""
     deck = str(Deck.parse(deck))
-    keys = {row["key"] for row in archive.loops(deck=deck)}
-    keys.update(finds.known_loops(deck))
-    seated = set()
-    for key in keys:
+    kept = {row["key"] for row in archive.loops(deck=deck)}
+
+    def seats_empty(key):
+        return not all(key_hands(bytes.fromhex(key)))
+
+    # A loop the archive holds is started from under its own key; a known
+    # one under its players' key where it is known by one.
+    chosen = {}
+    for key in sorted(kept | set(finds.known_loops(deck)), key=lambda k: (k not in kept, seats_empty(k), k)):
         hands = key_hands(bytes.fromhex(key))
         playing = [hand for hand in hands if hand]
         if len(playing) > players:
             continue        # backward play adds players, never takes them away
         # A loop that a 4-player deal falls into once two are out is the
         # two-player loop of the hands still in: one start, not one a seating.
-        seated.add(key if len(playing) == len(hands) else loops.of_deal(Deal.from_codes(playing)).hex)
-    return sorted(seated)
+        players_only = key if len(playing) == len(hands) else loops.of_deal(Deal.from_codes(playing)).hex
+        chosen.setdefault(players_only, key)
+    return sorted(chosen.values())
 
 
 def start_states(spec):
