@@ -127,6 +127,8 @@ def test_an_eliminate_job_tells_its_bound_and_no_seed(tmp_path):
     # Each start loop's search is bounded; the bound is said as one, not as a budget.
     assert "states searched of at most 2,000 (1,000 a loop, 2 start loops)" in run.stderr
     assert " of 2,000 states (" not in run.stderr
+    # A progress line counts loop deals, under that name.
+    assert ", loop_deals 0, " in run.stderr and " loops " not in run.stderr
     assert "done (every start loop searched)" in run.stdout and "budget spent" not in run.stdout
     listed = beggar("archive", "jobs", "--archive", tmp_path / "a.sqlite").stdout.splitlines()
     assert re.fullmatch(r"  played [\d.]+K? states \(at most 2\.0K\); best -", listed[2]), listed
@@ -232,3 +234,14 @@ def test_search_help_names_every_driver_and_its_options_table():
         assert re.search(rf"\b{driver.name}\b", text.split("driver (")[1].split(")")[0]), driver.name
         if driver.options:
             assert f"[{driver.options}]" in text
+
+
+@pytest.mark.slow
+def test_the_report_page_gives_a_census_its_counts_in_the_text_views_forms(census_run, tmp_path):
+    archive, run, job = census_run
+    page = tmp_path / "report.html"
+    made = beggar("archive", "report", page, "--job", job, "--archive", archive)
+    assert made.returncode == 0, made.stderr
+    html = page.read_text()
+    assert "95 % interval" not in html and "nothing is predicted from them" in html
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", html)       # times as every text view writes them

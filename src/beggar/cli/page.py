@@ -167,9 +167,14 @@ def _odds_section(archive, job_id):
         out.append(f"<h3>Job {escape(i)}: {escape(spec['driver'])}, {escape(spec['deck'])} deck, "
                    f"{spec['players']} players</h3>")
         out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
-        out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
-                          [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}", f"{r['low']:.3g} to {r['high']:.3g}"]
-                           for r in rows]))
+        if odds.is_exhaustive(played):
+            # A census's counts are exact: no interval, as beggar stats prints them.
+            out.append(_table(("cards L", "games >= L", "share"),
+                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}"] for r in rows]))
+        else:
+            out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
+                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
+                                f"{r['low']:.3g} to {r['high']:.3g}"] for r in rows]))
         curve = odds.curve(played)
         marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
         lines = [("P(cards >= L)", curve)]
@@ -181,7 +186,8 @@ def _odds_section(archive, job_id):
                                 marks=marks, steps=False))
         expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
         if odds.is_exhaustive(played):
-            out.append("<p>A census plays every deal: these counts are the whole deck's, nothing to predict.</p>")
+            out.append("<p>A census plays every deal of its block once: these counts are the block's own, "
+                       "and nothing is predicted from them.</p>")
         elif expected:
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
                               [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
