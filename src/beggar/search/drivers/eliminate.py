@@ -2,14 +2,17 @@
 deals of 3 or 4 players that never end (beggar.elimination).
 
 A job fixes, when it is created, the loops it starts from (its `start`: the
-canonical states of the loops of its deck that the archive holds, of any
-players, and the published ones). Chunk c is the search from loop c, at a
-table of the job's players, guided by its [eliminate] guide and bounded by
-`chunk` states and `basin_seconds` processor seconds; the job's "budget"
-is one chunk per loop, a bound the searches may stop short of (bound), and
-the search is deterministic: the job has no seed to tell (seeded). Each deal a chunk finds is a hit: the worker replays it by
-the reference engine and the job keeps it as a game of status loop, of its
-table. What the search reached is kept in the chunk's record.
+canonical states of the loops of its deck that the archive holds and of
+those known before any search, the published ones and the shipped finds',
+of up to the job's players: factory.start_keys, as a perturb job's). Chunk
+c is the search from loop c, at a table of the job's players, guided by its
+[eliminate] guide and bounded by `chunk` states and `basin_seconds`
+processor seconds; the job's "budget" is one chunk per loop, a bound the
+searches may stop short of (bound), and the search is deterministic: the
+job has no seed to tell (seeded). Each deal a chunk finds is a hit: the
+worker replays it by the reference engine and the job keeps it as a game of
+status loop, of its table. What the search reached is kept in the chunk's
+record.
 """
 
 from __future__ import annotations

@@ -242,8 +242,8 @@ def start_keys(archive, deck, players=2):
     table of `players` starts from: the loops of the deck the archive holds,
     and those known before any search (finds.known_loops: the published ones
     and the project's shipped finds, which the jobs' announcements count as
-    known too); each as its players' loop (the seats empty on its cycle left
-    out), those of at most `players` players; sorted."""
+    known too); each loop once (a known one by its players' key, the seats
+    empty on its cycle left out), those of at most `players` players; sorted."""
     deck = str(Deck.parse(deck))
     kept = {row["key"] for row in archive.loops(deck=deck)}
 
@@ -261,7 +261,7 @@ def start_keys(archive, deck, players=2):
         # A loop that a 4-player deal falls into once two are out is the
         # two-player loop of the hands still in: one start, not one a seating.
         players_only = key if len(playing) == len(hands) else loops.of_deal(Deal.from_codes(playing)).hex
-        chosen.setdefault(players_only, key)
+        chosen.setdefault(players_only, key if key in kept else players_only)
     return sorted(chosen.values())
 
 
