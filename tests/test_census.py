@@ -93,7 +93,7 @@ def test_a_census_job_adds_up_and_a_resumed_one_equals_it(tmp_path):
     archive = tmp_path / "census.sqlite"
     run = beggar("census", deck, "--chunk", "500", "--archive", archive, "--quiet")
     assert run.returncode == 0, run.stderr
-    assert "deals    5,940" in run.stdout and "distinct loops" in run.stdout
+    assert "deals    5,940" in run.stdout and "loop deals" in run.stdout
     whole_id = re.search(r"job      (\S+):", run.stdout).group(1)
     with Archive(archive) as opened:
         whole = tally.tally(opened, whole_id)
@@ -125,7 +125,7 @@ def test_census_bad_input_is_one_line(tmp_path):
               "'first' must be a whole number from 0 to 3936932999")
     bad_input(beggar("census", "half", "--split", "random", "--archive", tmp_path / "a.sqlite"),
               "split is even or a number of cards")
-    bad_input(beggar("archive", "census", "nope", "--archive", tmp_path / "a.sqlite"), "no job 'nope'")
+    bad_input(beggar("archive", "census", "nope", "--archive", tmp_path / "a.sqlite"), "no census job 'nope' in it")
     sampled = beggar("search", job_file(tmp_path, deals=1000, chunk=1000), "--archive", tmp_path / "s.sqlite",
                      "--workers", "1", "--quiet")
     assert sampled.returncode == 0, sampled.stderr
@@ -156,7 +156,7 @@ def test_a_census_table_is_a_fact_of_the_deck_whatever_the_archive_held(tmp_path
     deck = "7 2J 1Q 1K 1A"      # 47,520 deals, 84 of them loops, 5 distinct loops
     archive = tmp_path / "census.sqlite"
     first = _table(beggar("census", deck, "--chunk", "4000", "--archive", archive, "--quiet"))
-    assert "84 deals, 5 distinct loops" in first and "longest  " in first
+    assert "loops    5 loops, reached from 84 loop deals" in first and "longest  " in first
     # The same census again on the same archive: every game is kept already, under the first job.
     assert _table(beggar("census", deck, "--chunk", "4000", "--archive", archive, "--quiet")) == first
     # Two at once on one archive.

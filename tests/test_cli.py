@@ -20,8 +20,8 @@ def test_verify_published_deals_on_both_engines():
     result = beggar("verify")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["deal", "year", "expected", "compiled", "reference"]
-    assert "Nessler 2022      2022  8344/1164  8344/1164 OK  8344/1164 OK" in lines
+    assert lines[0].split() == ["deal", "year", "status", "expected", "compiled", "reference"]
+    assert "Nessler 2022      2022  finished  8344/1164  8344/1164 OK  8344/1164 OK" in lines
     assert sum(line.count(" OK") == 2 for line in lines[1:-1]) == 10
     assert lines[-1] == "10 deals, 2 engines: all OK"
 

@@ -109,4 +109,4 @@ def test_a_census_on_a_cluster_equals_one_on_this_machine(tmp_path):
                      *((where, "1") if where == "--workers" else (where, "local:2")))
         assert run.returncode == 0, run.stderr
         tables.append(run.stdout.split("\n\n", 1)[1].split("\n", 1)[1])      # the table, past its job id
-    assert tables[0] == tables[1] and "distinct loops" in tables[0]
+    assert tables[0] == tables[1] and "loop deals" in tables[0]

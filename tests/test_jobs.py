@@ -36,7 +36,10 @@ def test_archive_jobs_lists_each_job_and_how_to_resume_it(tmp_path):
     assert first["best"]["cards"] >= 1500 and first["games"] > 0 and first["loops"] == 0
     assert second["id"] == name and second["state"] == "stopped" and second["budget"] is None
     assert second["resume"] == f"beggar search --resume {name} --archive {archive}"
-    text = beggar("archive", "jobs", "--archive", archive)
+    narrow = beggar("archive", "jobs", "--archive", archive)
+    assert narrow.returncode == 0
+    assert f"  resume  {second['resume']}" in narrow.stdout.splitlines()
+    text = beggar("archive", "jobs", "--wide", "--archive", archive)
     assert text.returncode == 0
     lines = text.stdout.splitlines()
     assert lines[0].split()[:4] == ["job", "driver", "table", "state"]

@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "beggar"
 #: The first name below beggar of each module, by layer (docs/architecture.md's table).
 LAYERS = [
     {"errors", "checks", "cards", "decks", "shuffle", "deal", "rules", "outcome", "states", "lengths",
-     "batch", "climbing", "census", "cycle", "published"},
+     "batch", "climbing", "census", "cycle", "published", "contract"},
     {"reference", "_game", "_engine", "_backward", "_census", "_loops", "_random", "_gpu_host", "gpu", "engine"},
     {"backward", "elimination", "loops", "savefile", "archive", "finds"},
     {"search"},
@@ -65,3 +65,36 @@ def test_no_import_runs_up_the_layers():
             if LAYER.get(name, own) > own:
                 upward.append(f"{path.relative_to(PACKAGE)} imports {name}")
     assert not upward, upward
+
+
+def import_graph():
+    """{first name below beggar: the first names its modules import}, a
+    package's imports within itself left out."""
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.suffix not in (".py", ".pyx", ".pxd") or path == PACKAGE / "__init__.py":
+            continue
+        own = top_name(path)
+        graph.setdefault(own, set()).update(imported(path) - {own})
+    return graph
+
+
+def test_no_two_modules_import_each_other_round_a_circle():
+    # Within a layer too: the engine switch and its GPU plug-ins take the
+    # contract and its errors from `contract`, below both, not from each other.
+    graph = import_graph()
+    circles = []
+
+    def visit(name, path):
+        for after in sorted(graph.get(name, ())):
+            if after in path:
+                circles.append(" -> ".join(path[path.index(after):] + [after]))
+            elif after not in done:
+                visit(after, path + [after])
+        done.add(name)
+
+    done = set()
+    for name in sorted(graph):
+        if name not in done:
+            visit(name, [name])
+    assert not circles, circles

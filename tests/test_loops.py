@@ -377,29 +377,31 @@ def test_a_perturb_job_starts_from_the_published_loops(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_perturb_job_finds_the_loop_next_to_casella_and_its_balanced_deals(tmp_path):
-    """Chunk 0 of seed 1 (a million tries, two seconds) reaches a 62-trick
-    loop that is not Casella's; its basin holds 34 balanced deals, none of
-    them in Casella's basin (results/loop-52-balanced.json is one)."""
-    job = job_file(tmp_path, "p", driver="perturb", seed=1, deals=1_000_000, chunk=1_000_000)
+def test_a_perturb_walk_from_casella_reaches_the_shipped_loop_and_a_job_starts_from_both(tmp_path):
+    """Walk 0 of seed 1 (a million tries, two seconds) from Casella's loop
+    alone reaches a 62-trick loop that is not Casella's, the loop of
+    results/loop-52-balanced.json: its basin holds 34 balanced deals, none of
+    them in Casella's basin. Shipped, it is known: a perturb job starts from
+    it as well as from Casella's, as an eliminate job does (start_keys)."""
+    from beggar import _loops
+    from beggar.decks import Deck
+    casella = loops.of_deal(Deal.parse(CASELLA))
+    saved = json.loads((Path(__file__).resolve().parents[1] / "results" / "loop-52-balanced.json").read_text())
+    shipped = loops.of_deal(Deal.parse(saved["deal"]))
+    assert shipped.hex != casella.hex and shipped.period == (62, 440)
+    walk = _loops.perturb(casella.states, Deck.parse("standard"), 1, 0, 1_000_000)
+    assert shipped.hex in {loops.of_state(hands, leader).hex for hands, leader in walk.loops}
+    found = basin(Deal.parse(saved["deal"]))
+    casella_deals = {str(member) for member, _ in basin(Deal.parse(CASELLA)).deals}
+    assert len(found.deals) == 34 and not {str(member) for member, _ in found.deals} & casella_deals
+    job = job_file(tmp_path, "p", driver="perturb", seed=1, deals=10_000, chunk=10_000)
     path = tmp_path / "a.sqlite"
     run = beggar("search", job, "--archive", path, "--quiet", "--workers", "1")
     assert run.returncode == 0, run.stderr
-    assert "BALANCED 34 balanced deals that never end" in run.stdout
-    # The loop is shipped in results/: known, so neither announced as new nor written out again.
-    assert "NEW LOOP" not in run.stdout + run.stderr and not (tmp_path / "a-finds").exists()
-    assert "(known: shipped with beggar: loop-52-balanced: " in run.stdout
-    casella = loops.of_deal(Deal.parse(CASELLA))
     with Archive(path) as archive:
-        (row,) = archive.loops()
-        games = archive.games(loops=True)
-    assert row["key"] != casella.hex and (row["period_tricks"], row["period_cards"]) == (62, 440)
-    assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == (2670, 34, None, 34)
-    casella_deals = {str(member) for member, _ in basin(Deal.parse(CASELLA)).deals}
-    saved = json.loads((Path(__file__).resolve().parents[1] / "results" / "loop-52-balanced.json").read_text())
-    assert saved["deal"] in {game["deal"] for game in games}
-    for game in games:
-        assert game["deal"] not in casella_deals and game["reference"]["status"] == "loop"
+        ((_, spec),) = archive.jobs()
+    assert spec["start"] == sorted([casella.hex, shipped.hex])
+    assert "NEW LOOP" not in run.stdout + run.stderr and not (tmp_path / "a-finds").exists()
 
 
 @pytest.mark.slow

@@ -10,20 +10,20 @@ engine's results, and leave every other call to it. A GPU that cannot be used
 is a loud error too (EngineFault), never a fall-back to the CPU.
 
 The functions every engine module provides, with the same signatures, are
-stated once in `Engine` below; tests/test_contract.py holds both engines to it.
+stated once in `contract.Engine`; tests/test_contract.py holds both engines to it.
 Everything outside the engines calls the functions of this module.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Protocol
 
 from . import reference
 from .climbing import ClimbRules
+# The contract and its errors are named here too: callers have always found them here.
+from .contract import FUNCTIONS, Engine, EngineError, EngineFault  # noqa: F401
 from .deal import Deal
-from .decks import STANDARD, Deck
-from .errors import BadInput, Fault
+from .decks import Deck
 from .rules import Rules
 
 #: The engines that play every game of every table.
@@ -33,59 +33,9 @@ GPU_ENGINES = ("gpu", "gpu-host")
 ALL_ENGINES = ENGINES + GPU_ENGINES
 
 
-class Engine(Protocol):
-    """The contract of an engine module (`beggar.reference`, `beggar._engine`):
-    these functions, these signatures, the same results and exceptions. The
-    compiled engine's backward play lives in `beggar._backward` and its census
-    in `beggar._census`; `beggar._engine` re-exports both."""
-
-    NAME: str
-
-    def play(self, deal, rules=Rules()):
-        """One deal under `rules` -> Outcome."""
-
-    def play_batch(self, decks, split=None, rules=Rules()):
-        """Rows of card codes as two-player deals -> batch.BATCH_DTYPE array."""
-
-    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-        """Random deals start .. start+n_deals-1 of `seed` (Deal.shuffled) -> [(Deal, Outcome)] hits."""
-
-    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-        """sample() -> (hits, (Deal, Outcome) of the longest game or None, lengths.Lengths of every game)."""
-
-    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
-        """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
-
-    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10):
-        """Play the arrangements of ranks first .. first+deals-1 (census.py) -> states.CensusBlock."""
-
-    def predecessors(self, hands, leader):
-        """Every state (2 to 4 players, those out too) one trick before (hands, leader)
-        -> [(hands, leader, cards)]."""
-
-    def backward(self, roots, skips, max_states, max_seconds):
-        """Breadth-first backward search -> (visited, [states.Reached] balanced, stopped_by)."""
-
-    def backward_to(self, roots, skips, sizes, guide, max_states, max_seconds):
-        """Best-first backward search at a table of len(sizes) seats -> (visited,
-        [states.Reached] with `sizes` from the leader, stopped_by, states.Reached or None)."""
-
-
-#: The names of the functions in the contract.
-FUNCTIONS = tuple(name for name in vars(Engine) if not name.startswith("_") and callable(vars(Engine)[name]))
-
-
-class EngineError(BadInput, RuntimeError):
-    """An engine that was asked for and cannot be used."""
-
-
-class EngineFault(Fault, RuntimeError):
-    """The machine cannot run the engine asked for (no GPU, no driver, a
-    failed compile): a fault, not a wrong request."""
-
-
 def get(engine=None):
     """The engine module for `engine` (None: BEGGAR_ENGINE, else compiled)."""
+    from_environment = engine is None and bool(os.environ.get("BEGGAR_ENGINE"))
     if engine is None:
         engine = os.environ.get("BEGGAR_ENGINE") or "compiled"
     if engine == "reference":
@@ -105,7 +55,8 @@ def get(engine=None):
         except ImportError as error:
             raise EngineError(f"the {engine} engine cannot be loaded ({error}); reinstall beggar "
                               "with 'pip install .'") from None
-    raise EngineError(f"unknown engine {engine!r}: use one of {', '.join(ALL_ENGINES)}")
+    where = " (from the environment variable BEGGAR_ENGINE)" if from_environment else ""
+    raise EngineError(f"unknown engine {engine!r}{where}: use one of {', '.join(ALL_ENGINES)}")
 
 
 def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True):

@@ -80,6 +80,17 @@ class Lengths:
             counts[bin_of(cards)] += 1
         return cls(counts)
 
+    def __repr__(self):
+        # A histogram has some 3,000 bins: its repr says what it holds, not each count.
+        longest = ""
+        if self.counts:
+            index = len(self.counts) - 1
+            top = high(index)
+            longest = (f", the longest {low(index)} cards" if top == low(index) + 1 else
+                       f", the longest {low(index)} to {top - 1} cards" if top else
+                       f", the longest {low(index)} cards or more")
+        return f"Lengths({self.games:,} game{'' if self.games == 1 else 's'}{longest})"
+
     def __add__(self, other):
         a, b = self.counts, other.counts
         if len(a) < len(b):

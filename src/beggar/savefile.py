@@ -294,8 +294,22 @@ def mismatches(expected, outcome):
             for field, want in expected.items() if getattr(outcome, field) != want]
 
 
+def _saved(game):
+    """A SavedGame of `game`: a SavedGame, or a Deal (or a deal in record
+    notation) saved under the standard rules with no name."""
+    if isinstance(game, SavedGame):
+        return game
+    if isinstance(game, str):
+        return SavedGame(Deal.parse(game))
+    if isinstance(game, Deal):
+        return SavedGame(game)
+    raise TypeError(f"a saved game is a SavedGame, a Deal or a deal in record notation, not {type(game).__name__}")
+
+
 def to_json(game, outcome=None):
-    """The JSON form of a saved game; `outcome` becomes its expected figures."""
+    """The JSON form of a saved game (a SavedGame, a Deal or a deal in record
+    notation); `outcome` becomes its expected figures."""
+    game = _saved(game)
     entry = {"format": FORMAT, "version": VERSION}
     if game.name:
         entry["name"] = game.name
@@ -311,7 +325,9 @@ def to_json(game, outcome=None):
 
 
 def to_text(game, outcome=None):
-    """The hand-per-line text form; name, rules and outcome go into comments."""
+    """The hand-per-line text form of a saved game (as to_json takes it);
+    name, rules and outcome go into comments."""
+    game = _saved(game)
     lines = ["# beggar saved game: one hand per line, top card first, the first hand leads"]
     if game.name:
         lines.append(f"# {game.name}")

@@ -13,7 +13,7 @@ from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
-from .format import describe, table, trick_lines
+from .format import describe, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
 
@@ -88,6 +88,8 @@ def job_rows(archive, archive_path):
             "id": job["id"], "driver": spec["driver"], "deck": spec["deck"], "players": spec["players"],
             "split": spec["split"], "table": driver.describe(spec), "state": state,
             "unit": driver.unit, "played": job["deals"], "budget": spec["deals"] or None,
+            # An eliminate job's "budget" is a bound its searches may stop short of.
+            "bound": driver.bound(spec) is not None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None
@@ -96,11 +98,6 @@ def job_rows(archive, archive_path):
             "games": job["games"], "loops": job["loops"], "started": job["created"], "last_ran": job["updated"],
             "resume": None if state in ("done", "running") else resume_command(job["id"], archive_path)})
     return rows
-
-
-def _when(stamp):
-    """An archive's UTC time stamp as a table shows it: '2026-12-01 09:15'."""
-    return stamp[:16].replace("T", " ")
 
 
 def _compact(number):
@@ -120,20 +117,44 @@ def run_archive_jobs(args):
     if not rows:
         print("no jobs")
         return 0
-    lines = [("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
-              "last ran", "resume")]
-    for row in rows:
-        played = _compact(row["played"]) + (f" of {_compact(row['budget'])}" if row["budget"] else "") \
-            + f" {row['unit']}"
-        best = row["best"]
-        shown = "-" if best["cards"] is None else (
-            f"{best['cards']} (game {best['game']})" if best["game"] is not None else f"{best['cards']} played")
-        lines.append((row["id"], row["driver"], row["table"], row["state"], played, shown, str(row["games"]),
-                      str(row["loops"]), _when(row["started"]), _when(row["last_ran"]), row["resume"] or "-"))
-    print(table(lines))
+    if args.wide:
+        lines = [("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
+                  "last ran", "resume")]
+        for row in rows:
+            lines.append((row["id"], row["driver"], row["table"], row["state"], _played(row), _best(row),
+                          f"{row['games']:,}", f"{row['loops']:,}", when(row["started"]), when(row["last_ran"]),
+                          row["resume"] or "-"))
+        print(table(lines))
+    else:
+        # A few short lines a job, so that an 80-column terminal shows them
+        # unwrapped; the resume command on a line of its own, whole, to copy.
+        for row in rows:
+            print(f"{row['id']}  {row['state']}")
+            print(f"  {row['driver']}: {row['table']}")
+            print(f"  played {_played(row)}; best {_best(row)}")
+            print(f"  {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
+                  f"{row['loops']:,} loop{'' if row['loops'] == 1 else 's'} kept")
+            print(f"  started {when(row['started'])}, last ran {when(row['last_ran'])} (UTC)")
+            if row["resume"]:
+                print(f"  resume  {row['resume']}")
     print(f"{len(rows)} job{'s' if len(rows) != 1 else ''}; best: the longest finished game kept "
-          "(beggar archive show GAME); loops: those it found first")
+          "(beggar archive show GAME);\nloops: those it found first" + ("" if args.wide else "; --wide: one line a job"))
     return 0
+
+
+def _played(row):
+    """What a job played of its budget, in a narrow column: '1.7M of 1.7M deals'."""
+    if row.get("bound"):
+        return f"{_compact(row['played'])} {row['unit']} (at most {_compact(row['budget'])})"
+    return (_compact(row["played"]) + (f" of {_compact(row['budget'])}" if row["budget"] else "")
+            + f" {row['unit']}")
+
+
+def _best(row):
+    """A job's longest game kept: '4537 (game 2)', '362 played' (kept by no game), '-'."""
+    best = row["best"]
+    return "-" if best["cards"] is None else (
+        f"{best['cards']} (game {best['game']})" if best["game"] is not None else f"{best['cards']} played")
 
 
 def _list_loops(args):
@@ -155,8 +176,8 @@ def _list_loops(args):
         finder = f"{row['driver'] or ''} {row['job'] or ''}".strip() + (
             f" chunk {row['chunk']}" if row["chunk"] is not None else "")
         lines.append((str(row["id"]), row["deck"], f"{row['period_tricks']}/{row['period_cards']}",
-                      str(row["states"]), "yes" if row["balanced"] else "no",
-                      "?" if row["basin_deals"] is None else str(row["basin_deals"]), str(row["games"]),
+                      f"{row['states']:,}", "yes" if row["balanced"] else "no",
+                      "?" if row["basin_deals"] is None else f"{row['basin_deals']:,}", f"{row['games']:,}",
                       basin, finder))
     print(table(lines))
     print("period: tricks/cards; states: on its cycle; balanced state on it: whether one of them is a "
@@ -176,13 +197,13 @@ def _show_loop(args):
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
     print("balanced " + ("a balanced state lies on the cycle" if row["balanced"]
                          else "no state on the cycle is balanced"))
-    print(f"found    {row['found_at']} by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
+    print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
     if row["basin_states"] is None:
         print("basin    not searched (beggar basin DEAL searches it)")
     else:
         bound = ("complete" if row["basin_stopped_by"] is None
                  else f"STOPPED by its {row['basin_stopped_by']} bound")
-        print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']} balanced deals")
+        print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']:,} balanced deals")
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")
@@ -215,7 +236,7 @@ def run_archive_show(args):
     print(f"rules    {json.dumps(game['rules'])}")
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
-    print(f"found    {game['found_at']} by job {game['job']} ({game['driver']}, seed {game['seed']}, "
+    print(f"found    {when(game['found_at'])} UTC by job {game['job']} ({game['driver']}, seed {game['seed']}, "
           f"chunk {game['chunk']})")
     if game["parent"] is not None:
         print(f"parent   game {game['parent']}")
@@ -324,6 +345,8 @@ def add(commands):
                     "kept, the games and loops they kept, when they started and last ran, and the "
                     "command that resumes them.")
     jobs.add_argument("--json", action="store_true", help="print the jobs as a JSON list")
+    jobs.add_argument("--wide", action="store_true",
+                      help="one line a job, every field in a column (some 200 columns wide)")
     jobs.set_defaults(run=run_archive_jobs)
     show = archive_commands.add_parser("show", help="one kept game (or loop) in full",
                                        description="Show one kept game: outcome, rules, check, finder; "
@@ -358,7 +381,7 @@ def add(commands):
                     "in the archive; --plot draws the distribution of game lengths.")
     census.add_argument("job", metavar="JOB", help="the census job's id")
     census.add_argument("--loops", type=count, default=10, metavar="N",
-                        help="loops listed, most deals first (default 10)")
+                        help="loops listed, most loop deals first (default 10)")
     census.add_argument("--plot", metavar="PNG", help="draw the lengths on a log scale "
                         f"(needs matplotlib: {PLOT_INSTALL})")
     census.set_defaults(run=run_archive_census)

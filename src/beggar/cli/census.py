@@ -28,7 +28,7 @@ def add(commands):
         description="Play every deal of DECK (every arrangement of its ranks, dealt as any "
                     "deal is) with exact loop detection, as a census job in the archive: on "
                     "every core, resumable (beggar search --resume ID), and then print how many "
-                    "deals finish and loop, the distinct loops, the longest game and the "
+                    "deals finish and how many are loop deals, the loops they fall into, the longest game and the "
                     "distribution of lengths. beggar archive census ID prints it again.",
         epilog="DECK is a name (standard, camicia, half, half-camicia) or counts such as "
                "'18 2J 2Q 2K 2A'. Arrangements are numbered in lexicographic order "

@@ -1,5 +1,26 @@
 """How the command prints things: outcomes, tables of rows, tricks. Plain
-text for people, in one place so that every command looks alike."""
+text for people, in one place so that every command looks alike.
+
+One form of each kind of figure in every text view (JSON keeps the machine
+forms): a time is `when` ('2026-12-01 20:12', UTC); a count (deals, states,
+games) has thousands separators ('13,622'), and from ten million on is
+`number`'s '3.4e10'; a game's length in cards or tricks is written plain
+('8344 cards'), as the published records are.
+"""
+
+import math
+
+
+def when(stamp):
+    """An archive's UTC time stamp (ISO 8601) as every text view shows it: '2026-12-01 09:15'."""
+    return stamp[:16].replace("T", " ") if stamp else "-"
+
+
+def number(value):
+    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
+    if not math.isfinite(value):
+        return "-"
+    return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
 
 
 def describe(deal, outcome):

@@ -46,11 +46,15 @@ def run_verify(args):
                          replace(game, name=path if len(found) == 1 else f"{path}: game {number}")
                          for number, game in enumerate(found, 1))
     engines = ENGINES if args.engine is None else (args.engine,)
-    rows = [("deal", "year", "expected", *engines)]
+    years = [year_of(game) for game in games]
+    # A year column only where some game has one: users' own files seldom do.
+    dated = any(years)
+    rows = [("deal", *(("year",) if dated else ()), "status", "expected", *engines)]
     failures = 0
-    for number, game in enumerate(games, 1):
+    for number, (game, year) in enumerate(zip(games, years), 1):
         want = game.expected
-        row = [game.name or f"game {number}", str(game.year or ""), figures(want["cards"], want["tricks"])]
+        row = [game.name or f"game {number}", *((year,) if dated else ()), want["status"],
+               figures(want["cards"], want["tricks"])]
         for name in engines:
             outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks, engine=name,
                                   detect_loops=game.rules.detect_loops)
@@ -62,6 +66,15 @@ def run_verify(args):
     verdict = f"{failures} MISMATCH" if failures else "all OK"
     print(f"{len(games)} deal{'' if len(games) == 1 else 's'}, {len(engines)} engine{'s' if len(engines) > 1 else ''}: {verdict}")
     return EXIT_MISMATCH if failures else 0
+
+
+def year_of(game):
+    """The year a saved game was published or found: its own, else its
+    provenance's (a find's found_at), else ''."""
+    if game.year:
+        return str(game.year)
+    found = (game.provenance or {}).get("found_at") if isinstance(game.provenance, dict) else None
+    return found[:4] if isinstance(found, str) and found[:4].isdigit() else ""
 
 
 def run_replay(args):

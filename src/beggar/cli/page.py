@@ -21,7 +21,7 @@ from ..reports import odds
 from ..search import drivers
 from ..search.job import stored
 from . import charts
-from .format import trick_lines
+from .format import number, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -80,13 +80,14 @@ def _jobs_section(jobs, job_id):
     rows = [row for row in jobs if job_id is None or row["id"] == job_id]
     body = []
     for row in rows:
-        played = f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}"
+        played = (f"{row['played']:,} {row['unit']} (at most {row['budget']:,})" if row.get("bound") else
+                  f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}")
         best = row["best"]
         shown = "-" if best["cards"] is None else f"{best['cards']} cards" + (
             f" (game {best['game']})" if best["game"] is not None else "")
         body.append([_code(row["id"]), escape(row["driver"]), escape(row["table"]), escape(row["state"]),
-                     played, shown, str(row["games"]), str(row["loops"]), escape(row["started"][:16]),
-                     escape(row["last_ran"][:16]), _code(row["resume"]) if row["resume"] else "-"])
+                     played, shown, f"{row['games']:,}", f"{row['loops']:,}", escape(when(row["started"])),
+                     escape(when(row["last_ran"])), _code(row["resume"]) if row["resume"] else "-"])
     return ["<h2>Jobs</h2>",
             _table(("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
                     "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
@@ -166,9 +167,14 @@ def _odds_section(archive, job_id):
         out.append(f"<h3>Job {escape(i)}: {escape(spec['driver'])}, {escape(spec['deck'])} deck, "
                    f"{spec['players']} players</h3>")
         out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
-        out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
-                          [[f"{r['cards']:,}", f"{r['games']:,}", f"{r['p']:.3g}", f"{r['low']:.3g} to {r['high']:.3g}"]
-                           for r in rows]))
+        if odds.is_exhaustive(played):
+            # A census's counts are exact: no interval, as beggar stats prints them.
+            out.append(_table(("cards L", "games >= L", "share"),
+                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}"] for r in rows]))
+        else:
+            out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
+                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
+                                f"{r['low']:.3g} to {r['high']:.3g}"] for r in rows]))
         curve = odds.curve(played)
         marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
         lines = [("P(cards >= L)", curve)]
@@ -180,10 +186,11 @@ def _odds_section(archive, job_id):
                                 marks=marks, steps=False))
         expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
         if odds.is_exhaustive(played):
-            out.append("<p>A census plays every deal: these counts are the whole deck's, nothing to predict.</p>")
+            out.append("<p>A census plays every deal of its block once: these counts are the block's own, "
+                       "and nothing is predicted from them.</p>")
         elif expected:
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
-                              [[f"{r['cards']:,}", f"{r['deals']:.3g}", f"{r['deals_low']:.3g} to {r['deals_high']:.3g}",
+                              [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
                                 _duration(r["seconds"])] for r in expected]))
     if not shown:
         out.append("<p>No job with length histograms.</p>")
@@ -204,7 +211,7 @@ def page(archive, jobs, job_id=None):
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{escape(title)}</h1>",
-             f'<p class="note">Written {escape(now())} by beggar {escape(__version__)}. Each game replays with '
+             f'<p class="note">Written {escape(when(now()))} UTC by beggar {escape(__version__)}. Each game replays with '
              "the command beside it (beggar installs from its source: pip install . in a clone or an "
              "unpacked release); every game was replayed by both engines when it was "
              "kept.</p>"]

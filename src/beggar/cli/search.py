@@ -91,7 +91,7 @@ def _run(args, cluster, data, where, resume):
 
         def started(spec):
             driver = drivers.of(spec)
-            seed = "" if driver.exhaustive else f"seed {spec['seed']}" + (
+            seed = "" if driver.exhaustive or not driver.seeded else f"seed {spec['seed']}" + (
                 f" (fresh: --seed {spec['seed']} plays these {driver.replays} again)"
                 if new is not None and new.fresh else "") + ", "
             chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s "
@@ -172,8 +172,18 @@ def _print_ending(lines, summary, archive_path, cluster):
     print("\n".join(lines))
 
 
+def _either(words):
+    """'a, b or c'."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
 def add(commands):
     """Declare these commands on the `beggar` parser's subcommands."""
+    from ..search import drivers
+    # Every driver and its table of options, from the registry: a driver
+    # added there is named here too.
+    names = _either(list(drivers.NAMES))
+    tables = _either([f"[{driver.options}]" for driver in drivers.ALL if driver.options])
     search = commands.add_parser(
         "search", help="hunt long games and loops, keeping them in the archive",
         description="Run a search job until its budget is spent, --time passes, or Ctrl-C / "
@@ -181,11 +191,10 @@ def add(commands):
                     "reference engine and kept in the archive as it comes; a stopped job "
                     "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
                     "games of 2800 cards and more kept, each with a family search, on every core.",
-        epilog="JOB is a TOML file (see the search/ folder): name, driver (sample, climb, census, "
-               "grow or perturb), seed (none: a fresh one, printed and stored), workers, min_cards, "
-               "extend_cards, deals, chunk, deck, players, split, basin_states, basin_seconds, and a "
-               "[climb], [grow] or [perturb] table. Progress is a bar on a terminal, else a plain line "
-               "a minute (BEGGAR_PROGRESS_SECONDS).")
+        epilog=f"JOB is a TOML file (see the search/ folder): name, driver ({names}), seed (none: a "
+               "fresh one, printed and stored), workers, min_cards, extend_cards, deals, chunk, deck, "
+               f"players, split, basin_states, basin_seconds, and a {tables} table. Progress is a bar "
+               "on a terminal, else a plain line a minute (BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive ('last': the job "
                         "run last; beggar archive jobs lists them)")

@@ -7,6 +7,7 @@ from ..archive import DEFAULT_PATH, Archive
 from ..reports import odds
 from ..lengths import TOP
 from . import plot
+from .format import number
 from .options import PLOT_INSTALL, UsageError, whole_in
 
 
@@ -87,13 +88,6 @@ def duration(seconds):
     return f"{seconds:.0f} s"
 
 
-def number(value):
-    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
-    if not math.isfinite(value):
-        return "-"
-    return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+", "e")
-
-
 def report(played, tail, rows, expected, marks=()):
     spec = played.spec
     what = (f"job {played.jobs[0]}" if len(played.jobs) == 1
@@ -102,10 +96,15 @@ def report(played, tail, rows, expected, marks=()):
     lines = [f"stats    {what}: {spec['driver']}, {spec['deck']} deck, {spec['players']} players",
              f"deals    {played.deals:,} with a length histogram"
              + (f" ({played.other_deals:,} more from chunks without one)" if played.other_deals else "")
-             + f"; {statuses.get('finished', 0):,} finished, {statuses.get('loop', 0):,} loops",
+             + f"; {statuses.get('finished', 0):,} finished, {statuses.get('loop', 0):,} loop deals",
              "lengths  mean {:.1f} cards, median {}".format(*odds.middle(played)),
              f"rate     {played.rate:,.0f} deals/s ({played.workers:g} worker{'s' if played.workers != 1 else ''}"
              " at the rate their chunks were played)"]
+    if odds.is_exhaustive(played):
+        return lines + census_counts(rows)
+    if odds.is_walk(spec):
+        lines.append("note     a climb's deals are correlated walks, each a small change of the one before, "
+                     "not random deals: the odds below are those of its walks, not of random deals")
     lines.append("")
     lines.append(f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"
                  f" {'fit':>10} {'fit games':>11}")
@@ -113,11 +112,6 @@ def report(played, tail, rows, expected, marks=()):
         interval = f"{row['low']:.3g} to {row['high']:.3g}"
         fit = "" if row["fit"] is None else f"{row['fit']:10.3g} {row['fit_games']:11,.1f}"
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>14.3g}  {interval:<24} {fit}".rstrip())
-    if tail is None:
-        lines.append("")
-        lines.append("odds     a census plays every deal of its block: these counts are exact, nothing to "
-                     "predict (and too few long games to fit a tail)")
-        return lines
     lines.append("")
     lines.append(f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
                  f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),")
@@ -126,12 +120,9 @@ def report(played, tail, rows, expected, marks=()):
     extend = spec["extend_cards"] if spec["players"] == 2 else 0
     with_extension = any("extension_deals" in row for row in expected)
     lines.append("")
-    if odds.is_exhaustive(played):
-        lines.append("odds     a census plays every deal of its block: these counts are exact, nothing to predict")
-        return lines
     lines.append("targets  " + ("the published records of 26/26 standard deals (8345: one card past the longest)"
                                 if odds.is_record_table(spec) else
-                                f"this table has no published record: round lengths below {marks[0][0]}, "
+                                f"round lengths below the longest known game of this table, {marks[0][0]}, "
                                 f"{marks[0][1]} cards, and one card past it" if marks else
                                 "this table has no published record and the archive keeps none of its games: "
                                 "round lengths below the longest played, and one card past it"))
@@ -152,6 +143,18 @@ def report(played, tail, rows, expected, marks=()):
                      "gain does not depend on the game's length")
     elif extend:
         lines.append(f"extension: no family searched yet (games of {extend}+ cards get one)")
+    return lines
+
+
+def census_counts(rows):
+    """A census's lengths as what they are, the deck's own counts: no
+    interval, no fit, no odds (it has played every deal of its block)."""
+    lines = ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
+    for row in rows:
+        lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}")
+    lines.append("")
+    lines.append("counts   exact: a census plays every deal of its block once, so these are the block's own "
+                 "figures and nothing is predicted from them")
     return lines
 
 

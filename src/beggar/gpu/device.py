@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import lengths
-from ..engine import EngineFault
+from ..contract import EngineFault
 from .engine import HIT
 
 #: Threads per block: eight warps, with room in shared memory for a

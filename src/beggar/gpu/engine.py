@@ -4,7 +4,7 @@ The kernels (kernel.cu, game.h) play ranges of random deals and of census
 ranks and hand back what a launch can count on the device: the length
 histograms of the games that finished, the longest, and the games worth a
 look (long ones, loops, games that reached the cap of tricks) as hits. This
-module turns those into the results of engine.Engine, equal to the compiled
+module turns those into the results of contract.Engine, equal to the compiled
 engine's bit for bit: every loop and capped game is played again by the
 compiled engine with exact loop detection; a launch whose hits overflow the
 buffer is played again in parts; a census block is cut where the prefix of
@@ -27,7 +27,7 @@ from ..census import _arrangements
 from ..checks import whole
 from ..deal import Deal
 from ..decks import STANDARD, check_table, deal_out, hand_sizes
-from ..engine import EngineError, EngineFault
+from ..contract import EngineError, EngineFault
 from ..outcome import Outcome
 from ..shuffle import check_seed
 from ..states import CensusBlock
@@ -74,7 +74,7 @@ def _counts(cards):
 
 
 class RangeEngine:
-    """engine.Engine's sample, sample_best and census on a backend's launches,
+    """contract.Engine's sample, sample_best and census on a backend's launches,
     for two players; the one-game calls (play, play_batch, backward play) are
     the compiled engine's, and their outcomes say so; climbing is refused."""
 
@@ -101,7 +101,7 @@ class RangeEngine:
     def __getattr__(self, name):
         # The one-game calls of the contract (play, play_batch, backward
         # play) are the compiled engine's, and their outcomes say so.
-        from ..engine import FUNCTIONS
+        from ..contract import FUNCTIONS
         if name in FUNCTIONS:
             return getattr(self._compiled(), name)
         raise AttributeError(name)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import lengths as bins
-from .. import published
+from .. import finds, published
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
 from ..lengths import Lengths
@@ -132,7 +132,8 @@ def collect(archive, job_id=None):
         job = archive.job(i)
         played.seconds += job["seconds"]
         counted = 0
-        for stats in archive.chunk_stats(i):
+        chunks = list(archive.chunk_stats(i))
+        for stats in chunks:
             if "lengths" in stats:
                 counts = np.asarray(stats["lengths"], dtype=np.int64)
             elif "cards" in stats:      # a census block: exact counts
@@ -142,7 +143,9 @@ def collect(archive, job_id=None):
             total[:len(counts)] += counts
             games = int(counts.sum())
             counted += games
-            weighted += games * (stats.get("workers") or spec.get("workers") or cores)
+            # A job of fewer chunks than workers played on no more workers
+            # than chunks (a census of one chunk: one).
+            weighted += games * min(stats.get("workers") or spec.get("workers") or cores, len(chunks))
             for status, games in stats.get("statuses", {}).items():
                 played.statuses[status] = played.statuses.get(status, 0) + games
         played.deals += counted
@@ -176,6 +179,12 @@ def is_exhaustive(played):
     return drivers.of(played.spec).exhaustive
 
 
+def is_walk(spec):
+    """Whether a job's deals are walks (a climb), each a small change of the
+    one before: correlated, so its odds are not those of random deals."""
+    return drivers.of(spec).walks
+
+
 def is_record_table(spec):
     """Whether a job deals the table of the published records: standard deck, 26/26."""
     return (spec["deck"], spec["players"], spec["split"]) == ("standard", 2, "even")
@@ -183,18 +192,28 @@ def is_record_table(spec):
 
 def references(archive, played):
     """The lengths a job's odds are measured against, [(name, cards)]: the
-    published records for 26/26 standard deals, else the longest finished
-    game the archive holds of the job's table (none when it holds none)."""
+    published records for 26/26 standard deals, else the longest known game
+    of the job's table: the longer of the longest finished game the archive
+    holds and the project's shipped record of that table (finds.shipped;
+    none when neither is there)."""
     spec = played.spec
     if is_record_table(spec):
         return published.records()
     deck = Deck.parse(spec["deck"])
-    first = None if spec["split"] == "random" else hand_sizes(
-        deck.total, spec["players"], None if spec["split"] == "even" else spec["split"])[0]
+    sizes = None if spec["split"] == "random" else hand_sizes(
+        deck.total, spec["players"], None if spec["split"] == "even" else spec["split"])
+    known = []
     for game in archive.games(deck=spec["deck"], players=spec["players"], status="finished", loops_first=False):
-        if first is None or game["split"] == first:
-            return [(f"the longest game kept of this table (game {game['id']})", game["cards"])]
-    return []
+        if sizes is None or game["split"] == sizes[0]:
+            known.append((f"the longest game kept of this table (game {game['id']})", game["cards"]))
+            break
+    for saved in finds.shipped():
+        deal, expected = saved.deal, saved.expected
+        if (expected and expected["status"] == "finished" and deal.deck_written() == spec["deck"]
+                and deal.players == spec["players"]
+                and (sizes is None or [len(hand) for hand in deal.hands] == list(sizes))):
+            known.append((f"{saved.name.split(':')[0]} (the record shipped with beggar)", expected["cards"]))
+    return [max(known, key=lambda mark: mark[1])] if known else []
 
 
 def targets(archive, played, above=0):

@@ -39,6 +39,9 @@ def tally(archive, job_id):
     played, not what the archive kept under its name. (Chunks kept before
     their records held their loops and longest game are told from the games
     the job kept, as then.)"""
+    if job_id not in dict(archive.jobs()):
+        # Not archive.job's "no job to resume": nothing is resumed here.
+        raise TallyError(f"{archive.path}: no census job {job_id!r} in it (beggar archive jobs lists its jobs)")
     job = archive.job(job_id)
     spec = stored(job["spec"], f"{archive.path}: job {job_id}")
     if spec["driver"] != "census":
@@ -85,11 +88,13 @@ def report(result, loops_shown=10):
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
     lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
     lines.append(f"finished {finished:,}")
-    lines.append(f"loops    {loop_deals:,} deal{'' if loop_deals == 1 else 's'}, {len(result.loops):,} distinct "
-                 f"loop{'' if len(result.loops) == 1 else 's'}")
+    # Words as everywhere: a loop is a distinct cycle (by canonical state),
+    # a loop deal a deal whose game falls into one.
+    lines.append(f"loops    {len(result.loops):,} loop{'' if len(result.loops) == 1 else 's'}, reached from "
+                 f"{loop_deals:,} loop deal{'' if loop_deals == 1 else 's'}")
     if result.longest is not None:
         game = result.longest
-        lines.append(f"longest  {game['cards']:,} cards, {game['tricks']:,} tricks: {game['deal']} "
+        lines.append(f"longest  {game['cards']} cards, {game['tricks']} tricks: {game['deal']} "
                      f"(rank {game['rank']})")
     if result.cards:
         length, games = max(result.cards.items(), key=lambda item: (item[1], -item[0]))
@@ -98,7 +103,7 @@ def report(result, loops_shown=10):
     ordered = sorted(result.loops.items(), key=lambda item: (-item[1][0], item[0]))
     for key, (deals, period_tricks, period_cards) in ordered[:loops_shown]:
         lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period_tricks} tricks / "
-                     f"{period_cards} cards, reached from {deals:,} deal{'' if deals == 1 else 's'}")
+                     f"{period_cards} cards, reached from {deals:,} loop deal{'' if deals == 1 else 's'}")
     if len(ordered) > loops_shown:
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
                      f"{result.job})")

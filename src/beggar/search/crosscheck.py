@@ -1,8 +1,9 @@
 """The reference engine's cross-check of a chunk's hits, where the cores are.
 
-Every game a chunk keeps is replayed by the reference engine before it
-enters the archive (DESIGN.md), and a long finished two-player game gets a
-family search (backward.family) for the longest balanced deal of its family.
+Every game a chunk keeps is replayed by the reference engine (the rules of
+docs/rules.md written plainly) before it enters the archive, and a long
+finished two-player game gets a family search (backward.family) for the
+longest balanced deal of its family.
 That is most of a job's work when its threshold keeps many games, so it is
 done here, with plain data in and out and no archive: in the worker that
 played the chunk (drivers.work), or, for a producer of hits that is no worker

@@ -159,9 +159,13 @@ def check_engine(spec, name, where="job"):
     """The engine the job `spec` plays on: `name`, or $BEGGAR_ENGINE, else
     compiled. A GPU engine plays two-player jobs of the drivers it can."""
     from ..engine import ALL_ENGINES, GPU_ENGINES
+    from_environment = name is None and bool(os.environ.get("BEGGAR_ENGINE"))
     if name is None:
         name = os.environ.get("BEGGAR_ENGINE") or "compiled"
     if name not in ALL_ENGINES:
+        if from_environment:
+            raise JobError(f"the environment variable BEGGAR_ENGINE must be one of {', '.join(ALL_ENGINES)}, "
+                           f"not {shown_value(name)}")
         raise JobError(f"{where}: 'engine' must be one of {', '.join(ALL_ENGINES)}, not {shown_value(name)}")
     if name in GPU_ENGINES:
         if not drivers.of(spec).gpu:

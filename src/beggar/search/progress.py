@@ -47,11 +47,13 @@ def left(seconds):
 
 
 class Progress:
-    def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None):
+    def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None, bound=None):
         self.stream = stream or sys.stderr
         self.job_id = job_id
         self.unit = unit            # what the budget counts: deals, or the loop factory's tries
         self.total = total
+        # A bound the chunks may stop short of is no budget: no share of it is shown.
+        self.bound = bound
         self.deals = initial
         self.played = 0             # in this run
         self.figures = {}
@@ -61,7 +63,7 @@ class Progress:
         self.told = initial         # deals in the last plain line
         terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.plain = shown and not terminal
-        self.bar = tqdm(total=total or None, initial=initial, unit=f" {unit}", unit_scale=True,
+        self.bar = tqdm(total=None if bound else total or None, initial=initial, unit=f" {unit}", unit_scale=True,
                         dynamic_ncols=True, disable=not terminal, desc=job_id, file=self.stream)
 
     def update(self, deals, **figures):
@@ -82,9 +84,14 @@ class Progress:
         self.told = self.deals
         elapsed = now - self.start
         rate = self.played / elapsed if elapsed > 0 else 0.0
-        done = f"{self.deals:,}" + (f" of {self.total:,} {self.unit} ({100 * self.deals / self.total:.1f} %)"
-                                    if self.total else f" {self.unit}")
-        figures = ", ".join(f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}"
+        if self.bound:
+            done = f"{self.deals:,} {self.unit} {self.bound}"
+        else:
+            done = f"{self.deals:,}" + (f" of {self.total:,} {self.unit} ({100 * self.deals / self.total:.1f} %)"
+                                        if self.total else f" {self.unit}")
+        # Counts with separators; `best`, a game's length, plain ('best 4537'),
+        # as every text view writes a length (cli/format.py).
+        figures = ", ".join(f"{key} {value:,}" if isinstance(value, int) and key != "best" else f"{key} {value}"
                             for key, value in self.figures.items())
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.job_id}: {done}, {rate:,.0f} {self.unit}/s"
               + (f", {figures}" if figures else ""), file=self.stream, flush=True)

@@ -168,7 +168,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
     todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
     archive.set_job_state(job_id, "running")
     driver = drivers.of(spec)
-    bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit)
+    bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit,
+                   bound=driver.bound(spec))
     best_cards = job["best_cards"]
     at_once = False
     pending = set()
@@ -230,7 +231,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     if result.growth is not None:
                         best_cards = max(best_cards, result.growth["largest"])
                     workers = summary.workers = alive()
-                    bar.update(result.deals, best=best_cards, kept=summary.kept, loops=summary.loops,
+                    bar.update(result.deals, best=best_cards, kept=summary.kept, loop_deals=summary.loops,
                                workers=workers)
                 if lost is not None:
                     raise lost
@@ -252,7 +253,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                         break
             if stop.reason is None:
                 driver.finish(archive, job_id, spec, summary)
-                summary.state, summary.reason = "done", "budget spent"
+                summary.state, summary.reason = "done", driver.done_reason
             else:
                 summary.reason = stop.reason
     except KeyboardInterrupt:

@@ -40,12 +40,20 @@ class Driver:
     unit = "deals"
     #: What a job run again with its seed plays again.
     replays = "deals"
+    #: Whether its seed chooses what it plays: a search fixed by what it
+    #: starts from (eliminate) has no seed to tell, nor to play again.
+    seeded = True
+    #: Why a job whose chunks are all played is done.
+    done_reason = "budget spent"
     #: Whether its chunks play dealt deals to their end, each with its length
     #: (measured when a job starts: pace.py; summed into odds: beggar stats).
     plays_deals = True
     #: Whether its deals are drawn at random, each played once: the odds of
     #: a random deal (beggar stats) are told from them; a climb's are chosen.
     random_deals = False
+    #: Whether its deals are walks, each a small change of the one before
+    #: (a climb): correlated, so their odds are not those of random deals.
+    walks = False
     #: Whether it plays every arrangement of a deck once: no seed, no sample,
     #: and every loop deal kept, whatever min_cards.
     exhaustive = False
@@ -87,6 +95,12 @@ class Driver:
     def finish(self, archive, job_id, spec, summary):
         """What a job does once its budget is spent, before it is done."""
 
+    def bound(self, spec):
+        """What the job's budget is where it is no budget but a bound its
+        chunks may stop short of ("at most ..."), or None: a progress line
+        then gives no share of it."""
+        return None
+
     def describe(self, spec):
         """What a job deals, in a few words: 'standard deck, 2 players, 26/26'."""
         deck = Deck.parse(spec["deck"])
@@ -120,10 +134,10 @@ class Driver:
             deal, outcome = summary.best
             lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
                          + (" (by family extension)" if summary.best_extended else ""))
-        lines.append(f"hits     {summary.kept} kept{run} in {archive_path}"
-                     + (f" ({summary.extended} by family extension)" if summary.extended else "")
-                     + (f", {summary.known} already there" if summary.known else "")
-                     + f"; {plural(summary.loops, 'loop')}")
+        lines.append(f"hits     {summary.kept:,} kept{run} in {archive_path}"
+                     + (f" ({summary.extended:,} by family extension)" if summary.extended else "")
+                     + (f", {summary.known:,} already there" if summary.known else "")
+                     + f"; {plural(summary.loops, 'loop deal')}")
         if whole is not None:
             lines.append(whole_line(whole, unit))
         lines.extend(f"NEW      {line}" for line in summary.announced)

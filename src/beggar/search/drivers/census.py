@@ -72,7 +72,8 @@ class Census(Driver):
         """What a chunk's archive record keeps of a census block: games by status,
         the histograms of their lengths (JSON keys are text), its loops ({canonical
         state (hex): [loop deals, period in tricks, period in cards]}) and its
-        longest finished game ([cards, tricks, deal, rank], or None). The census
+        longest finished game ([cards, tricks, deal, rank], or None), and the
+        workers the job ran on (its rate: beggar stats). The census
         table is summed from these, so it is a fact of the deck, whatever games
         the archive held before (a game is kept once, under its first finder)."""
         block = result.block
@@ -85,4 +86,5 @@ class Census(Driver):
             rank, deal, outcome = block.longest[0]
             longest = [outcome.cards, outcome.tricks, str(deal), str(rank)]
         return {"statuses": block.statuses, "cards": {str(k): v for k, v in sorted(block.cards.items())},
-                "tricks": {str(k): v for k, v in sorted(block.tricks.items())}, "loops": loops, "longest": longest}
+                "tricks": {str(k): v for k, v in sorted(block.tricks.items())}, "loops": loops, "longest": longest,
+                "workers": workers}

@@ -2,13 +2,17 @@
 deals of 3 or 4 players that never end (beggar.elimination).
 
 A job fixes, when it is created, the loops it starts from (its `start`: the
-canonical states of the loops of its deck that the archive holds, of any
-players, and the published ones). Chunk c is the search from loop c, at a
-table of the job's players, guided by its [eliminate] guide and bounded by
-`chunk` states and `basin_seconds` processor seconds; the budget is one
-chunk per loop. Each deal a chunk finds is a hit: the worker replays it by
-the reference engine and the job keeps it as a game of status loop, of its
-table. What the search reached is kept in the chunk's record.
+canonical states of the loops of its deck that the archive holds and of
+those known before any search, the published ones and the shipped finds',
+of up to the job's players: factory.start_keys, as a perturb job's). Chunk
+c is the search from loop c, at a table of the job's players, guided by its
+[eliminate] guide and bounded by `chunk` states and `basin_seconds`
+processor seconds; the job's "budget" is one chunk per loop, a bound the
+searches may stop short of (bound), and the search is deterministic: the
+job has no seed to tell (seeded). Each deal a chunk finds is a hit: the
+worker replays it by the reference engine and the job keeps it as a game of
+status loop, of its table. What the search reached is kept in the chunk's
+record.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from ...decks import Deck
 from ...states import GUIDES
 from .. import SearchError
 from ..spec import JobError, check_basin_bounds
-from .base import ChunkResult, Driver
+from .base import ChunkResult, Driver, plural
 from .factory import start_keys
 
 #: The [eliminate] table's options and their defaults.
@@ -44,6 +48,10 @@ class Eliminate(Driver):
     options = "eliminate"
     unit = "states"
     plays_deals = False
+    # The search from a loop is breadth- or best-first in a fixed order: the
+    # same start loops and guide find the same deals, whatever the seed.
+    seeded = False
+    done_reason = "every start loop searched"
 
     def check(self, spec, data, where):
         """3 or 4 players, deals dealt evenly, the [eliminate] options known and
@@ -68,12 +76,19 @@ class Eliminate(Driver):
         check_basin_bounds(spec, where)
 
     def start(self, archive, spec):
-        """The loops of the deck, as a perturb job's (factory.start_keys), one chunk each."""
-        spec["start"] = start_keys(archive, spec["deck"])
+        """The loops of the deck, as a perturb job's (factory.start_keys) but
+        of up to the job's players, one chunk each."""
+        spec["start"] = start_keys(archive, spec["deck"], spec["players"])
         if not spec["start"]:
             raise JobError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "
                            "and none is published (run a grow or census job first)")
         spec["deals"] = len(spec["start"]) * spec["chunk"]
+
+    def bound(self, spec):
+        """The job's chunks are its start loops, each a search of at most `chunk` states."""
+        loops = len(spec["start"])
+        return (f"searched of at most {spec['deals']:,} ({spec['chunk']:,} a loop, "
+                f"{plural(loops, 'start loop')})")
 
     def play(self, spec, chunk):
         """Search from start loop number `chunk`: the deals found as hits and,

@@ -27,9 +27,10 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field, fields
 
-from ... import engine, loops
+from ... import engine, finds, loops
 from ...backward import basin
-from ...cycle import key_deal
+from ...cycle import key_deal, key_hands
+from ...deal import Deal
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
@@ -229,20 +230,39 @@ class Perturb(_Factory):
         return _loops.perturb(start_states(spec), Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
 
     def start(self, archive, spec):
-        """The full loops of the deck, the archive's and the published (start_keys)."""
+        """The full loops of the deck, the archive's and those known (start_keys)."""
         spec["start"] = start_keys(archive, spec["deck"])
         if not spec["start"]:
             raise JobError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
                            "and none is published (run a grow job first)")
 
 
-def start_keys(archive, deck):
-    """The canonical states (hex) a perturb job of `deck` starts from: the full
-    loops of the deck the archive holds, and the published ones; sorted."""
+def start_keys(archive, deck, players=2):
+    """The canonical states (hex) a perturb or eliminate job of `deck` at a
+    table of `players` starts from: the loops of the deck the archive holds,
+    and those known before any search (finds.known_loops: the published ones
+    and the project's shipped finds, which the jobs' announcements count as
+    known too); each loop once (a known one by its players' key, the seats
+    empty on its cycle left out), those of at most `players` players; sorted."""
     deck = str(Deck.parse(deck))
-    keys = {row["key"] for row in archive.loops(deck=deck)}
-    keys.update(loops.of_deal(deal).hex for _, deal in loops.published(deck))
-    return sorted(keys)
+    kept = {row["key"] for row in archive.loops(deck=deck)}
+
+    def seats_empty(key):
+        return not all(key_hands(bytes.fromhex(key)))
+
+    # A loop the archive holds is started from under its own key; a known
+    # one under its players' key where it is known by one.
+    chosen = {}
+    for key in sorted(kept | set(finds.known_loops(deck)), key=lambda k: (k not in kept, seats_empty(k), k)):
+        hands = key_hands(bytes.fromhex(key))
+        playing = [hand for hand in hands if hand]
+        if len(playing) > players:
+            continue        # backward play adds players, never takes them away
+        # A loop that a 4-player deal falls into once two are out is the
+        # two-player loop of the hands still in: one start, not one a seating.
+        players_only = key if len(playing) == len(hands) else loops.of_deal(Deal.from_codes(playing)).hex
+        chosen.setdefault(players_only, key if key in kept else players_only)
+    return sorted(chosen.values())
 
 
 def start_states(spec):

@@ -46,6 +46,7 @@ class Sample(_Dealing):
 class Climb(_Dealing):
     name = "climb"
     options = "climb"
+    walks = True
 
     def play(self, spec, chunk):
         start = time.perf_counter()
