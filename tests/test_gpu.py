@@ -5,13 +5,16 @@ where the machine stands; and, where a GPU is, the device itself (-m gpu)."""
 import random
 import signal
 import sys
+import threading
 
 import pytest
 
 from beggar import _engine, _gpu_host, census, engine
 from beggar.decks import Deck
+from beggar.engine import EngineFault
 from beggar.gpu.engine import HIT, GpuRequestError, RangeEngine, block_dtype, shape_dtype
 from beggar.gpu.host import HostBackend
+from beggar.gpu.sizing import LaunchSizes
 
 from helpers import bad_input, beggar, job_file, kept, one_line, start, wait_for_chunks
 
@@ -59,6 +62,81 @@ def test_a_hit_buffer_that_overflows_plays_the_launch_again_in_parts():
     assert len(gpu[0]) > 1000
     block = small.census(10 ** 6, 40_000, Deck.parse("half"), 2, None, 10)
     assert block == _engine.census(10 ** 6, 40_000, Deck.parse("half"), 2, None, 10)
+    # After an overflow the launches of that kernel and deck are smaller, so
+    # that the next ones fit; other decks keep theirs.
+    assert small.sizes.size(("sample", Deck.parse("standard"), None)) < 1 << 14
+    assert small.sizes.size(("sample", Deck.parse("half"), None)) == 1 << 14
+
+
+# ---------------------------------------------------------------- launch sizes
+
+def test_a_launch_size_grows_by_time_from_its_second_full_launch():
+    sizes = LaunchSizes(start=1024, largest=8192, capacity=1000, seconds=0.5)
+    sizes.record("a", 1024, 0.01, 0)           # the first launch: it may hold the compile
+    assert sizes.size("a") == 1024
+    sizes.record("a", 1024, 0.01, 0)
+    assert sizes.size("a") == 2048
+    sizes.record("a", 100, 0.001, 0)           # the last of a call: not full, not timed
+    assert sizes.size("a") == 2048
+    for _ in range(5):
+        sizes.record("a", sizes.size("a"), 0.01, 0)
+    assert sizes.size("a") == 8192             # no more than the largest
+    sizes.record("a", 8192, 3.0, 0)            # over twice the seconds aimed at
+    assert sizes.size("a") == 4096
+    sizes.record("a", 4096, 0.4, 0)            # within them: kept
+    assert sizes.size("a") == 4096
+    assert sizes.size("b") == 1024             # every key its own size
+
+
+def test_a_launch_size_shrinks_at_once_after_an_overflow_and_grows_only_while_its_hits_would_fit():
+    sizes = LaunchSizes(start=1 << 20, largest=1 << 30, capacity=1 << 16, seconds=0.5)
+    sizes.record("dense", 1 << 20, 0.01, 1 << 19)      # 8 times the buffer: about half of it next time
+    assert sizes.size("dense") == 1 << 16
+    assert sizes.size("sparse") == 1 << 20
+    sizes.record("dense", 1 << 16, 0.001, 1 << 15)     # the first timed launch of the key
+    sizes.record("dense", 1 << 16, 0.001, 1 << 15)     # fast, but twice as many hits would overflow
+    assert sizes.size("dense") == 1 << 16
+    sizes.record("dense", 1 << 16, 0.001, 1 << 13)
+    assert sizes.size("dense") == 1 << 17
+    sizes.record("dense", 100, 0.0, 10 ** 6)           # even a short launch that overflows
+    assert sizes.size("dense") == 2
+    untimed = LaunchSizes(start=1 << 14, largest=1 << 14, capacity=64)
+    untimed.record("a", 1 << 14, 100.0, 0)
+    untimed.record("a", 1 << 14, 100.0, 0)
+    assert untimed.size("a") == 1 << 14                # gpu-host: never sized by time
+    untimed.record("a", 1 << 14, 0.0, 640)
+    assert untimed.size("a") == 512
+
+
+class _FailingBackend(HostBackend):
+    """gpu-host whose first launch fails as a kernel's fault would on a GPU
+    (no device is lent to the suite): the engine must not keep it."""
+
+    made = 0
+
+    def __init__(self):
+        super().__init__()
+        type(self).made += 1
+        self.closed = False
+        self.failed = type(self).made == 1
+
+    def sample(self, *arguments):
+        if self.failed:
+            raise EngineFault("CUDA the kernel bg_sample failed: CUDA_ERROR_ILLEGAL_ADDRESS")
+        return super().sample(*arguments)
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_backend_whose_launch_failed_is_closed_and_the_next_call_makes_a_new_one():
+    failing = RangeEngine("gpu-host", _FailingBackend)
+    with pytest.raises(EngineFault, match="ILLEGAL_ADDRESS"):
+        failing.sample_best(1000, 3, 300)
+    dead = failing._backend
+    assert dead is None
+    assert failing.sample_best(20_000, 3, 300) == _engine.sample_best(20_000, 3, 300)
+    assert _FailingBackend.made == 2
 
 
 @pytest.mark.parametrize("deck, split, first, deals", [
@@ -190,6 +268,40 @@ def test_the_kernel_compiles_for_every_named_architecture_without_a_gpu(arch):
         assert cubin.startswith(b"\x7fELF") and b"bg_sample" in cubin and b"bg_census" in cubin
 
 
+def test_the_cache_key_holds_every_compile_option_and_both_sources(monkeypatch):
+    device = _bindings()
+    key = device.cache_key("12.9", ["-a", "-b"], "kernel", "header")
+    assert len({key, device.cache_key("12.8", ["-a", "-b"], "kernel", "header"),
+                device.cache_key("12.9", ["-a", "-c"], "kernel", "header"),
+                device.cache_key("12.9", ["-a"], "kernel", "header"),
+                device.cache_key("12.9", ["-a", "-bkernel"], "", "header"),
+                device.cache_key("12.9", ["-a", "-b"], "kernel!", "header"),
+                device.cache_key("12.9", ["-a", "-b"], "kernel", "header!")}) == 7
+    # A change of BG_TOTAL alone is another cubin (its structs differ).
+    path = device.cache_path("sm_90", 32)
+    monkeypatch.setattr(device, "TOTAL", 128)
+    assert "-DBG_TOTAL=128" in device.options("sm_90", 32) and device.cache_path("sm_90", 32) != path
+
+
+@pytest.mark.slow
+def test_a_damaged_cached_cubin_is_compiled_again(tmp_path, monkeypatch):
+    device = _bindings()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cubin, seconds = device.cached_kernel("sm_80", 8)
+    path = device.cache_path("sm_80", 8)
+    assert seconds > 0 and path.parent == tmp_path / "beggar" / "gpu" and cubin == device.compile_kernel("sm_80", 8)
+    assert device.cached_kernel("sm_80", 8) == (cubin, 0.0)
+    stored = path.read_bytes()
+    for damaged in (stored[:-100], stored[:-1] + bytes([stored[-1] ^ 1]), b"", stored[:20]):
+        path.write_bytes(damaged)
+        again, seconds = device.cached_kernel("sm_80", 8)
+        assert again == cubin and seconds > 0
+        assert path.read_bytes() == stored
+    # A cubin the driver refused is compiled again on request, the cache replaced.
+    assert device.cached_kernel("sm_80", 8, fresh=True)[1] > 0
+    assert device.cached_kernel("sm_80", 8) == (cubin, 0.0)
+
+
 def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
     _bindings()
     result = beggar("gpu", "--arch", "sm_90")
@@ -258,6 +370,23 @@ def test_census_blocks_on_the_gpu_as_the_compiled_engine_counts_them(deck, split
     deck = Deck.parse(deck)
     deals = deals or census.count(deck)
     assert gpu.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
+
+
+@pytest.mark.gpu
+def test_the_gpu_plays_in_any_thread_and_blocks_while_it_waits():
+    gpu = _device_engine()
+    args = (10 ** 6, 7, 1800, 0, Deck.parse("standard"), 2, None)
+    expected = _engine.sample_best(*args)
+    assert gpu.sample_best(*args) == expected
+    results = []
+    thread = threading.Thread(target=lambda: results.append(gpu.sample_best(*args)))
+    thread.start()
+    thread.join()
+    assert results == [expected]
+    device = gpu.backend
+    device._current()
+    flags = device._check(device.driver.cuCtxGetFlags(), "cuCtxGetFlags")
+    assert int(flags) & int(device.driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)
 
 
 @pytest.mark.gpu
