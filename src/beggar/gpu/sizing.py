@@ -29,7 +29,8 @@ class LaunchSizes:
     largest   the most deals a launch plays
     capacity  the hits a launch's buffer holds
     seconds   what a launch aims to take; None: never sized by time (a
-              backend that keeps its launches short itself, gpu-host)
+              backend that keeps its launches short itself, gpu-host):
+              its launches grow back to the largest while their hits fit
     """
 
     def __init__(self, start, largest, capacity, seconds=None):
@@ -52,12 +53,13 @@ class LaunchSizes:
             fits = count * self.capacity // (2 * n_hits)
             self._sizes[key] = max(1, min(size, _power_below(max(fits, 1))))
             return
-        if count != size or self.seconds is None:
+        if count != size:
             return
         if key not in self._timed:
             self._timed.add(key)
             return
-        if 2 * seconds < self.seconds and 4 * n_hits <= self.capacity and size < self.largest:
+        timed = self.seconds is not None
+        if (not timed or 2 * seconds < self.seconds) and 4 * n_hits <= self.capacity and size < self.largest:
             self._sizes[key] = min(2 * size, self.largest)
-        elif seconds > 2 * self.seconds and size > 1:
+        elif timed and seconds > 2 * self.seconds and size > 1:
             self._sizes[key] = size // 2
