@@ -204,7 +204,7 @@ class Device:
         version = self._check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
         self.driver_version = f"{version // 1000}.{version % 1000 // 10}"
         self._check(driver.cuDevicePrimaryCtxSetFlags(
-            self.device, driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC), "cuDevicePrimaryCtxSetFlags")
+            self.device, int(driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)), "cuDevicePrimaryCtxSetFlags")
         self.context = self._check(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
         self._current()
         self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
