@@ -126,13 +126,13 @@ class _FailingBackend(HostBackend):
     """gpu-host whose first launch fails as a kernel's fault would on a GPU
     (no device is lent to the suite): the engine must not keep it."""
 
-    made = 0
+    made = []
 
     def __init__(self):
         super().__init__()
-        type(self).made += 1
+        self.made.append(self)
         self.closed = False
-        self.failed = type(self).made == 1
+        self.failed = len(self.made) == 1
 
     def sample(self, *arguments):
         if self.failed:
@@ -147,10 +147,9 @@ def test_a_backend_whose_launch_failed_is_closed_and_the_next_call_makes_a_new_o
     failing = RangeEngine("gpu-host", _FailingBackend)
     with pytest.raises(EngineFault, match="ILLEGAL_ADDRESS"):
         failing.sample_best(1000, 3, 300)
-    dead = failing._backend
-    assert dead is None
+    assert failing._backend is None and _FailingBackend.made[0].closed
     assert failing.sample_best(20_000, 3, 300) == _engine.sample_best(20_000, 3, 300)
-    assert _FailingBackend.made == 2
+    assert len(_FailingBackend.made) == 2 and not _FailingBackend.made[1].closed
 
 
 @pytest.mark.parametrize("deck, split, first, deals", [
