@@ -189,6 +189,7 @@ class Device:
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
         driver = self.driver
+        self.closed = False
         check()
         count = self._check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
         if not 0 <= ordinal < count:
@@ -220,7 +221,6 @@ class Device:
         self.SECONDS = 0.5
         self._modules = {}
         self._buffers = {}
-        self.closed = False
 
     # ------------------------------------------------------------ driver calls
 
