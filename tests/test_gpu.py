@@ -2,20 +2,33 @@
 compiled engine, the NVRTC compile without a device, the command's word on
 where the machine stands; and, where a GPU is, the device itself (-m gpu)."""
 
+import os
 import random
+import shutil
 import signal
+import subprocess
 import sys
+import sysconfig
+import threading
+from importlib import resources
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from beggar import _engine, _gpu_host, census, engine
+from beggar import _engine, _gpu_host, census, engine, lengths
 from beggar.decks import Deck
-from beggar.gpu.engine import HIT, GpuRequestError, RangeEngine, block_dtype, shape_dtype
+from beggar.engine import EngineFault
+from beggar.census import _arrangements
+from beggar.gpu.engine import (CAP_TRICKS, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
+                               block_dtype, ring_of, shape_dtype)
 from beggar.gpu.host import HostBackend
+from beggar.gpu.sizing import LaunchSizes
 
 from helpers import bad_input, beggar, job_file, kept, one_line, start, wait_for_chunks
 
 HOST = engine.get("gpu-host")
+HOST_LENGTHS = range(lengths.BINS)
 
 #: Every shape of random two-player deal: (deck, split).
 SHAPES = [("standard", None), ("camicia", None), ("half", None), ("standard", "random"),
@@ -63,6 +76,84 @@ def test_a_hit_buffer_that_overflows_plays_the_launch_again_in_parts():
     assert len(gpu[0]) > 1000
     block = small.census(10 ** 6, 40_000, Deck.parse("half"), 2, None, 10)
     assert block == _engine.census(10 ** 6, 40_000, Deck.parse("half"), 2, None, 10)
+    # After an overflow the launches of that kernel and deck are smaller, so
+    # that the next ones fit; other decks keep theirs.
+    assert small.sizes.size(("sample", Deck.parse("standard"), None)) < 1 << 14
+    assert small.sizes.size(("sample", Deck.parse("half"), None)) == 1 << 14
+
+
+# ---------------------------------------------------------------- launch sizes
+
+def test_a_launch_size_grows_by_time_from_its_second_full_launch():
+    sizes = LaunchSizes(start=1024, largest=8192, capacity=1000, seconds=0.5)
+    sizes.record("a", 1024, 0.01, 0)           # the first launch: it may hold the compile
+    assert sizes.size("a") == 1024
+    sizes.record("a", 1024, 0.01, 0)
+    assert sizes.size("a") == 2048
+    sizes.record("a", 100, 0.001, 0)           # the last of a call: not full, not timed
+    assert sizes.size("a") == 2048
+    for _ in range(5):
+        sizes.record("a", sizes.size("a"), 0.01, 0)
+    assert sizes.size("a") == 8192             # no more than the largest
+    sizes.record("a", 8192, 3.0, 0)            # over twice the seconds aimed at
+    assert sizes.size("a") == 4096
+    sizes.record("a", 4096, 0.4, 0)            # within them: kept
+    assert sizes.size("a") == 4096
+    assert sizes.size("b") == 1024             # every key its own size
+
+
+def test_a_launch_size_shrinks_at_once_after_an_overflow_and_grows_only_while_its_hits_would_fit():
+    sizes = LaunchSizes(start=1 << 20, largest=1 << 30, capacity=1 << 16, seconds=0.5)
+    sizes.record("dense", 1 << 20, 0.01, 1 << 19)      # 8 times the buffer: about half of it next time
+    assert sizes.size("dense") == 1 << 16
+    assert sizes.size("sparse") == 1 << 20
+    sizes.record("dense", 1 << 16, 0.001, 1 << 15)     # the first timed launch of the key
+    sizes.record("dense", 1 << 16, 0.001, 1 << 15)     # fast, but twice as many hits would overflow
+    assert sizes.size("dense") == 1 << 16
+    sizes.record("dense", 1 << 16, 0.001, 1 << 13)
+    assert sizes.size("dense") == 1 << 17
+    sizes.record("dense", 100, 0.0, 10 ** 6)           # even a short launch that overflows
+    assert sizes.size("dense") == 2
+    untimed = LaunchSizes(start=1 << 14, largest=1 << 14, capacity=64)
+    untimed.record("a", 1 << 14, 100.0, 0)
+    untimed.record("a", 1 << 14, 100.0, 0)
+    assert untimed.size("a") == 1 << 14                # gpu-host: never sized by time
+    untimed.record("a", 1 << 14, 0.0, 640)
+    assert untimed.size("a") == 512
+    untimed.record("a", 512, 100.0, 17)
+    assert untimed.size("a") == 512                    # hits that would not fit twice over
+    untimed.record("a", 512, 100.0, 2)
+    assert untimed.size("a") == 1024                   # sparse again: grown back, whatever the time
+
+
+class _FailingBackend(HostBackend):
+    """gpu-host whose first launch fails as a kernel's fault would on a GPU
+    (no device is lent to the suite): the engine must not keep it."""
+
+    made = []
+
+    def __init__(self):
+        super().__init__()
+        self.made.append(self)
+        self.closed = False
+        self.failed = len(self.made) == 1
+
+    def sample(self, *arguments):
+        if self.failed:
+            raise EngineFault("CUDA the kernel bg_sample failed: CUDA_ERROR_ILLEGAL_ADDRESS")
+        return super().sample(*arguments)
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_backend_whose_launch_failed_is_closed_and_the_next_call_makes_a_new_one():
+    failing = RangeEngine("gpu-host", _FailingBackend)
+    with pytest.raises(EngineFault, match="ILLEGAL_ADDRESS"):
+        failing.sample_best(1000, 3, 300)
+    assert failing._backend is None and _FailingBackend.made[0].closed
+    assert failing.sample_best(20_000, 3, 300) == _engine.sample_best(20_000, 3, 300)
+    assert len(_FailingBackend.made) == 2 and not _FailingBackend.made[1].closed
 
 
 @pytest.mark.parametrize("deck, split, first, deals", [
@@ -116,6 +207,191 @@ def test_three_players_a_deck_too_large_and_climbing_are_clear_refusals():
 def test_outcomes_say_which_engine_played_them():
     hits, best, _ = HOST.sample_best(5000, 1, 900)
     assert {outcome.engine for _, outcome in hits} == {"gpu-host"} and best[1].engine == "gpu-host"
+
+
+# ---------------------------------------------------------------- the concurrency harness
+
+#: tests/gpu_harness.c's launch header (its bg_launch).
+LAUNCH = np.dtype([("size", "<u8"), ("seed", "<u8"), ("first", "<u8"), ("count", "<u8"), ("capacity", "<u8"),
+                   ("grab", "<u8"), ("min_cards", "<i8"), ("threshold", "<i8"), ("cap", "<i8"),
+                   ("garbage", "<u8")])
+
+
+def build_harness(folder, race=0, sanitize=False):
+    """tests/gpu_harness.c built with kernel.cu as installed (a race planted
+    with `race`; under ThreadSanitizer with `sanitize`): the program's path;
+    a skip where there is no C compiler (or no ThreadSanitizer)."""
+    compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the concurrency harness with")
+    program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}"
+    kernels = resources.files("beggar.gpu")
+    flags = ["-O1", "-g", "-fsanitize=thread"] if sanitize else ["-O2"]
+    built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-I{kernels}",
+                            str(Path(__file__).with_name("gpu_harness.c")), "-o", str(program)],
+                           capture_output=True, text=True)
+    if sanitize and built.returncode != 0:
+        pytest.skip(f"{compiler} cannot build with ThreadSanitizer: {built.stderr.strip()[:200]}")
+    assert built.returncode == 0, built.stderr
+    return program
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    return build_harness(tmp_path_factory.mktemp("harness"))
+
+
+class HarnessBackend:
+    """gpu/engine.py's backend on the concurrency harness: each launch is
+    `blocks` forked blocks of `threads` threads, their shared memory filled
+    with new garbage."""
+
+    RING = _gpu_host.RING
+    TOTAL = _gpu_host.TOTAL
+    HISTOGRAM = _gpu_host.HISTOGRAM
+    SECONDS = None
+
+    def __init__(self, program, blocks=3, threads=32, launch=1 << 14, capacity=64, grab=16):
+        self.program = program
+        self.blocks = blocks
+        self.threads = threads
+        self.LAUNCH = self.LARGEST = launch
+        self.CAPACITY = capacity
+        self.grab = grab
+        self.launches = 0
+
+    def _run(self, kernel, data, results, **arguments):
+        self.launches += 1
+        header = np.zeros(1, LAUNCH)
+        for name, value in dict(arguments, size=len(data), capacity=self.CAPACITY, grab=self.grab,
+                                garbage=self.launches).items():
+            header[name] = value
+        folder = Path(self.program).parent
+        into, out = folder / f"in-{os.getpid()}", folder / f"out-{os.getpid()}"
+        into.write_bytes(header.tobytes() + data.tobytes())
+        ran = subprocess.run([str(self.program), kernel, str(self.blocks), str(self.threads), str(into), str(out)],
+                             capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0 and "ThreadSanitizer" not in ran.stderr, ran.stderr
+        output = out.read_bytes()
+        next_deal, best, n_hits = np.frombuffer(output[:24], np.uint64)
+        assert next_deal >= arguments["count"]          # every deal was taken
+        at = 24
+        for array in results:
+            array[:] = np.frombuffer(output[at:at + array.nbytes], array.dtype)
+            at += array.nbytes
+        hits = np.zeros(self.CAPACITY, HIT)
+        kept = min(int(n_hits), self.CAPACITY)
+        hits[:kept] = np.frombuffer(output[at:], HIT)
+        assert len(output) == at + kept * HIT.itemsize
+        return hits, int(n_hits), int(best)
+
+    def sample(self, shape, seed, first, count, min_cards, cap, lengths, best):
+        hits, n_hits, best[0] = self._run("sample", shape, [lengths], seed=seed, first=first, count=count,
+                                          min_cards=min_cards, cap=cap)
+        return hits, n_hits
+
+    def census(self, block, count, threshold, cap, cards, tricks):
+        hits, n_hits, _ = self._run("census", block, [cards, tricks], count=count, threshold=threshold, cap=cap)
+        return hits, n_hits
+
+
+def _shape(deck, split):
+    """A bg_shape of `deck` and `split`, as the engine fills it."""
+    shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
+    shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
+    shape["split"] = 0 if split is None else -1 if split == "random" else split
+    shape["courts"][0, :len(deck.courts)] = deck.courts
+    return shape.view(np.uint8)
+
+
+def _census_block(deck, split, first):
+    """A bg_block of `deck` and `split` from census rank `first`, as the
+    engine fills it (the longest suffix below 2^63 arrangements): (block,
+    the arrangements left in its suffix)."""
+    counted = _Counted(RangeEngine("gpu-host", HostBackend), deck, split,
+                       census.check_block(first, 1, deck, 2, split, 10)[3], 10)
+    cards = census.unrank(first, deck)
+    suffix = 1
+    while suffix < deck.total and _arrangements(_counts(cards[-suffix - 1:])) < SUFFIX_LIMIT:
+        suffix += 1
+    block = counted.block
+    block["suffix"] = suffix
+    block["suffix_arrangements"] = arrangements = _arrangements(_counts(cards[-suffix:]))
+    block["suffix_first"] = census.rank(cards[-suffix:])
+    block["suffix_counts"][0] = _counts(cards[-suffix:])
+    block["prefix"][0, :deck.total - suffix] = cards[:-suffix]
+    return block.view(np.uint8), arrangements - int(block["suffix_first"][0])
+
+
+def _launches(backends, deck, split, count, min_cards):
+    """What one sample launch and one census launch of `deck` give on each of
+    `backends`: the counts, and the hits in order of offset unless they
+    overflowed the buffer (which of them a full buffer keeps depends on the
+    timing)."""
+    deck = Deck.parse(deck)
+    # A census deals every arrangement once: its split is even or a number.
+    block, left = _census_block(deck, None if split == "random" else split, census.count(deck) // 3)
+    given = []
+    for backend in backends:
+        lengths, best = np.zeros(len(HOST_LENGTHS), np.uint64), np.zeros(1, np.uint64)
+        hits, n_hits = backend.sample(_shape(deck, split), 8, 10 ** 9, count, min_cards, CAP_TRICKS, lengths, best)
+        cards, tricks = np.zeros(_gpu_host.HISTOGRAM, np.uint64), np.zeros(_gpu_host.HISTOGRAM, np.uint64)
+        census_hits, census_n = backend.census(block, min(count, left), min_cards, CAP_TRICKS, cards, tricks)
+        given.append({"lengths": lengths.tolist(), "best": int(best[0]), "n_hits": n_hits,
+                      "hits": np.sort(hits[:n_hits], order="offset").tolist() if n_hits <= len(hits) else None,
+                      "cards": cards.tolist(), "tricks": tricks.tolist(), "census n_hits": census_n,
+                      "census hits": np.sort(census_hits[:census_n], order="offset").tolist()
+                      if census_n <= len(census_hits) else None})
+    return given
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deck, split", [*SHAPES, ("16 2J", "random"), ("10 2J 2Q", None)])
+def test_the_kernels_on_threads_of_several_blocks_launch_as_the_single_thread_build(harness, deck, split):
+    # Garbage in shared memory, barriers, atomics: each launch as one thread
+    # plays it, with a buffer that overflows and with one that does not.
+    for capacity, min_cards in ((16, 150), (1 << 16, 600)):
+        for blocks, threads in ((3, 32), (2, 8)):
+            on_threads, single = _launches([HarnessBackend(harness, blocks, threads, capacity=capacity),
+                                            HostBackend(capacity=capacity)], deck, split, 6000, min_cards)
+            assert on_threads == single
+            if capacity == 16:
+                assert on_threads["n_hits"] > 0 and on_threads["census n_hits"] > 0
+
+
+@pytest.mark.slow
+def test_the_engine_on_the_concurrency_harness_is_the_compiled_engine(harness):
+    threaded = RangeEngine("gpu-host", lambda: HarnessBackend(harness, capacity=64))
+    for deck, split in (("standard", None), ("camicia", "random"), ("16 2J", "random")):
+        args = (30_000, 5, 400, 0, Deck.parse(deck), 2, split)
+        assert threaded.sample_best(*args) == _engine.sample_best(*args)
+    for deck, split, first, deals in (("10 2J 2Q", 7, 0, None), ("half", None, 10 ** 6, 40_000)):
+        deck = Deck.parse(deck)
+        deals = deals or census.count(deck)
+        assert threaded.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
+    assert threaded.backend.launches > 50        # the buffer overflowed: launches played again in parts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("race", [1, 2])
+def test_the_concurrency_harness_catches_a_planted_race(tmp_path, race):
+    # 1: the atomic additions made plain reads and writes; 2: the barrier
+    # before the blocks' counts are flushed dropped.
+    racy = build_harness(tmp_path, race)
+    on_threads, single = _launches([HarnessBackend(racy, 3, 32, capacity=1 << 16), HostBackend(capacity=1 << 16)],
+                                   "standard", None, 20_000, 600)
+    assert on_threads != single
+
+
+@pytest.mark.slow
+def test_the_concurrency_harness_under_threadsanitizer(tmp_path):
+    # No report on the kernels as they are; the planted race is reported.
+    clean = HarnessBackend(build_harness(tmp_path, sanitize=True), 2, 8, capacity=16)
+    on_threads, single = _launches([clean, HostBackend(capacity=16)], "camicia", "random", 2000, 150)
+    assert on_threads == single
+    with pytest.raises(AssertionError, match="ThreadSanitizer: data race"):
+        _launches([HarnessBackend(build_harness(tmp_path, 1, sanitize=True), 2, 8, capacity=16)], "camicia",
+                  "random", 2000, 150)
 
 
 # ---------------------------------------------------------------- jobs
@@ -199,6 +475,40 @@ def test_the_kernel_compiles_for_every_named_architecture_without_a_gpu(arch):
         assert cubin.startswith(b"\x7fELF") and b"bg_sample" in cubin and b"bg_census" in cubin
 
 
+def test_the_cache_key_holds_every_compile_option_and_both_sources(monkeypatch):
+    device = _bindings()
+    key = device.cache_key("12.9", ["-a", "-b"], "kernel", "header")
+    assert len({key, device.cache_key("12.8", ["-a", "-b"], "kernel", "header"),
+                device.cache_key("12.9", ["-a", "-c"], "kernel", "header"),
+                device.cache_key("12.9", ["-a"], "kernel", "header"),
+                device.cache_key("12.9", ["-a", "-bkernel"], "", "header"),
+                device.cache_key("12.9", ["-a", "-b"], "kernel!", "header"),
+                device.cache_key("12.9", ["-a", "-b"], "kernel", "header!")}) == 7
+    # A change of BG_TOTAL alone is another cubin (its structs differ).
+    path = device.cache_path("sm_90", 32)
+    monkeypatch.setattr(device, "TOTAL", 128)
+    assert "-DBG_TOTAL=128" in device.options("sm_90", 32) and device.cache_path("sm_90", 32) != path
+
+
+@pytest.mark.slow
+def test_a_damaged_cached_cubin_is_compiled_again(tmp_path, monkeypatch):
+    device = _bindings()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cubin, seconds = device.cached_kernel("sm_80", 8)
+    path = device.cache_path("sm_80", 8)
+    assert seconds > 0 and path.parent == tmp_path / "beggar" / "gpu" and cubin == device.compile_kernel("sm_80", 8)
+    assert device.cached_kernel("sm_80", 8) == (cubin, 0.0)
+    stored = path.read_bytes()
+    for damaged in (stored[:-100], stored[:-1] + bytes([stored[-1] ^ 1]), b"", stored[:20]):
+        path.write_bytes(damaged)
+        again, seconds = device.cached_kernel("sm_80", 8)
+        assert again == cubin and seconds > 0
+        assert path.read_bytes() == stored
+    # A cubin the driver refused is compiled again on request, the cache replaced.
+    assert device.cached_kernel("sm_80", 8, fresh=True)[1] > 0
+    assert device.cached_kernel("sm_80", 8) == (cubin, 0.0)
+
+
 @pytest.mark.slow
 def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
     _bindings()
@@ -207,6 +517,7 @@ def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
     assert "kernel: compiles for sm_90" in result.stdout and "no device was used" in result.stdout
 
 
+@pytest.mark.slow
 def test_beggar_gpu_says_in_one_line_when_there_is_no_gpu(tmp_path):
     device = _bindings()
     try:
@@ -271,6 +582,23 @@ def test_census_blocks_on_the_gpu_as_the_compiled_engine_counts_them(deck, split
     deck = Deck.parse(deck)
     deals = deals or census.count(deck)
     assert gpu.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
+
+
+@pytest.mark.gpu
+def test_the_gpu_plays_in_any_thread_and_blocks_while_it_waits():
+    gpu = _device_engine()
+    args = (10 ** 6, 7, 1800, 0, Deck.parse("standard"), 2, None)
+    expected = _engine.sample_best(*args)
+    assert gpu.sample_best(*args) == expected
+    results = []
+    thread = threading.Thread(target=lambda: results.append(gpu.sample_best(*args)))
+    thread.start()
+    thread.join()
+    assert results == [expected]
+    device = gpu.backend
+    device._current()
+    flags = device._check(device.driver.cuCtxGetFlags(), "cuCtxGetFlags")
+    assert int(flags) & int(device.driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)
 
 
 @pytest.mark.gpu

@@ -32,6 +32,8 @@ CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
 KERNELS = ("bg_sample", "bg_census")
+#: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
+TOTAL = 256
 EXTRA = "'.[gpu]' in beggar's source folder"
 
 
@@ -62,17 +64,23 @@ def source():
     return folder.joinpath("kernel.cu").read_text(), folder.joinpath("game.h").read_text()
 
 
-def compile_kernel(arch, ring):
-    """The kernels' machine code (a cubin) for `arch` ('sm_90') and hands of
-    `ring` pieces, compiled by NVRTC: no device is needed. GpuFault with
-    NVRTC's first error line if it fails."""
+def options(arch, ring):
+    """NVRTC's options for the kernels of `arch` and hands of `ring` pieces:
+    what the machine code depends on besides the source and NVRTC."""
+    return [f"--gpu-architecture={arch}", f"-DBG_RING={ring}", f"-DBG_TOTAL={TOTAL}", "--std=c++14"]
+
+
+def compile_program(arch, ring, extra=()):
+    """(cubin, NVRTC's log) of the kernels for `arch` ('sm_90') and hands of
+    `ring` pieces, with `extra` options after options(arch, ring) (the
+    benchmarks ask ptxas for its figures so): no device is needed.
+    GpuFault with NVRTC's first error line if it fails."""
     nvrtc, _ = bindings()
     kernel, header = source()
-    options = [f"--gpu-architecture={arch}", f"-DBG_RING={ring}", "-DBG_TOTAL=256", "--std=c++14"]
     program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
         kernel.encode(), b"kernel.cu", 1, [header.encode()], [b"game.h"]))[0]
     try:
-        encoded = [option.encode() for option in options]
+        encoded = [option.encode() for option in [*options(arch, ring), *extra]]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
         if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise GpuFault(f"NVRTC {nvrtc_version()} cannot compile the kernel for {arch}: "
@@ -80,33 +88,74 @@ def compile_kernel(arch, ring):
         size = _call_nvrtc(nvrtc, "nvrtcGetCUBINSize", lambda: nvrtc.nvrtcGetCUBINSize(program))[0]
         cubin = b" " * size
         _call_nvrtc(nvrtc, "nvrtcGetCUBIN", lambda: nvrtc.nvrtcGetCUBIN(program, cubin))
-        return cubin
+        return cubin, _log(nvrtc, program)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
 
 
-def cached_kernel(arch, ring):
-    """compile_kernel, cached on disk by the source, the options and NVRTC's
-    version: (cubin, seconds spent compiling, 0 when it was cached)."""
+def compile_kernel(arch, ring):
+    """The kernels' machine code (a cubin) for `arch` and hands of `ring`
+    pieces (compile_program without its log)."""
+    return compile_program(arch, ring)[0]
+
+
+def cache_key(version, compile_options, kernel, header):
+    """What a cached cubin was made from, as one hash: NVRTC's version, every
+    compile option and both sources, each part framed by its length so that
+    no two lists of parts read alike."""
+    digest = hashlib.sha256()
+    for part in (version, *compile_options, "", kernel, header):
+        data = part.encode()
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()[:32]
+
+
+def cache_path(arch, ring):
+    """Where the cubin for `arch` and `ring` is cached, named by cache_key."""
     kernel, header = source()
-    key = hashlib.sha256(f"{nvrtc_version()}|{arch}|{ring}|{kernel}|{header}".encode()).hexdigest()[:24]
+    key = cache_key(nvrtc_version(), options(arch, ring), kernel, header)
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "beggar" / "gpu"
-    path = folder / f"kernel-{arch}-ring{ring}-{key}.cubin"
-    try:
-        return path.read_bytes(), 0.0
-    except OSError:
-        pass
+    return folder / f"kernel-{arch}-ring{ring}-{key}.cubin"
+
+
+#: A cached cubin's file: this line, the SHA-256 of the cubin, the cubin.
+CACHE_MAGIC = b"beggar gpu cubin 1\n"
+
+
+def cached_kernel(arch, ring, fresh=False):
+    """compile_kernel, cached on disk by cache_key: (cubin, seconds spent
+    compiling, 0 when it was cached). A cached file that is damaged (its
+    checksum is wrong, or it is cut short) is compiled again and replaced,
+    and so is any when `fresh` (a cubin the driver refused to load)."""
+    path = cache_path(arch, ring)
+    if not fresh:
+        cubin = _read_cached(path)
+        if cubin is not None:
+            return cubin, 0.0
     start = time.perf_counter()
     cubin = compile_kernel(arch, ring)
     seconds = time.perf_counter() - start
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.part")
-        partial.write_bytes(cubin)
+        partial.write_bytes(CACHE_MAGIC + hashlib.sha256(cubin).digest() + cubin)
         partial.replace(path)
     except OSError:
         pass        # no cache where it cannot be written: compiled again next time
     return cubin, seconds
+
+
+def _read_cached(path):
+    """The cubin cached at `path`, or None if there is none or it is damaged."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(CACHE_MAGIC)
+    cubin = data[head + 32:]
+    if data[:head] != CACHE_MAGIC or data[head:head + 32] != hashlib.sha256(cubin).digest() or not cubin:
+        return None
+    return cubin
 
 
 def check():
@@ -127,12 +176,20 @@ def check():
 
 
 class Device:
-    """One GPU, its context made current: what `beggar gpu` shows, and the
-    backend of the engine "gpu" (gpu/engine.py)."""
+    """One GPU and its primary context: what `beggar gpu` shows, and the
+    backend of the engine "gpu" (gpu/engine.py).
+
+    The context is made current at the start of every call, in whichever
+    thread makes it (a context is current per thread). It is set to block
+    on a synchronization primitive while a launch runs, not to spin: the CPU
+    cores are a GPU job's cross-checkers. A launch that fails leaves the
+    context unusable (the driver's errors of a kernel are sticky): the
+    device resets it and is closed, and the engine makes a new one."""
 
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
         driver = self.driver
+        self.closed = False
         check()
         count = self._check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
         if not 0 <= ordinal < count:
@@ -147,19 +204,23 @@ class Device:
         self.memory = self._check(driver.cuDeviceTotalMem(self.device), "cuDeviceTotalMem")
         version = self._check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
         self.driver_version = f"{version // 1000}.{version % 1000 // 10}"
+        self._check(driver.cuDevicePrimaryCtxSetFlags(
+            self.device, int(driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)), "cuDevicePrimaryCtxSetFlags")
         self.context = self._check(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
-        self._check(driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        self._current()
         self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
         self.RING = 256
-        self.TOTAL = 256
+        self.TOTAL = TOTAL
         self.HISTOGRAM = 1 << 16
         self.CAPACITY = CAPACITY
-        # Deals a launch plays: grown while a launch takes under half a
-        # second, so that a Ctrl-C waits no longer than about that.
+        # Deals a launch plays (gpu/sizing.py): the first size, the most,
+        # and the seconds a launch aims at, so that a Ctrl-C waits no
+        # longer than about that.
         self.LAUNCH = 1 << 22
+        self.LARGEST = 1 << 32
+        self.SECONDS = 0.5
         self._modules = {}
         self._buffers = {}
-        self.rate = None        # deals a second of the last full launch
 
     # ------------------------------------------------------------ driver calls
 
@@ -168,6 +229,12 @@ class Device:
         if error != self.driver.CUresult.CUDA_SUCCESS:
             raise GpuFault(f"CUDA {what} failed: {getattr(error, 'name', error)}")
         return values[0] if len(values) == 1 else tuple(values) if values else None
+
+    def _current(self):
+        """Make the context current in the calling thread."""
+        if self.closed:
+            raise GpuFault("this GPU's context was reset after a failed launch; make a new Device")
+        self._check(self.driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
     def _attribute(self, attribute):
         return self._check(self.driver.cuDeviceGetAttribute(attribute, self.device), "cuDeviceGetAttribute")
@@ -199,10 +266,18 @@ class Device:
 
     def kernels(self, ring):
         """The module for hands of `ring` pieces: {kernel name: (function, blocks)}."""
+        self._current()
         if ring not in self._modules:
-            cubin, _ = cached_kernel(self.arch, ring)
-            image = np.frombuffer(cubin, np.uint8)
-            module = self._check(self.driver.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
+            cubin, seconds = cached_kernel(self.arch, ring)
+            try:
+                module, image = self._load(cubin)
+            except GpuFault:
+                if not seconds:
+                    raise
+                # A cached cubin the driver refuses (written by another
+                # NVRTC, or damaged where the checksum cannot tell): compiled
+                # again, and the cache replaced.
+                module, image = self._load(cached_kernel(self.arch, ring, fresh=True)[0])
             functions = {}
             for name in KERNELS:
                 function = self._check(self.driver.cuModuleGetFunction(module, name.encode()),
@@ -212,6 +287,10 @@ class Device:
                 functions[name] = (function, max(per_unit, 1) * self.multiprocessors)
             self._modules[ring] = (module, image, functions)
         return self._modules[ring][2]
+
+    def _load(self, cubin):
+        image = np.frombuffer(cubin, np.uint8)
+        return self._check(self.driver.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData"), image
 
     def _launch(self, kernel, ring, arguments):
         """Launch `kernel` over every multiprocessor; arguments are (value,
@@ -223,17 +302,22 @@ class Device:
                                                pointers.ctypes.data, 0), "cuLaunchKernel")
         self._check(self.driver.cuCtxSynchronize(), "the kernel " + kernel)
 
-    def _grow(self, count, seconds):
-        if count == self.LAUNCH:
-            self.rate = count / max(seconds, 1e-9)
-            if seconds < 0.5 and self.LAUNCH < 1 << 32:
-                self.LAUNCH *= 2
+    def close(self):
+        """Release the context and reset it, so that a new Device starts on a
+        clean one: after a failed launch nothing in it can be used again."""
+        if self.closed:
+            return
+        self.closed = True
+        self._modules.clear()
+        self._buffers.clear()
+        self.driver.cuDevicePrimaryCtxRelease(self.device)
+        self.driver.cuDevicePrimaryCtxReset(self.device)
 
     # ------------------------------------------------------------ the kernels (gpu/engine.py's backend)
 
     def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
         ring = int(shape.view(np.int32)[3])
-        start = time.perf_counter()
+        self.kernels(ring)
         u64, i64 = np.uint64, np.int64
         self._launch("bg_sample", ring, [
             (self._to_device("shape", shape), u64), (seed, u64), (first, u64), (count, u64),
@@ -241,14 +325,13 @@ class Device:
             (self._zeros("lengths", lengths.BINS * 8), u64), (self._zeros("best", 8), u64),
             (self._buffer("hits", CAPACITY * HIT.itemsize), u64), (self._zeros("n_hits", 8), u64),
             (CAPACITY, u64)])
-        self._grow(count, time.perf_counter() - start)
         self._to_host(counts, self._buffers["lengths"][0])
         self._to_host(best, self._buffers["best"][0])
         return self._hits()
 
     def census(self, block, count, threshold, cap, cards, tricks):
         ring = int(block.view(np.int32)[3])
-        start = time.perf_counter()
+        self.kernels(ring)
         u64, i64 = np.uint64, np.int64
         self._launch("bg_census", ring, [
             (self._to_device("block", block), u64), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
@@ -256,7 +339,6 @@ class Device:
             (self._zeros("tricks", tricks.nbytes), u64),
             (self._buffer("hits", CAPACITY * HIT.itemsize), u64), (self._zeros("n_hits", 8), u64),
             (CAPACITY, u64)])
-        self._grow(count, time.perf_counter() - start)
         self._to_host(cards, self._buffers["cards"][0])
         self._to_host(tricks, self._buffers["tricks"][0])
         return self._hits()
@@ -285,12 +367,17 @@ def _nvrtc_name(nvrtc, error):
     return bytes(name[1]).decode() if name[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS else str(error)
 
 
-def _first_error(nvrtc, program):
-    """The first line of NVRTC's log that says 'error', else its first line."""
+def _log(nvrtc, program):
+    """NVRTC's log of a program (ptxas's figures when asked for), as text."""
     size = nvrtc.nvrtcGetProgramLogSize(program)
     if size[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS or size[1] <= 1:
         return ""
     log = b" " * size[1]
     nvrtc.nvrtcGetProgramLog(program, log)
-    lines = [line.strip() for line in log.decode(errors="replace").rstrip("\0").splitlines() if line.strip()]
+    return log.decode(errors="replace").rstrip("\0")
+
+
+def _first_error(nvrtc, program):
+    """The first line of NVRTC's log that says 'error', else its first line."""
+    lines = [line.strip() for line in _log(nvrtc, program).splitlines() if line.strip()]
     return next((line for line in lines if "error" in line), lines[0] if lines else "")

@@ -12,11 +12,15 @@ its arrangements changes, so that the device unranks in 64 bits.
 
 A backend is an object with `sample(...)` and `census(...)`, the kernels'
 arguments with NumPy arrays for their buffers (gpu/host.py's, or
-gpu/device.py's launches), and the sizes it launches in.
+gpu/device.py's launches), and the sizes it launches in (gpu/sizing.py
+sizes each launch from them). A backend whose call fails with an
+EngineFault is closed and forgotten: the next call makes a new one, since
+after a kernel's fault a GPU's context cannot be used again.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -31,6 +35,7 @@ from ..contract import EngineError, EngineFault
 from ..outcome import Outcome
 from ..shuffle import check_seed
 from ..states import CensusBlock
+from .sizing import LaunchSizes
 
 #: A game the device hands to the host (game.h's bg_hit).
 HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
@@ -82,14 +87,36 @@ class RangeEngine:
         self.NAME = name
         self._make_backend = make_backend
         self._backend = None
+        self.sizes = None
 
     @property
     def backend(self):
         """The launches, made at the first call that needs them: the one-game
         calls, which are the compiled engine's, never touch a device."""
         if self._backend is None:
-            self._backend = self._make_backend()
+            backend = self._make_backend()
+            self.sizes = LaunchSizes(backend.LAUNCH, backend.LARGEST, backend.CAPACITY, backend.SECONDS)
+            self._backend = backend
         return self._backend
+
+    def _run(self, kernel, *arguments):
+        """One launch of `kernel` on the backend: (hits, n_hits, seconds).
+        A backend that fails is closed and forgotten (the next call makes a
+        new one): after a kernel's fault its context is dead."""
+        backend = self.backend
+        start = time.perf_counter()
+        try:
+            hits, n_hits = getattr(backend, kernel)(*arguments)
+        except EngineFault:
+            self._backend = None
+            close = getattr(backend, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:       # a dead context may refuse even its release
+                    pass
+            raise
+        return hits, n_hits, time.perf_counter() - start
 
     # ------------------------------------------------------------ the compiled engine's calls
 
@@ -142,7 +169,7 @@ class RangeEngine:
         sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
         done = 0
         while done < n_deals:
-            count = min(n_deals - done, self.backend.LAUNCH)
+            count = min(n_deals - done, self.sizes.size(sampled.key))
             sampled.launch(shape.view(np.uint8), start + done, count)
             done += count
         return sampled.result()
@@ -181,6 +208,7 @@ class _Sampled:
         self.min_cards = min_cards
         self.deck = deck
         self.split = split
+        self.key = ("sample", deck, split)
         self.lengths = np.zeros(lengths.BINS, np.uint64)
         self.hits = []
         self.best = None        # (cards, -index, index, Outcome or None)
@@ -188,14 +216,16 @@ class _Sampled:
     def deal(self, index):
         return Deal.shuffled(2, self.seed, index, self.deck, self.split)
 
-    def launch(self, shape, first, count):
+    def launch(self, shape, first, count, part=False):
         counts = np.zeros(lengths.BINS, np.uint64)
         best = np.zeros(1, np.uint64)
-        hits, n_hits = self.backend.sample(shape, self.seed, first, count, self.min_cards, CAP_TRICKS, counts,
-                                           best)
+        hits, n_hits, seconds = self.engine._run("sample", shape, self.seed, first, count,
+                                                 self.min_cards, CAP_TRICKS, counts, best)
+        if not part:
+            self.engine.sizes.record(self.key, count, seconds, n_hits)
         if n_hits > len(hits):
             for offset, size in _parts(count, n_hits, len(hits)):
-                self.launch(shape, first + offset, size)
+                self.launch(shape, first + offset, size, part=True)
             return
         self.lengths += counts
         if best[0]:
@@ -256,6 +286,7 @@ class _Counted:
         self.backend = engine.backend
         self.deck = deck
         self.split = split
+        self.key = ("census", deck, split)
         self.top = top
         histogram = self.backend.HISTOGRAM
         self.cards = np.zeros(histogram, np.uint64)
@@ -293,20 +324,25 @@ class _Counted:
         while done < size:
             # While the longest games are not yet known every finished game
             # is a candidate: launch no more than the buffer holds.
-            limit = self.backend.LAUNCH if self.threshold() else self.backend.CAPACITY
+            limit = self.engine.sizes.size(self.key)
+            if not self.threshold():
+                limit = min(limit, self.backend.CAPACITY)
             count = min(size - done, limit)
             self._launch(suffix_first + done, rank + done, count)
             done += count
 
-    def _launch(self, suffix_first, rank, count):
+    def _launch(self, suffix_first, rank, count, part=False):
         self.block["suffix_first"] = suffix_first
         cards = np.zeros(self.backend.HISTOGRAM, np.uint64)
         tricks = np.zeros(self.backend.HISTOGRAM, np.uint64)
         threshold = self.threshold()
-        hits, n_hits = self.backend.census(self.block.view(np.uint8), count, threshold, CAP_TRICKS, cards, tricks)
+        hits, n_hits, seconds = self.engine._run("census", self.block.view(np.uint8), count,
+                                                 threshold, CAP_TRICKS, cards, tricks)
+        if not part:
+            self.engine.sizes.record(self.key, count, seconds, n_hits)
         if n_hits > len(hits):
             for offset, size in _parts(count, n_hits, len(hits)):
-                self._launch(suffix_first + offset, rank + offset, size)
+                self._launch(suffix_first + offset, rank + offset, size, part=True)
             return
         self.cards += cards
         self.tricks += tricks

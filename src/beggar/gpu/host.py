@@ -20,7 +20,11 @@ class HostBackend:
         self.RING = _gpu_host.RING
         self.TOTAL = _gpu_host.TOTAL
         self.HISTOGRAM = _gpu_host.HISTOGRAM
+        # Launches of one size, never grown (gpu/sizing.py shrinks them
+        # after an overflow): short, so that a Ctrl-C is felt between them.
         self.LAUNCH = launch
+        self.LARGEST = launch
+        self.SECONDS = None
         self.CAPACITY = capacity
 
     def sample(self, shape, seed, first, count, min_cards, cap, lengths, best):

@@ -1,12 +1,18 @@
 /* The GPU engine's kernels: random deals (sample) and census blocks.
 
-   Each kernel is persistent: its threads take deals from a shared counter a
-   few at a time, so a thread whose game ended early takes more work instead
-   of idling while its warp plays a long one. Lengths are counted per thread
-   block in shared memory and added to the totals once; the games handed to
-   the host (long ones, loops, capped ones) go to a buffer through an atomic
-   counter, and a count above the buffer's capacity tells the host to play
-   the launch again in halves. The game itself is game.h's.
+   Each kernel is persistent: its threads take deals from a shared counter
+   a few at a time, so a warp whose games ended early takes more work
+   instead of idling while other warps play long ones. The counter
+   balances between warps only: within a warp each thread plays its game
+   to the end and the warp reconverges after the trick loop (ptxas puts a
+   convergence barrier there), so a thread whose game ended waits for the
+   longest of its warp's 32 games before it takes the next
+   (benchmarks/gpu_kernel_model.py models what that costs). Lengths are
+   counted per thread block in shared memory and added to the totals once;
+   the games handed to the host (long ones, loops, capped ones) go to a
+   buffer through an atomic counter, and a count above the buffer's
+   capacity tells the host to play the launch again in parts. The game
+   itself is game.h's.
 
    This file also compiles as host C (beggar._gpu_host, with one thread and
    the atomics as plain operations), so the engine "gpu-host" runs these
@@ -23,7 +29,7 @@
 #define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
 #define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
-#else
+#elif !defined(BG_HARNESS)      /* the test suite's concurrency harness (tests/gpu_harness.c) has its own */
 #define BG_KERNEL static void
 #define BG_SHARED
 #define BG_THREAD 0
@@ -38,8 +44,8 @@ BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
 #endif
 
 enum {
-    /* Deals a thread takes at a time: few enough to balance the load, enough
-       that the shared counter is not the bottleneck. */
+    /* Deals a thread takes at a time: few enough to balance the load between
+       warps, enough that the shared counter is not the bottleneck. */
     BG_GRAB = 8,
     /* Census lengths counted in shared memory below these. */
     BG_SHARED_CARDS = 4096,
