@@ -82,8 +82,7 @@ def report(result, loops_shown=10):
     planned = spec["deals"]
     lines = [f"census   {deck} deck ({deck.notation()}), {spec['players']} players, {sizes}, "
              f"ranks {spec['first']:,} to {spec['first'] + planned - 1:,}"
-             + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} chunks, "
-                                            f"{result.deals / planned:.0%} of the deals")]
+             + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} chunks kept")]
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
     lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
     lines.append(f"finished {finished:,}")

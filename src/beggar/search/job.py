@@ -201,11 +201,11 @@ def prepare(data, where="job"):
     it gives chunk_seconds too."""
     spec = check(data, where)
     timed = False
-    measured = pace.measure(spec)
-    driver = drivers.of(spec)
     if spec["engine"] == "gpu":
         from ..gpu import device
         device.check()      # no bindings, driver or GPU: one line, before anything is stored
+    measured = pace.measure(spec)
+    driver = drivers.of(spec)
     if "chunk" not in data and driver.timed:
         if spec["engine"] != "gpu":
             # Sized by time on this deck and table, then fixed in the spec: a

@@ -8,8 +8,12 @@ loop) makes the cross-check most of the work: two cores play 10^6 random
 reference engine replays some 5,000 such games a second on a core. The job
 is then told so in one line, with both rates and a threshold that would
 keep up (it still runs: a job file may insist), and a new job's chunks are
-made small enough that one chunk's cross-check takes a few seconds, so that
-stops stay prompt and memory stays bounded by the chunks in flight.
+made small enough that one chunk's cross-check takes a few seconds (one
+part's a quarter of a second, where its chunks are runs of parts sized as it
+runs: units.py), so that stops stay prompt and memory stays bounded by the
+chunks in flight. A GPU job is measured so too, its deals played here on the
+compiled engine (the same games): a GPU plays far faster than its checkers
+replay, so what bounds its chunks is what the checkers can follow.
 """
 
 from __future__ import annotations
