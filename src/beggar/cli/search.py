@@ -58,7 +58,7 @@ def _run(args, cluster, data, where, resume):
     from ..search.drivers.base import plural
     from ..search.progress import plain_seconds
     from ..search.runner import run as run_job
-    from ..search.spec import PART_SECONDS
+    from ..search.spec import CHUNK_SECONDS, PART_SECONDS
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
     if args.gpu and args.engine not in (None, "gpu"):
@@ -100,6 +100,8 @@ def _run(args, cluster, data, where, resume):
                 chunk = (f", chunks of about {spec['chunk_seconds']:g} s as it runs, in parts of {spec['chunk']:,} "
                          f"{driver.unit}" + (f" (about {PART_SECONDS:g} s of a core here, measured)"
                                              if new.timed else ""))
+            elif new is not None and new.timed:
+                chunk = f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, measured)"
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)

@@ -24,6 +24,7 @@ from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
 from . import drivers, pace
+from .keep import PART_GAMES
 from .spec import (CHUNK_SECONDS, DEFAULTS, GPU_DEFAULTS, MAX_CHUNK, MAX_CHUNK_SECONDS, MAX_NAME, MAX_WORKERS,
                    PART_SECONDS, JobError, fresh_seed, shown_value)
 
@@ -207,17 +208,18 @@ def prepare(data, where="job"):
     measured = pace.measure(spec)
     driver = drivers.of(spec)
     if "chunk" not in data and driver.timed:
+        if "chunk_seconds" not in data:
+            spec["chunk_seconds"] = CHUNK_SECONDS
         if spec["engine"] != "gpu":
             # Sized by time on this deck and table, then fixed in the spec: a
             # resumed job, or one run again with its seed, plays the same parts.
-            spec["chunk"] = drivers.timed_chunk(spec, PART_SECONDS)
+            spec["chunk"] = drivers.timed_chunk(spec, PART_SECONDS if spec["chunk_seconds"] else CHUNK_SECONDS)
             timed = True
-        if "chunk_seconds" not in data:
-            spec["chunk_seconds"] = CHUNK_SECONDS
     if "chunk" not in data:
-        # Smaller still where its hits would take longer to cross-check.
-        spec["chunk"] = pace.chunk_for(measured, spec["chunk"],
-                                       PART_SECONDS if spec["chunk_seconds"] else pace.CHUNK_CHECK_SECONDS)
+        # Smaller still where its hits would take longer to cross-check, or,
+        # for a part, where they would be more than a keep writes at once.
+        spec["chunk"] = (pace.chunk_for(measured, spec["chunk"], PART_SECONDS, PART_GAMES) if spec["chunk_seconds"]
+                         else pace.chunk_for(measured, spec["chunk"]))
     return NewJob(spec, data.get("seed") is None, timed, measured)
 
 

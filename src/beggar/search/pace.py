@@ -130,12 +130,18 @@ def measure(spec):
     return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, result.lengths)
 
 
-def chunk_for(pace, chunk, seconds=CHUNK_CHECK_SECONDS):
+def chunk_for(pace, chunk, seconds=CHUNK_CHECK_SECONDS, hits=None):
     """The chunk of a new job: `chunk`, or fewer deals where the cross-check
-    of a chunk that size would take over `seconds` of a core."""
+    of a chunk that size would take over `seconds` of a core, or where it
+    would keep over `hits` games (None: no bound)."""
     if pace is None or not pace.check_rate or not pace.hit_share:
         return chunk
     most = seconds * pace.check_rate / pace.hit_share
+    if hits is not None:
+        # A deal dealt again and again (a small deck) is replayed once, so
+        # its check costs little; its games still travel to the job's
+        # process and are kept there, one by one.
+        most = min(most, hits / pace.hit_share)
     if most >= chunk:
         return chunk
     digits = 10 ** max(0, len(str(int(most))) - 2)          # two significant digits: 240,000

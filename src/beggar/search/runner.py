@@ -35,7 +35,8 @@ from .spec import WORKERS_PER_CORE, extends, grouped, max_workers
 from .units import Pacer, Plan
 
 
-#: How long chunks in flight may run on once the time limit has passed.
+#: How long chunks in flight may run on once the time limit has passed (a run
+#: that has kept no chunk yet gives them STOP_SECONDS: it makes progress).
 CUT_OFF_SECONDS = 1.0
 
 #: How long chunks in flight may run on after a first Ctrl-C or SIGTERM.
@@ -206,14 +207,23 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         # this job's chunks so far tell (None: none is known yet).
         return chunk_seconds if pacer is None else pacer.expected(parts)
 
+    def grace(reason):
+        # How long chunks in flight may go on once a stop is asked for: a
+        # time limit gives them a second, or, where this run has kept no chunk
+        # yet (its workers were starting, a part takes long on a busy
+        # machine), as long as a stop signal does, so that a run makes progress.
+        return CUT_OFF_SECONDS if reason.startswith("time limit") and summary.deals else STOP_SECONDS
+
     def between():
         # Between two parts of a large keep: a stop's or the clock's deadline
         # passed gives the keep up; its chunk is rolled back, played on resume.
-        now = time.monotonic()
-        if stop.at is not None and now >= stop.at + (CUT_OFF_SECONDS if stop.reason.startswith("time limit")
-                                                     else STOP_SECONDS):
-            raise Cut
-        if time_limit is not None and now - start >= time_limit + CUT_OFF_SECONDS:
+        if stop.at is not None:
+            deadline = stop.at + grace(stop.reason)
+        elif time_limit is not None:
+            deadline = start + time_limit + grace("time limit")
+        else:
+            return
+        if time.monotonic() >= deadline:
             raise Cut
 
     def next_chunk():
@@ -292,7 +302,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     raise lost
                 if cut:
                     at_once = True
-                    stop.request(f"time limit of {time_limit:g} s")
+                    if stop.reason is None:         # the clock's deadline passed, not a stop's
+                        stop.request(f"time limit of {time_limit:g} s")
                     cut += len(pending)
                     stop.reason += (f"; {cut} chunk{'s' if cut != 1 else ''} in flight cut off, played again "
                                     "on resume")
@@ -303,8 +314,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     stop.request(f"time limit of {time_limit:g} s")
                 if stop.reason is not None:
                     if cut_off_at is None:
-                        timed = stop.reason.startswith("time limit")
-                        cut_off_at = now + (CUT_OFF_SECONDS if timed else STOP_SECONDS)
+                        cut_off_at = stop.at + grace(stop.reason)
                     elif pending and now >= cut_off_at:
                         # A chunk may run for minutes (a flood of hits to check):
                         # neither the clock nor the user waits for it. Its deals

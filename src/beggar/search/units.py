@@ -29,8 +29,9 @@ from .spec import chunks_in, grouped
 GROWTH = 4
 
 #: Seconds of the job's own process that keeping one chunk may take (its
-#: replies to a stop and to the clock wait for it).
-KEEP_SECONDS = 0.5
+#: replies to a stop and to the clock wait for it, and its games' way from
+#: the worker costs about as much again).
+KEEP_SECONDS = 0.25
 
 
 class Plan:
