@@ -57,7 +57,11 @@ def test_a_first_stop_signal_holds_under_a_flood(tmp_path, signum):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, min_cards=0, deals=0, chunk=100_000), "--archive", archive,
                 "--quiet", "--workers", 2)
-    time.sleep(2.5)         # the workers are started and deep in their chunks' cross-checks
+    # Once the job has started (its first line; a busy machine may take
+    # seconds to measure it), the workers are deep in their chunks' cross-checks.
+    first = job.stderr.readline()
+    assert first.startswith("job "), first
+    time.sleep(1.5)
     job.send_signal(signum)
     began = time.monotonic()
     out, err = job.communicate(timeout=60)

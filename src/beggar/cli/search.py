@@ -101,7 +101,8 @@ def _run(args, cluster, data, where, resume):
                          f"{driver.unit}" + (f" (about {PART_SECONDS:g} s of a core here, measured)"
                                              if new.timed else ""))
             elif new is not None and new.timed:
-                chunk = f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, measured)"
+                chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, "
+                         "measured)")
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
@@ -189,7 +190,8 @@ def add(commands):
                     "games of 2800 cards and more kept, each with a family search, on every core.",
         epilog="JOB is a TOML file (see the search/ folder): name, driver (sample, climb, census, "
                "grow or perturb), seed (none: a fresh one, printed and stored), workers, min_cards, "
-               "extend_cards, deals, chunk, deck, players, split, basin_states, basin_seconds, and a "
+               "extend_cards, deals, chunk, chunk_seconds, deck, players, split, basin_states, basin_seconds, "
+               "and a "
                "[climb], [grow] or [perturb] table. Progress is a bar on a terminal, else a plain line "
                "a minute (BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
