@@ -42,6 +42,11 @@ CUT_OFF_SECONDS = 1.0
 #: How long chunks in flight may run on after a first Ctrl-C or SIGTERM.
 STOP_SECONDS = 3.0
 
+#: Of those, what ending the workers of chunks cut off and printing the
+#: summary take, on a busy machine: they are cut off this much sooner, so
+#: that the job has ended within STOP_SECONDS of the signal.
+EXIT_SECONDS = 0.5
+
 
 @dataclass
 class Summary:
@@ -192,10 +197,10 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
             return
         each = [expected(in_flight.get(future, 1)) for future in left]
         seconds = None if None in each else sum(each) / len(each) * -(-len(left) // max(1, workers))
-        if seconds is not None and seconds <= STOP_SECONDS:
+        if seconds is not None and seconds <= STOP_SECONDS - EXIT_SECONDS:
             about = f" in about {seconds:.0f} s and {'are' if len(left) != 1 else 'is'} kept"
         else:       # a flood of hits to cross-check, or chunks of minutes
-            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS:g} s, "
+            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS - EXIT_SECONDS:g} s, "
                      "else cut off then")
         bar.announce(f"stopping ({reason}): {len(left)} chunk{'s' if len(left) != 1 else ''} in flight "
                      f"finish{'es' if len(left) == 1 else ''}{about}"
@@ -212,7 +217,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         # time limit gives them a second, or, where this run has kept no chunk
         # yet (its workers were starting, a part takes long on a busy
         # machine), as long as a stop signal does, so that a run makes progress.
-        return CUT_OFF_SECONDS if reason.startswith("time limit") and summary.deals else STOP_SECONDS
+        return CUT_OFF_SECONDS if reason.startswith("time limit") and summary.deals else STOP_SECONDS - EXIT_SECONDS
 
     def between():
         # Between two parts of a large keep: a stop's or the clock's deadline
@@ -285,6 +290,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                         chunk_seconds + (result.seconds - chunk_seconds) / kept_chunks
                     began = time.monotonic()
                     try:
+                        between()       # a deadline passed while it waited: kept on resume
                         keep(archive, job_id, spec, result, summary, bar.announce, between)
                     except Cut:
                         cut = 1
@@ -346,6 +352,12 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         raise error from None
     finally:
         if cluster is None:
+            if not at_once and stop is not None and stop.reason is not None:
+                # Stopped, its chunks kept: the workers are idle, and ending
+                # them is quicker than waiting for each to wind down on a
+                # busy machine (a stop's promise is to have ended in 3 s).
+                at_once = True
+                _kill_workers(pool)
             pool.shutdown(wait=not at_once, cancel_futures=True)
         else:
             for future in pending:      # the cluster is the caller's to close
@@ -379,8 +391,10 @@ def _kill_workers(pool):
         threading.excepthook = quiet
     for process in processes:
         process.kill()
+    # One wait for them all, not one each: a stop's promise is seconds.
+    deadline = time.monotonic() + 2
     for process in processes:
-        process.join(5)
+        process.join(max(0.0, deadline - time.monotonic()))
     # A worker killed while it sent a chunk's result leaves half a message in
     # the pool's result pipe, and the pool's thread waits for the rest for
     # ever (the job would print its summary and never exit): with the
