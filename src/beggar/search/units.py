@@ -7,7 +7,8 @@ consecutive parts not yet kept, played by one worker as one and kept in the
 archive as one record: its first part's number and its deals, which say
 which parts it holds. So a resumed job, on any number of workers, plays
 exactly the parts still missing, and the same games as one never stopped,
-however its chunks were cut.
+however its chunks were cut (a census: once complete, when it keeps the
+`top` longest of those its chunks kept).
 
 A job whose spec has chunk_seconds 0 (its file gave a chunk, or it was
 created before chunks were sized as a job runs) has chunks of one part
