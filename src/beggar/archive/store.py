@@ -27,6 +27,9 @@ from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
 
 DEFAULT_PATH = os.path.join("results", "archive.sqlite")
 
+#: Values one look-up of many rows names at most (SQLite before 3.32 takes 999).
+_BATCH = 900
+
 #: How long to wait for another process's write lock (BEGGAR_LOCK_SECONDS changes it).
 LOCK_SECONDS = 60
 
@@ -280,6 +283,63 @@ class Archive:
         return found[0], False
 
     @_guarded
+    def add_games(self, rows):
+        """Keep many games at once (inside a transaction), as add_game would
+        one by one, in their order: `rows` are add_game's arguments (deal,
+        rules, compiled, reference, job, driver, seed, chunk, parent, rank,
+        loop) but for `parent`, which is the parent's deal (kept before it,
+        by an earlier row or an earlier call), not its id. Returns [(id,
+        new)], a deal kept before (or by an earlier row) not new."""
+        rules_keys = {}         # id(rules) -> its key: a chunk's games share one Rules
+        keyed = []
+        for row in rows:
+            rules = row[1]
+            if id(rules) not in rules_keys:
+                rules_keys[id(rules)] = rules_key(rules)
+            keyed.append(((str(row[0]), rules_keys[id(rules)]), row))
+        keys = {key for key, _ in keyed}
+        before = self._game_ids(keys)
+        values, seen = [], set()
+        for key, (deal, rules, compiled, reference, job, driver, seed, chunk, parent, rank, loop) in keyed:
+            if key in before or key in seen:
+                continue        # INSERT OR IGNORE would ignore it: its row need not be written out
+            seen.add(key)
+            values.append((*key, compiled.status, compiled.winner, compiled.cards,
+                           compiled.tricks, *(compiled.loop_entry or (None, None)),
+                           *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
+                           json.dumps(reference.as_dict()), int(compiled != reference), job, driver, seed, chunk,
+                           None if parent is None else str(parent), key[1], now(), *table_of(deal),
+                           None if rank is None else str(rank), None if loop is None else loop.hex()))
+        # One statement for every row; a parent is looked up as its row is
+        # inserted, so it may be a row of the same call.
+        self.db.executemany(
+            "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
+            "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
+            "seed, chunk, parent, found_at, deck, players, split, rank, loop) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+            "(SELECT id FROM games WHERE deal = ? AND rules = ?), ?, ?, ?, ?, ?, ?)", values)
+        ids = {**before, **self._game_ids(seen)}
+        found, seen = [], set()
+        for key, _ in keyed:
+            found.append((ids[key], key not in before and key not in seen))
+            seen.add(key)
+        return found
+
+    def _game_ids(self, keys):
+        """{(deal text, rules key): id} of the games kept of `keys`."""
+        found = {}
+        by_rules = {}
+        for deal, rules in keys:
+            by_rules.setdefault(rules, []).append(deal)
+        for rules, deals in by_rules.items():
+            for at in range(0, len(deals), _BATCH):
+                batch = deals[at:at + _BATCH]
+                found.update(((deal, rules), game_id) for deal, game_id in self.db.execute(
+                    f"SELECT deal, id FROM games WHERE rules = ? AND deal IN ({', '.join('?' * len(batch))})",
+                    (rules, *batch)))
+        return found
+
+    @_guarded
     def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
               deck=None, players=None, status=None, loops_first=True):
         """Kept games as dicts, best first: loops, then the longest games
@@ -368,6 +428,17 @@ class Archive:
         """The id of the loop of `deck` with canonical state `key` (hex), or None."""
         row = self.db.execute("SELECT id FROM loops WHERE deck = ? AND key = ?", (deck, key)).fetchone()
         return None if row is None else row[0]
+
+    @_guarded
+    def known_loops(self, deck, keys):
+        """Of the canonical states `keys` (hex) of loops of `deck`, those the archive holds."""
+        keys = list(keys)
+        known = set()
+        for at in range(0, len(keys), _BATCH):
+            batch = keys[at:at + _BATCH]
+            known.update(row[0] for row in self.db.execute(
+                f"SELECT key FROM loops WHERE deck = ? AND key IN ({', '.join('?' * len(batch))})", (deck, *batch)))
+        return known
 
     @_guarded
     def set_basin(self, loop_id, states, deals, stopped_by):
@@ -551,6 +622,11 @@ class Archive:
     @_guarded
     def chunks_done(self, job_id):
         return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
+
+    @_guarded
+    def chunks_kept(self, job_id):
+        """[(chunk, deals)] of the chunks of job `job_id` that are done."""
+        return self.db.execute("SELECT chunk, deals FROM chunks WHERE job = ?", (job_id,)).fetchall()
 
     @_guarded
     def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds, stats=None):

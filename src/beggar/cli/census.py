@@ -43,6 +43,8 @@ def add(commands):
                         help="arrangements played (default 0: every one from --first on)")
     census.add_argument("--top", type=count, default=10, metavar="N",
                         help="longest games kept in the archive (default 10)")
-    census.add_argument("--chunk", type=chunk, metavar="N", help="deals per unit of work (default: about 3 s of a core, measured when the job starts)")
+    census.add_argument("--chunk", type=chunk, metavar="N",
+                        help="deals per unit of work (default: parts of about 0.25 s of a core, measured when "
+                             "the job starts, played in chunks of about 3 s as it runs)")
     add_run_options(census, "default one per core")
     census.set_defaults(run=run_census)

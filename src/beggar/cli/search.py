@@ -58,7 +58,7 @@ def _run(args, cluster, data, where, resume):
     from ..search.drivers.base import plural
     from ..search.progress import plain_seconds
     from ..search.runner import run as run_job
-    from ..search.spec import CHUNK_SECONDS
+    from ..search.spec import CHUNK_SECONDS, PART_SECONDS
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
     if args.gpu and args.engine not in (None, "gpu"):
@@ -94,8 +94,15 @@ def _run(args, cluster, data, where, resume):
             seed = "" if driver.exhaustive or not driver.seeded else f"seed {spec['seed']}" + (
                 f" (fresh: --seed {spec['seed']} plays these {driver.replays} again)"
                 if new is not None and new.fresh else "") + ", "
-            chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s "
-                     "of a core here, measured)") if new is not None and new.timed else ""
+            chunk = ""
+            if new is not None and spec["chunk_seconds"]:
+                # A chunk is as many parts as take chunk_seconds as the job runs (units.py).
+                chunk = (f", chunks of about {spec['chunk_seconds']:g} s as it runs, in parts of {spec['chunk']:,} "
+                         f"{driver.unit}" + (f" (about {PART_SECONDS:g} s of a core here, measured)"
+                                             if new.timed else ""))
+            elif new is not None and new.timed:
+                chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, "
+                         "measured)")
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
@@ -180,9 +187,11 @@ def _either(words):
 def add(commands):
     """Declare these commands on the `beggar` parser's subcommands."""
     from ..search import drivers
+    from ..search.job import shipped as shipped_jobs
     # Every driver and its table of options, from the registry: a driver
     # added there is named here too.
     names = _either(list(drivers.NAMES))
+    shipped = ", ".join(shipped_jobs()) or "none found"
     tables = _either([f"[{driver.options}]" for driver in drivers.ALL if driver.options])
     search = commands.add_parser(
         "search", help="hunt long games and loops, keeping them in the archive",
@@ -191,10 +200,12 @@ def add(commands):
                     "reference engine and kept in the archive as it comes; a stopped job "
                     "goes on with --resume. With no JOB, a default job: random 26/26 deals, "
                     "games of 2800 cards and more kept, each with a family search, on every core.",
-        epilog=f"JOB is a TOML file (see the search/ folder): name, driver ({names}), seed (none: a "
-               "fresh one, printed and stored), workers, min_cards, extend_cards, deals, chunk, deck, "
-               f"players, split, basin_states, basin_seconds, and a {tables} table. Progress is a bar "
-               "on a terminal, else a plain line a minute (BEGGAR_PROGRESS_SECONDS).")
+        epilog=f"JOB is a TOML job file, or the name of one shipped with beggar ({shipped}: the "
+               "search/ folder of its source, runnable from any folder). Its keys: name, driver "
+               f"({names}), seed (none: a fresh one, printed and stored), workers, min_cards, extend_cards, "
+               "deals, chunk, chunk_seconds, deck, players, split, basin_states, basin_seconds, and a "
+               f"{tables} table. Progress is a bar on a terminal, else a plain line a minute "
+               "(BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive ('last': the job "
                         "run last; beggar archive jobs lists them)")

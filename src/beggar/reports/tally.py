@@ -10,7 +10,7 @@ from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
 from ..search.job import stored
-from ..search.spec import chunks_in, table
+from ..search.spec import table
 
 
 class TallyError(BadInput, ValueError):
@@ -31,7 +31,8 @@ class Tally:
 
     @property
     def complete(self):
-        return self.chunks == chunks_in(self.spec)
+        # Deals, not chunks: a census's chunks may be runs of parts (search/units.py).
+        return self.deals == self.spec["deals"]
 
 
 def tally(archive, job_id):
@@ -84,7 +85,7 @@ def report(result, loops_shown=10):
     planned = spec["deals"]
     lines = [f"census   {deck} deck ({deck.notation()}), {spec['players']} players, {sizes}, "
              f"ranks {spec['first']:,} to {spec['first'] + planned - 1:,}"
-             + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} of {chunks_in(spec):,} chunks")]
+             + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} chunks kept")]
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
     lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
     lines.append(f"finished {finished:,}")

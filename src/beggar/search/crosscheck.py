@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import engine
+from .. import engine, loops
 from ..backward import family
 from ..deal import Deal
 from ..outcome import Outcome
+from . import SearchError
 from .spec import cpu_engine, extends
 
 #: The bounds of an extension's family search (published records' families
@@ -40,10 +41,39 @@ class Game:
     parent: int | None = None
     rank: int | None = None
     loop: bytes | None = None
+    described: object = None    # a loop game the engines agree on: its loops.Loop (of_deal)
 
 
-def _checked(deal, outcome, driver, **more):
-    return Game(deal, outcome, engine.play(deal, engine="reference"), driver, **more)
+class Checker:
+    """The checks of one chunk's games. A deal dealt twice in a chunk (a small
+    deck has few deals) is replayed once, and a loop is described once
+    (loops.of_deal: its canonical state, walked by the reference engine):
+    here, where the cores are, not in the job's process, which then only
+    looks its loops up in the archive (keep.py)."""
+
+    def __init__(self):
+        self.replays = {}       # deal text -> the reference engine's outcome
+        self.loops = {}         # deal text or canonical state -> loops.Loop
+
+    def game(self, deal, outcome, driver, **more):
+        text = str(deal)
+        replay = self.replays.get(text)
+        if replay is None:
+            replay = self.replays[text] = engine.play(deal, engine="reference")
+        game = Game(deal, outcome, replay, driver, **more)
+        if outcome.status == "loop" and outcome == replay:
+            # A disputed game is kept marked so, and no loop is made of it.
+            described = self.loops.get(game.loop) if game.loop is not None else None
+            if described is None:
+                described = self.loops.get(text)
+            if described is None:
+                try:
+                    described = loops.of_deal(deal)
+                except loops.LoopError as error:
+                    raise SearchError(str(error)) from None
+                self.loops[text] = self.loops[described.key] = described
+            game.loop, game.described = described.key, described
+        return game
 
 
 def check(spec, result):
@@ -52,19 +82,22 @@ def check(spec, result):
     game of at least extend_cards cards the longest balanced deal of its
     family. A census keeps every loop deal, with its rank and its loop's
     canonical state, and the chunk's `top` longest games: what a chunk keeps
-    depends on the chunk alone, never on which chunks were kept before it."""
+    depends on the chunk alone, never on which chunks were kept before it.
+    Each loop game gets its loop's canonical state and description (Game.loop,
+    Game.described)."""
+    checker = Checker()
     if result.block is not None:
-        games = [_checked(deal, outcome, "census", rank=rank, loop=key)
+        games = [checker.game(deal, outcome, "census", rank=rank, loop=key)
                  for rank, deal, outcome, key in result.block.loops]
-        games += [_checked(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.block.longest]
+        games += [checker.game(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.block.longest]
         return games
     games = []
     for deal, outcome in result.hits:
-        games.append(_checked(deal, outcome, spec["driver"]))
+        games.append(checker.game(deal, outcome, spec["driver"]))
         if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
             longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS, cpu_engine(spec)).longest
             if longest is not None and longest[0] != deal:
                 member = longest[0]
-                games.append(_checked(member, engine.play(member, engine=cpu_engine(spec)), "extension",
-                                      parent=len(games) - 1))
+                games.append(checker.game(member, engine.play(member, engine=cpu_engine(spec)), "extension",
+                                          parent=len(games) - 1))
     return games

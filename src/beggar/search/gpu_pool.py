@@ -44,7 +44,8 @@ def checked(spec, result):
     """Stage two, on a core: the chunk's games checked (crosscheck.check)."""
     start = time.perf_counter()
     result.games = check(spec, result)
-    return result, time.perf_counter() - start
+    result.check_seconds = time.perf_counter() - start
+    return result, result.check_seconds
 
 
 class GpuPool:
@@ -58,12 +59,13 @@ class GpuPool:
         self.gpu_seconds = 0.0          # the GPU's play of the chunks checked
         self.check_seconds = 0.0        # the checkers' work on them
 
-    def submit(self, function, spec, chunk):
-        """A future of chunk `chunk` of `spec`, played and checked (the
-        runner's `function`, drivers.work, is done here in two stages)."""
+    def submit(self, function, spec, chunk, parts=1):
+        """A future of chunk `chunk` of `spec` (of `parts` parts: units.py),
+        played and checked (the runner's `function`, drivers.work, is done
+        here in two stages)."""
         future = _Chunk()
         with future.lock:
-            future.stage = self.gpu.submit(drivers.play, spec, chunk)
+            future.stage = self.gpu.submit(drivers.play, spec, chunk, parts)
         future.stage.add_done_callback(lambda played: self._played(played, future, spec))
         return future
 

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..checks import MAX_COUNT, cut, whole
+from ..checks import MAX_COUNT, cut, seconds, whole
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
 from . import drivers, pace
-from .spec import DEFAULTS, GPU_DEFAULTS, MAX_CHUNK, MAX_NAME, MAX_WORKERS, JobError, fresh_seed, shown_value
+from .keep import PART_GAMES
+from .spec import (CHUNK_SECONDS, DEFAULTS, GPU_DEFAULTS, MAX_CHUNK, MAX_CHUNK_SECONDS, MAX_NAME, MAX_WORKERS,
+                   PART_SECONDS, JobError, fresh_seed, shown_value)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -139,6 +141,14 @@ def check(data, where="job"):
             whole(spec[key], f"'{key}'", low, high)
         except ValueError as error:
             raise JobError(f"{where}: {error}") from None
+    if spec["chunk_seconds"] != 0:
+        try:
+            spec["chunk_seconds"] = seconds(spec["chunk_seconds"], "'chunk_seconds'", MAX_CHUNK_SECONDS)
+        except ValueError as error:
+            raise JobError(f"{where}: {error} (or 0: chunks of `chunk` deals each)") from None
+        if not driver.timed:
+            raise JobError(f"{where}: 'chunk_seconds' sizes the chunks of sample and census jobs as they run; "
+                           f"a {spec['driver']} job's chunk is one {driver.unit[:-1]} walk or search: give 0")
     # Every spec holds the climber's rules, whatever its driver (a stored spec
     # has them); only the climb driver's job file may change them.
     climb = data.get("climb", {})
@@ -187,8 +197,9 @@ def stored(spec, where="the archive"):
     if not isinstance(spec, dict):
         raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
     # A job written before family extension searched no family: extend_cards 0;
-    # one written before the GPU engine played on the compiled one.
-    spec = {**DEFAULTS, "extend_cards": 0, "engine": "compiled", **spec}
+    # one written before the GPU engine played on the compiled one; one
+    # written before chunks were sized as a job runs has chunks of one part.
+    spec = {**DEFAULTS, "extend_cards": 0, "engine": "compiled", "chunk_seconds": 0, **spec}
     try:
         # What check() does not know it leaves alone: a perturb job's start
         # loops, and the tables of other drivers (a stored spec has the
@@ -217,21 +228,34 @@ def prepare(data, where="job"):
     """A new job from a job file's keys `data`: checked (check: its defaults
     filled in, a fresh seed drawn where none is given), a GPU job's device
     checked, its pace measured and its chunk sized where `data` gives none.
-    Nothing is stored: a bad job leaves no archive behind."""
+    Nothing is stored: a bad job leaves no archive behind.
+
+    A sample or census job whose file gives no chunk numbers its deals in
+    parts of about PART_SECONDS of a core (smaller where their hits would take
+    longer to cross-check), and plays them in chunks of as many parts as take
+    its chunk_seconds (CHUNK_SECONDS unless the file says) on the machine as
+    it is while it runs (units.py); a chunk the file gives is one part, unless
+    it gives chunk_seconds too."""
     spec = check(data, where)
     timed = False
-    measured = pace.measure(spec)
     if spec["engine"] == "gpu":
         from ..gpu import device
         device.check()      # no bindings, driver or GPU: one line, before anything is stored
-    elif "chunk" not in data and drivers.of(spec).timed:
-        # Sized by time on this deck and table, then fixed in the spec: a
-        # resumed job, or one run again with its seed, plays the same chunks.
-        spec["chunk"] = drivers.timed_chunk(spec)
-        timed = True
+    measured = pace.measure(spec)
+    driver = drivers.of(spec)
+    if "chunk" not in data and driver.timed:
+        if "chunk_seconds" not in data:
+            spec["chunk_seconds"] = CHUNK_SECONDS
+        if spec["engine"] != "gpu":
+            # Sized by time on this deck and table, then fixed in the spec: a
+            # resumed job, or one run again with its seed, plays the same parts.
+            spec["chunk"] = drivers.timed_chunk(spec, PART_SECONDS if spec["chunk_seconds"] else CHUNK_SECONDS)
+            timed = True
     if "chunk" not in data:
-        # Smaller still where its hits would take longer to cross-check.
-        spec["chunk"] = pace.chunk_for(measured, spec["chunk"])
+        # Smaller still where its hits would take longer to cross-check, or,
+        # for a part, where they would be more than a keep writes at once.
+        spec["chunk"] = (pace.chunk_for(measured, spec["chunk"], PART_SECONDS, PART_GAMES) if spec["chunk_seconds"]
+                         else pace.chunk_for(measured, spec["chunk"]))
     return NewJob(spec, data.get("seed") is None, timed, measured)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .. import loops
 from ..archive import ArchiveFault
 from ..rules import Rules
 from . import SearchError
@@ -61,54 +60,65 @@ def stop_if_disputed(summary, disputed, what="the deal"):
                           f"disputed. This is a bug in beggar: please report {what}.")
 
 
+#: Games kept by one statement; between two such parts of a large keep the
+#: job looks at the clock and its stop requests (keep_games' `between`).
+PART_GAMES = 2000
+
+
+class Cut(Exception):
+    """A keep given up between two parts (keep_games' `between`): its
+    transaction rolled back, its chunk wholly unkept, played again on resume."""
+
+
 def loops_of_games(archive, games):
-    """The loops of a chunk's loop games (crosscheck.Game), which every driver
-    keeps: each game gets its loop's canonical state, and the loops the
-    archive does not hold yet are returned, to be kept with the games."""
-    new = {}
+    """The loops of a chunk's loop games that the archive does not hold yet,
+    to be kept with the games: each loop game the engines agree on came
+    described from where it was checked (crosscheck.Checker), so this is one
+    look-up of the chunk's distinct loops, whatever its number of loop games."""
+    described = {}
     for game in games:
-        if game.outcome.status != "loop" or game.outcome != game.replay:
-            continue        # a disputed game is kept marked so, and no loop is made of it
-        deck = game.deal.deck_written()
-        if game.loop is not None and (game.loop in new or archive.loop_id(deck, game.loop.hex()) is not None):
-            continue
-        try:
-            loop = loops.of_deal(game.deal)
-        except loops.LoopError as error:
-            raise SearchError(str(error)) from None
-        game.loop = loop.key
-        if loop.key not in new and archive.loop_id(deck, loop.hex) is None:
-            new[loop.key] = loop
-    return list(new.values())
+        if game.described is not None:
+            described.setdefault((game.described.deck, game.described.hex), game.described)
+    by_deck = {}
+    for deck, key in described:
+        by_deck.setdefault(deck, []).append(key)
+    known = {(deck, key) for deck, keys in by_deck.items() for key in archive.known_loops(deck, keys)}
+    return [loop for where, loop in described.items() if where not in known]
 
 
-def keep_games(archive, job_id, spec, result, summary, stats):
+def keep_games(archive, job_id, spec, result, summary, stats, between=None):
     """Keep a chunk's games (crosscheck.check: done in the worker, or here
     when it came unchecked), their new loops and the chunk's record with
     `stats`, then count them in the summary. Returns the games new to the
     archive that may be announced (announce.tell): [(game id, deal, outcome,
-    driver)]; SearchError, once all is kept, when the engines disagree on one."""
+    driver)]; SearchError, once all is kept, when the engines disagree on one.
+    The games are written PART_GAMES at a time, `between()` (when given)
+    called between two parts: what it raises (Cut) rolls the whole chunk back."""
     games = result.games if result.games is not None else check(spec, result)
     new_loops = loops_of_games(archive, games)
     new_keys = {loop.key for loop in new_loops}
-    disputed, ids, news = [], [], []
+    disputed, news = [], []
     kept_games = known = loop_games = extended = 0
+    rules = Rules()
     with kept(archive, job_id, result) as record:
         for loop in new_loops:
             archive.add_loop(loop, job_id, spec["driver"], result.chunk)
-        for game in games:
-            game_id, new = archive.add_game(
-                game.deal, Rules(), game.outcome, game.replay, job_id, game.driver, spec["seed"],
-                result.chunk, None if game.parent is None else ids[game.parent], game.rank, game.loop)
-            ids.append(game_id)
-            if new and (game.outcome.status != "loop" or game.loop in new_keys):
-                news.append((game_id, game.deal, game.outcome, game.driver))
-            if game.outcome != game.replay:
-                disputed.append(dispute(game_id, game.deal, game.outcome, game.replay))
-            kept_games += new
-            known += not new
-            loop_games += game.outcome.status == "loop"
-            extended += new and game.driver == "extension"
+        for at in range(0, len(games), PART_GAMES):
+            if at and between is not None:
+                between()
+            part = games[at:at + PART_GAMES]
+            added = archive.add_games(
+                (game.deal, rules, game.outcome, game.replay, job_id, game.driver, spec["seed"], result.chunk,
+                 None if game.parent is None else games[game.parent].deal, game.rank, game.loop) for game in part)
+            for game, (game_id, new) in zip(part, added):
+                if new and (game.outcome.status != "loop" or game.loop in new_keys):
+                    news.append((game_id, game.deal, game.outcome, game.driver))
+                if game.outcome != game.replay:
+                    disputed.append(dispute(game_id, game.deal, game.outcome, game.replay))
+                kept_games += new
+                known += not new
+                loop_games += game.outcome.status == "loop"
+                extended += new and game.driver == "extension"
         record.hits = len(result.hits)
         record.best_cards = max([result.best[1].cards if result.best is not None else 0]
                                 + [game.outcome.cards for game in games if game.driver == "extension"])

@@ -8,8 +8,12 @@ loop) makes the cross-check most of the work: two cores play 10^6 random
 reference engine replays some 5,000 such games a second on a core. The job
 is then told so in one line, with both rates and a threshold that would
 keep up (it still runs: a job file may insist), and a new job's chunks are
-made small enough that one chunk's cross-check takes a few seconds, so that
-stops stay prompt and memory stays bounded by the chunks in flight.
+made small enough that one chunk's cross-check takes a few seconds (one
+part's a quarter of a second, where its chunks are runs of parts sized as it
+runs: units.py), so that stops stay prompt and memory stays bounded by the
+chunks in flight. A GPU job is measured so too, its deals played here on the
+compiled engine (the same games): a GPU plays far faster than its checkers
+replay, so what bounds its chunks is what the checkers can follow.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .. import engine
 from ..lengths import low
 from . import drivers
+from .crosscheck import Checker
+from .spec import cpu_engine
 
 #: Processor seconds of playing, and of cross-checking, that a measure may take.
 PLAY_SECONDS = 0.05
@@ -27,9 +32,10 @@ CHECK_SECONDS = 0.2
 #: Deals a measure plays at most.
 MEASURE_DEALS = 32_000
 
-#: Processor seconds of cross-checking one chunk of a new job may hold.
+#: Processor seconds of cross-checking one chunk of a new job may hold (one
+#: part, where its chunks are sized as it runs: spec.PART_SECONDS).
 CHUNK_CHECK_SECONDS = 3.0
-SMALLEST_CHUNK = 1000
+SMALLEST_CHUNK = 100
 
 
 @dataclass(frozen=True)
@@ -93,15 +99,16 @@ class Pace:
 def measure(spec):
     """The Pace of job `spec` on its first deals, or None for the drivers that
     deal no deals (the loop factory's walks and the eliminate driver's
-    backward searches keep a loop now and then, never a flood)."""
-    from ..engine import GPU_ENGINES
-    if not drivers.of(spec).plays_deals or spec.get("engine") in GPU_ENGINES:
-        return None     # a GPU job measures its own two sides
+    backward searches keep a loop now and then, never a flood). A GPU job's
+    deals are played here on the compiled engine, which plays the same games:
+    what its checkers must follow is what those deals keep."""
+    if not drivers.of(spec).plays_deals:
+        return None
     deals, budget = 500, spec["deals"] or MEASURE_DEALS
     while True:
         deals = min(deals, budget, MEASURE_DEALS)
         start = time.process_time()
-        result = drivers.play(dict(spec, deals=deals, chunk=deals, extend_cards=0), 0)
+        result = drivers.play(dict(spec, deals=deals, chunk=deals, extend_cards=0, engine=cpu_engine(spec)), 0)
         seconds = time.process_time() - start
         if seconds >= PLAY_SECONDS or deals >= min(budget, MEASURE_DEALS):
             break
@@ -110,22 +117,31 @@ def measure(spec):
     if result.block is not None:       # what a census keeps: its loop deals (its top longest are few)
         games = [(deal, outcome) for _, deal, outcome, _ in result.block.loops]
     checked = cards = 0
+    # The checks a worker does (crosscheck.Checker): the reference engine's
+    # replay, and a loop game's loop described.
+    checker = Checker()
     start = time.process_time()
     for deal, outcome in games:
         if checked and time.process_time() - start >= CHECK_SECONDS:
             break
-        engine.play(deal, engine="reference")
+        checker.game(deal, outcome, spec["driver"])
         checked += 1
         cards += outcome.cards
     return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, result.lengths)
 
 
-def chunk_for(pace, chunk):
+def chunk_for(pace, chunk, seconds=CHUNK_CHECK_SECONDS, hits=None):
     """The chunk of a new job: `chunk`, or fewer deals where the cross-check
-    of a chunk that size would take over CHUNK_CHECK_SECONDS of a core."""
+    of a chunk that size would take over `seconds` of a core, or where it
+    would keep over `hits` games (None: no bound)."""
     if pace is None or not pace.check_rate or not pace.hit_share:
         return chunk
-    most = CHUNK_CHECK_SECONDS * pace.check_rate / pace.hit_share
+    most = seconds * pace.check_rate / pace.hit_share
+    if hits is not None:
+        # A deal dealt again and again (a small deck) is replayed once, so
+        # its check costs little; its games still travel to the job's
+        # process and are kept there, one by one.
+        most = min(most, hits / pace.hit_share)
     if most >= chunk:
         return chunk
     digits = 10 ** max(0, len(str(int(most))) - 2)          # two significant digits: 240,000

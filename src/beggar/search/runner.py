@@ -14,7 +14,6 @@ keeps, the job obeys the clock and the user.
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import threading
@@ -31,14 +30,22 @@ from .drivers import keep, work
 from .gpu_pool import GpuPool
 from .job import check_engine, stored
 from .progress import Progress
-from .spec import WORKERS_PER_CORE, chunks_in, extends, max_workers
+from .keep import Cut
+from .spec import WORKERS_PER_CORE, extends, grouped, max_workers
+from .units import Pacer, Plan
 
 
-#: How long chunks in flight may run on once the time limit has passed.
+#: How long chunks in flight may run on once the time limit has passed (a run
+#: that has kept no chunk yet gives them STOP_SECONDS: it makes progress).
 CUT_OFF_SECONDS = 1.0
 
 #: How long chunks in flight may run on after a first Ctrl-C or SIGTERM.
 STOP_SECONDS = 3.0
+
+#: Of those, what ending the workers of chunks cut off and printing the
+#: summary take, on a busy machine: they are cut off this much sooner, so
+#: that the job has ended within STOP_SECONDS of the signal.
+EXIT_SECONDS = 0.5
 
 
 @dataclass
@@ -77,6 +84,7 @@ class _Stop:
 
     def __init__(self, told=None):
         self.reason = None
+        self.at = None          # when it was asked for (time.monotonic)
         self.previous = {}
         self.told = told
 
@@ -93,12 +101,14 @@ class _Stop:
         if self.reason is not None:
             raise KeyboardInterrupt
         self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        self.at = time.monotonic()
         if self.told is not None:
             self.told(self.reason)
 
     def request(self, reason):
         if self.reason is None:
             self.reason = reason
+            self.at = time.monotonic()
 
 
 def _worker_start(parent):
@@ -163,9 +173,10 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         notes.append(f"family extension is for two players; it does not apply to these "
                      f"{spec['players']}-player deals")
     summary.note = "; ".join(notes)
-    total = chunks_in(spec)
-    done = archive.chunks_done(job_id)
-    todo = (c for c in (range(total) if total is not None else itertools.count()) if c not in done)
+    plan = Plan(spec, archive.chunks_kept(job_id))
+    # A job whose chunks are runs of parts gets them sized as it runs (units.py).
+    pacer = Pacer(spec, spec["chunk_seconds"]) if grouped(spec) else None
+    in_flight = {}              # a chunk handed out: its parts
     archive.set_job_state(job_id, "running")
     driver = drivers.of(spec)
     bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit,
@@ -185,38 +196,91 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         left = [future for future in pending if not future.cancel()]
         if not left:
             return
-        seconds = None if chunk_seconds is None else chunk_seconds * -(-len(left) // max(1, workers))
-        if seconds is not None and seconds <= STOP_SECONDS:
+        each = [expected(in_flight.get(future, 1)) for future in left]
+        seconds = None if None in each else sum(each) / len(each) * -(-len(left) // max(1, workers))
+        if seconds is not None and seconds <= STOP_SECONDS - EXIT_SECONDS:
             about = f" in about {seconds:.0f} s and {'are' if len(left) != 1 else 'is'} kept"
         else:       # a flood of hits to cross-check, or chunks of minutes
-            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS:g} s, "
+            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS - EXIT_SECONDS:g} s, "
                      "else cut off then")
         bar.announce(f"stopping ({reason}): {len(left)} chunk{'s' if len(left) != 1 else ''} in flight "
                      f"finish{'es' if len(left) == 1 else ''}{about}"
                      + ("; Ctrl-C again stops now (they are played again on resume)"
                         if reason == "Ctrl-C" else ""))
 
+    def expected(parts):
+        # The seconds a chunk of `parts` parts takes in a worker, as far as
+        # this job's chunks so far tell (None: none is known yet).
+        return chunk_seconds if pacer is None else pacer.expected(parts)
+
+    def grace(reason):
+        # How long chunks in flight may go on once a stop is asked for: a
+        # time limit gives them a second, or, where this run has kept no chunk
+        # yet (its workers were starting, a part takes long on a busy
+        # machine), as long as a stop signal does, so that a run makes progress.
+        return CUT_OFF_SECONDS if reason.startswith("time limit") and summary.deals else STOP_SECONDS - EXIT_SECONDS
+
+    def between():
+        # Between two parts of a large keep: a stop's or the clock's deadline
+        # passed gives the keep up; its chunk is rolled back, played on resume.
+        if stop.at is not None:
+            deadline = stop.at + grace(stop.reason)
+        elif time_limit is not None:
+            deadline = start + time_limit + grace("time limit")
+        else:
+            return
+        if time.monotonic() >= deadline:
+            raise Cut
+
+    def next_chunk():
+        """(first part, parts) of the chunk to hand out now, or None: none
+        is left, or none would finish within the time limit."""
+        now = time.monotonic()
+        if pacer is None:
+            if time_limit is not None and (
+                    len(pending) >= max(1, workers) if chunk_seconds is None else
+                    now - start + chunk_seconds * (1 + len(pending) // max(1, workers))
+                    > time_limit + CUT_OFF_SECONDS):
+                return None         # it would be cut off at the time limit: its work would be lost
+            return plan.take(1)
+        seconds = None
+        if time_limit is not None:
+            if now - start >= time_limit:
+                return None
+            # What is left of the time once the chunks already handed out
+            # are done; with none in flight, one part at least (progress).
+            queued = sum(expected(in_flight[future]) or 0 for future in pending)
+            seconds = time_limit - (now - start) - queued / max(1, workers)
+            if pending and (pacer.expected(1) or 0) > seconds:
+                return None
+        return plan.take(pacer.parts(seconds))
+
+    stop = None
     try:
         with _Stop(told) as stop:
             while True:
                 while stop.reason is None and len(pending) < 2 * max(1, workers):
-                    if time_limit is not None and (
-                            len(pending) >= max(1, workers) if chunk_seconds is None else
-                            time.monotonic() - start + chunk_seconds * (1 + len(pending) // max(1, workers))
-                            > time_limit + CUT_OFF_SECONDS):
-                        break       # it would be cut off at the time limit: its work would be lost
-                    chunk = next(todo, None)
+                    chunk = next_chunk()
                     if chunk is None:
                         break
-                    pending.add(pool.submit(work, spec, chunk))
+                    future = pool.submit(work, spec, *chunk)
+                    pending.add(future)
+                    in_flight[future] = chunk[1]
                 if not pending:
-                    if time_limit is not None and stop.reason is None and next(todo, None) is not None:
-                        stop.request(f"time limit of {time_limit:g} s; no further chunk would finish within it")
+                    if time_limit is not None and stop.reason is None and plan.left():
+                        stop.request(f"time limit of {time_limit:g} s" + (
+                            "" if time.monotonic() - start >= time_limit else
+                            "; no further chunk would finish within it"))
                     break
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 lost = None
+                cut = 0         # chunks given up by a keep cut off at a deadline (keep.Cut)
                 for future in finished:
+                    parts = in_flight.pop(future, 1)
                     if future.cancelled():
+                        continue
+                    if cut:
+                        cut += 1
                         continue
                     if isinstance(future.exception(), BrokenProcessPool):
                         lost = future.exception()
@@ -225,7 +289,15 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     kept_chunks += 1
                     chunk_seconds = result.seconds if chunk_seconds is None else \
                         chunk_seconds + (result.seconds - chunk_seconds) / kept_chunks
-                    keep(archive, job_id, spec, result, summary, bar.announce)
+                    began = time.monotonic()
+                    try:
+                        between()       # a deadline passed while it waited: kept on resume
+                        keep(archive, job_id, spec, result, summary, bar.announce, between)
+                    except Cut:
+                        cut = 1
+                        continue
+                    if pacer is not None:
+                        pacer.finished(result, parts, time.monotonic() - began)
                     if summary.best is not None:
                         best_cards = max(best_cards, summary.best[1].cards)
                     if result.growth is not None:
@@ -235,13 +307,21 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                                workers=workers)
                 if lost is not None:
                     raise lost
+                if cut:
+                    at_once = True
+                    if stop.reason is None:         # the clock's deadline passed, not a stop's
+                        stop.request(f"time limit of {time_limit:g} s")
+                    cut += len(pending)
+                    stop.reason += (f"; {cut} chunk{'s' if cut != 1 else ''} in flight cut off, played again "
+                                    "on resume")
+                    _kill_workers(pool)
+                    break
                 now = time.monotonic()
                 if time_limit is not None and now - start >= time_limit:
                     stop.request(f"time limit of {time_limit:g} s")
                 if stop.reason is not None:
                     if cut_off_at is None:
-                        timed = stop.reason.startswith("time limit")
-                        cut_off_at = now + (CUT_OFF_SECONDS if timed else STOP_SECONDS)
+                        cut_off_at = stop.at + grace(stop.reason)
                     elif pending and now >= cut_off_at:
                         # A chunk may run for minutes (a flood of hits to check):
                         # neither the clock nor the user waits for it. Its deals
@@ -273,6 +353,12 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         raise error from None
     finally:
         if cluster is None:
+            if not at_once and stop is not None and stop.reason is not None:
+                # Stopped, its chunks kept: the workers are idle, and ending
+                # them is quicker than waiting for each to wind down on a
+                # busy machine (a stop's promise is to have ended in 3 s).
+                at_once = True
+                _kill_workers(pool)
             pool.shutdown(wait=not at_once, cancel_futures=True)
         else:
             for future in pending:      # the cluster is the caller's to close
@@ -306,8 +392,10 @@ def _kill_workers(pool):
         threading.excepthook = quiet
     for process in processes:
         process.kill()
+    # One wait for them all, not one each: a stop's promise is seconds.
+    deadline = time.monotonic() + 2
     for process in processes:
-        process.join(5)
+        process.join(max(0.0, deadline - time.monotonic()))
     # A worker killed while it sent a chunk's result leaves half a message in
     # the pool's result pipe, and the pool's thread waits for the rest for
     # ever (the job would print its summary and never exit): with the

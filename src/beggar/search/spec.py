@@ -21,7 +21,8 @@ DEFAULTS = {
     "workers": 0,           # 0: one per core
     "min_cards": 2800,
     "deals": 0,             # 0: until stopped (Ctrl-C, SIGTERM or --time)
-    "chunk": 4_000_000,     # climb: one walk; sample and census with none given: CHUNK_SECONDS of a core
+    "chunk": 4_000_000,     # climb: one walk; sample and census with none given: PART_SECONDS of a core
+    "chunk_seconds": 0,     # sample, census: seconds a chunk of parts takes as the job runs (units.py); 0: one part
     "extend_cards": 2800,   # a kept game this long gets a family search; 0: none
     "deck": "standard",     # a name or counts (decks.py)
     "players": 2,
@@ -34,16 +35,22 @@ DEFAULTS = {
 }
 
 #: What a job on the GPU engine takes where its file and command line give
-#: nothing: chunks of 10^9 deals (about a second of the GPU the engine aims
-#: at), and a threshold whose games the CPU side can replay and extend as
+#: nothing: parts of 10^9 deals (about a second of the GPU the engine aims
+#: at; fewer where their hits would be more than its checkers follow: pace.py),
+#: and a threshold whose games the CPU side can replay and extend as
 #: fast as the GPU finds them (about 1 deal in 2 * 10^7 lasts 3500 cards:
 #: some 50 a second at 10^9 deals a second; see the README's GPU section).
 GPU_DEFAULTS = {"chunk": 10 ** 9, "min_cards": 3500, "extend_cards": 3500}
 
-#: Seconds of a core a chunk takes when a job gives no chunk (drivers.timed_chunk
-#: measures it when the job starts): long enough that keeping a chunk costs
-#: little, short enough that a stop or a time limit is prompt.
+#: Seconds a chunk takes when a job gives no chunk (its chunk_seconds): long
+#: enough that keeping a chunk costs little, short enough that a stop or a
+#: time limit is prompt. Such a job's deals are numbered in parts of about
+#: PART_SECONDS of a core (drivers.timed_chunk measures it when the job
+#: starts), and a chunk is as many consecutive parts as take CHUNK_SECONDS
+#: on the machine as it is while the job runs (units.py).
 CHUNK_SECONDS = 3.0
+PART_SECONDS = 0.25
+MAX_CHUNK_SECONDS = 3600
 
 #: Bounds of the numbers of a job: a chunk is played by one worker in one
 #: go (10**9 deals is a quarter of an hour of a core); more workers than
@@ -110,11 +117,18 @@ def chunks_in(spec):
     return -(-spec["deals"] // spec["chunk"])
 
 
-def chunk_deals(spec, chunk):
-    """Deals in chunk number `chunk`: the last one of a budget may be short."""
+def chunk_deals(spec, chunk, parts=1):
+    """Deals in chunk number `chunk`, or in the `parts` chunks from it on (a
+    chunk of parts, units.py): the last one of a budget may be short."""
     if spec["deals"]:
-        return min(spec["chunk"], spec["deals"] - chunk * spec["chunk"])
-    return spec["chunk"]
+        return min(parts * spec["chunk"], spec["deals"] - chunk * spec["chunk"])
+    return parts * spec["chunk"]
+
+
+def grouped(spec):
+    """Whether the job's chunks are runs of parts of spec['chunk'] deals,
+    sized as it runs (chunk_seconds), rather than one part each."""
+    return bool(spec.get("chunk_seconds"))
 
 
 def check_basin_bounds(spec, where):

@@ -38,33 +38,43 @@ def of(spec):
     return _BY_NAME[spec["driver"]]
 
 
-def play(spec, chunk):
-    """Play chunk number `chunk` of the job `spec` (in a worker)."""
-    return of(spec).play(spec, chunk)
+def play(spec, chunk, parts=1):
+    """Play chunk number `chunk` of the job `spec` (in a worker), or the
+    `parts` chunks from it on as one (a job whose chunks are runs of parts:
+    units.py; sample and census)."""
+    if parts == 1:
+        return of(spec).play(spec, chunk)
+    return of(spec).play(spec, chunk, parts)
 
 
-def work(spec, chunk):
-    """What a worker does with chunk `chunk` of the job `spec`: play it and
-    check its games (crosscheck.check, where the driver's are checked where
-    they are played); the ChunkResult with `games` set."""
-    result = play(spec, chunk)
+def work(spec, chunk, parts=1):
+    """What a worker does with chunk `chunk` of the job `spec` (of `parts`
+    parts): play it and check its games (crosscheck.check, where the
+    driver's are checked where they are played); the ChunkResult with
+    `games` and `check_seconds` set."""
+    result = play(spec, chunk, parts)
+    start = time.perf_counter()
     result.games = of(spec).games(spec, result)
+    result.check_seconds = time.perf_counter() - start
     return result
 
 
-def keep(archive, job_id, spec, result, summary, told=None):
+def keep(archive, job_id, spec, result, summary, told=None, between=None):
     """Keep a finished chunk in the archive (its driver's keep: one
     transaction with the record that the chunk is done), count it in the
     summary, then announce the records and new balanced loops it holds
-    (announce.tell; `told`, when given, hears each line)."""
-    news = of(spec).keep(archive, job_id, spec, result, summary)
+    (announce.tell; `told`, when given, hears each line). `between`, when
+    given, is called between the parts of a large keep (keep.keep_games)."""
+    news = of(spec).keep(archive, job_id, spec, result, summary, between)
     announce.tell(archive, job_id, news, summary, told)
 
 
 def timed_chunk(spec, seconds=CHUNK_SECONDS):
-    """Deals that one core here plays in about `seconds` for this job's deck
-    and table: measured by playing chunk 0 of the job, ever larger, for a
-    tenth of a second of processor time; two significant digits."""
+    """Deals that one core here plays in about `seconds` of processor time
+    for this job's deck and table: measured by playing chunk 0 of the job,
+    ever larger, for a tenth of a second of processor time; two significant
+    digits. (A busy machine gives a worker less than a core: units.py sizes
+    a job's chunks by the time they take as it runs.)"""
     deals, spent = 1_000, 0.0
     budget = spec["deals"] or MAX_CHUNK
     while True:

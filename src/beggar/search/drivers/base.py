@@ -27,6 +27,7 @@ class ChunkResult:
     growth: dict | None = None      # a grow or perturb chunk's walk (factory.Grow.walk, Perturb.walk)
     ascent: dict | None = None      # an eliminate chunk's search, what it reached (eliminate.play)
     games: list | None = None       # the games it keeps, checked (crosscheck.check)
+    check_seconds: float = 0.0      # the seconds their check took where it was done
 
 
 class Driver:
@@ -71,7 +72,9 @@ class Driver:
         the `spec` checked so far: JobError naming `where` and the key."""
 
     def play(self, spec, chunk):
-        """Play chunk `chunk` of job `spec` (in a worker): a ChunkResult."""
+        """Play chunk `chunk` of job `spec` (in a worker): a ChunkResult. A
+        timed driver's play also takes `parts`, the chunks from `chunk` on
+        that it plays as one (units.py)."""
         raise NotImplementedError
 
     def games(self, spec, result):
@@ -87,10 +90,11 @@ class Driver:
         """What the chunk's archive record keeps of its games, or None."""
         return None
 
-    def keep(self, archive, job_id, spec, result, summary):
+    def keep(self, archive, job_id, spec, result, summary, between=None):
         """Keep chunk `result` in one transaction with its record (keep.kept),
-        then count it in the summary; returns the games to announce."""
-        return keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers))
+        then count it in the summary; returns the games to announce.
+        `between`: called between the parts of a large keep (keep.keep_games)."""
+        return keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers), between)
 
     def finish(self, archive, job_id, spec, summary):
         """What a job does once its budget is spent, before it is done."""

@@ -46,9 +46,9 @@ class Census(Driver):
             raise JobError(f"{where}: {error} (the {deck} deck has {count:,} arrangements)") from None
         spec["extend_cards"] = 0
 
-    def play(self, spec, chunk):
+    def play(self, spec, chunk, parts=1):
         start = time.perf_counter()
-        deals = chunk_deals(spec, chunk)
+        deals = chunk_deals(spec, chunk, parts)
         result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"],
                                engine=spec["engine"], **table(spec))
         hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
@@ -56,8 +56,8 @@ class Census(Driver):
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
 
-    def keep(self, archive, job_id, spec, result, summary):
-        keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers))
+    def keep(self, archive, job_id, spec, result, summary, between=None):
+        keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers), between)
         return []       # a census tells its loops in its own table (beggar archive census), by loop, not by deal
 
     def finish(self, archive, job_id, spec, summary):

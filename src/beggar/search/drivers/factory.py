@@ -165,11 +165,12 @@ class _Factory(Driver):
         lines.extend(f"NEW      {line}" for line in summary.announced)
         return lines
 
-    def keep(self, archive, job_id, spec, result, summary):
+    def keep(self, archive, job_id, spec, result, summary, between=None):
         """Keep a grow or perturb chunk: its loops, their balanced deals and the
         chunk's record, in one transaction; then count them in the summary.
         Returns the first new balanced deal of each loop, to be announced:
-        [(game id, deal, outcome, driver)]."""
+        [(game id, deal, outcome, driver)]. (A walk keeps a few loops: its
+        keep is never large, and `between` is not needed.)"""
         growth = result.growth
         found = checked(archive, spec, growth)
         new_loops, prizes, notes, disputed, news = [], [], [], [], []

@@ -34,9 +34,9 @@ class Sample(_Dealing):
     gpu = True
     timed = True
 
-    def play(self, spec, chunk):
+    def play(self, spec, chunk, parts=1):
         start = time.perf_counter()
-        deals = chunk_deals(spec, chunk)
+        deals = chunk_deals(spec, chunk, parts)
         hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
                                                  start=chunk * spec["chunk"], engine=spec["engine"],
                                                  **table(spec))

@@ -1,0 +1,122 @@
+"""Which deals the next chunk of a running job holds, and how many.
+
+A job's deals are numbered once, when it is created: in parts of
+spec["chunk"] deals (part p: the deals from p * chunk on; spec.chunk_deals),
+each reproducible from the seed and its number alone. A chunk is a run of
+consecutive parts not yet kept, played by one worker as one and kept in the
+archive as one record: its first part's number and its deals, which say
+which parts it holds. So a resumed job, on any number of workers, plays
+exactly the parts still missing, and the same games as one never stopped,
+however its chunks were cut (a census: once complete, when it keeps the
+`top` longest of those its chunks kept).
+
+A job whose spec has chunk_seconds 0 (its file gave a chunk, or it was
+created before chunks were sized as a job runs) has chunks of one part
+each. One with chunk_seconds gets chunks of as many parts as take that long
+on the machine as it is while the job runs (Pacer): sized from the time its
+chunks so far took in the workers, play and cross-check, not from a measure
+taken before the workers started (a busy machine gives each of them a part
+of a core), bounded so that the job's own process keeps a chunk quickly,
+and made smaller near a time limit, so that the chunks in flight end
+within it. Its first chunks are one part each, and a chunk is never more
+than GROWTH times the largest one finished yet.
+"""
+
+from __future__ import annotations
+
+from .spec import chunks_in, grouped
+
+#: How many times the largest chunk finished yet the next one may be.
+GROWTH = 4
+
+#: Seconds of the job's own process that keeping one chunk may take (its
+#: replies to a stop and to the clock wait for it, and its games' way from
+#: the worker costs about as much again).
+KEEP_SECONDS = 0.25
+
+
+class Plan:
+    """The parts of a job not yet kept, handed out in order as chunks."""
+
+    def __init__(self, spec, kept):
+        """`kept`: [(first part, deals)] of the chunks the archive holds."""
+        self.total = chunks_in(spec)        # parts; None: no budget
+        size = spec["chunk"]
+        # A chunk of one part records its part whatever its deals count (a
+        # walk's tries, a search's states); a chunk of parts, the parts its deals fill.
+        spans = sorted((first, first + (max(1, -(-deals // size)) if grouped(spec) else 1))
+                       for first, deals in kept)
+        self._gaps = self._gaps_between(spans)
+        self._gap = next(self._gaps, None)
+
+    def _gaps_between(self, spans):
+        at = 0
+        for first, end in spans:
+            if first > at:
+                yield [at, first]
+            at = max(at, end)
+        if self.total is None:
+            yield [at, None]
+        elif at < self.total:
+            yield [at, self.total]
+
+    def take(self, most=1):
+        """(first part, parts) of the next chunk, at most `most` parts, or
+        None when every part is kept or handed out."""
+        if self._gap is None:
+            return None
+        first, end = self._gap
+        parts = most if end is None else min(most, end - first)
+        self._gap[0] = first + parts
+        if end is not None and self._gap[0] >= end:
+            self._gap = next(self._gaps, None)
+        return first, parts
+
+    def left(self):
+        """Whether a part is still to be handed out."""
+        return self._gap is not None
+
+
+class Pacer:
+    """How many parts the next chunk of a job whose chunks are sized as it
+    runs holds, from what its chunks so far took (finished)."""
+
+    def __init__(self, spec, seconds):
+        self.size = spec["chunk"]       # deals a part
+        self.seconds = seconds          # what a chunk is meant to take
+        self.per_deal = None            # seconds of a worker a deal, lately
+        self.keep_per_hit = None        # seconds of this process keeping a hit, lately
+        self.hit_share = None           # hits a deal, lately
+        self.most = 1                   # parts of the largest chunk finished yet
+
+    def finished(self, result, parts, keep_seconds):
+        """A chunk of `parts` parts, its drivers.ChunkResult `result`, was kept
+        in `keep_seconds`."""
+        worked = result.seconds + result.check_seconds
+        deals = max(1, result.deals)
+        self.per_deal = self._lately(self.per_deal, worked / deals)
+        self.hit_share = self._lately(self.hit_share, len(result.hits) / deals)
+        if result.hits:
+            self.keep_per_hit = self._lately(self.keep_per_hit, keep_seconds / len(result.hits))
+        self.most = max(self.most, parts)
+
+    @staticmethod
+    def _lately(old, new):
+        # Half the weight on the latest chunk: the machine's load changes.
+        return new if old is None else (old + new) / 2
+
+    def parts(self, seconds=None):
+        """Parts of a chunk meant to take `seconds` (the job's chunk seconds
+        when None), at least one."""
+        seconds = self.seconds if seconds is None else min(seconds, self.seconds)
+        if self.per_deal is None:
+            return 1
+        deals = seconds / max(self.per_deal, 1e-12)
+        if self.keep_per_hit and self.hit_share:
+            deals = min(deals, KEEP_SECONDS / (self.keep_per_hit * self.hit_share))
+        return max(1, min(int(deals // self.size), GROWTH * self.most))
+
+    def expected(self, parts):
+        """Seconds a chunk of `parts` parts is expected to take in a worker
+        (None: nothing measured yet)."""
+        return None if self.per_deal is None else parts * self.size * self.per_deal
