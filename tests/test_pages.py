@@ -2,7 +2,9 @@
 runs, in the page's order, as the real command in a folder of the page's own,
 and prints the lines the page shows under it. What depends on the machine's
 speed and the clock is read as any value: times, rates, dates and the job ids
-made from them, the number of workers, a chunk size measured at the start.
+made from them, the number of workers, a chunk or part size measured at the
+start, a chunk's number (the first of its parts). A progress line comes at a search's end only (BEGGAR_PROGRESS_SECONDS
+set past any run here).
 Everything else (the games, the counts, the wording) must be as shown, so a
 page cannot go stale. The examples are deterministic: each search names its
 seed and its budget."""
@@ -32,8 +34,15 @@ VOLATILE = [
     (re.compile(r"\bworkers[= ]\d+"), "workers=W"),
     (re.compile(r"chunks of [\d,]+ (\w+) \(about [\d.]+ s of a core here, measured\)"),
      r"chunks of C \1 (measured)"),
+    (re.compile(r"in parts of [\d,]+ (\w+) \(about [\d.]+ s of a core here, measured\)"),
+     r"in parts of P \1 (measured)"),
+    (re.compile(r", chunk \d+\)"), ", chunk K)"),        # chunks are as many parts as fit their time
     (re.compile(r"(?<![\w/])/tmp/"), ""),
 ]
+
+
+#: No progress line but the last, however slow the machine.
+QUIET = {"BEGGAR_PROGRESS_SECONDS": "100000"}
 
 
 def _steady(line):
@@ -57,11 +66,11 @@ def _run(words, folder, ids):
     words = [re.sub(r"^/tmp/", "", word) for word in words]
     if "2>" in words:           # standard error to a file the page reads next
         at = words.index("2>")
-        result = beggar(*words[1:at], *words[at + 2:], cwd=folder)
+        result = beggar(*words[1:at], *words[at + 2:], cwd=folder, env=QUIET)
         (folder / words[at + 1]).write_text(result.stderr)
         printed = result.stdout
     else:
-        result = beggar(*words[1:], cwd=folder)
+        result = beggar(*words[1:], cwd=folder, env=QUIET)
         printed = result.stderr + result.stdout
     assert result.returncode == 0, (words, result.stdout, result.stderr)
     return printed.splitlines()
