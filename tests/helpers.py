@@ -41,11 +41,15 @@ def _command(args):
     return command + [str(a) for a in args]
 
 
-def beggar(*args, stdin=None, env=None, cwd=None):
+def beggar(*args, stdin=None, env=None, cwd=None, merged=False):
     """Run the `beggar` command to its end (in folder `cwd`): the CompletedProcess,
-    output as text. `env`: variables to set for it, on top of this process's environment."""
+    output as text. `env`: variables to set for it, on top of this process's
+    environment. `merged`: standard error into the output, in the order written."""
     environ = None if env is None else {**os.environ, **env}
-    return subprocess.run(_command(args), input=stdin, capture_output=True, text=True, timeout=120,
+    if merged:
+        environ = {**(environ or os.environ), "PYTHONUNBUFFERED": "1"}
+    return subprocess.run(_command(args), input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merged else subprocess.PIPE, text=True, timeout=120,
                           env=environ, cwd=cwd)
 
 
