@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from beggar.archive import Archive
 from helpers import bad_input, beggar, job_file, job_id, start, wait_for_chunks
 
 
@@ -41,12 +42,18 @@ def test_archive_jobs_lists_each_job_and_how_to_resume_it(tmp_path):
     assert lines[0].split()[:4] == ["job", "driver", "table", "state"]
     assert "100.0K of 100.0K deals" in lines[1] and " done " in lines[1]
     assert lines[2].startswith(name) and lines[2].endswith(second["resume"])
-    assert beggar("archive", "jobs", "--archive", tmp_path / "none.sqlite").stdout == "no jobs\n"
+    # A missing archive is not an empty one (it is the one line every command gives).
+    bad_input(beggar("archive", "jobs", "--archive", tmp_path / "none.sqlite"), "none.sqlite: no such archive")
+    Archive(tmp_path / "empty.sqlite").close()
+    assert beggar("archive", "jobs", "--archive", tmp_path / "empty.sqlite").stdout == "no jobs\n"
 
 
 def test_resume_last_goes_on_with_the_job_run_last_and_labels_the_figures(tmp_path):
     archive = tmp_path / "a.sqlite"
-    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no job to resume")
+    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no such archive")
+    assert not archive.exists()
+    Archive(archive).close()
+    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no job to resume: the archive holds none")
     first = beggar("search", job_file(tmp_path, deals=3_000_000, chunk=100_000), "--archive", archive,
                    "--quiet", "--time", 0.5, "--workers", 1)
     name = job_id(first.stdout)

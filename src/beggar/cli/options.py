@@ -4,6 +4,7 @@ one game, and reading the game they ask for."""
 import argparse
 import errno
 import os
+import tempfile
 
 from .. import checks
 from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown
@@ -40,6 +41,41 @@ def check_output(path, option):
     """An output file named by `option`, before any work: '' names none."""
     if not path:
         raise UsageError(f"{option}: name a file, not ''")
+
+
+def output_folder(path, option):
+    """A folder named by `option` for files written later, checked before any
+    work (a search of minutes must not end in a folder it cannot write):
+    created if need be and written to once. Returns whether it was created
+    here, so that one left empty can be removed again (unused_folder)."""
+    if not path:
+        raise UsageError(f"{option}: name a folder, not ''")
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise UsageError(f"{option} {path}: not a folder (a file of that name is there)")
+    created = not os.path.isdir(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+        # Only a file written there shows a folder that cannot take files
+        # (a read-only filesystem, /proc, no permission).
+        probe = tempfile.NamedTemporaryFile(dir=path, prefix=".beggar-probe-")
+        probe.close()
+    except OSError as error:
+        if created:
+            unused_folder(path, True)
+        message = f"{option} {path}: cannot write files there ({error.strerror or error})"
+        if error.errno in _FAULTS:
+            raise OutputFault(message) from None
+        raise UsageError(message) from None
+    return created
+
+
+def unused_folder(path, created):
+    """Remove the folder `path` if output_folder created it and nothing went into it."""
+    if created:
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass        # something went into it after all, or it is gone
 
 
 def write_output(path, data, option=None):

@@ -165,7 +165,34 @@ def stored(spec, where="the archive"):
             from None
     except (TypeError, ValueError, AttributeError) as error:
         raise ArchiveFault(f"{where}: damaged: its spec cannot be read ({cut(str(error))})") from None
+    problem = start_problem(spec)
+    if problem is not None:
+        raise ArchiveFault(f"{where}: damaged: its start {problem}")
     return spec
+
+
+def start_problem(spec):
+    """What makes the loops a stored spec starts from (`start`, of the drivers
+    that have one) none it can start from, or None: a non-empty list of
+    canonical states of its deck (archive.readback.key_problem), and one for
+    each chunk of its budget where a chunk searches from one."""
+    from ..archive.readback import key_problem
+    from ..decks import Deck
+    driver = drivers.of(spec)
+    if not driver.starts_from_loops:
+        return None
+    start = spec.get("start")
+    if not isinstance(start, list) or not start:
+        return f"holds {cut(start)}, not a list of the loops it starts from (one at least)"
+    deck = Deck.parse(spec["deck"])
+    for number, key in enumerate(start):
+        problem = key_problem(key, deck)
+        if problem is not None:
+            return f"loop {number}: the key {problem}"
+    if driver.start_chunks and not 0 < -(-spec["deals"] // spec["chunk"]) <= len(start):
+        return (f"holds {len(start)} loops, and its budget of {spec['deals']:,} {driver.unit} in chunks of "
+                f"{spec['chunk']:,} searches from {-(-spec['deals'] // spec['chunk']):,}")
+    return None
 
 
 @dataclass

@@ -70,6 +70,16 @@ class Summary:
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
 
 
+class _StopNow(KeyboardInterrupt):
+    """The second Ctrl-C or SIGTERM: stop at once. `signum` is the signal that
+    said so, which the command's exit status reports (130 or 143), as a shell
+    reports the signal that ends a command."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
 class _Stop:
     """SIGINT and SIGTERM: the first asks for a calm stop, the second for one at
     once. `told(reason)`, when given, is called at the first, from the handler:
@@ -91,7 +101,7 @@ class _Stop:
 
     def _handle(self, signum, frame):
         if self.reason is not None:
-            raise KeyboardInterrupt
+            raise _StopNow(signum)
         self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
         if self.told is not None:
             self.told(self.reason)
@@ -255,9 +265,12 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 summary.state, summary.reason = "done", "budget spent"
             else:
                 summary.reason = stop.reason
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         at_once = True
-        summary.reason = "stopped at once; chunks in flight will be played again on resume"
+        # "SIGTERM ..." exits 143 (cli.search.exit_status); a Ctrl-C, 130.
+        by_term = isinstance(error, _StopNow) and error.signum == signal.SIGTERM
+        summary.reason = (("SIGTERM again: " if by_term else "")
+                          + "stopped at once; chunks in flight will be played again on resume")
         _kill_workers(pool)
     except Exception as error:
         if isinstance(error, BrokenProcessPool):

@@ -44,6 +44,8 @@ class Eliminate(Driver):
     options = "eliminate"
     unit = "states"
     plays_deals = False
+    starts_from_loops = True
+    start_chunks = True
 
     def check(self, spec, data, where):
         """3 or 4 players, deals dealt evenly, the [eliminate] options known and
