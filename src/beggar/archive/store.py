@@ -73,6 +73,17 @@ def no_such_archive(path):
     return ArchiveError(f"{path}: no such archive (a search creates it)")
 
 
+# What tells the hand sizes of a game's deal apart in SQL, as the archive
+# writes a deal (str(Deal): one character a card, 2-4 hands split by '/'):
+# where the first three hands end and the length of the whole. Computed in
+# SQLite, not Python: a report groups every game by it.
+_AFTER_1 = "substr(deal, instr(deal, '/') + 1)"
+_AFTER_2 = f"substr({_AFTER_1}, instr({_AFTER_1}, '/') + 1)"
+# Two hands are told by the first's size (split) alone, and most games have two.
+_HAND_SIZES = (f"(CASE WHEN players = 2 THEN split ELSE instr(deal, '/') || '/' || instr({_AFTER_1}, '/') || '/' "
+               f"|| instr({_AFTER_2}, '/') || '/' || length(deal) END)")
+
+
 def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -284,14 +295,15 @@ class Archive:
 
     @_guarded
     def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
-              deck=None, players=None, status=None, loops_first=True):
+              deck=None, players=None, status=None, loops_first=True, split=None):
         """Kept games as dicts, best first: loops, then the longest games
         (`loops_first=False`: the longest first, whatever their status).
-        `deck` (a decks.Deck or its name or notation), `players` and `status`
-        narrow them; `record_cards` keeps the finished games of the
+        `deck` (a decks.Deck or its name or notation), `players`, `split` (the
+        first hand's size) and `status` narrow them; `record_cards` keeps the finished games of the
         published records' table (standard deck, two players) at least that
         long (published.RECORD_CARDS)."""
-        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
+        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status,
+                                        split)
         sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
@@ -309,8 +321,11 @@ class Archive:
                                args).fetchone()[0]
 
     @staticmethod
-    def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status):
+    def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
         where, args = [], []
+        if split is not None:
+            where.append("split = ?")
+            args.append(split)
         if status is not None:
             where.append("status = ?")
             args.append(status)
@@ -334,6 +349,47 @@ class Archive:
             where.append("job = ?")
             args.append(job)
         return where, args
+
+    @_guarded
+    def longest_by_table(self, job=None, per_table=5):
+        """The `per_table` longest finished games (of job `job`, when given) of
+        each table (deck, players, hand sizes), longest first, as games() gives
+        them, with `hands` their hand sizes ('26/26'); the tables in the order
+        of their longest game. Chosen in SQL, on a few columns: an archive of
+        half a million games is never read whole for the few a report shows."""
+        where, args = "status = 'finished'" + (" AND job = ?" if job is not None else ""), \
+            [job] if job is not None else []
+        chosen = self.db.execute(
+            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games "
+            f"WHERE {where}), ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
+            "ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, players, hands) "
+            "AS best, deck, players FROM sized) SELECT id FROM ranked WHERE place <= ? "
+            "ORDER BY best DESC, deck, players, hands, place", (*args, per_table)).fetchall()
+        found = []
+        for (game_id,) in chosen:
+            game = self.game(game_id)
+            game["hands"] = "/".join(str(len(hand)) for hand in game["deal"].split("/"))
+            found.append(game)
+        return found
+
+    @_guarded
+    def kept_lengths(self, job_id):
+        """The games job `job_id` kept, as plain (id, status, cards, driver,
+        parent) tuples, by id: what the odds of a job count of its games. Their
+        columns are checked in SQL, all at once (a job may have kept half a
+        million); the first that makes no sense is an ArchiveFault naming it."""
+        bad = self.db.execute(
+            "SELECT id FROM games WHERE job = ? AND NOT (status IN ('finished', 'loop', 'stopped') AND "
+            "typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
+            "AND length(driver) BETWEEN 1 AND ?)) AND (parent IS NULL OR (typeof(parent) = 'integer' "
+            "AND parent >= 1))) LIMIT 1", (job_id, MAX_COUNT, readback.MOST_NAME)).fetchone()
+        if bad is not None:
+            # The reader says what is wrong with it, column by column.
+            self.game(bad[0])
+            raise ArchiveFault(f"{self.path}: damaged: game {bad[0]}: its status, cards, driver or parent "
+                               "make no sense")
+        return self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE job = ? ORDER BY id",
+                               (job_id,)).fetchall()
 
     @_guarded
     def game(self, game_id):
@@ -400,6 +456,19 @@ class Archive:
         cursor = self.db.execute(sql, args)
         names = [d[0] for d in cursor.description]
         return [readback.read_loop(self.path, dict(zip(names, row))) for row in cursor]
+
+    @_guarded
+    def count_loops(self, deck=None, job=None):
+        """How many loops loops(deck=deck, job=job) would give with no limit."""
+        where, args = [], []
+        if deck is not None:
+            where.append("deck = ?")
+            args.append(str(Deck.parse(deck)))
+        if job is not None:
+            where.append("job = ?")
+            args.append(job)
+        return self.db.execute("SELECT count(*) FROM loops" + (" WHERE " + " AND ".join(where) if where else ""),
+                               args).fetchone()[0]
 
     @_guarded
     def loop(self, loop_id):

@@ -136,6 +136,11 @@ def _list_loops(args):
                          "(--records, --min-cards, --disputed and --players are for games)")
     with Archive(args.archive, readonly=True) as archive:
         rows = archive.loops(deck=args.deck, job=args.job, limit=args.limit)
+        total = archive.count_loops(deck=args.deck, job=args.job)
+    if args.json:
+        # The loops as the archive holds them (archive.readback.read_loop), as games are under --json.
+        print(json.dumps({"shown": len(rows), "total": total, "loops": rows}, indent=1))
+        return 0
     if not rows:
         print("no loops")
         return 0

@@ -142,6 +142,10 @@ def check_engine(spec, name, where="job"):
     return name
 
 
+#: The keys of a stored spec that every archive format has held.
+STORED_ALWAYS = ("name", "driver", "seed")
+
+
 def stored(spec, where="the archive"):
     """A spec as an archive keeps it, with the keys added since it was written
     given their defaults (the deals it dealt then), checked as a job file's
@@ -150,6 +154,11 @@ def stored(spec, where="the archive"):
     from ..archive import ArchiveFault
     if not isinstance(spec, dict):
         raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
+    # What every spec has held since the first format: without them the
+    # defaults would make another job of it (a fresh seed, a sample driver).
+    missing = [key for key in STORED_ALWAYS if key not in spec]
+    if missing:
+        raise ArchiveFault(f"{where}: damaged: its spec has no '{missing[0]}'")
     # A job written before family extension searched no family: extend_cards 0;
     # one written before the GPU engine played on the compiled one.
     spec = {**DEFAULTS, "extend_cards": 0, "engine": "compiled", **spec}
@@ -180,7 +189,7 @@ def start_problem(spec):
     from ..decks import Deck
     driver = drivers.of(spec)
     if not driver.starts_from_loops:
-        return None
+        return None if "start" not in spec else f"holds {cut(spec['start'])}: a {driver.name} job starts from no loops"
     start = spec.get("start")
     if not isinstance(start, list) or not start:
         return f"holds {cut(start)}, not a list of the loops it starts from (one at least)"
