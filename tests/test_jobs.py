@@ -92,6 +92,24 @@ def test_a_stop_says_at_once_what_it_does_and_exits_as_the_signal(tmp_path, sign
     assert "resume   beggar search --resume" in out
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_second_stop_signal_stops_at_once_and_exits_as_that_signal(tmp_path, signum, status):
+    """A second SIGTERM exited 130, as a Ctrl-C does."""
+    archive = tmp_path / "a.sqlite"
+    job = start("search", job_file(tmp_path, deals=0, chunk=400_000), "--archive", archive, "--quiet")
+    wait_for_chunks(archive, 1, job)
+    job.send_signal(signum)
+    deadline = time.monotonic() + 30
+    # The second once the first is taken (the job says so), while chunks are in flight.
+    while "stopping" not in (line := job.stderr.readline()) and time.monotonic() < deadline:
+        assert line, "the job ended before it said it was stopping"
+    job.send_signal(signum)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == status, (out, err)
+    assert "stopped at once" in out and "Traceback" not in err
+
+
 def test_a_job_without_a_chunk_gets_one_sized_by_time_fixed_in_its_spec(tmp_path):
     archive = tmp_path / "a.sqlite"
     result = beggar("search", "--deals", 1_000, "--players", 3, "--archive", archive, "--quiet")

@@ -46,13 +46,16 @@ def check_output(path, option):
 def output_folder(path, option):
     """A folder named by `option` for files written later, checked before any
     work (a search of minutes must not end in a folder it cannot write):
-    created if need be and written to once. Returns whether it was created
-    here, so that one left empty can be removed again (unused_folder)."""
+    created if need be and written to once. Returns the outermost folder
+    created here (None: it was there), so that folders left empty can be
+    removed again (unused_folder)."""
     if not path:
         raise UsageError(f"{option}: name a folder, not ''")
     if os.path.lexists(path) and not os.path.isdir(path):
         raise UsageError(f"{option} {path}: not a folder (a file of that name is there)")
-    created = not os.path.isdir(path)
+    created, above = None, os.path.abspath(path)
+    while not os.path.lexists(above):
+        created, above = above, os.path.dirname(above)
     try:
         os.makedirs(path, exist_ok=True)
         # Only a file written there shows a folder that cannot take files
@@ -60,8 +63,7 @@ def output_folder(path, option):
         probe = tempfile.NamedTemporaryFile(dir=path, prefix=".beggar-probe-")
         probe.close()
     except OSError as error:
-        if created:
-            unused_folder(path, True)
+        unused_folder(path, created)
         message = f"{option} {path}: cannot write files there ({error.strerror or error})"
         if error.errno in _FAULTS:
             raise OutputFault(message) from None
@@ -70,12 +72,19 @@ def output_folder(path, option):
 
 
 def unused_folder(path, created):
-    """Remove the folder `path` if output_folder created it and nothing went into it."""
-    if created:
+    """Remove the folder `path` and those above it up to `created` (what
+    output_folder created), as long as nothing went into them."""
+    if created is None:
+        return
+    folder = os.path.abspath(path)
+    while True:
         try:
-            os.rmdir(path)
+            os.rmdir(folder)
         except OSError:
-            pass        # something went into it after all, or it is gone
+            return      # something went into it after all, or it is gone
+        if folder == created:
+            return
+        folder = os.path.dirname(folder)
 
 
 def write_output(path, data, option=None):

@@ -45,6 +45,8 @@ def run(args, data=None, where="job", resume=None):
         # Before a cluster is started or a job stored: the engine a new job
         # would get (its option, its file's, BEGGAR_ENGINE's).
         _off_cluster("gpu" if args.gpu else args.engine or data.get("engine") or os.environ.get("BEGGAR_ENGINE"))
+    elif args.cluster is not None:
+        _off_cluster("gpu" if args.gpu else args.engine or _stored_engine(args.archive, resume), resumed=True)
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
@@ -62,6 +64,20 @@ def _off_cluster(engine_name, resumed=False):
     if engine_name in GPU_ENGINES:
         raise UsageError(f"a GPU job (engine {engine_name}) plays on this machine, not on a cluster: "
                          "run it without --cluster" + (", or resume it with --engine compiled" if resumed else ""))
+
+
+def _stored_engine(archive_path, resume):
+    """The engine job `resume` ('last': the job run last) was stored with, read
+    before a cluster is started; None where the archive cannot tell now (the
+    open that runs the job says why)."""
+    from ..errors import BadInput, Fault
+    from ..search import job as jobs
+    try:
+        with Archive(archive_path, readonly=True) as archive:
+            job_id = archive.last_job() if resume == "last" else resume
+            return None if job_id is None else jobs.stored(archive.job(job_id)["spec"])["engine"]
+    except (BadInput, Fault):
+        return None
 
 
 def _run(args, cluster, data, where, resume):
