@@ -256,6 +256,9 @@ def test_every_damaged_archive_is_one_line_or_read_whole(whole, tmp_path, case):
     pytest.param("UPDATE loops SET period_tricks = -1 WHERE id = 1", ("archive", "report", "{folder}/r.html"),
                  "loop 1: its period_tricks holds -1", marks=pytest.mark.slow),
     ("UPDATE games SET deal = 'KK/' WHERE id = 1", ("archive", "show", "1"), "game 1 holds no deal"),
+    # A period that is not its key's (edited to 10^18, show --loop would trace it for ever).
+    pytest.param("UPDATE loops SET period_cards = period_cards + 1 WHERE id = 1", ("archive", "show", "--loop", "1"),
+                 "loop 1: its row says period", marks=pytest.mark.slow),
     ("UPDATE jobs SET spec = json_set(spec, '$.start', json('[\"zz\"]')) WHERE id = '{eliminate}'",
      ("search", "--resume", "{eliminate}"), "its start loop 0: the key is 'zz'"),
     pytest.param("UPDATE chunks SET stats = json_set(stats, '$.lengths', 'abc') WHERE job = '{sample}'",

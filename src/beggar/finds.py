@@ -113,7 +113,7 @@ def saved_game(archive, game, name=None):
         if spec is not None and "chunk" in spec:
             try:
                 count(spec["chunk"], 1)
-            except ValueError as error:
+            except ArchiveFault as error:
                 raise ArchiveFault(f"{archive.path}: damaged: the spec of job {game['job']}: its chunk "
                                    f"{error}") from None
     parent = archive.game(game["parent"]) if game["parent"] is not None else None

@@ -32,8 +32,9 @@ BASIN_BOUNDS = ("states", "time")
 MOST_NAME = 1000
 
 
-class _Damaged(ValueError):
-    """A column's value that makes no sense: what it should be, in words."""
+class _Damaged(ArchiveFault):
+    """A column's value that makes no sense: what it should be, in words (the
+    reader names the file, the row and the column around it)."""
 
 
 def _damaged(path, what, column, problem):
@@ -342,6 +343,11 @@ def read_loop(path, row):
         if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
                 and loop["period_cards"] < loop["period_tricks"]:
             raise _Damaged(f"holds {loop['period_cards']}, fewer cards than its {loop['period_tricks']} tricks")
+        column = "states"
+        # One state at each trick's end: a cycle holds as many as its period has tricks.
+        if loop.get("states") is not None and loop.get("period_tricks") is not None \
+                and loop["states"] != loop["period_tricks"]:
+            raise _Damaged(f"holds {loop['states']}, where its period has {loop['period_tricks']} tricks")
     except _Damaged as problem:
         raise _damaged(path, what, column, problem) from None
     return loop

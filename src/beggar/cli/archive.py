@@ -5,12 +5,11 @@ import itertools
 import json
 import sys
 
-from .. import engine
+from .. import engine, loops
 from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
-from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
@@ -168,7 +167,7 @@ def _show_loop(args):
     from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
-    deal = key_deal(bytes.fromhex(row["key"]))
+    deal, _ = loops.kept_state(row, args.archive)
     print(f"loop     {row['id']}: {row['deck']} deck, period {row['period_tricks']} tricks / "
           f"{row['period_cards']} cards, {row['states']} states on its cycle")
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
@@ -258,8 +257,7 @@ def _export_loop(args):
         if row["deals"]:
             saved, outcome = saved_game(archive, row["deals"][0], args.name)
     if not row["deals"]:
-        deal = key_deal(bytes.fromhex(row["key"]))
-        outcome = engine.play(deal)
+        deal, outcome = loops.kept_state(row, args.archive)
         saved = SavedGame(deal, Rules(), name=args.name or (
             f"a state of the {row['deck']} deck that never ends (period {row['period_tricks']} tricks / "
             f"{row['period_cards']} cards, the canonical state of its loop), found by {row['driver']} job "

@@ -13,9 +13,8 @@ import itertools
 import shlex
 from html import escape
 
-from .. import __version__, engine
+from .. import __version__, engine, loops
 from ..archive import now
-from ..cycle import key_deal
 from ..deal import Deal
 from ..reports import odds
 from ..search import drivers
@@ -125,8 +124,7 @@ def _loops_section(archive, job_id):
     total = archive.count_loops(job=job_id)
     out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
     for row in rows:
-        deal = key_deal(bytes.fromhex(row["key"]))
-        outcome = engine.play(deal)
+        deal, outcome = loops.kept_state(row, archive.path)
         balanced = ("a balanced state lies on its cycle" if row["balanced"]
                     else "no state on its cycle is balanced")
         basin = ("basin not searched" if row["basin_states"] is None

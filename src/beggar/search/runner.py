@@ -70,16 +70,6 @@ class Summary:
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
 
 
-class _StopNow(KeyboardInterrupt):
-    """The second Ctrl-C or SIGTERM: stop at once. `signum` is the signal that
-    said so, which the command's exit status reports (130 or 143), as a shell
-    reports the signal that ends a command."""
-
-    def __init__(self, signum):
-        super().__init__(signum)
-        self.signum = signum
-
-
 class _Stop:
     """SIGINT and SIGTERM: the first asks for a calm stop, the second for one at
     once. `told(reason)`, when given, is called at the first, from the handler:
@@ -89,6 +79,9 @@ class _Stop:
         self.reason = None
         self.previous = {}
         self.told = told
+        # The signal that asked for a stop at once: the command's exit status
+        # reports it (130 or 143), as a shell reports the signal that ends a command.
+        self.at_once = None
 
     def __enter__(self):
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -101,7 +94,8 @@ class _Stop:
 
     def _handle(self, signum, frame):
         if self.reason is not None:
-            raise _StopNow(signum)
+            self.at_once = signum
+            raise KeyboardInterrupt
         self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
         if self.told is not None:
             self.told(self.reason)
@@ -205,8 +199,9 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                      + ("; Ctrl-C again stops now (they are played again on resume)"
                         if reason == "Ctrl-C" else ""))
 
+    stop = _Stop(told)
     try:
-        with _Stop(told) as stop:
+        with stop:
             while True:
                 while stop.reason is None and len(pending) < 2 * max(1, workers):
                     if time_limit is not None and (
@@ -265,10 +260,10 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 summary.state, summary.reason = "done", "budget spent"
             else:
                 summary.reason = stop.reason
-    except KeyboardInterrupt as error:
+    except KeyboardInterrupt:
         at_once = True
         # "SIGTERM ..." exits 143 (cli.search.exit_status); a Ctrl-C, 130.
-        by_term = isinstance(error, _StopNow) and error.signum == signal.SIGTERM
+        by_term = stop.at_once == signal.SIGTERM
         summary.reason = (("SIGTERM again: " if by_term else "")
                           + "stopped at once; chunks in flight will be played again on resume")
         _kill_workers(pool)
