@@ -264,7 +264,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         at_once = True
         # "SIGTERM ..." exits 143 (cli.search.exit_status); a Ctrl-C, 130.
         by_term = stop.at_once == signal.SIGTERM
-        summary.reason = (("SIGTERM again: " if by_term else "")
+        summary.reason = (("SIGTERM: " if by_term else "")
                           + "stopped at once; chunks in flight will be played again on resume")
         _kill_workers(pool)
     except Exception as error:
