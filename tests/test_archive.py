@@ -178,8 +178,9 @@ def test_an_old_archive_is_linked_to_its_loops_by_the_opener_or_not_migrated(tmp
 
 
 def test_the_archive_stores_and_plays_no_game():
-    """Of the package, the archive imports only deal, decks, checks and errors
-    (and itself); its schema is written once."""
+    """Of the package, the archive imports only deal, decks, checks, errors,
+    and the rules and outcomes it checks what it reads against (and itself);
+    its schema is written once."""
     import ast
 
     import beggar.archive
@@ -188,7 +189,8 @@ def test_the_archive_stores_and_plays_no_game():
     for file in folder.glob("*.py"):
         for node in ast.walk(ast.parse(file.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level == 2:
-                assert node.module in ("deal", "decks", "checks", "errors"), (file.name, node.module)
+                assert node.module in ("deal", "decks", "checks", "errors", "rules", "outcome"), \
+                    (file.name, node.module)
             elif isinstance(node, ast.ImportFrom):
                 assert node.level == 1 or not (node.module or "").startswith("beggar"), (file.name, node.module)
             elif isinstance(node, ast.Import):
@@ -326,8 +328,23 @@ def test_reading_never_creates_an_archive(tmp_path):
     path = tmp_path / "none" / "a.sqlite"
     bad_input(beggar("archive", "list", "--archive", path), f"{path}: no such archive")
     bad_input(beggar("archive", "list", "--loops", "--archive", path), f"{path}: no such archive")
-    bad_input(beggar("archive", "show", 3, "--archive", path), "no game with id 3")
     assert not path.parent.exists()
+
+
+@pytest.mark.parametrize("args", [
+    ("archive", "list"), ("archive", "list", "--loops", "--json"), ("archive", "jobs"), ("archive", "jobs", "--json"),
+    ("archive", "show", "3"), ("archive", "show", "--loop", "1"), ("archive", "export", "3"),
+    ("archive", "export", "--loop", "1"), ("archive", "report", "{folder}/r.html"), ("archive", "census", "j"),
+    ("stats", "j"), ("search", "--resume", "last"), ("search", "--resume", "j")])
+def test_a_missing_archive_is_the_same_line_everywhere_and_nothing_is_created(tmp_path, args):
+    """A resume, a report and the jobs listing refused a missing archive only
+    after creating it, or read it as empty (exit 0): every command that reads
+    one now says it is not there, and creates nothing."""
+    folder = tmp_path / "none"
+    path = folder / "a.sqlite"
+    args = [word.format(folder=tmp_path) for word in args]
+    bad_input(beggar(*args, "--archive", path), f"{path}: no such archive (a search creates it)")
+    assert not folder.exists() and sorted(tmp_path.iterdir()) == []
 
 
 # What is read back from an archive is checked as a user's input is: a value

@@ -3,6 +3,7 @@ trick eliminated, the guided search, and the deals of a small deck's census."""
 
 import itertools
 import json
+import os
 import random
 from collections import deque
 from pathlib import Path
@@ -211,3 +212,28 @@ def test_the_shipped_deals_of_three_and_four_players_never_end(name, sizes, coun
     assert result.returncode == 0 and f"{count} deals, 2 engines: all OK" in result.stdout
     for game in json.loads((RESULTS / f"{name}.json").read_text()):
         assert [len(hand) for hand in Deal.parse(game["deal"]).hands] == sizes
+
+
+@pytest.mark.parametrize("folder", ["", "{file}", "/dev/full", "/proc/beggar-none/x", "{read_only}/x"])
+def test_an_export_folder_that_cannot_take_files_is_refused_before_the_search(tmp_path, folder):
+    """A folder that cannot be written was a traceback after the whole search,
+    and --export-dir '' was ignored: now one line before any work, and nothing
+    left behind."""
+    if folder.startswith("{read_only}"):
+        if os.geteuid() == 0:
+            pytest.skip("root writes into a folder of mode 0o500")
+        (tmp_path / "ro").mkdir(mode=0o500)
+    (tmp_path / "file").write_text("a file")
+    folder = folder.format(file=tmp_path / "file", read_only=tmp_path / "ro")
+    before = sorted(tmp_path.rglob("*"))
+    result = beggar("basin", CASELLA, "--players", "3", "--export-dir", folder)
+    assert result.returncode in (2, 3) and result.stdout == "", result     # no search was run
+    assert result.stderr.count("\n") == 1 and "--export-dir" in result.stderr and "Traceback" not in result.stderr
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_an_export_folder_created_for_a_search_that_finds_nothing_is_removed(tmp_path):
+    folder = tmp_path / "new" / "finds"
+    result = beggar("basin", CASELLA, "--players", "3", "--export-dir", folder, "--max-states", 1000)
+    assert result.returncode == 0 and "0 balanced deals" in result.stdout, result
+    assert not (tmp_path / "new").exists()

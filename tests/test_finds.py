@@ -93,3 +93,40 @@ def test_a_job_writes_its_saved_games_out_of_gits_sight_and_knows_the_known_loop
     entry = json.loads(Path(saved).read_text())
     assert entry["provenance"]["job"] == "j" and entry["provenance"]["seed"] == 7 and entry["provenance"]["chunk"] == 3
     assert sorted(os.listdir("results/archive-finds")) == [".gitignore", os.path.basename(saved)]
+
+
+def _record(path):
+    """An archive at `path` holding one game as if it beat the record: (game id, deal, outcome)."""
+    deal = Deal.parse("K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--")
+    long = replace(play(deal), cards=9000)
+    with Archive(path) as archive:
+        with archive.transaction():
+            game_id, _ = archive.add_game(deal, Rules(), long, long, "j", "sample", 7, 3)
+    return game_id, deal, long
+
+
+def test_a_file_where_the_finds_folder_goes_is_said_once_not_as_names_taken(tmp_path):
+    """Each announcement said "10 names for it there are taken"."""
+    path = tmp_path / "archive.sqlite"
+    game_id, deal, long = _record(path)
+    (tmp_path / "archive-finds").write_text("a file")
+    with Archive(path) as archive:
+        line = announcement(archive, "j", game_id, deal, long, "sample")
+    assert f"kept in the archive as game {game_id}; cannot write in {tmp_path / 'archive-finds'}" in line, line
+    assert "names for it there are taken" not in line
+    assert (tmp_path / "archive-finds").read_text() == "a file"
+
+
+def test_a_gitignore_left_empty_by_a_full_disk_is_written_again(tmp_path):
+    """A full disk left the finds folder's .gitignore empty, and it was never
+    written again: the folder's saved games were in git's sight for good."""
+    path = tmp_path / "archive.sqlite"
+    game_id, deal, long = _record(path)
+    (tmp_path / "archive-finds").mkdir()
+    (tmp_path / "archive-finds" / ".gitignore").write_text("")
+    with Archive(path) as archive:
+        line = announcement(archive, "j", game_id, deal, long, "sample")
+    assert "saved to" in line, line
+    assert (tmp_path / "archive-finds" / ".gitignore").read_text() == finds.IGNORE
+    assert sorted(p.name for p in (tmp_path / "archive-finds").iterdir() if not p.name.startswith("record-")) \
+        == [".gitignore"]     # no part file left behind

@@ -47,13 +47,19 @@ def test_archive_jobs_lists_each_job_and_how_to_resume_it(tmp_path):
     assert lines[0].split()[:4] == ["job", "driver", "table", "state"]
     assert "100.0K of 100.0K deals" in lines[1] and " done " in lines[1]
     assert lines[2].startswith(name) and lines[2].endswith(second["resume"])
-    assert beggar("archive", "jobs", "--archive", tmp_path / "none.sqlite").stdout == "no jobs\n"
+    # A missing archive is not an empty one (it is the one line every command gives).
+    bad_input(beggar("archive", "jobs", "--archive", tmp_path / "none.sqlite"), "none.sqlite: no such archive")
+    Archive(tmp_path / "empty.sqlite").close()
+    assert beggar("archive", "jobs", "--archive", tmp_path / "empty.sqlite").stdout == "no jobs\n"
 
 
 @pytest.mark.slow
 def test_resume_last_goes_on_with_the_job_run_last_and_labels_the_figures(tmp_path):
     archive = tmp_path / "a.sqlite"
-    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no job to resume")
+    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no such archive")
+    assert not archive.exists()
+    Archive(archive).close()
+    bad_input(beggar("search", "--resume", "last", "--archive", archive), "no job to resume: the archive holds none")
     first = beggar("search", job_file(tmp_path, deals=3_000_000, chunk=100_000), "--archive", archive,
                    "--quiet", "--time", 0.5, "--workers", 1)
     name = job_id(first.stdout)
@@ -96,6 +102,24 @@ def test_a_stop_says_at_once_what_it_does_and_exits_as_the_signal(tmp_path, sign
     assert len(told) == 1, err
     assert " in flight finish in about " in told[0] and ("Ctrl-C again stops now" in told[0]) == (signum == signal.SIGINT)
     assert "resume   beggar search --resume" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_second_stop_signal_stops_at_once_and_exits_as_that_signal(tmp_path, signum, status):
+    """A second SIGTERM exited 130, as a Ctrl-C does."""
+    archive = tmp_path / "a.sqlite"
+    job = start("search", job_file(tmp_path, deals=0, chunk=400_000), "--archive", archive, "--quiet")
+    wait_for_chunks(archive, 1, job)
+    job.send_signal(signum)
+    deadline = time.monotonic() + 30
+    # The second once the first is taken (the job says so), while chunks are in flight.
+    while "stopping" not in (line := job.stderr.readline()) and time.monotonic() < deadline:
+        assert line, "the job ended before it said it was stopping"
+    job.send_signal(signum)
+    out, err = job.communicate(timeout=60)
+    assert job.returncode == status, (out, err)
+    assert "stopped at once" in out and "Traceback" not in err
 
 
 def test_a_job_without_a_chunk_gets_one_sized_by_time_fixed_in_its_spec(tmp_path):

@@ -136,6 +136,12 @@ def test_corrupt_or_foreign_archive(tmp_path):
     bad_input(beggar("search", "--archive", foreign, "--deals", 1000), "foreign.sqlite: not a beggar archive")
     with sqlite3.connect(foreign) as db:
         assert db.execute("SELECT count(*) FROM photos").fetchone() == (0,)
+    # A missing archive is the one line every command gives; an empty one has no game 7 nor job 'nothing'.
+    bad_input(beggar("archive", "show", 7, "--archive", tmp_path / "new.sqlite"), "new.sqlite: no such archive")
+    bad_input(beggar("search", "--resume", "nothing", "--archive", tmp_path / "new.sqlite"),
+              "new.sqlite: no such archive")
+    assert not (tmp_path / "new.sqlite").exists()
+    Archive(tmp_path / "new.sqlite").close()
     bad_input(beggar("archive", "show", 7, "--archive", tmp_path / "new.sqlite"), "no game with id 7")
     bad_input(beggar("search", "--archive", "", "--deals", 10), "the archive's path is empty")
     bad_input(beggar("search", "--archive", "/dev/null", "--deals", 10), "/dev/null: not a file")

@@ -12,12 +12,14 @@ both engines' outcomes, and where and when it was written out.
 
 from __future__ import annotations
 
+import errno
 import os
 from functools import lru_cache
 from importlib import resources
 
 from . import __version__
-from .archive import now
+from .archive import ArchiveError, ArchiveFault, now
+from .archive.readback import count
 from .deal import Deal
 from .outcome import Outcome
 from .rules import Rules
@@ -106,8 +108,14 @@ def saved_game(archive, game, name=None):
     if game["job"] is not None:
         try:
             spec = archive.job(game["job"])["spec"]
-        except Exception:       # a game kept by hand, or by a job no longer there: its row says enough
-            spec = None
+        except ArchiveError:    # a game kept by hand, or by a job no longer there: its row says enough
+            spec = None         # (a job that is there but damaged is a fault: exit 3, nothing written)
+        if spec is not None and "chunk" in spec:
+            try:
+                count(spec["chunk"], 1)
+            except ArchiveFault as error:
+                raise ArchiveFault(f"{archive.path}: damaged: the spec of job {game['job']}: its chunk "
+                                   f"{error}") from None
     parent = archive.game(game["parent"]) if game["parent"] is not None else None
     saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=name or describe_game(game),
                       provenance=provenance(game, archive.path, spec, parent))
@@ -122,17 +130,38 @@ def folder_of(archive_path):
     return os.path.join(os.path.dirname(archive_path), f"{stem}-finds")
 
 
+#: The .gitignore of a folder of finds: nothing in it is committed by accident.
+IGNORE = "# saved games a beggar job wrote on its own: export one to commit it\n*\n"
+
+
 def folder(archive_path):
     """folder_of(archive_path), created when first needed with a .gitignore
     that keeps it out of git's sight: a find is committed by choice (beggar
-    archive export), never by accident."""
+    archive export), never by accident. The .gitignore is written whole or
+    not at all (a full disk leaves none, and the next find writes it), and
+    one left empty is written again. OSError when the folder cannot be had
+    (NotADirectoryError: a file of its name is there)."""
     path = folder_of(archive_path)
-    if not os.path.isdir(path):
-        os.makedirs(path, exist_ok=True)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(errno.ENOTDIR, "a file of that name is there, not a folder", path)
+    os.makedirs(path, exist_ok=True)
     ignore = os.path.join(path, ".gitignore")
-    if not os.path.exists(ignore):
-        with open(ignore, "w", encoding="utf-8") as file:
-            file.write("# saved games a beggar job wrote on its own: export one to commit it\n*\n")
+    try:
+        empty = os.path.getsize(ignore) == 0
+    except OSError:
+        empty = not os.path.lexists(ignore)
+    if empty:
+        # Beside it first, then renamed into place: never a .gitignore cut short.
+        part = f"{ignore}.part-{os.getpid()}"
+        try:
+            with open(part, "w", encoding="utf-8") as file:
+                file.write(IGNORE)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(part, ignore)
+        finally:
+            if os.path.lexists(part):
+                os.remove(part)
     return path
 
 

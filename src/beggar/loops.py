@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from . import engine
-from .cycle import canonical, deal_of, walk
+from .cycle import canonical, deal_of, key_deal, walk
 from .deal import Deal
 from .errors import BadInput
 from .published import deals as published_deals
@@ -97,3 +97,21 @@ def published(deck=None):
     for record in others["loops"]:
         found.append((record["name"], Deal.parse(record["deal"])))
     return [(name, deal) for name, deal in found if deck is None or deal.deck_written() == deck]
+
+
+def kept_state(row, archive_path):
+    """(Deal, Outcome) of a kept loop's canonical state (a row of the
+    archive's loops, its key checked by the archive's reader), played once:
+    an ArchiveFault unless it loops from its first trick with the period the
+    row says. The row's period bounds the trace a command prints of one
+    period: one edited to 10^18 would print for ever."""
+    from .archive import ArchiveFault
+    deal = key_deal(bytes.fromhex(row["key"]))
+    outcome = engine.play(deal)
+    if outcome.status != "loop" or outcome.loop_entry[0] != 0 or \
+            outcome.loop_period != (row["period_tricks"], row["period_cards"]):
+        found = (f"a loop of period {outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards"
+                 if outcome.status == "loop" else f"a {outcome.status} game")
+        raise ArchiveFault(f"{archive_path}: damaged: loop {row['id']}: its row says period {row['period_tricks']} "
+                           f"tricks / {row['period_cards']} cards, and its key's state plays {found}")
+    return deal, outcome

@@ -11,10 +11,12 @@ result of their basin search; a game of status `loop` names its loop by the
 same two (its `deck` and `loop` columns).
 
 The archive stores and plays no game; it sits just above deal.py and
-decks.py. Its parts:
+decks.py (and rules.py and outcome.py, which what it reads is checked
+against). Its parts:
   schema     the tables, written once as SQL, and the migrations from older formats
   store      Archive: opening an archive, and keeping and reading what it holds
-  readback   the checks of what is read back (a damaged value is one line, never a wrong figure)
+  readback   one reader per table: every column read back checked (a damaged value is one line,
+             never a wrong figure, nor a bad loop key handed on)
   faults     ArchiveError, ArchiveFault, and what SQLite's errors mean in words
 """
 

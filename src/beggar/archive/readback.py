@@ -1,48 +1,146 @@
-"""The checks of what is read back from an archive. What an archive holds is
-checked as a user's input is: a value that makes no sense is an ArchiveFault
-naming the file (exit 3), never a traceback nor a wrong figure."""
+"""The checks of what is read back from an archive: one reader per table
+(read_game, read_loop, read_job, read_chunk), which every read of the store
+goes through. What an archive holds is checked as a user's input is: a
+value that makes no sense (a wrong type, out of range, empty, a loop key
+that is no state of the deck) is an ArchiveFault naming the file and the
+row (exit 3), never a traceback, a wrong figure, or a bad value handed on
+to an engine.
+
+A reader checks the columns of the row it is given, whichever they are: a
+listing that reads a few columns has those checked, a full row every one."""
 
 import json
+from datetime import datetime
 
-from ..checks import MAX_COUNT, cut
-from ..deal import Deal, DealError
-from ..decks import DeckError
+from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, shown
+from ..deal import MAX_CARDS, Deal, DealError
+from ..decks import MAX_PLAYERS, MIN_PLAYERS, Deck, DeckError
+from ..outcome import STATUSES
+from ..rules import Rules
 from .faults import ArchiveFault
 
 #: The most workers a chunk's record may say it ran on (search.spec.MAX_WORKERS).
 MOST_WORKERS = 1024
 
+#: A job's states (search.runner): running, and how a run ended.
+JOB_STATES = ("running", "done", "stopped", "failed")
 
-def stats_problem(stats, key=None):
-    """What makes no sense in a chunk's statistics as read back (every number
-    a count from 0 to MAX_COUNT, the workers from 1 to MOST_WORKERS; keys of
-    histograms digits), or None."""
-    if isinstance(stats, dict):
-        for name, value in stats.items():
-            if key in ("cards", "tricks") and not (name.isascii() and name.isdigit() and len(name) <= 19):
-                return f"'{key}' counts a length {cut(name)}"
-            problem = stats_problem(value, name if key not in ("cards", "tricks", "loops", "statuses") else key)
-            if problem is not None:
-                return problem
-        return None
-    if isinstance(stats, list):
-        return next((problem for problem in (stats_problem(value, key) for value in stats) if problem), None)
-    if isinstance(stats, bool) or isinstance(stats, float):
-        return f"'{key}' holds {cut(stats)}, not a count"
-    if isinstance(stats, int):
-        low, high = (1, MOST_WORKERS) if key == "workers" else (0, MAX_COUNT)
-        if not low <= stats <= high:
-            return f"'{key}' holds {cut(stats)}, not a count from {low} to {high}"
+#: What stopped a loop's basin search (NULL: it was complete).
+BASIN_BOUNDS = ("states", "time")
+
+#: The most characters of a name the archive holds (a job's id, a driver's name).
+MOST_NAME = 1000
+
+
+class _Damaged(ArchiveFault):
+    """A column's value that makes no sense: what it should be, in words (the
+    reader names the file, the row and the column around it)."""
+
+
+def _damaged(path, what, column, problem):
+    return ArchiveFault(f"{path}: damaged: {what}: its {column} {problem}")
+
+
+def _holds(value, expected):
+    return _Damaged(f"holds {cut(value)}, not {expected}")
+
+
+def count(value, low=0, high=MAX_COUNT):
+    """`value` when it is a whole number from `low` to `high` (bool is not), else _Damaged."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _holds(value, f"a count from {low} to {shown(high)}")
+    return value
+
+
+def _optional(check):
+    def checked(value, *args):
+        return None if value is None else check(value, *args)
+    return checked
+
+
+def _name(value):
+    if not isinstance(value, str) or not 0 < len(value) <= MOST_NAME:
+        raise _holds(value, "a name")
+    return value
+
+
+def _stamp(value):
+    """A UTC time stamp as the archive writes them (store.now)."""
+    try:
+        if isinstance(value, str) and len(value) <= 40:
+            datetime.fromisoformat(value)
+            return value
+    except ValueError:
+        pass
+    raise _holds(value, "a time stamp")
+
+
+def _one_of(value, choices):
+    if value not in choices or not isinstance(value, str):
+        raise _holds(value, f"one of {', '.join(choices)}")
+    return value
+
+
+def _flag(value):
+    if value not in (0, 1) or isinstance(value, float):
+        raise _holds(value, "0 or 1")
+    return bool(value)
+
+
+def _deck(value):
+    try:
+        if isinstance(value, str):
+            return Deck.parse(value)
+    except DeckError:
+        pass
+    raise _holds(value, "a deck")
+
+
+def _players(value):
+    return count(value, MIN_PLAYERS, MAX_PLAYERS)
+
+
+def key_problem(key, deck=None, hands=None):
+    """What makes a loop's canonical state as read back (cycle.state_key in
+    hex) no state of `deck` (a decks.Deck) at a table of `hands` seats, or
+    None: ASCII hex of an even length, each hand its length then its codes
+    (0-4), 2 to 4 hands of which the leader's and one other hold cards, and
+    between them the deck's cards exactly. Checked here, before any key
+    goes on to a parser or an engine."""
+    if not isinstance(key, str) or not key:
+        return f"is {cut(key)}, not a state written in hex"
+    if len(key) > 4 * 2 * (1 + 255) or not key.isascii() or len(key) % 2 or any(
+            ch not in "0123456789abcdefABCDEF" for ch in key):
+        return f"is {cut(key)}, not a state written in hex (an even number of the digits 0-9, a-f)"
+    data = bytes.fromhex(key)
+    held, i = [], 0
+    while i < len(data):
+        size = data[i]
+        hand = data[i + 1:i + 1 + size]
+        if len(hand) < size:
+            return f"{cut(key)} is cut short: its hand {len(held) + 1} should hold {size} cards, and {len(hand)} follow"
+        if any(code > 4 for code in hand):
+            return f"{cut(key)}: hand {len(held) + 1} holds a card code over 4"
+        held.append(hand)
+        i += 1 + size
+    if not MIN_PLAYERS <= len(held) <= MAX_PLAYERS:
+        return f"{cut(key)} holds {len(held)} hand{'s' if len(held) != 1 else ''}, not {MIN_PLAYERS} to {MAX_PLAYERS}"
+    if hands is not None and len(held) != hands:
+        return f"{cut(key)} holds {len(held)} hands, at a table of {hands}"
+    if not held[0] or sum(1 for hand in held if hand) < 2:
+        return f"{cut(key)} is no state of a game going on (the leader's hand and another must hold cards)"
+    if deck is not None:
+        counts = tuple(sum(hand.count(code) for hand in held) for code in range(5))
+        if counts != deck.counts:
+            return f"{cut(key)} holds other cards than the {deck} deck"
     return None
 
 
-def stored_deal(path, game_id, text):
-    """The Deal of game `game_id` as the archive at `path` holds it; ArchiveFault,
-    naming the file and the game, when it is none."""
-    try:
-        return Deal.parse(text)
-    except (DealError, DeckError, TypeError, ValueError) as error:
-        raise ArchiveFault(f"{path}: damaged: game {game_id} holds no deal ({error})") from None
+def _key(value, deck, hands=None):
+    problem = key_problem(value, deck, hands)
+    if problem is not None:
+        raise _Damaged(problem)
+    return value
 
 
 def stored_json(path, text, what, kind=dict):
@@ -57,15 +155,381 @@ def stored_json(path, text, what, kind=dict):
     return value
 
 
+#: The archive's own form of a deal (str(Deal)): '-JQKA' and '/', read at
+#: once; anything else goes through the full parser.
+_CODES = bytes.maketrans(b"-JQKA", bytes(range(5)))
+
+
+def _written_by_beggar(text):
+    """The Deal of `text` when it is in the form the archive writes, and passes
+    the checks every deal does (Deal.checked); else None. A listing reads
+    every row: this is some fifty times quicker than Deal.parse."""
+    if not isinstance(text, str) or not 0 < len(text) <= MAX_CARDS + MAX_PLAYERS or not text.isascii() \
+            or text.strip("-JQKA/"):
+        return None
+    hands = text.split("/")
+    if not MIN_PLAYERS <= len(hands) <= MAX_PLAYERS or not all(hands):
+        return None
+    return Deal.from_codes([hand.encode().translate(_CODES) for hand in hands])
+
+
+def stored_deal(path, game_id, text):
+    """The Deal of game `game_id` as the archive at `path` holds it; ArchiveFault,
+    naming the file and the game, when it is none."""
+    deal = _written_by_beggar(text)
+    if deal is not None:
+        return deal
+    try:
+        return Deal.parse(text)
+    except (DealError, DeckError, TypeError, ValueError) as error:
+        raise ArchiveFault(f"{path}: damaged: game {game_id} holds no deal ({error})") from None
+
+
+# ------------------------------------------------------------------ games
+
+def outcome_problem(outcome, players):
+    """What makes an outcome as the archive keeps it (Outcome.as_dict) none
+    of a game of `players`, or None."""
+    known = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
+    missing = sorted(known - {"engine"} - set(outcome))
+    if missing:
+        return f"has no '{missing[0]}'"
+    unknown = sorted(set(outcome) - known)
+    if unknown:
+        return f"has an unknown field {cut(unknown[0])}"
+    try:
+        status = _one_of(outcome["status"], STATUSES)
+        _optional(count)(outcome["winner"], 0, players - 1)
+        count(outcome["cards"])
+        count(outcome["tricks"])
+        counts = outcome["counts"]
+        if not isinstance(counts, list) or len(counts) != players:
+            raise _holds(counts, f"a list of {players} counts")
+        for held in counts:
+            count(held)
+        for field in ("loop_entry", "loop_period"):
+            pair = outcome[field]
+            if (pair is None) != (status != "loop"):
+                return f"'{field}' is {cut(pair)} for a game of status {status}"
+            if pair is not None:
+                if not isinstance(pair, dict) or set(pair) != {"tricks", "cards"}:
+                    return f"'{field}' holds {cut(pair)}, not its tricks and cards"
+                count(pair["tricks"], 1 if field == "loop_period" else 0)
+                count(pair["cards"], 1 if field == "loop_period" else 0)
+        if outcome["engine"] is not None:
+            _name(outcome["engine"])
+    except _Damaged as problem:
+        return str(problem)
+    return None
+
+
+def _rules(value):
+    if set(value) - {"max_cards", "max_tricks", "detect_loops"}:
+        raise _holds(value, "the rules of a game")
+    try:
+        Rules(**value)
+    except (TypeError, ValueError) as error:
+        raise _Damaged(f"hold {cut(value)}: {error}") from None
+    return value
+
+
+def read_game(path, row):
+    """A row of table games (a dict of the columns read, as this format names
+    them), checked column by column, with its JSON read (rules, compiled,
+    reference) and `disputed` a bool: ArchiveFault naming the file, the game
+    and the column for any that makes no sense."""
+    game = dict(row)
+    what = f"game {cut(game.get('id'))}"
+    column = "id"
+    try:
+        if "id" in game:
+            count(game["id"], 1, MAX_ID)
+        deal = None
+        if "deal" in game:
+            column = "deal"
+            deal = stored_deal(path, game.get("id"), game["deal"])
+        for column, check in (("status", lambda v: _one_of(v, STATUSES)), ("cards", count), ("tricks", count),
+                              ("job", _optional(_name)), ("driver", _optional(_name)),
+                              ("seed", _optional(lambda v: count(v, 0, MAX_SEED))), ("chunk", _optional(count)),
+                              ("parent", _optional(lambda v: count(v, 1, MAX_ID))), ("found_at", _stamp),
+                              ("disputed", _flag), ("players", _players), ("split", lambda v: count(v, 1))):
+            if column in game:
+                game[column] = check(game[column])
+        column = "deck"
+        deck = _deck(game["deck"]) if "deck" in game else None
+        if deal is not None:
+            for column, value in (("deck", deal.deck_written()), ("players", deal.players),
+                                  ("split", len(deal.hands[0]))):
+                if column in game and game[column] != value and (column != "deck" or deck.counts != deal.counts()):
+                    raise _Damaged(f"holds {cut(game[column])}, where its deal has {cut(value)}")
+        players = game.get("players", deal.players if deal is not None else MAX_PLAYERS)
+        status = game.get("status")
+        column = "winner"
+        if "winner" in game:
+            _optional(count)(game["winner"], 0, players - 1)
+            if status == "loop" and game["winner"] is not None:
+                raise _holds(game["winner"], "NULL for a loop")
+            if status == "finished" and game["winner"] is None:
+                raise _holds(game["winner"], "the winner of a finished game")
+        for column in ("entry_tricks", "entry_cards", "period_tricks", "period_cards"):
+            if column in game:
+                value = game[column]
+                if status is not None and (value is None) != (status != "loop"):
+                    raise _holds(value, "a count for a loop" if status == "loop" else f"NULL for a {status} game")
+                _optional(count)(value, 1 if column.startswith("period") else 0)
+        column = "rank"
+        if game.get("rank") is not None and not (isinstance(game["rank"], str) and game["rank"].isascii()
+                                                 and game["rank"].isdigit() and len(game["rank"]) <= 200):
+            raise _holds(game["rank"], "an arrangement number in decimal")
+        column = "loop"
+        if game.get("loop") is not None:
+            _key(game["loop"], deck or (deal.deck() if deal is not None else None))
+        for column in ("rules", "compiled", "reference"):
+            if column in game:
+                name = "the rules" if column == "rules" else f"the {column} outcome"
+                game[column] = stored_json(path, game[column], f"{name} of {what}")
+                if column == "rules":
+                    _rules(game[column])
+                else:
+                    problem = outcome_problem(game[column], players)
+                    if problem is not None:
+                        raise _Damaged(problem)
+        column = "compiled"
+        compiled = game.get("compiled")
+        if isinstance(compiled, dict):
+            # The row's figures are the compiled engine's, copied when it was kept.
+            entry, period = compiled["loop_entry"] or {}, compiled["loop_period"] or {}
+            for field, value in (("status", compiled["status"]), ("winner", compiled["winner"]),
+                                 ("cards", compiled["cards"]), ("tricks", compiled["tricks"]),
+                                 ("entry_tricks", entry.get("tricks")), ("entry_cards", entry.get("cards")),
+                                 ("period_tricks", period.get("tricks")), ("period_cards", period.get("cards"))):
+                if field in game and value != game[field]:
+                    raise _Damaged(f"says {field} {cut(value)}, where the game's row says {cut(game[field])}")
+    except _Damaged as problem:
+        raise _damaged(path, what, column, problem) from None
+    except DealError as error:          # pragma: no cover - stored_deal says it
+        raise _damaged(path, what, column, error) from None
+    return game
+
+
+# ------------------------------------------------------------------ loops
+
+def read_loop(path, row):
+    """A row of table loops (a dict of the columns read; `games` the count a
+    listing adds), checked column by column: ArchiveFault naming the file, the
+    loop and the column for any that makes no sense, a key that is no state
+    of its deck and table above all."""
+    loop = dict(row)
+    what = f"loop {cut(loop.get('id'))}"
+    column = "id"
+    try:
+        if "id" in loop:
+            count(loop["id"], 1, MAX_ID)
+        for column, check in (("players", _players), ("period_tricks", lambda v: count(v, 1)),
+                              ("period_cards", lambda v: count(v, 1)), ("states", lambda v: count(v, 1)),
+                              ("balanced", _flag), ("job", _optional(_name)), ("driver", _optional(_name)),
+                              ("chunk", _optional(count)), ("found_at", _stamp),
+                              ("basin_states", _optional(count)), ("basin_deals", _optional(count)),
+                              ("basin_stopped_by", _optional(lambda v: _one_of(v, BASIN_BOUNDS))),
+                              ("games", count)):
+            if column in loop:
+                loop[column] = check(loop[column])
+        column = "deck"
+        deck = _deck(loop["deck"]) if "deck" in loop else None
+        column = "key"
+        if "key" in loop:
+            _key(loop["key"], deck, loop.get("players"))
+        column = "period_cards"
+        if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
+                and loop["period_cards"] < loop["period_tricks"]:
+            raise _Damaged(f"holds {loop['period_cards']}, fewer cards than its {loop['period_tricks']} tricks")
+        column = "states"
+        # One state at each trick's end: a cycle holds as many as its period has tricks.
+        if loop.get("states") is not None and loop.get("period_tricks") is not None \
+                and loop["states"] != loop["period_tricks"]:
+            raise _Damaged(f"holds {loop['states']}, where its period has {loop['period_tricks']} tricks")
+    except _Damaged as problem:
+        raise _damaged(path, what, column, problem) from None
+    return loop
+
+
+# ------------------------------------------------------------------ jobs
+
+def read_job(path, row):
+    """A row of table jobs (a dict of the columns read), checked, with its spec
+    read as a JSON object (what the spec says is the search's to check:
+    search.job.stored): ArchiveFault naming the file, the job and the column."""
+    job = dict(row)
+    what = f"job {cut(job.get('id'))}"
+    column = "id"
+    try:
+        if "id" in job:
+            _name(job["id"])
+        for column, check in (("state", lambda v: _one_of(v, JOB_STATES)), ("created", _stamp),
+                              ("updated", _stamp)):
+            if column in job:
+                job[column] = check(job[column])
+    except _Damaged as problem:
+        raise _damaged(path, what, column, problem) from None
+    if "spec" in job:
+        job["spec"] = stored_json(path, job["spec"], f"the spec of job {job.get('id')}")
+    return job
+
+
+# ------------------------------------------------------------------ chunks
+
+#: The fields of a chunk's statistics (drivers' stats: sampling, census,
+#: eliminate, the loop factory's) and what each holds: a count, {status:
+#: count}, a histogram ({length: count}, or [count] in bins), a census's
+#: loops ({key: [deals, period]}) or a walk's ([key]), a census's longest
+#: game, an eliminate chunk's ascent, a walk's growth.
+STATS_FIELDS = {"statuses", "lengths", "cards", "tricks", "workers", "loops", "longest", "ascent", "growth"}
+
+
+def _counts_within(value):
+    """Every number in `value` (nested lists and objects) a count, else _Damaged."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _counts_within(item)
+    elif isinstance(value, list):
+        for item in value:
+            _counts_within(item)
+    elif isinstance(value, (int, float)):      # bool is an int: count refuses it too
+        count(value)
+
+
+def stats_problem(stats, deck=None):
+    """What makes no sense in a chunk's statistics as read back (every number
+    a count from 0 to MAX_COUNT, the workers from 1 to MOST_WORKERS; keys of
+    histograms digits; each field of the shape its driver writes), or None.
+    `deck`: the job's decks.Deck, which a census's loop keys are checked against."""
+    field = None
+    try:
+        unknown = sorted(set(stats) - STATS_FIELDS)
+        if unknown:
+            return f"an unknown field {cut(unknown[0])}"
+        problem = _shape_problem(stats)
+        if problem is not None:
+            return problem
+        for field, value in stats.items():
+            if field == "workers":
+                count(value, 1, MOST_WORKERS)
+            elif field == "statuses":
+                if not isinstance(value, dict) or set(value) - set(STATUSES):
+                    raise _holds(value, "the games of each status")
+                for games in value.values():
+                    count(games)
+            elif field == "lengths":
+                if not isinstance(value, list):
+                    raise _holds(value, "a list of counts")
+                for games in value:
+                    count(games)
+            elif field in ("cards", "tricks"):
+                if not isinstance(value, dict):
+                    raise _holds(value, "the games of each length")
+                for length, games in value.items():
+                    if not (length.isascii() and length.isdigit() and len(length) <= 19):
+                        return f"'{field}' counts a length {cut(length)}"
+                    count(games)
+            elif field == "loops":
+                if not isinstance(value, (dict, list)):
+                    raise _holds(value, "the loops of a census block or of a walk")
+                for key in value:
+                    problem = key_problem(key, deck)
+                    if problem is not None:
+                        return f"'loops': the key {problem}"
+                for entry in value.values() if isinstance(value, dict) else ():
+                    if not isinstance(entry, list) or len(entry) != 3:
+                        raise _holds(entry, "[deals, period tricks, period cards]")
+                    count(entry[0])
+                    count(entry[1], 1)
+                    count(entry[2], 1)
+            elif field == "longest":
+                if value is not None:
+                    if not isinstance(value, list) or len(value) != 4:
+                        raise _holds(value, "[cards, tricks, deal, rank]")
+                    count(value[0])
+                    count(value[1])
+                    try:
+                        Deal.parse(value[2])
+                    except (DealError, DeckError, TypeError, ValueError):
+                        raise _holds(value[2], "a deal") from None
+                    if not (isinstance(value[3], str) and value[3].isascii() and value[3].isdigit()
+                            and len(value[3]) <= 200):
+                        raise _holds(value[3], "an arrangement number in decimal")
+            elif field in ("ascent", "growth"):
+                if not isinstance(value, dict):
+                    raise _holds(value, "what a search reached")
+                _counts_within(value)
+    except _Damaged as problem:
+        return f"'{field}' {problem}"
+    return None
+
+
+#: The statistics each driver writes (sampling: statuses, lengths and workers;
+#: a census: statuses, cards and tricks, and since format 4 loops and
+#: longest; eliminate: its ascent; the loop factory: growth and loops), as
+#: {field: the fields that come with it}.
+_WITH = {"statuses": ("lengths", "cards"), "lengths": ("statuses",), "cards": ("statuses", "tricks"),
+         "tricks": ("statuses", "cards"), "longest": ("cards",), "workers": ("lengths",)}
+
+
+def _shape_problem(stats):
+    """What makes a chunk's statistics none that a driver writes, or None."""
+    if not stats:
+        return "hold no field"
+    for field, needs in _WITH.items():
+        if field in stats:
+            # Every field named must be there; of statuses' two, one.
+            missing = [need for need in needs if need not in stats]
+            if missing and (field != "statuses" or len(missing) == len(needs)):
+                return f"hold '{field}' without '{missing[0]}'"
+    if "loops" in stats and not ("cards" in stats if isinstance(stats["loops"], dict) else "growth" in stats):
+        return "hold 'loops' without the census or the walk they come from"
+    return None
+
+
+def read_chunk(path, row, deck=None):
+    """A row of table chunks (a dict of the columns read), checked, with its
+    statistics read (a JSON object, or None): ArchiveFault naming the file,
+    the chunk, its job and the column. `deck`: the job's decks.Deck, for the
+    loop keys of a census's statistics."""
+    chunk = dict(row)
+    what = f"chunk {cut(chunk.get('chunk'))} of job {chunk.get('job')}"
+    column = "chunk"
+    try:
+        if "chunk" in chunk:
+            count(chunk["chunk"])
+        for column, check in (("deals", count), ("hits", count), ("best_cards", count), ("done_at", _stamp)):
+            if column in chunk:
+                chunk[column] = check(chunk[column])
+        column = "seconds"
+        if "seconds" in chunk:
+            seconds = chunk["seconds"]
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e12:
+                raise _holds(seconds, "a time from 0 to 10^12 s")
+    except _Damaged as problem:
+        raise _damaged(path, what, column, problem) from None
+    if chunk.get("stats") is not None:
+        where = f"the statistics of {what}"
+        chunk["stats"] = stats = stored_json(path, chunk["stats"], where)
+        problem = stats_problem(stats, deck)
+        if problem is not None:
+            raise ArchiveFault(f"{path}: damaged: {where}: {problem}")
+    return chunk
+
+
 def check_chunk_numbers(db, path, job_id):
     """ArchiveFault unless every number the chunks of job `job_id` record is
     a count from 0 to MAX_COUNT (seconds: under 10^12): a negative count or
-    time would make a wrong mean or an infinite rate, silently."""
+    time would make a wrong mean or an infinite rate, silently. In SQL, over
+    every chunk at once: a job may have tens of thousands."""
     bad = db.execute(
-        "SELECT chunk FROM chunks WHERE job = ? AND NOT (typeof(deals) = 'integer' AND deals BETWEEN 0 AND ? "
+        "SELECT chunk FROM chunks WHERE job = ? AND NOT (typeof(chunk) = 'integer' AND chunk >= 0 "
+        "AND typeof(deals) = 'integer' AND deals BETWEEN 0 AND ? "
         "AND typeof(hits) = 'integer' AND hits BETWEEN 0 AND ? AND typeof(best_cards) = 'integer' "
         "AND best_cards BETWEEN 0 AND ? AND typeof(seconds) IN ('integer', 'real') AND seconds BETWEEN 0 "
         "AND 1e12) LIMIT 1", (job_id, MAX_COUNT, MAX_COUNT, MAX_COUNT)).fetchone()
     if bad is not None:
-        raise ArchiveFault(f"{path}: damaged: the record of chunk {bad[0]} of job {job_id} holds "
+        raise ArchiveFault(f"{path}: damaged: the record of chunk {cut(bad[0])} of job {job_id} holds "
                            "numbers that make no sense (a negative count, a time of 10^12 s or more)")

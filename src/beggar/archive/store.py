@@ -2,7 +2,9 @@
 loops, jobs and the chunks they have finished).
 
 An archive opened to be read (`readonly=True`) is never written, not even
-created: a missing one reads as empty, one in a folder that cannot be
+created: a missing one is an ArchiveError (no_such_archive: the same line
+for every command, and for a resume, which opens to write but must not
+create what it then finds empty), one in a folder that cannot be
 written (a read-only filesystem) is read as it stands, and one of an older
 format that differs only in names (schema.NAMED_THEN) is read under the
 names of this one. Whatever SQLite reports of an archive that cannot be
@@ -19,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..checks import cut
+from ..checks import MAX_COUNT, cut
 from ..decks import Deck
 from . import readback, schema
 from .faults import ArchiveError, ArchiveFault, in_words
@@ -69,6 +71,22 @@ def _is_sqlite(path):
         return False
 
 
+def no_such_archive(path):
+    """The one line for an archive that is not there, whoever looks for it."""
+    return ArchiveError(f"{path}: no such archive (a search creates it)")
+
+
+# What tells the hand sizes of a game's deal apart in SQL, as the archive
+# writes a deal (str(Deal): one character a card, 2-4 hands split by '/'):
+# where the first three hands end and the length of the whole. Computed in
+# SQLite, not Python: a report groups every game by it.
+_AFTER_1 = "substr(deal, instr(deal, '/') + 1)"
+_AFTER_2 = f"substr({_AFTER_1}, instr({_AFTER_1}, '/') + 1)"
+# Two hands are told by the first's size (split) alone, and most games have two.
+_HAND_SIZES = (f"(CASE WHEN players = 2 THEN split ELSE instr(deal, '/') || '/' || instr({_AFTER_1}, '/') || '/' "
+               f"|| instr({_AFTER_2}, '/') || '/' || length(deal) END)")
+
+
 def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -86,9 +104,11 @@ class Archive:
     loop: a function from a Deal to the loops.Loop it falls into (deck, hex,
     players, period, states, balanced), raising a BadInput when its game
     ends (loops.of_deal is one). Without it, such an archive is refused
-    (ArchiveFault) and left as it was. A read-only open never migrates."""
+    (ArchiveFault) and left as it was. A read-only open never migrates.
+    `create=False`: an open to write that finds no archive refuses as a
+    read-only one does (a resume: there is nothing to go on with)."""
 
-    def __init__(self, path=DEFAULT_PATH, readonly=False, link_loop=None):
+    def __init__(self, path=DEFAULT_PATH, readonly=False, link_loop=None, create=True):
         self.path = str(path)
         self.readonly = readonly
         self.link_loop = link_loop
@@ -103,6 +123,8 @@ class Archive:
             raise ArchiveError(f"{path}: is a directory, not an archive file")
         if os.path.exists(path) and not os.path.isfile(path):
             raise ArchiveError(f"{path}: not a file, so not an archive (a device, a pipe?)")
+        if (readonly or not create) and not os.path.exists(path):
+            raise no_such_archive(path)
         folder = os.path.dirname(os.path.abspath(path))
         if readonly:
             self.db = self._connect_to_read()
@@ -142,13 +164,8 @@ class Archive:
             raise
 
     def _connect_to_read(self):
-        """A connection that never writes the archive: a missing archive reads
-        as an empty one (in memory), and one whose folder cannot be written (no
-        room for SQLite's side files) is read as an immutable file."""
-        if not os.path.exists(self.path):
-            db = sqlite3.connect(":memory:", isolation_level=None)
-            schema.create(db)
-            return db
+        """A connection that never writes the archive: one whose folder cannot
+        be written (no room for SQLite's side files) is read as an immutable file."""
         uri = Path(self.path).resolve().as_uri() + "?mode=ro"
         if not os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK):
             uri += "&immutable=1"
@@ -204,9 +221,6 @@ class Archive:
     @_guarded
     def _migrate(self):
         schema.migrate(self, self.link_loop)
-
-    def _json(self, text, what, kind=dict):
-        return readback.stored_json(self.path, text, what, kind)
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -341,14 +355,15 @@ class Archive:
 
     @_guarded
     def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
-              deck=None, players=None, status=None, loops_first=True):
+              deck=None, players=None, status=None, loops_first=True, split=None):
         """Kept games as dicts, best first: loops, then the longest games
         (`loops_first=False`: the longest first, whatever their status).
-        `deck` (a decks.Deck or its name or notation), `players` and `status`
-        narrow them; `record_cards` keeps the finished games of the
+        `deck` (a decks.Deck or its name or notation), `players`, `split` (the
+        first hand's size) and `status` narrow them; `record_cards` keeps the finished games of the
         published records' table (standard deck, two players) at least that
         long (published.RECORD_CARDS)."""
-        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
+        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status,
+                                        split)
         sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
@@ -366,8 +381,11 @@ class Archive:
                                args).fetchone()[0]
 
     @staticmethod
-    def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status):
+    def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
         where, args = [], []
+        if split is not None:
+            where.append("split = ?")
+            args.append(split)
         if status is not None:
             where.append("status = ?")
             args.append(status)
@@ -393,6 +411,47 @@ class Archive:
         return where, args
 
     @_guarded
+    def longest_by_table(self, job=None, per_table=5):
+        """The `per_table` longest finished games (of job `job`, when given) of
+        each table (deck, players, hand sizes), longest first, as games() gives
+        them, with `hands` their hand sizes ('26/26'); the tables in the order
+        of their longest game. Chosen in SQL, on a few columns: an archive of
+        half a million games is never read whole for the few a report shows."""
+        where, args = "status = 'finished'" + (" AND job = ?" if job is not None else ""), \
+            [job] if job is not None else []
+        chosen = self.db.execute(
+            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games "
+            f"WHERE {where}), ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
+            "ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, players, hands) "
+            "AS best, deck, players FROM sized) SELECT id FROM ranked WHERE place <= ? "
+            "ORDER BY best DESC, deck, players, hands, place", (*args, per_table)).fetchall()
+        found = []
+        for (game_id,) in chosen:
+            game = self.game(game_id)
+            game["hands"] = "/".join(str(len(hand)) for hand in game["deal"].split("/"))
+            found.append(game)
+        return found
+
+    @_guarded
+    def kept_lengths(self, job_id):
+        """The games job `job_id` kept, as plain (id, status, cards, driver,
+        parent) tuples, by id: what the odds of a job count of its games. Their
+        columns are checked in SQL, all at once (a job may have kept half a
+        million); the first that makes no sense is an ArchiveFault naming it."""
+        bad = self.db.execute(
+            "SELECT id FROM games WHERE job = ? AND NOT (status IN ('finished', 'loop', 'stopped') AND "
+            "typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
+            "AND length(driver) BETWEEN 1 AND ?)) AND (parent IS NULL OR (typeof(parent) = 'integer' "
+            "AND parent >= 1))) LIMIT 1", (job_id, MAX_COUNT, readback.MOST_NAME)).fetchone()
+        if bad is not None:
+            # The reader says what is wrong with it, column by column.
+            self.game(bad[0])
+            raise ArchiveFault(f"{self.path}: damaged: game {bad[0]}: its status, cards, driver or parent "
+                               "make no sense")
+        return self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE job = ? ORDER BY id",
+                               (job_id,)).fetchall()
+
+    @_guarded
     def game(self, game_id):
         cursor = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))
         row = cursor.fetchone()
@@ -401,12 +460,9 @@ class Archive:
         return self._game([d[0] for d in cursor.description], row)
 
     def _game(self, names, row):
-        game = {self._game_names.get(name, name): value for name, value in zip(names, row)}
-        for field in ("rules", "compiled", "reference"):
-            game[field] = self._json(game[field], f"the {field} outcome of game {game['id']}"
-                                     if field != "rules" else f"the rules of game {game['id']}")
-        game["disputed"] = bool(game["disputed"])
-        return game
+        """A row of games as read, checked column by column (readback.read_game)."""
+        return readback.read_game(self.path, {self._game_names.get(name, name): value
+                                              for name, value in zip(names, row)})
 
     # ------------------------------------------------------------ loops
 
@@ -470,7 +526,20 @@ class Archive:
             sql += f" LIMIT {int(limit)}"
         cursor = self.db.execute(sql, args)
         names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor]
+        return [readback.read_loop(self.path, dict(zip(names, row))) for row in cursor]
+
+    @_guarded
+    def count_loops(self, deck=None, job=None):
+        """How many loops loops(deck=deck, job=job) would give with no limit."""
+        where, args = [], []
+        if deck is not None:
+            where.append("deck = ?")
+            args.append(str(Deck.parse(deck)))
+        if job is not None:
+            where.append("job = ?")
+            args.append(job)
+        return self.db.execute("SELECT count(*) FROM loops" + (" WHERE " + " AND ".join(where) if where else ""),
+                               args).fetchone()[0]
 
     @_guarded
     def loop(self, loop_id):
@@ -497,18 +566,21 @@ class Archive:
 
     @_guarded
     def job(self, job_id):
-        row = self.db.execute("SELECT spec, state, created, updated FROM jobs WHERE id = ?",
-                              (job_id,)).fetchone()
+        """Job `job_id`: its row (readback.read_job) and what its chunks add up to."""
+        cursor = self.db.execute("SELECT id, spec, state, created, updated FROM jobs WHERE id = ?", (job_id,))
+        row = cursor.fetchone()
         if row is None:
             raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
+        job = readback.read_job(self.path, dict(zip([d[0] for d in cursor.description], row)))
         readback.check_chunk_numbers(self.db, self.path, job_id)
         totals = self.db.execute("SELECT count(*), coalesce(sum(deals), 0), coalesce(sum(hits), 0), "
                                  "coalesce(max(best_cards), 0), coalesce(sum(seconds), 0) "
                                  "FROM chunks WHERE job = ?", (job_id,)).fetchone()
-        return {"id": job_id, "spec": self._json(row[0], f"the spec of job {job_id}"), "state": row[1],
-                "created": row[2],
-                "updated": row[3], "chunks": totals[0], "deals": totals[1], "hits": totals[2],
-                "best_cards": totals[3], "seconds": totals[4]}
+        if not totals[1] <= MAX_COUNT:
+            raise ArchiveFault(f"{self.path}: damaged: the chunks of job {job_id} add up to {totals[1]} deals, "
+                               "over 10**18")
+        job.update(chunks=totals[0], deals=totals[1], hits=totals[2], best_cards=totals[3], seconds=totals[4])
+        return job
 
     @contextmanager
     def claim(self, job_id):
@@ -581,7 +653,7 @@ class Archive:
     def last_job(self):
         """The id of the job run last (its last chunk kept, or created), or None."""
         row = self.db.execute("SELECT id FROM jobs ORDER BY updated DESC, rowid DESC LIMIT 1").fetchone()
-        return None if row is None else row[0]
+        return None if row is None else readback.read_job(self.path, {"id": row[0]})["id"]
 
     @_guarded
     def kept_by(self, job_id):
@@ -602,8 +674,8 @@ class Archive:
             best = self.db.execute("SELECT id, cards, tricks, deal, driver FROM games WHERE job = ? AND "
                                    "status = 'finished' ORDER BY cards DESC, tricks DESC, id LIMIT 1",
                                    (job_id,)).fetchone()
-            job["best_game"] = None if best is None else dict(zip(("id", "cards", "tricks", "deal", "driver"),
-                                                                   best))
+            job["best_game"] = None if best is None else readback.read_game(
+                self.path, dict(zip(("id", "cards", "tricks", "deal", "driver"), best)))
             rows.append(job)
         return rows
 
@@ -621,6 +693,7 @@ class Archive:
 
     @_guarded
     def chunks_done(self, job_id):
+        readback.check_chunk_numbers(self.db, self.path, job_id)
         return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
 
     @_guarded
@@ -641,23 +714,28 @@ class Archive:
     @_guarded
     def jobs(self):
         """Every job of the archive: [(id, spec)], oldest first."""
-        return [(row[0], self._json(row[1], f"the spec of job {row[0]}"))
-                for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid")]
+        return [(job["id"], job["spec"]) for job in (
+            readback.read_job(self.path, {"id": row[0], "spec": row[1]})
+            for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid"))]
 
     @_guarded
     def chunk_stats(self, job_id):
         """The statistics of every finished chunk of a job that has them: [dict],
         each checked (readback.stats_problem): ArchiveFault for one that makes no sense."""
-        found = []
-        for chunk, text in self.db.execute(
-                "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,)):
-            what = f"the statistics of chunk {chunk} of job {job_id}"
-            stats = self._json(text, what)
-            problem = readback.stats_problem(stats)
-            if problem is not None:
-                raise ArchiveFault(f"{self.path}: damaged: {what}: {problem}")
-            found.append(stats)
-        return found
+        deck = self._deck_of(job_id)
+        return [readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck)["stats"]
+                for chunk, text in self.db.execute(
+                    "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
+
+    def _deck_of(self, job_id):
+        """The Deck job `job_id` deals, which its chunks' loop keys are checked
+        against; None where its spec does not say (the search's check of the
+        spec, job.stored, names what is wrong with it)."""
+        row = self.db.execute("SELECT spec FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        try:
+            return Deck.parse(json.loads(row[0]).get("deck", "standard"))
+        except (TypeError, ValueError, AttributeError, RecursionError):
+            return None
 
     @_guarded
     def keep_longest(self, job_id, top):

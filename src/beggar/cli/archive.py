@@ -3,15 +3,13 @@
 import argparse
 import itertools
 import json
-import os
 import sys
 
-from .. import engine
+from .. import engine, loops
 from ..archive import DEFAULT_PATH, Archive
 from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
-from ..cycle import key_deal
 from ..savefile import SavedGame, to_json, to_text
 from .format import describe, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
@@ -22,15 +20,9 @@ def hand_sizes_of(game):
     return "/".join(str(len(hand)) for hand in game["deal"].split("/"))
 
 
-def _must_exist(path):
-    """A listing of an archive that is not there says so (an archive that
-    holds nothing lists nothing): a mistyped --archive must not read as 'no games'."""
-    if not os.path.lexists(path):
-        raise UsageError(f"{path}: no such archive (a search creates it)")
-
-
 def run_archive_list(args):
-    _must_exist(args.archive)
+    # An archive that is not there is refused by the open (store.no_such_archive):
+    # a mistyped --archive must not read as 'no games'.
     if args.loops:
         return _list_loops(args)
     disputed = args.disputed or args.status == "disputed"
@@ -164,6 +156,11 @@ def _list_loops(args):
                          "(--records, --min-cards, --disputed and --players are for games)")
     with Archive(args.archive, readonly=True) as archive:
         rows = archive.loops(deck=args.deck, job=args.job, limit=args.limit)
+        total = archive.count_loops(deck=args.deck, job=args.job)
+    if args.json:
+        # The loops as the archive holds them (archive.readback.read_loop), as games are under --json.
+        print(json.dumps({"shown": len(rows), "total": total, "loops": rows}, indent=1))
+        return 0
     if not rows:
         print("no loops")
         return 0
@@ -191,7 +188,7 @@ def _show_loop(args):
     from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
-    deal = key_deal(bytes.fromhex(row["key"]))
+    deal, _ = loops.kept_state(row, args.archive)
     print(f"loop     {row['id']}: {row['deck']} deck, period {row['period_tricks']} tricks / "
           f"{row['period_cards']} cards, {row['states']} states on its cycle")
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
@@ -281,8 +278,7 @@ def _export_loop(args):
         if row["deals"]:
             saved, outcome = saved_game(archive, row["deals"][0], args.name)
     if not row["deals"]:
-        deal = key_deal(bytes.fromhex(row["key"]))
-        outcome = engine.play(deal)
+        deal, outcome = loops.kept_state(row, args.archive)
         saved = SavedGame(deal, Rules(), name=args.name or (
             f"a state of the {row['deck']} deck that never ends (period {row['period_tricks']} tricks / "
             f"{row['period_cards']} cards, the canonical state of its loop), found by {row['driver']} job "

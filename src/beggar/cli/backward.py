@@ -8,7 +8,8 @@ from ..deal import Deal
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
 from ..states import GUIDES
-from .options import UsageError, add_game_options, game_from_args, limit, seconds, write_output
+from .options import (UsageError, add_game_options, game_from_args, limit, output_folder, seconds, unused_folder,
+                      write_output)
 
 
 def _bound_note(stopped_by, args):
@@ -75,7 +76,12 @@ def run_basin(args):
 def _run_table_basin(args, deal, players):
     from ..elimination import search
     guide = args.guide or "smallest"
-    found = search(deal, players, guide, args.max_states, args.max_seconds, args.engine)
+    created = output_folder(args.export_dir, "--export-dir") if args.export_dir is not None else False
+    try:
+        found = search(deal, players, guide, args.max_states, args.max_seconds, args.engine)
+    except BaseException:
+        unused_folder(args.export_dir, created)
+        raise
     print(f"deal     {deal}")
     print(f"loop     {len(found.loop)} states of {len(found.loop[0][0])} players, seated "
           f"{found.roots // len(found.loop)} ways at a table of {players}")
@@ -90,8 +96,9 @@ def _run_table_basin(args, deal, players):
         entry, period = outcome.loop_entry, outcome.loop_period
         print(f"  {deal_found}  loop: entry {entry[0]} tricks / {entry[1]} cards, "
               f"period {period[0]} tricks / {period[1]} cards")
-    if args.export_dir and found.deals:
-        os.makedirs(args.export_dir, exist_ok=True)
+    if not found.deals:
+        unused_folder(args.export_dir, created)
+    if args.export_dir is not None and found.deals:
         for number, (deal_found, outcome, _) in enumerate(found.deals, 1):
             # Numbered in the order found: two deals may loop after as many cards.
             path = os.path.join(args.export_dir, f"loop-{players}-players-{number}.json")

@@ -4,6 +4,7 @@ one game, and reading the game they ask for."""
 import argparse
 import errno
 import os
+import tempfile
 
 from .. import checks
 from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown
@@ -40,6 +41,50 @@ def check_output(path, option):
     """An output file named by `option`, before any work: '' names none."""
     if not path:
         raise UsageError(f"{option}: name a file, not ''")
+
+
+def output_folder(path, option):
+    """A folder named by `option` for files written later, checked before any
+    work (a search of minutes must not end in a folder it cannot write):
+    created if need be and written to once. Returns the outermost folder
+    created here (None: it was there), so that folders left empty can be
+    removed again (unused_folder)."""
+    if not path:
+        raise UsageError(f"{option}: name a folder, not ''")
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise UsageError(f"{option} {path}: not a folder (a file of that name is there)")
+    created, above = None, os.path.abspath(path)
+    while not os.path.lexists(above):
+        created, above = above, os.path.dirname(above)
+    try:
+        os.makedirs(path, exist_ok=True)
+        # Only a file written there shows a folder that cannot take files
+        # (a read-only filesystem, /proc, no permission).
+        probe = tempfile.NamedTemporaryFile(dir=path, prefix=".beggar-probe-")
+        probe.close()
+    except OSError as error:
+        unused_folder(path, created)
+        message = f"{option} {path}: cannot write files there ({error.strerror or error})"
+        if error.errno in _FAULTS:
+            raise OutputFault(message) from None
+        raise UsageError(message) from None
+    return created
+
+
+def unused_folder(path, created):
+    """Remove the folder `path` and those above it up to `created` (what
+    output_folder created), as long as nothing went into them."""
+    if created is None:
+        return
+    folder = os.path.abspath(path)
+    while True:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return      # something went into it after all, or it is gone
+        if folder == created:
+            return
+        folder = os.path.dirname(folder)
 
 
 def write_output(path, data, option=None):

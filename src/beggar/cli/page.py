@@ -13,9 +13,8 @@ import itertools
 import shlex
 from html import escape
 
-from .. import __version__, engine
+from .. import __version__, engine, loops
 from ..archive import now
-from ..cycle import key_deal
 from ..deal import Deal
 from ..reports import odds
 from ..search import drivers
@@ -95,13 +94,10 @@ def _jobs_section(jobs, job_id):
 
 def _games_section(archive, job_id):
     out = ["<h2>The longest games of each table</h2>"]
-    games = archive.games(job=job_id, status="finished", loops_first=False)
     tables = {}
-    for game in games:
-        key = (game["deck"], game["players"], "/".join(str(len(h)) for h in game["deal"].split("/")))
-        tables.setdefault(key, [])
-        if len(tables[key]) < GAMES_PER_TABLE:
-            tables[key].append(game)
+    # The few games shown, chosen by the archive (never every game read).
+    for game in archive.longest_by_table(job_id, GAMES_PER_TABLE):
+        tables.setdefault((game["deck"], game["players"], game["hands"]), []).append(game)
     if not tables:
         out.append("<p>No finished game kept.</p>")
     for (deck, players, hands), kept in sorted(tables.items(), key=lambda item: -item[1][0]["cards"]):
@@ -126,11 +122,10 @@ def _loops_section(archive, job_id):
     if not rows:
         out.append("<p>No loop kept.</p>")
         return out
-    total = len(archive.loops(job=job_id))
+    total = archive.count_loops(job=job_id)
     out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
     for row in rows:
-        deal = key_deal(bytes.fromhex(row["key"]))
-        outcome = engine.play(deal)
+        deal, outcome = loops.kept_state(row, archive.path)
         balanced = ("a balanced state lies on its cycle" if row["balanced"]
                     else "no state on its cycle is balanced")
         basin = ("basin not searched" if row["basin_states"] is None

@@ -1,9 +1,10 @@
 """beggar search: run or resume a search job, and its summary."""
 
+import os
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
-from ..engine import ALL_ENGINES
+from ..engine import ALL_ENGINES, GPU_ENGINES
 from ..loops import of_deal
 from ..search import SearchError
 from .options import UsageError, count, players, seconds, seed, split, workers
@@ -40,8 +41,12 @@ def run(args, data=None, where="job", resume=None):
     or go on with job `resume`, as the run options of `args` say (add_run_options),
     then print its summary; returns (exit status, job id)."""
     from ..search.cluster import Cluster
-    if args.cluster is not None and (args.gpu or args.engine == "gpu"):
-        raise UsageError("a GPU job plays on this machine's GPU, not on a cluster")
+    if args.cluster is not None and resume is None:
+        # Before a cluster is started or a job stored: the engine a new job
+        # would get (its option, its file's, BEGGAR_ENGINE's).
+        _off_cluster("gpu" if args.gpu else args.engine or data.get("engine") or os.environ.get("BEGGAR_ENGINE"))
+    elif args.cluster is not None:
+        _off_cluster("gpu" if args.gpu else args.engine or _stored_engine(args.archive, resume), resumed=True)
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
@@ -50,6 +55,29 @@ def run(args, data=None, where="job", resume=None):
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def _off_cluster(engine_name, resumed=False):
+    """Refuse a job whose engine cannot play on a cluster's workers: the GPU
+    engines play on this machine (its GPU, or the kernels on its cores) and
+    a cluster's workers have neither."""
+    if engine_name in GPU_ENGINES:
+        raise UsageError(f"a GPU job (engine {engine_name}) plays on this machine, not on a cluster: "
+                         "run it without --cluster" + (", or resume it with --engine compiled" if resumed else ""))
+
+
+def _stored_engine(archive_path, resume):
+    """The engine job `resume` ('last': the job run last) was stored with, read
+    before a cluster is started; None where the archive cannot tell now (the
+    open that runs the job says why)."""
+    from ..errors import BadInput, Fault
+    from ..search import job as jobs
+    try:
+        with Archive(archive_path, readonly=True) as archive:
+            job_id = archive.last_job() if resume == "last" else resume
+            return None if job_id is None else jobs.stored(archive.job(job_id)["spec"])["engine"]
+    except (BadInput, Fault):
+        return None
 
 
 def _run(args, cluster, data, where, resume):
@@ -68,9 +96,12 @@ def _run(args, cluster, data, where, resume):
         if engine_name is not None:
             data["engine"] = engine_name
         new = jobs.prepare(data, where)
+        if cluster is not None:
+            _off_cluster(new.spec["engine"])
     # The archive plays no game: an old one whose loop games must be linked to
     # their loops as it is brought to this format is handed what plays them.
-    with Archive(args.archive, link_loop=of_deal) as archive:
+    # A resume creates no archive: one that is not there is the one line every command gives.
+    with Archive(args.archive, link_loop=of_deal, create=resume is None) as archive:
         if resume is not None:
             job_id = resume
             if job_id == "last":
@@ -110,8 +141,12 @@ def _run(args, cluster, data, where, resume):
             if flood is not None:
                 print(flood, file=sys.stderr)
 
-        if resume is not None and (engine_name or jobs.stored(job["spec"])["engine"]) == "gpu":
-            _check_gpu()
+        if resume is not None:
+            engine_then = engine_name or jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["engine"]
+            if cluster is not None:
+                _off_cluster(engine_then, resumed=True)
+            if engine_then == "gpu":
+                _check_gpu()
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
         before = job if resume is not None and job["chunks"] else None

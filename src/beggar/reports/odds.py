@@ -162,15 +162,16 @@ def collect(archive, job_id=None):
 
 def _extensions(archive, job_id, spec, played):
     """The gains of the job's family searches, and the lengths it kept."""
-    games = archive.games(job=job_id)
-    children = {game["parent"]: game["cards"] for game in games if game["driver"] == "extension"}
-    for game in games:
-        if game["status"] != "finished":
+    # Plain figures of each game, not whole rows: a job may have kept half a million.
+    games = archive.kept_lengths(job_id)
+    children = {parent: cards for _, _, cards, driver, parent in games if driver == "extension"}
+    for game_id, status, cards, driver, _ in games:
+        if status != "finished":
             continue
-        (played.extended if game["driver"] == "extension" else played.finds).append(game["cards"])
-        if game["driver"] != "extension" and spec["extend_cards"] and game["cards"] >= spec["extend_cards"] \
+        (played.extended if driver == "extension" else played.finds).append(cards)
+        if driver != "extension" and spec["extend_cards"] and cards >= spec["extend_cards"] \
                 and spec["players"] == 2:
-            played.gains.append(max(0, children.get(game["id"], game["cards"]) - game["cards"]))
+            played.gains.append(max(0, children.get(game_id, cards) - cards))
 
 
 def is_exhaustive(played):
@@ -203,10 +204,10 @@ def references(archive, played):
     sizes = None if spec["split"] == "random" else hand_sizes(
         deck.total, spec["players"], None if spec["split"] == "even" else spec["split"])
     known = []
-    for game in archive.games(deck=spec["deck"], players=spec["players"], status="finished", loops_first=False):
-        if sizes is None or game["split"] == sizes[0]:
-            known.append((f"the longest game kept of this table (game {game['id']})", game["cards"]))
-            break
+    # The longest one alone, found by the archive's index: not every game of the table read.
+    for game in archive.games(deck=spec["deck"], players=spec["players"], status="finished", loops_first=False,
+                              split=None if sizes is None else sizes[0], limit=1):
+        known.append((f"the longest game kept of this table (game {game['id']})", game["cards"]))
     for saved in finds.shipped():
         deal, expected = saved.deal, saved.expected
         if (expected and expected["status"] == "finished" and deal.deck_written() == spec["deck"]

@@ -63,10 +63,15 @@ def _save(archive_path, kind, deal, outcome, saved, game_id):
     where it went, in words."""
     folder = finds.folder_of(archive_path)
     stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
+    try:
+        finds.folder(archive_path)
+    except OSError as error:
+        # Not a name taken: the folder itself cannot be had (a file of its
+        # name is there, a full disk, no permission).
+        return f"kept in the archive as game {game_id}; cannot write in {folder} ({error.strerror})"
     for number in range(1, SAVE_NAMES + 1):
         path = os.path.join(folder, f"{stem}.json" if number == 1 else f"{stem}-{number}.json")
         try:
-            finds.folder(archive_path)
             _write_new(path, to_json(saved, outcome))
             return f"saved to {path}"
         except FileExistsError:

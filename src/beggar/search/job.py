@@ -188,6 +188,10 @@ def check_engine(spec, name, where="job"):
     return name
 
 
+#: The keys of a stored spec that every archive format has held.
+STORED_ALWAYS = ("name", "driver", "seed")
+
+
 def stored(spec, where="the archive"):
     """A spec as an archive keeps it, with the keys added since it was written
     given their defaults (the deals it dealt then), checked as a job file's
@@ -196,6 +200,11 @@ def stored(spec, where="the archive"):
     from ..archive import ArchiveFault
     if not isinstance(spec, dict):
         raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
+    # What every spec has held since the first format: without them the
+    # defaults would make another job of it (a fresh seed, a sample driver).
+    missing = [key for key in STORED_ALWAYS if key not in spec]
+    if missing:
+        raise ArchiveFault(f"{where}: damaged: its spec has no '{missing[0]}'")
     # A job written before family extension searched no family: extend_cards 0;
     # one written before the GPU engine played on the compiled one; one
     # written before chunks were sized as a job runs has chunks of one part.
@@ -212,7 +221,34 @@ def stored(spec, where="the archive"):
             from None
     except (TypeError, ValueError, AttributeError) as error:
         raise ArchiveFault(f"{where}: damaged: its spec cannot be read ({cut(str(error))})") from None
+    problem = start_problem(spec)
+    if problem is not None:
+        raise ArchiveFault(f"{where}: damaged: its start {problem}")
     return spec
+
+
+def start_problem(spec):
+    """What makes the loops a stored spec starts from (`start`, of the drivers
+    that have one) none it can start from, or None: a non-empty list of
+    canonical states of its deck (archive.readback.key_problem), and one for
+    each chunk of its budget where a chunk searches from one."""
+    from ..archive.readback import key_problem
+    from ..decks import Deck
+    driver = drivers.of(spec)
+    if not driver.starts_from_loops:
+        return None if "start" not in spec else f"holds {cut(spec['start'])}: a {driver.name} job starts from no loops"
+    start = spec.get("start")
+    if not isinstance(start, list) or not start:
+        return f"holds {cut(start)}, not a list of the loops it starts from (one at least)"
+    deck = Deck.parse(spec["deck"])
+    for number, key in enumerate(start):
+        problem = key_problem(key, deck)
+        if problem is not None:
+            return f"loop {number}: the key {problem}"
+    if driver.start_chunks and not 0 < -(-spec["deals"] // spec["chunk"]) <= len(start):
+        return (f"holds {len(start)} loops, and its budget of {spec['deals']:,} {driver.unit} in chunks of "
+                f"{spec['chunk']:,} searches from {-(-spec['deals'] // spec['chunk']):,}")
+    return None
 
 
 @dataclass

@@ -87,6 +87,9 @@ class _Stop:
         self.at = None          # when it was asked for (time.monotonic)
         self.previous = {}
         self.told = told
+        # The signal that asked for a stop at once: the command's exit status
+        # reports it (130 or 143), as a shell reports the signal that ends a command.
+        self.at_once = None
 
     def __enter__(self):
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -99,6 +102,7 @@ class _Stop:
 
     def _handle(self, signum, frame):
         if self.reason is not None:
+            self.at_once = signum
             raise KeyboardInterrupt
         self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
         self.at = time.monotonic()
@@ -255,9 +259,9 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 return None
         return plan.take(pacer.parts(seconds))
 
-    stop = None
+    stop = _Stop(told)
     try:
-        with _Stop(told) as stop:
+        with stop:
             while True:
                 while stop.reason is None and len(pending) < 2 * max(1, workers):
                     chunk = next_chunk()
@@ -338,7 +342,10 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                 summary.reason = stop.reason
     except KeyboardInterrupt:
         at_once = True
-        summary.reason = "stopped at once; chunks in flight will be played again on resume"
+        # "SIGTERM ..." exits 143 (cli.search.exit_status); a Ctrl-C, 130.
+        by_term = stop.at_once == signal.SIGTERM
+        summary.reason = (("SIGTERM: " if by_term else "")
+                          + "stopped at once; chunks in flight will be played again on resume")
         _kill_workers(pool)
     except Exception as error:
         if isinstance(error, BrokenProcessPool):

@@ -66,6 +66,11 @@ class Driver:
     timed = False
     #: Whether it is one of the loop factory's (it builds loops, not games).
     factory = False
+    #: Whether its spec holds the loops it starts from (`start`: canonical
+    #: states in hex, fixed when the job is created), one chunk each where
+    #: `start_chunks`.
+    starts_from_loops = False
+    start_chunks = False
 
     def check(self, spec, data, where):
         """Its part of the check of a job file's keys `data` (job.check), on

@@ -52,6 +52,8 @@ class Eliminate(Driver):
     # same start loops and guide find the same deals, whatever the seed.
     seeded = False
     done_reason = "every start loop searched"
+    starts_from_loops = True
+    start_chunks = True
 
     def check(self, spec, data, where):
         """3 or 4 players, deals dealt evenly, the [eliminate] options known and

@@ -225,6 +225,7 @@ class Perturb(_Factory):
     name = "perturb"
     options = "perturb"
     rules = PerturbRules
+    starts_from_loops = True
 
     def walk(self, spec, chunk, tries, rules):
         from ... import _loops
