@@ -129,7 +129,7 @@ def test_census_bad_input_is_one_line(tmp_path):
     sampled = beggar("search", job_file(tmp_path, deals=1000, chunk=1000), "--archive", tmp_path / "s.sqlite",
                      "--workers", "1", "--quiet")
     assert sampled.returncode == 0, sampled.stderr
-    bad_input(beggar("archive", "census", "nope", "--archive", tmp_path / "s.sqlite"), "no job 'nope'")
+    bad_input(beggar("archive", "census", "nope", "--archive", tmp_path / "s.sqlite"), "no census job 'nope' in it")
     bad_input(beggar("archive", "census", job_id(sampled.stdout), "--archive", tmp_path / "s.sqlite"),
               "is a sample job, not a census")
 

@@ -467,11 +467,13 @@ def stats_problem(stats, deck=None):
 
 
 #: The statistics each driver writes (sampling: statuses, lengths and workers;
-#: a census: statuses, cards and tricks, and since format 4 loops and
-#: longest; eliminate: its ascent; the loop factory: growth and loops), as
-#: {field: the fields that come with it}.
+#: a census: statuses, cards and tricks, since format 4 loops and longest,
+#: and now its workers; eliminate: its ascent; the loop factory: growth and
+#: loops), as {field: the fields that come with it}.
 _WITH = {"statuses": ("lengths", "cards"), "lengths": ("statuses",), "cards": ("statuses", "tricks"),
-         "tricks": ("statuses", "cards"), "longest": ("cards",), "workers": ("lengths",)}
+         "tricks": ("statuses", "cards"), "longest": ("cards",), "workers": ("lengths", "cards")}
+#: The fields that come with one of their fields, not all: a sample's or a census's.
+_WITH_ONE = ("statuses", "workers")
 
 
 def _shape_problem(stats):
@@ -480,9 +482,9 @@ def _shape_problem(stats):
         return "hold no field"
     for field, needs in _WITH.items():
         if field in stats:
-            # Every field named must be there; of statuses' two, one.
+            # Every field named must be there; of statuses' two and workers' two, one.
             missing = [need for need in needs if need not in stats]
-            if missing and (field != "statuses" or len(missing) == len(needs)):
+            if missing and (field not in _WITH_ONE or len(missing) == len(needs)):
                 return f"hold '{field}' without '{missing[0]}'"
     if "loops" in stats and not ("cards" in stats if isinstance(stats["loops"], dict) else "growth" in stats):
         return "hold 'loops' without the census or the walk they come from"
