@@ -21,7 +21,8 @@ from ._random cimport below, next32, stream_start
 
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
 from .checks import whole
-from .climbing import ACCEPTS, SECONDARY_BITS, Climb
+from .climbing import ACCEPTS, SECONDARY_BITS, Climb, check_climb_rules
+from .deal import check_play
 from .decks import STANDARD, Deck, check_table
 from . import lengths
 from ._game import NAME
@@ -108,6 +109,9 @@ def play(deal, rules=Rules()):
 
 
 def _play(deal, rules, bint by_court):
+    # A Deal holds 2-4 hands of codes 0-4 within MAX_CARDS (deal.py checks
+    # it when one is made); anything else stops here, before C copies it.
+    check_play(deal, rules)
     cdef Work w
     cdef Result r
     cdef int p, offset = 0
@@ -338,6 +342,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     check_seed(index, "index")
     whole(steps, "steps")
     whole(min_cards, "min_cards")
+    check_climb_rules(rules)
     deck, players, split = check_table(deck, players, split)
     cdef Shape shape
     shape_init(&shape, deck, players, split)

@@ -37,6 +37,7 @@ import json
 import sys
 from dataclasses import dataclass
 
+from .cards import written
 from .checks import whole
 from .deal import Deal, DealError, read_hands
 from .errors import BadInput
@@ -323,5 +324,5 @@ def to_text(game, outcome=None):
     for key, value in (game.provenance or {}).items():
         if key != "engines":
             lines.append(f"# {key}: {json.dumps(value) if isinstance(value, dict) else value}")
-    lines.extend(str(Deal.from_codes([hand])) for hand in game.deal.hands)
+    lines.extend(written(hand) for hand in game.deal.hands)
     return "\n".join(lines) + "\n"

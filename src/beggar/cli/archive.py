@@ -170,7 +170,7 @@ def _show_loop(args):
     from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
-    deal = key_deal(bytes.fromhex(row["key"]))
+    deal = key_deal(row["key"])
     print(f"loop     {row['id']}: {row['deck']} deck, period {row['period_tricks']} tricks / "
           f"{row['period_cards']} cards, {row['states']} states on its cycle")
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
@@ -260,7 +260,7 @@ def _export_loop(args):
         if row["deals"]:
             saved, outcome = saved_game(archive, row["deals"][0], args.name)
     if not row["deals"]:
-        deal = key_deal(bytes.fromhex(row["key"]))
+        deal = key_deal(row["key"])
         outcome = engine.play(deal)
         saved = SavedGame(deal, Rules(), name=args.name or (
             f"a state of the {row['deck']} deck that never ends (period {row['period_tricks']} tricks / "

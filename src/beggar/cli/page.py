@@ -128,7 +128,7 @@ def _loops_section(archive, job_id):
     total = len(archive.loops(job=job_id))
     out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
     for row in rows:
-        deal = key_deal(bytes.fromhex(row["key"]))
+        deal = key_deal(row["key"])
         outcome = engine.play(deal)
         balanced = ("a balanced state lies on its cycle" if row["balanced"]
                     else "no state on its cycle is balanced")
