@@ -268,7 +268,7 @@ def workers_of(pid):
 @pytest.mark.parametrize("killed, told", [
     (signal.SIGKILL, "(killed by signal 9 (SIGKILL), perhaps by the system for want of memory)"),
     # A worker that crashes: the job says how, on every resume.
-    (signal.SIGSEGV, "(killed by signal 11 (SIGSEGV))")])
+    pytest.param(signal.SIGSEGV, "(killed by signal 11 (SIGSEGV))", marks=pytest.mark.slow)])
 def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path, killed, told):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, deals=0, chunk=100_000), "--archive", archive, "--quiet")
