@@ -211,6 +211,8 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     whole(start, "start")
     whole(min_cards, "min_cards")
     deck, players, split = check_table(deck, players, split)
+    if start + n_deals > 2 ** 64:
+        raise ValueError("start + n_deals must stay below 2**64")
     hits, best, played = [], None, []
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(players, seed, index, deck, split)
