@@ -252,7 +252,7 @@ def _makers(rng, np):
         hands = bad_hands()
         try:
             deal = Deal.from_codes(hands)
-        except DealError:
+        except (ValueError, TypeError):     # DealError; anything, before deals were checked
             return
         rule = rules()
         if deal.total > 60:
@@ -269,7 +269,7 @@ def _makers(rng, np):
         object.__setattr__(deal, "hands", hands)
         try:
             checked = Deal.from_codes(hands)
-        except DealError:
+        except (ValueError, TypeError):     # DealError; anything, before deals were checked
             checked = None
         if checked is not None and checked.total > 60:
             return

@@ -95,7 +95,7 @@ def key_hands(key, *, deck=None, players=None):
         counts = tuple(sum(hand.count(c) for hand in hands) for c in range(5))
         if counts != deck.counts:
             raise StateError(f"loop key {shown}: its cards are not those of the {deck} deck")
-    return hands
+    return list(hands)
 
 
 def key_deal(key, *, deck=None, players=None):
