@@ -179,3 +179,42 @@ def test_a_damaged_loop_key_is_one_line_in_every_command_that_reads_it(looped, t
         line = result.stderr.strip().splitlines()[-1]
         assert "loop key" in line or "loop 1" in line, (args, line)
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
+    _gpu_host = pytest.importorskip("beggar._gpu_host")
+    from beggar.gpu.engine import HIT, block_dtype, shape_dtype
+    from beggar.lengths import BINS
+
+    def sample(**fields):
+        shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
+        shape["total"], shape["n_courts"], shape["ring"] = 52, 16, 32
+        shape["courts"][0, :16] = [1, 2, 3, 4] * 4
+        for name, value in fields.items():
+            shape[name] = value
+        hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
+        _gpu_host.sample(shape.view(np.uint8), 1, 0, 10, 10 ** 6, 1 << 15, np.zeros(BINS, np.uint64),
+                         np.zeros(1, np.uint64), hits.view(np.uint8), n_hits, 8)
+        return n_hits[0]
+
+    def census(grab=5, **fields):
+        block = np.zeros(1, block_dtype(_gpu_host.TOTAL))
+        block["total"], block["first_hand"], block["suffix"], block["ring"] = 6, 3, 6, 4
+        block["suffix_counts"][0] = [4, 1, 1, 0, 0]
+        block["target"][0, :6] = [0, 3, 1, 4, 2, 5]
+        for name, value in fields.items():
+            block[name] = value
+        hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
+        _gpu_host.census(block.view(np.uint8), 5, grab, 2 ** 62, 1 << 15, np.zeros(_gpu_host.HISTOGRAM, np.uint64),
+                         np.zeros(_gpu_host.HISTOGRAM, np.uint64), hits.view(np.uint8), n_hits, 8)
+        return n_hits[0]
+
+    assert sample() == 0 and census() == 0         # as gpu/engine.py makes them: played
+    for fields in ({"total": 300}, {"total": 1}, {"n_courts": 0}, {"n_courts": 60}, {"ring": 3},
+                   {"ring": 512}, {"ring": 16}, {"split": 52}, {"split": -2}, {"courts": 9}):
+        with pytest.raises(ValueError, match="gpu-host sample"):
+            sample(**fields)
+    for fields in ({"total": 300}, {"first_hand": 6}, {"suffix": 7}, {"suffix": -1}, {"ring": 5},
+                   {"target": 200}, {"suffix_counts": -1}, {"suffix": 0, "prefix": 7}, {"grab": 0}):
+        with pytest.raises(ValueError, match="gpu-host census"):
+            census(**fields)
