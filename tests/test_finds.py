@@ -13,7 +13,7 @@ import pytest
 from beggar import Deal, finds, loops, play
 from beggar.archive import Archive
 from beggar.rules import Rules
-from beggar.savefile import load
+from beggar.savefile import SavedGame, load, one_line, parse, to_json, to_text
 from beggar.search.announce import announcement
 from helpers import CASELLA, beggar, job_file
 
@@ -130,3 +130,48 @@ def test_a_gitignore_left_empty_by_a_full_disk_is_written_again(tmp_path):
     assert (tmp_path / "archive-finds" / ".gitignore").read_text() == finds.IGNORE
     assert sorted(p.name for p in (tmp_path / "archive-finds").iterdir() if not p.name.startswith("record-")) \
         == [".gitignore"]     # no part file left behind
+
+
+# Names that would forge a deal in the text form if written as they are: a
+# line break of each kind (the text form is read by str.splitlines), the
+# comment mark, the hands' separator, and a name longer than any line.
+FORGING_NAMES = ["x\nJ", "x\r\nQ--\nK", "x\rA", "x\u2028J", "x\u2029J", "x\x85J", "x\x0bJ\x0cK", "x\x1cJ",
+                 "# J/K", "J/K", "---KQ/-A", "x\t\x1b[2Jy", "é\u200b" + "K" * 100_000]
+
+
+@pytest.mark.parametrize("names", [
+    FORGING_NAMES[:1],          # the issue's: a text export of 'x\nJ' replayed a 3-player deal
+    pytest.param(FORGING_NAMES, marks=pytest.mark.slow)])
+def test_every_export_replays_as_the_game_exported_whatever_its_name(tmp_path, names):
+    archive = tmp_path / "a.sqlite"
+    deal = Deal.shuffled(2, 9, 4)
+    with Archive(str(archive)) as opened, opened.transaction():
+        outcome = play(deal)
+        opened.add_game(deal, Rules(), outcome, outcome)
+    for number, name in enumerate(names):
+        for form in ([], ["--text"]):
+            saved = tmp_path / f"{number}{''.join(form)}.txt"
+            result = beggar("archive", "export", 1, saved, f"--name={name}", *form, "--archive", archive)
+            assert result.returncode == 0, result.stderr
+            game, = load(str(saved))
+            assert game.deal == deal, (name, saved.read_text()[:300])
+            if form:        # the name is one comment line, what would break it escaped
+                assert saved.read_text().splitlines()[1] == "# " + one_line(name)
+            else:
+                assert game.name == name
+            replayed = beggar("replay", saved)
+            assert replayed.returncode == 0 and f"deal     {deal}\n" in replayed.stdout, (name, replayed)
+            assert f"\ncards    {outcome.cards}\n" in replayed.stdout, (name, replayed)
+    assert one_line("x\nJ\r\x00\u2028é") == "x\\nJ\\r\\x00\\u2028é"
+
+
+def test_a_saved_games_name_never_leaves_its_line_even_with_a_nul():
+    # NUL cannot pass on a command line: the writer itself, for every form.
+    deal = Deal.shuffled(3, 1, 2)
+    for name in FORGING_NAMES + ["x\x00J", "\x00", "x\ud800J"]:
+        game = SavedGame(deal, name=name, provenance={"job": name, "note": {"why": name}})
+        for text in (to_text(game, play(deal)), to_json(game, play(deal))):
+            read, = parse(text, "f")
+            assert read.deal == deal, (name, text[:300])
+        assert parse(to_json(game), "f")[0].name == name
+        assert len(to_text(game).splitlines()) == 2 + 2 + deal.players      # header, name, job, note, hands

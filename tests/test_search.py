@@ -284,14 +284,18 @@ def workers_of(pid):
 
 
 @pytest.mark.slow
-def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path):
+@pytest.mark.parametrize("killed, told", [
+    (signal.SIGKILL, "(killed by signal 9 (SIGKILL), perhaps by the system for want of memory)"),
+    # A worker that crashes: the job says how, on every resume.
+    pytest.param(signal.SIGSEGV, "(killed by signal 11 (SIGSEGV))", marks=pytest.mark.slow)])
+def test_a_worker_killed_by_the_system_ends_the_job_with_a_summary(tmp_path, killed, told):
     archive = tmp_path / "archive.sqlite"
     job = start("search", job_file(tmp_path, deals=0, chunk=100_000), "--archive", archive, "--quiet")
     name = wait_for_chunks(archive, 2, job)
-    os.kill(workers_of(job.pid)[0], signal.SIGKILL)
+    os.kill(workers_of(job.pid)[0], killed)
     out, err = job.communicate(timeout=60)
     last_line(subprocess.CompletedProcess(job.args, job.returncode, out, err),
-              "beggar search: a worker process died (killed by the system")
+              "beggar search: a worker process died " + told)
     assert f"job      {name}: failed" in out and f"resume   beggar search --resume {name}" in out
     with Archive(archive) as opened:
         assert opened.job(name)["state"] == "failed" and opened.job(name)["chunks"] >= 2

@@ -13,7 +13,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
 
-from .states import GUIDES, Reached
+from .states import GUIDES, Reached, check_bounds, check_search, check_sizes, check_state
 
 
 cdef struct Entry:
@@ -159,6 +159,10 @@ cdef object queue_state(Queue* q, Py_ssize_t i):
 def backward(roots, skips, max_states, max_seconds):
     """Breadth-first over every state that leads to one of `roots`; see
     reference.backward. Returns (states visited, [Reached] balanced, stopped_by)."""
+    # Checked before any buffer is sized: every state is copied in at the
+    # size of the first root's.
+    roots, skips = check_search(roots, skips, 2)
+    max_states, max_seconds = check_bounds(max_states, max_seconds)
     cdef Queue q
     memset(&q, 0, sizeof(Queue))
     q.total = len(roots[0][0][0]) + len(roots[0][0][1])
@@ -484,17 +488,11 @@ cdef void scratch_free(Scratch* s) noexcept:
     free(s.frames)
 
 
-cdef int check_table_of(hands) except -1:
-    if not 2 <= len(hands) <= SEATS:
-        raise ValueError(f"backward play is for 2 to {SEATS} players, not {len(hands)}")
-    return 0
-
-
 def predecessors(hands, leader):
     """Every state at an empty table whose next trick leads to (hands,
     leader), any number of players from 2 to 4: [(hands, leader, cards laid
     in that trick)]; see reference.predecessors."""
-    check_table_of(hands)
+    hands, leader = check_state(hands, leader)
     cdef Table t
     cdef Scratch s
     memset(&t, 0, sizeof(Table))
@@ -554,8 +552,11 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     `guide` ranks them; see reference.backward_to. Returns (states visited,
     [Reached] with `sizes`, stopped_by, the Reached with the largest smallest hand
     or None)."""
-    if guide not in GUIDES:
+    if not isinstance(guide, str) or guide not in GUIDES:
         raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {guide!r}")
+    sizes = check_sizes(sizes)
+    roots, skips = check_search(roots, skips, len(sizes))
+    max_states, max_seconds = check_bounds(max_states, max_seconds)
     cdef int code = GUIDES.index(guide)
     cdef Table t
     cdef Scratch s
@@ -570,7 +571,6 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     cdef clock_t deadline = clock() + <clock_t>(max_seconds * CLOCKS_PER_SEC)
     memset(&t, 0, sizeof(Table))
     memset(&s, 0, sizeof(Scratch))
-    check_table_of(roots[0][0])
     t.players = players
     t.total = sum(len(hand) for hand in roots[0][0])
     for p in range(players):

@@ -21,7 +21,8 @@ from ._random cimport below, next32, stream_start
 
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
 from .checks import whole
-from .climbing import ACCEPTS, SECONDARY_BITS, Climb
+from .climbing import ACCEPTS, SECONDARY_BITS, Climb, check_climb_rules
+from .deal import MAX_CARDS, check_hands, check_play
 from .decks import STANDARD, Deck, check_table
 from . import lengths
 from ._game import NAME
@@ -51,6 +52,9 @@ cdef enum:
     # build turns cdivision off, and Cython then takes no // in a constant expression. The check
     # at import holds it to lengths.BINS.
     LENGTHS_BINS = 3071
+
+
+cdef Py_ssize_t DEAL_CARDS = MAX_CARDS     # deal.MAX_CARDS, for C
 
 
 cdef inline int length_bin(int64_t cards) noexcept nogil:
@@ -111,15 +115,24 @@ def play(deal, rules=Rules()):
 
 
 def _play(deal, rules, bint by_court):
+    check_play(deal, rules)
+    # A Deal holds 2-4 hands of codes 0-4 within MAX_CARDS (deal.py checks
+    # it when one is made, and it cannot be changed); one forged past that
+    # stops here, before C sizes its buffers by it.
+    hands = deal.hands
+    cdef Py_ssize_t total = loadable(hands)
+    if total < 0:
+        hands = check_hands(hands)      # DealError saying what is wrong, or the hands as a Deal holds them
+        total = loadable(hands)
     cdef Work w
     cdef Result r
-    cdef int p, offset = 0
+    cdef int p, offset = 0, players = len(hands)
     cdef int64_t max_cards = limit(rules.max_cards), max_tricks = limit(rules.max_tricks)
     cdef bint detect_loops = rules.detect_loops
-    if work_init(&w, deal.players, deal.total, by_court) != 0:
+    if work_init(&w, players, <int>total, by_court) != 0:
         raise MemoryError()
     try:
-        for p, hand in enumerate(deal.hands):
+        for p, hand in enumerate(hands):
             w.hand_sizes[p] = len(hand)
             for card in hand:
                 w.deal[offset] = card
@@ -127,9 +140,41 @@ def _play(deal, rules, bint by_court):
         with nogil:
             game_load(&w.game, w.deal, w.hand_sizes)
             play_game(&w, max_cards, max_tricks, detect_loops, &r)
-        return to_outcome(&r, deal.players)
+        return to_outcome(&r, players)
     finally:
         work_free(&w)
+
+
+cdef Py_ssize_t loadable(hands):
+    """The cards of `hands` when they are as a Deal holds them (deal.check_hands:
+    2-4 tuples of ints 0-4, the first and one more holding a card, at most
+    MAX_CARDS cards), else -1. In C, so that a checked Deal costs nearly nothing."""
+    cdef Py_ssize_t total = 0, p, n
+    cdef long code
+    cdef bint others = False
+    if type(hands) is not tuple or not 2 <= len(hands) <= MAX_PLAYERS:
+        return -1
+    for p in range(len(hands)):
+        hand = hands[p]
+        if type(hand) is not tuple:
+            return -1
+        n = len(hand)
+        if n == 0 and p == 0:
+            return -1
+        others |= n > 0 and p > 0
+        for card in hand:
+            if type(card) is not int:
+                return -1
+            try:
+                code = card
+            except OverflowError:
+                return -1
+            if code < 0 or code > 4:
+                return -1
+        total += n
+        if total > DEAL_CARDS:
+            return -1
+    return total if others else -1
 
 
 def play_batch(decks, split=None, rules=Rules()):
@@ -219,7 +264,7 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
     cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
     cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
     cdef uint32_t* batch = <uint32_t*>calloc(LENGTHS_BINS, sizeof(uint32_t))     # a batch of CHUNK deals
-    cdef int n_found, k, size
+    cdef int n_found, k, size, step
     cdef uint64_t best_index = 0
     cdef Result best
     best.cards = -1
@@ -239,7 +284,10 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
             first = start + done
             n_found = 0
             with nogil:
-                for index in range(first, first + size):
+                # Counted from `first`: first + size wraps to 0 when the
+                # last deal is number 2**64 - 1.
+                for step in range(size):
+                    index = first + step
                     state = stream_start(c_seed, index)
                     deal_random(&w, &state, &shape)
                     play_game(&w, INT64_MAX, INT64_MAX, True, &r)
@@ -341,6 +389,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     check_seed(index, "index")
     whole(steps, "steps")
     whole(min_cards, "min_cards")
+    check_climb_rules(rules)
     deck, players, split = check_table(deck, players, split)
     cdef Shape shape
     shape_init(&shape, deck, players, split)

@@ -12,10 +12,21 @@ makes an engine of them, as it does of the device's launches.
 from libc.stdint cimport int64_t, uint64_t
 
 cdef extern from "gpu/kernel.cu" nogil:
+    # The fields read here to check a launch's arguments (game.h has them all).
     ctypedef struct bg_shape:
-        pass
+        int total
+        int split
+        int n_courts
+        int ring
+        unsigned char courts[1]     # BG_TOTAL of them
     ctypedef struct bg_block:
-        pass
+        int total
+        int first_hand
+        int suffix
+        int ring
+        int suffix_counts[5]
+        unsigned char prefix[1]     # BG_TOTAL of them
+        unsigned char target[1]
     ctypedef struct bg_hit:
         pass
     enum:
@@ -58,6 +69,9 @@ def sample(const unsigned char[::1] shape, uint64_t seed, uint64_t first, uint64
     if shape.shape[0] != sizeof(bg_shape) or hits.shape[0] < capacity * sizeof(bg_hit) \
             or lengths.shape[0] != BG_LENGTHS_BINS or best.shape[0] != 1 or n_hits.shape[0] != 1:
         raise ValueError("gpu-host sample: buffers of the wrong size")
+    check_shape(<const bg_shape*>&shape[0])
+    if cap < 1:
+        raise ValueError(f"gpu-host sample: cap must be 1 or more, not {cap}")
     with nogil:
         bg_sample(<const bg_shape*>&shape[0], seed, first, count, min_cards, cap, &next, &lengths[0],
                   &best[0], <bg_hit*>&hits[0], &n_hits[0], capacity)
@@ -72,6 +86,52 @@ def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_
     if block.shape[0] != sizeof(bg_block) or hits.shape[0] < capacity * sizeof(bg_hit) \
             or cards.shape[0] != BG_HISTOGRAM or tricks.shape[0] != BG_HISTOGRAM or n_hits.shape[0] != 1:
         raise ValueError("gpu-host census: buffers of the wrong size")
+    check_block(<const bg_block*>&block[0])
+    if grab < 1 or cap < 1:
+        # A grab of 0 would take the same empty run of deals for ever.
+        raise ValueError(f"gpu-host census: grab and cap must be 1 or more, not {grab} and {cap}")
     with nogil:
         bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, &next, &cards[0], &tricks[0],
                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+
+
+# A launch's shape or block is made by gpu/engine.py from a checked deck; one
+# made otherwise is checked here before the kernel reads by it: every size
+# within the build's arrays, every card a code, a ring a power of two.
+
+cdef bint ring_fits(int ring, int courts) noexcept:
+    return 2 <= ring <= BG_RING and ring & (ring - 1) == 0 and courts + 1 <= ring
+
+
+cdef int check_shape(const bg_shape* s) except -1:
+    cdef int i
+    if not 2 <= s.total <= BG_TOTAL or not 1 <= s.n_courts <= s.total or not ring_fits(s.ring, s.n_courts) \
+            or not (s.split in (0, -1) or 1 <= s.split <= s.total - 1):
+        raise ValueError(f"gpu-host sample: a shape of {s.total} cards, {s.n_courts} court cards, ring {s.ring}, "
+                         f"split {s.split}: not one this build plays (at most {BG_TOTAL} cards, ring {BG_RING})")
+    for i in range(s.n_courts):
+        if not 1 <= s.courts[i] <= 4:
+            raise ValueError(f"gpu-host sample: court card {i} of the shape is {s.courts[i]}, not a code 1-4")
+    return 0
+
+
+cdef int check_block(const bg_block* b) except -1:
+    cdef int i, courts = 0
+    if not 2 <= b.total <= BG_TOTAL or not 1 <= b.first_hand <= b.total - 1 or not 0 <= b.suffix <= b.total:
+        raise ValueError(f"gpu-host census: a block of {b.total} cards, first hand {b.first_hand}, suffix "
+                         f"{b.suffix}: not one this build plays (at most {BG_TOTAL} cards)")
+    for i in range(5):
+        if b.suffix_counts[i] < 0:
+            raise ValueError(f"gpu-host census: the block's suffix counts {b.suffix_counts[i]} cards of code {i}")
+        courts += b.suffix_counts[i] if i else 0
+    for i in range(b.total - b.suffix):
+        if b.prefix[i] > 4:
+            raise ValueError(f"gpu-host census: card {i} of the block's prefix is {b.prefix[i]}, not a code 0-4")
+        courts += b.prefix[i] != 0
+    for i in range(b.total):
+        if b.target[i] >= b.total:
+            raise ValueError(f"gpu-host census: card {i} goes to place {b.target[i]} of a deal of {b.total}")
+    if not ring_fits(b.ring, courts):
+        raise ValueError(f"gpu-host census: ring {b.ring} for {courts} court cards: not a power of two "
+                         f"from {courts + 1} to {BG_RING}")
+    return 0

@@ -590,7 +590,7 @@ cdef int load_state(State* s, state, deck, int number) except -1:
         hands = [list(hands[0]), list(hands[1])] if len(hands) == 2 else None
     except (TypeError, ValueError, IndexError):
         hands = leader = None
-    if hands is None or leader not in (0, 1) or isinstance(leader, bool):
+    if hands is None or isinstance(leader, bool) or not isinstance(leader, Integral) or leader not in (0, 1):
         raise ValueError(f"state {number}: a state is (hands, leader) with two hands and leader 0 or 1, "
                          f"not {state!r}")
     cards = hands[leader] + hands[1 - leader]

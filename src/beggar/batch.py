@@ -6,6 +6,7 @@ follow outcome.STATUSES; -1 stands for None (no winner, no loop).
 
 import numpy as np
 
+from .deal import MAX_CARDS
 from .outcome import STATUSES, Outcome
 
 BATCH_DTYPE = np.dtype([
@@ -43,17 +44,32 @@ def row_outcome(row, engine=None):
 
 
 def check_batch(decks, split):
-    """Validate a batch; return (uint8 C-contiguous decks, int64 splits)."""
-    decks = np.asarray(decks)
+    """Validate a batch; return (uint8 C-contiguous decks, int64 splits).
+    ValueError for anything but a 2-d array of integer codes 0-4, each row a
+    deal of 2 to MAX_CARDS cards, and splits that leave both hands a card."""
+    try:
+        decks = np.asarray(decks)
+    except ValueError:          # rows of different lengths
+        raise ValueError("decks must be a 2-d array of card codes 0-4, one row a deal, all rows as long") from None
     if decks.ndim != 2 or decks.shape[1] < 2:
         raise ValueError(f"decks must be a 2-d array with at least 2 cards a row, not shape {decks.shape}")
+    if decks.dtype.kind not in "iu":
+        raise ValueError(f"decks hold card codes 0-4 as integers, not {decks.dtype}")
+    if decks.shape[1] > MAX_CARDS:
+        raise ValueError(f"a deal holds at most {MAX_CARDS} cards, not {decks.shape[1]}")
     if decks.size and (decks.min() < 0 or decks.max() > 4):
         raise ValueError("decks hold card codes 0-4 only")
     total = decks.shape[1]
     if split is None:
         split = total // 2
-    splits = np.broadcast_to(np.asarray(split), (len(decks),))
+    try:
+        splits = np.asarray(split)
+    except ValueError:
+        raise ValueError("split must be a whole number or one whole number a deal") from None
+    if splits.dtype.kind not in "iu" or splits.ndim > 1 or (splits.ndim == 1 and len(splits) != len(decks)):
+        raise ValueError(f"split must be a whole number or one whole number a deal ({len(decks)} of them), "
+                         f"not {'an array of shape ' + str(splits.shape) if splits.ndim else repr(split)}")
+    splits = np.broadcast_to(splits, (len(decks),))
     if splits.size and (splits.min() < 1 or splits.max() > total - 1):
         raise ValueError(f"split must leave both hands at least one card (1 to {total - 1})")
     return np.ascontiguousarray(decks, dtype=np.uint8), np.ascontiguousarray(splits, dtype=np.int64)
-

@@ -27,6 +27,11 @@ class CardError(BadInput, ValueError):
     """A card name that is not one of the accepted spellings."""
 
 
+def written(hand):
+    """A hand (codes, top card first) in the record notation's symbols: 'K--Q-'."""
+    return "".join(SYMBOLS[c] for c in hand)
+
+
 def code(name):
     """The code of one card name: '-', '2'-'9', 'T', '10', 'X', 'J', 'Q', 'K', 'A'.
 

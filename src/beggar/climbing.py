@@ -82,3 +82,10 @@ def fitness(outcome, by):
     primary, secondary = (outcome.cards, outcome.tricks) if by == "cards" else (outcome.tricks, outcome.cards)
     return (primary << SECONDARY_BITS) | min(secondary, (1 << SECONDARY_BITS) - 1)
 
+
+
+def check_climb_rules(rules):
+    """TypeError unless `rules` is a ClimbRules: checked when made, its
+    numbers size the engines' buffers."""
+    if not isinstance(rules, ClimbRules):
+        raise TypeError(f"climb() takes its rules as a climbing.ClimbRules, not {type(rules).__name__}")

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 import itertools
 
+from .checks import cut
 from .deal import Deal
+from .decks import MAX_DECK, Deck, DeckError
+from .states import StateError, check_state
+
+#: The digits of a key as the archive keeps it (bytes.hex): lower-case only.
+_HEX = frozenset("0123456789abcdef")
 
 
 def state_key(hands, leader):
@@ -36,23 +42,66 @@ def state_key(hands, leader):
 
 
 def deal_of(hands, leader):
-    """The deal a state stands for: the leader's hand first, the others in turn."""
+    """The deal a state stands for: the leader's hand first, the others in
+    turn. StateError for what is no state (states.check_state), DealError
+    for a state that is no deal to play (one hand holds every card)."""
+    hands, leader = check_state(hands, leader)
     return Deal.from_codes([hands[(leader + i) % len(hands)] for i in range(len(hands))])
 
 
-def key_hands(key):
-    """The hands of a state_key, the leader's first, a player who is out
-    as an empty hand."""
+def key_hands(key, *, deck=None, players=None):
+    """The hands of a state_key, the leader's first, a player who is out as
+    an empty hand. `key` is the key's bytes or its hex text (as the archive
+    keeps it); with `deck` (a Deck, its name or notation) the state must hold
+    exactly that deck's cards, with `players` that many hands. StateError,
+    naming the key, for anything that is not such a key: not lower-case hex
+    of whole bytes, cut short or run on, not 2-4 hands of codes 0-4 of at
+    most MAX_DECK cards, the leader's hand empty, or one hand alone in."""
+    shown = cut(key.hex() if isinstance(key, (bytes, bytearray)) else key)
+    if isinstance(key, str):
+        if not key:
+            raise StateError("loop key '': empty, not a state")
+        if not _HEX.issuperset(key) or len(key) % 2:
+            raise StateError(f"loop key {shown}: not a state's key (lower-case hex digits, two a byte)")
+        key = bytes.fromhex(key)
+    elif not isinstance(key, (bytes, bytearray)):
+        raise StateError(f"a loop key is hex text or bytes, not {cut(key)}")
+    if not key:
+        raise StateError("loop key '': empty, not a state")
     hands, i = [], 0
     while i < len(key):
-        hands.append(tuple(key[i + 1:i + 1 + key[i]]))
-        i += 1 + key[i]
-    return hands
+        size = key[i]
+        if i + 1 + size > len(key):
+            raise StateError(f"loop key {shown}: cut short (hand {len(hands) + 1} has {size} cards, "
+                             f"{len(key) - i - 1} follow{'s' if len(key) - i - 1 == 1 else ''})")
+        hands.append(tuple(key[i + 1:i + 1 + size]))
+        i += 1 + size
+    try:
+        hands, _ = check_state(hands, 0, where=f"loop key {shown}")
+    except StateError as error:
+        raise StateError(str(error).replace("the leader's hand (hand 1)", "the leader's hand")) from None
+    total = sum(len(hand) for hand in hands)
+    if total > MAX_DECK:
+        raise StateError(f"loop key {shown}: {total} cards; a loop's deck holds at most {MAX_DECK}")
+    if sum(1 for hand in hands if hand) < 2:
+        raise StateError(f"loop key {shown}: one hand holds every card, so the game is over: no loop")
+    if players is not None and len(hands) != players:
+        raise StateError(f"loop key {shown}: a state of {len(hands)} players, not {players}")
+    if deck is not None:
+        try:
+            deck = Deck.parse(deck)
+        except DeckError as error:
+            raise StateError(f"loop key {shown}: {error}") from None
+        counts = tuple(sum(hand.count(c) for hand in hands) for c in range(5))
+        if counts != deck.counts:
+            raise StateError(f"loop key {shown}: its cards are not those of the {deck} deck")
+    return list(hands)
 
 
-def key_deal(key):
-    """The deal a state_key stands for: the leader's hand first."""
-    return Deal.from_codes(key_hands(key))
+def key_deal(key, *, deck=None, players=None):
+    """The deal a state_key stands for, the leader's hand first (key_hands
+    says what `key` is and what it is checked for)."""
+    return Deal.from_codes(key_hands(key, deck=deck, players=players))
 
 
 def walk(deal, trace, entry, period):

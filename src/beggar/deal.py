@@ -6,11 +6,14 @@ it as one line.
 """
 
 from collections import Counter
+from numbers import Integral
 
 from . import cards
 from .cards import CardError
+from .checks import cut
 from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
 from .errors import BadInput
+from .rules import Rules
 from .shuffle import Stream, check_seed, deal_from
 
 #: Beyond this a deal is surely a mistake; it also bounds the engines' buffers.
@@ -36,6 +39,15 @@ class Deal:
 
     __slots__ = ("hands",)
 
+    # Every way to make a Deal checks its hands once (from_codes, checked,
+    # shuffled), and a Deal cannot be changed after: so an engine given a
+    # Deal is given 2-4 hands of codes 0-4 within MAX_CARDS, whoever made it.
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Deal cannot be changed; make another (tried to set {name!r})")
+
+    def __reduce__(self):
+        return (Deal.from_codes, (self.hands,))
+
     def __init__(self, hands, deck="any"):
         if isinstance(hands, str):
             raise DealError("Deal() takes lists of card names; use Deal.parse() for text")
@@ -52,7 +64,7 @@ class Deal:
                 except CardError as error:
                     raise DealError(f"hand {h}, card {i}: {error}") from None
             coded.append(row)
-        self.hands = Deal.checked(coded, deck, lambda h, i: f"hand {h}, card {i}").hands
+        object.__setattr__(self, "hands", Deal.checked(coded, deck, lambda h, i: f"hand {h}, card {i}").hands)
 
     @classmethod
     def parse(cls, text, deck="any"):
@@ -98,15 +110,21 @@ class Deal:
             split = check_split(split, players, deck.total)
         except DeckError as error:
             raise DealError(str(error)) from None
+        # Dealt from a checked deck to players it can be dealt to: every hand
+        # holds a card, so the checks of from_codes hold already.
         deal = cls.__new__(cls)
-        deal.hands = tuple(tuple(hand) for hand in deal_from(Stream(seed, index), deck, players, split))
+        object.__setattr__(deal, "hands", tuple(tuple(hand) for hand in deal_from(Stream(seed, index), deck,
+                                                                                  players, split)))
         return deal
 
     @classmethod
     def from_codes(cls, hands):
-        """A deal from tuples of codes that are known to be valid (engine output)."""
+        """A deal from sequences of codes 0-4, one per hand (an engine's
+        output, a state's hands): 2-4 hands, the first (the leader's) and one
+        more holding a card, at most MAX_CARDS cards. Other hands may be empty
+        (players who are out of a game of 3 or 4). DealError otherwise."""
         deal = cls.__new__(cls)
-        deal.hands = tuple(tuple(int(c) for c in hand) for hand in hands)
+        object.__setattr__(deal, "hands", check_hands(hands))
         return deal
 
     @property
@@ -138,7 +156,7 @@ class Deal:
         return self.counts() == STANDARD.counts
 
     def __str__(self):
-        return "/".join("".join(cards.SYMBOLS[c] for c in hand) for hand in self.hands)
+        return "/".join(cards.written(hand) for hand in self.hands)
 
     def __repr__(self):
         return f"Deal.parse({str(self)!r})"
@@ -148,6 +166,15 @@ class Deal:
 
     def __hash__(self):
         return hash(self.hands)
+
+
+def check_play(deal, rules):
+    """TypeError unless `deal` is a Deal and `rules` a Rules, as an engine's
+    play() takes them: both are checked when made and cannot be changed."""
+    if not isinstance(deal, Deal):
+        raise TypeError(f"play() takes a Deal, not {type(deal).__name__}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"play() takes its rules as a Rules, not {type(rules).__name__}")
 
 
 def read_hands(text, place=lambda column: f"position {column}"):
@@ -178,6 +205,54 @@ def read_hands(text, place=lambda column: f"position {column}"):
             if i < n and text[i] in cards.SUIT_MARKS:
                 i += 1
     return hands, columns
+
+
+def check_hands(hands):
+    """`hands` as a deal's tuples of codes, after the checks of from_codes."""
+    coded = codes_of(hands)
+    # The first hand leads, so it holds a card; a game of one hand with
+    # cards is over before it starts (the engines would not agree on it).
+    if not coded[0]:
+        raise DealError("hand 1 is empty: the first hand leads, so it holds a card")
+    if not any(coded[1:]):
+        raise DealError("only hand 1 holds cards: a game needs two hands with cards")
+    return coded
+
+
+def codes_of(hands):
+    """`hands` as tuples of codes, when they are 2-4 sequences of codes 0-4
+    (ints, NumPy's too) of at most MAX_CARDS cards in all; else DealError
+    naming the hand and the card. Empty hands are left to the caller."""
+    what = "a list of hands, each a list of card codes 0-4"
+    if isinstance(hands, (str, bytes)):
+        raise DealError(f"a deal is {what}, not {cut(hands)}")
+    try:
+        hands = list(hands)
+    except TypeError:
+        raise DealError(f"a deal is {what}, not {cut(hands)}") from None
+    _check_player_count(len(hands))
+    coded, total = [], 0
+    for h, hand in enumerate(hands, 1):
+        if isinstance(hand, str):
+            raise DealError(f"hand {h}: a hand is a list of card codes 0-4, not {cut(hand)}")
+        try:
+            row = tuple(hand)
+        except TypeError:
+            raise DealError(f"hand {h}: a hand is a list of card codes 0-4, not {cut(hand)}") from None
+        total += len(row)
+        if total > MAX_CARDS:
+            raise DealError(f"more than {MAX_CARDS} cards: a deal holds at most {MAX_CARDS}")
+        # The common case, plain ints 0-4, at the speed of a set test.
+        if not (all(type(c) is int for c in row) and _CODES.issuperset(row)):
+            for i, c in enumerate(row, 1):
+                if isinstance(c, bool) or not isinstance(c, Integral) or not 0 <= c <= 4:
+                    raise DealError(f"hand {h}, card {i}: {cut(c)} is not a card code (codes are 0-4)")
+            row = tuple(int(c) for c in row)
+        coded.append(row)
+    return tuple(coded)
+
+
+_CODES = frozenset(cards.PENALTIES)
 
 
 def _check_player_count(players):

@@ -129,7 +129,8 @@ def written(counts):
 def check_table(deck, players, split):
     """(Deck, players, split) checked for random deals: the deck by name,
     notation or Deck, 2-4 players that it can be dealt to, and check_split."""
-    if isinstance(players, bool) or players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+    if isinstance(players, bool) or not isinstance(players, int) or players not in range(MIN_PLAYERS,
+                                                                                          MAX_PLAYERS + 1):
         raise DeckError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
     deck = Deck.parse(deck)
     deck.check_players(players)

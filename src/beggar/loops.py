@@ -17,6 +17,7 @@ from importlib import resources
 from . import engine
 from .cycle import canonical, deal_of, key_deal, walk
 from .deal import Deal
+from .decks import MAX_DECK
 from .errors import BadInput
 from .published import deals as published_deals
 
@@ -61,7 +62,8 @@ class Loop:
 
 
 def of_state(hands, leader, engine_name=None):
-    """The Loop that the state (hands, leader) falls into."""
+    """The Loop that the state (hands, leader) falls into; StateError for
+    what is no state (states.check_state)."""
     return of_deal(deal_of(hands, leader), engine_name)
 
 
@@ -69,6 +71,9 @@ def of_deal(deal, engine_name=None):
     """The Loop that a deal falls into; LoopError when its game ends."""
     if isinstance(deal, str):
         deal = Deal.parse(deal)
+    if isinstance(deal, Deal) and deal.total > MAX_DECK:
+        # A state's key writes each hand's size in a byte (cycle.state_key).
+        raise LoopError(f"a deal of {deal.total} cards: loops are named for decks of at most {MAX_DECK} cards")
     outcome = engine.play(deal, engine=engine_name)
     if outcome.status != "loop":
         raise LoopError(f"the game of {deal} does not loop (it is {outcome.status} after "

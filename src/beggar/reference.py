@@ -13,13 +13,13 @@ import math
 import time
 from collections import Counter, deque
 
-from .deal import Deal
+from .deal import Deal, check_play
 from .checks import whole
 from .outcome import STATUSES, Outcome
 from .rules import Rules
-from .climbing import SECONDARY_BITS, Climb, fitness
+from .climbing import SECONDARY_BITS, Climb, check_climb_rules, fitness
 from .lengths import Lengths
-from .states import GUIDES, CensusBlock, Reached, Trick
+from .states import GUIDES, CensusBlock, Reached, Trick, check_bounds, check_search, check_sizes, check_state
 from .census import check_block, next_arrangement, unrank
 from .cycle import state_key
 from .decks import STANDARD, check_table, deal_out
@@ -77,6 +77,7 @@ def tricks(deal):
 
 def play(deal, rules=Rules()):
     """Play one deal under `rules` and return its Outcome."""
+    check_play(deal, rules)
     game = _Game(deal)
     # Brent's method: keep one state, the snapshot (at first the deal itself).
     # A game that comes back to it loops, and the tricks since it was taken
@@ -210,6 +211,8 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     whole(start, "start")
     whole(min_cards, "min_cards")
     deck, players, split = check_table(deck, players, split)
+    if start + n_deals > 2 ** 64:
+        raise ValueError("start + n_deals must stay below 2**64")
     hits, best, played = [], None, []
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(players, seed, index, deck, split)
@@ -230,6 +233,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     check_seed(index, "index")
     whole(steps, "steps")
     whole(min_cards, "min_cards")
+    check_climb_rules(rules)
     deck, players, split = check_table(deck, players, split)
     stream = Stream(seed, index)
     hits, best, restarts = [], None, -1
@@ -310,8 +314,8 @@ def _accepts(rules, value, current_value, outcome, current_outcome, history, k, 
 
 def predecessors(hands, leader):
     """Every state at an empty table whose next trick leads to (hands,
-    leader): [(hands, leader, cards laid in that trick)]. Any number of
-    players; an empty hand is a player who is out.
+    leader): [(hands, leader, cards laid in that trick)]. 2 to 4 players;
+    an empty hand is a player who is out.
 
     That trick's pile is a suffix of the leader's hand (he took it). For each
     suffix length, each player who may have led the trick and each set of the
@@ -326,8 +330,12 @@ def predecessors(hands, leader):
     length, then the trick's leader, then the set of players now out who were
     in (as a bit mask, ascending), then running out before laying.
     """
-    taker = leader
-    hands = [tuple(hand) for hand in hands]
+    return _predecessors(*check_state(hands, leader))
+
+
+def _predecessors(hands, taker):
+    """predecessors() of a checked state (states.check_state)."""
+    hands = list(hands)
     players = len(hands)
     mine = hands[taker]
     out = [p for p in range(players) if not hands[p]]
@@ -400,8 +408,9 @@ def backward(roots, skips, max_states, max_seconds):
     cards and tricks to their root, stopped_by): stopped_by is None when the
     search is complete, else "states" or "time" (processor seconds), the bound
     that stopped it first."""
-    queue = deque(Reached(tuple(tuple(h) for h in hands), leader, 0, 0) for hands, leader in roots)
-    skip = [None if s is None else (tuple(tuple(h) for h in s[0]), s[1]) for s in skips]
+    roots, skip = check_search(roots, skips, 2)
+    max_states, max_seconds = check_bounds(max_states, max_seconds)
+    queue = deque(Reached(hands, leader, 0, 0) for hands, leader in roots)
     visited, balanced = 0, []
     deadline = time.process_time() + max_seconds
     while queue:
@@ -413,7 +422,7 @@ def backward(roots, skips, max_states, max_seconds):
         visited += 1
         if len(state.hands[0]) == len(state.hands[1]):
             balanced.append(state)
-        for hands, leader, size in predecessors(state.hands, state.leader):
+        for hands, leader, size in _predecessors(state.hands, state.leader):
             # The roots are the first states visited, in order.
             if visited <= len(skip) and (hands, leader) == skip[visited - 1]:
                 continue
@@ -432,18 +441,19 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     of the states whose hands have `sizes` from the leader, stopped_by (as
     backward), the Reached visited with every player in and the largest
     smallest hand, the earliest on a tie, or None)."""
-    if guide not in GUIDES:
+    if not isinstance(guide, str) or guide not in GUIDES:
         raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {guide!r}")
+    sizes = check_sizes(sizes)
     players = len(sizes)
+    roots, skip = check_search(roots, skips, players)
+    max_states, max_seconds = check_bounds(max_states, max_seconds)
     rank = _GUIDE_RANKS[guide]
     heap, made = [], 0
     for hands, leader in roots:
-        state = Reached(tuple(tuple(h) for h in hands), leader, 0, 0)
+        state = Reached(hands, leader, 0, 0)
         heapq.heappush(heap, (rank(state.hands, state.leader, sizes), made, state))
         made += 1
-    skip = [None if s is None else (tuple(tuple(h) for h in s[0]), s[1]) for s in skips]
     visited, hits, best, most = 0, [], None, 0
-    sizes = list(sizes)
     deadline = time.process_time() + max_seconds
     while heap:
         if visited == max_states:
@@ -457,7 +467,7 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
             best, most = state, smallest
         if [len(state.hands[(state.leader + i) % players]) for i in range(players)] == sizes:
             hits.append(state)
-        for hands, leader, size in predecessors(state.hands, state.leader):
+        for hands, leader, size in _predecessors(state.hands, state.leader):
             if number < len(skip) and (hands, leader) == skip[number]:
                 continue
             heapq.heappush(heap, (rank(hands, leader, sizes), made,

@@ -37,6 +37,7 @@ import json
 import sys
 from dataclasses import dataclass
 
+from .cards import written
 from .checks import whole
 from .deal import Deal, DealError, read_hands
 from .errors import BadInput
@@ -326,18 +327,28 @@ def to_json(game, outcome=None):
 
 def to_text(game, outcome=None):
     """The hand-per-line text form of a saved game (as to_json takes it);
-    name, rules and outcome go into comments."""
+    name, rules and outcome go into comments, each one line whatever the
+    name holds (one_line)."""
     game = _saved(game)
-    lines = ["# beggar saved game: one hand per line, top card first, the first hand leads"]
+    comments = ["beggar saved game: one hand per line, top card first, the first hand leads"]
     if game.name:
-        lines.append(f"# {game.name}")
+        comments.append(game.name)
     if game.rules != Rules():
-        lines.append(f"# played under max_cards={game.rules.max_cards}, "
-                     f"max_tricks={game.rules.max_tricks} (kept by the JSON form only)")
+        comments.append(f"played under max_cards={game.rules.max_cards}, "
+                        f"max_tricks={game.rules.max_tricks} (kept by the JSON form only)")
     if outcome is not None:
-        lines.append(f"# {outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
+        comments.append(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     for key, value in (game.provenance or {}).items():
         if key != "engines":
-            lines.append(f"# {key}: {json.dumps(value) if isinstance(value, dict) else value}")
-    lines.extend(str(Deal.from_codes([hand])) for hand in game.deal.hands)
+            comments.append(f"{key}: {json.dumps(value) if isinstance(value, dict) else value}")
+    lines = [f"# {one_line(str(comment))}" for comment in comments]
+    lines.extend(written(hand) for hand in game.deal.hands)
     return "\n".join(lines) + "\n"
+
+
+def one_line(text):
+    """`text` as one line of printable characters: every other character (a
+    line break of any kind, a control character, NUL) written as its escape
+    (\\n, \\x00, \\u2028). A name that broke its comment's line would
+    make the next line part of the deal."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

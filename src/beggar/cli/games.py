@@ -7,7 +7,7 @@ import json
 from importlib import resources
 
 from .. import engine
-from ..deal import Deal
+from ..cards import written
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
 from . import plot
@@ -103,7 +103,7 @@ def run_replay(args):
         leader = last[0].taker if last else 0
         print(f"\nthe state entering the loop, after trick {entry} (hand {leader + 1} leads):")
         for h, hand in enumerate(hands, 1):
-            print(f"  hand {h}  {Deal.from_codes([hand])}  ({len(hand)} cards)")
+            print(f"  hand {h}  {written(hand)}  ({len(hand)} cards)")
         print(f"\none period, tricks {entry + 1} to {outcome.tricks}:")
         for line in trick_lines(itertools.islice(played, period), entry, game.deal):
             print(line)

@@ -103,7 +103,7 @@ def report(result, loops_shown=10):
                      f"mean {sum(k * v for k, v in result.cards.items()) / sum(result.cards.values()):.1f}")
     ordered = sorted(result.loops.items(), key=lambda item: (-item[1][0], item[0]))
     for key, (deals, period_tricks, period_cards) in ordered[:loops_shown]:
-        lines.append(f"  loop {key_deal(bytes.fromhex(key))}: period {period_tricks} tricks / "
+        lines.append(f"  loop {key_deal(key)}: period {period_tricks} tricks / "
                      f"{period_cards} cards, reached from {deals:,} loop deal{'' if deals == 1 else 's'}")
     if len(ordered) > loops_shown:
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "

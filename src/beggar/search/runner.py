@@ -349,7 +349,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         _kill_workers(pool)
     except Exception as error:
         if isinstance(error, BrokenProcessPool):
-            error = SearchError("a worker process died (killed by the system, perhaps for want of memory): "
+            error = SearchError(f"a worker process died ({how_died(pool)}): "
                                 "the chunks in flight are played again on resume")
         elif type(error).__name__ == "KilledWorker":        # Dask gave up on a chunk
             error = SearchError(f"a chunk killed every worker it was given to ({error})")
@@ -379,6 +379,31 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         except ArchiveFault:
             pass        # the archive is what failed; its chunks say how far the job got
     return summary
+
+
+def how_died(pool):
+    """How the worker that broke a local pool ended, in words: the signal
+    that killed it, by number and name ("killed by signal 11 (SIGSEGV)"), or
+    its exit status. The pool ends its other workers with SIGTERM once one
+    has died, so a worker killed by another signal is the one that broke it."""
+    codes = []
+    for inner in getattr(pool, "pools", ()) or (pool,):         # a GPU job's pools (gpu_pool.GpuPool)
+        for process in list((getattr(inner, "_processes", None) or {}).values()):
+            code = process.exitcode         # None: still ending
+            if code:
+                codes.append(code)
+    if not codes:
+        return "how is not known; perhaps killed by the system for want of memory"
+    code = next((c for c in codes if c != -signal.SIGTERM), codes[0])
+    if code > 0:
+        return f"exit status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = "an unknown signal"
+    if -code == signal.SIGKILL:
+        return f"killed by signal {-code} ({name}), perhaps by the system for want of memory"
+    return f"killed by signal {-code} ({name})"
 
 
 def _kill_workers(pool):

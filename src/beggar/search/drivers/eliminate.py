@@ -39,7 +39,7 @@ CHUNK = 1_000_000
 
 def cycle_of(key):
     """The states of the loop of a canonical state (hex), its players only."""
-    deal = Deal.from_codes([hand for hand in key_hands(bytes.fromhex(key)) if hand])
+    deal = Deal.from_codes([hand for hand in key_hands(key) if hand])
     return elimination.players_of(loops.of_deal(deal))
 
 

@@ -271,7 +271,7 @@ def start_states(spec):
     """Every state on the cycles of a perturb job's start loops, in a fixed order."""
     states = []
     for key in spec["start"]:
-        states.extend(loops.of_deal(key_deal(bytes.fromhex(key))).states)
+        states.extend(loops.of_deal(key_deal(key)).states)
     return states
 
 
