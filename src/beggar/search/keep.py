@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..archive import ArchiveFault
+from ..errors import Fault
 from ..rules import Rules
 from . import SearchError
 from .crosscheck import check
@@ -65,9 +66,11 @@ def stop_if_disputed(summary, disputed, what="the deal"):
 PART_GAMES = 2000
 
 
-class Cut(Exception):
+class Cut(Fault):
     """A keep given up between two parts (keep_games' `between`): its
-    transaction rolled back, its chunk wholly unkept, played again on resume."""
+    transaction rolled back, its chunk wholly unkept, played again on resume.
+    The runner catches it; a Fault, so that one that escaped would still be
+    one line."""
 
 
 def loops_of_games(archive, games):
