@@ -132,6 +132,7 @@ def _everything(archive):
             [sorted(archive.chunks_done(job)) for job in jobs])
 
 
+@pytest.mark.slow
 def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
     """tests/data/archive-v4.sqlite was written by the format-4 archive code
     (beggar 0.1 of 2026-12-01): a sample job of 40,000 26/26 deals in chunks
@@ -261,6 +262,7 @@ def immutable(path):
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
+@pytest.mark.slow
 def test_a_read_only_archive_is_read_but_not_searched(tmp_path):
     path = archive_with_games(tmp_path / "a.sqlite")
     before = path.read_bytes()
@@ -307,6 +309,7 @@ def test_a_damaged_archive_is_one_line(tmp_path):
           "database disk image is malformed")
 
 
+@pytest.mark.slow
 def test_a_beggar_archive_without_its_tables_is_one_line(tmp_path):
     path = tmp_path / "a.sqlite"
     with closing(sqlite3.connect(path)) as db:
@@ -393,6 +396,7 @@ def damaged(jobs_archive, tmp_path, sql, *args):
      [("archive", "list", "--limit", "100000"), ("archive", "show", "1"), ("archive", "export", "1")],
      "the compiled outcome of game 1 is not JSON"),
 ])
+@pytest.mark.slow
 def test_what_an_archive_holds_is_checked_when_read(jobs_archive, tmp_path, sql, commands, what):
     ids = jobs_archive[1:]
     path = damaged(jobs_archive, tmp_path, sql, ids[1] if "{1}" in what else ids[0])
@@ -403,6 +407,7 @@ def test_what_an_archive_holds_is_checked_when_read(jobs_archive, tmp_path, sql,
         fault(beggar(*args, "--archive", path), str(path), "damaged", what.format(*ids))
 
 
+@pytest.mark.slow
 def test_an_archive_cut_short_is_damaged_not_foreign(jobs_archive, tmp_path):
     path = tmp_path / "short.sqlite"
     data = jobs_archive[0].read_bytes()

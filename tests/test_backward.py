@@ -41,6 +41,7 @@ def random_deals(n, seed):
         yield Deal.from_codes((deck[:cut], deck[cut:]))
 
 
+@pytest.mark.slow
 def test_predecessors_lead_back_and_include_the_real_one(engine):
     checked = 0
     for deal in random_deals(150, 1):
@@ -109,6 +110,7 @@ def test_bounds_are_reported():
         family(Deal.parse("J-/--/-"))
 
 
+@pytest.mark.slow
 def test_family_and_basin_commands(tmp_path):
     longest = tmp_path / "longest.json"
     result = beggar("family", MANN_WU, "--export", longest)

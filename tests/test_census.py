@@ -119,6 +119,7 @@ def test_a_census_job_adds_up_and_a_resumed_one_equals_it(tmp_path):
     assert again.stdout.split("\n", 1)[1] == "\n".join(tally.report(whole)).split("\n", 1)[1] + "\n"
 
 
+@pytest.mark.slow
 def test_census_bad_input_is_one_line(tmp_path):
     bad_input(beggar("census", "pinochle", "--archive", tmp_path / "a.sqlite"), "unknown deck 'pinochle'")
     bad_input(beggar("census", "half", "--first", "3936933000", "--archive", tmp_path / "a.sqlite"),

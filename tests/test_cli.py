@@ -90,6 +90,7 @@ def test_play_shuffled_and_limits():
     assert "status   stopped at the limit: hand 1 holds the most cards" in text
 
 
+@pytest.mark.slow
 def test_saved_game_round_trip(tmp_path):
     deal = Deal.shuffled(2, 3, 11)
     for rules in (Rules(), Rules(max_tricks=20)):
@@ -107,6 +108,7 @@ def test_saved_game_round_trip(tmp_path):
     assert json.loads(beggar("play", text, "--json").stdout)["cards"] == play(deal).cards
 
 
+@pytest.mark.slow
 def test_help_of_every_command():
     for command in ("play", "verify", "replay"):
         result = beggar(command, "--help")
@@ -127,6 +129,7 @@ def test_bad_input_malformed_line(tmp_path):
     bad_input(beggar("play", path), "line 1, column 9: '/' separates hands only")
 
 
+@pytest.mark.slow
 def test_bad_input_on_the_command_line():
     bad_input(beggar("play", "K-KZ/--"), "beggar play: position 4: unknown card 'Z'")
     five_aces = "A" + MANN_WU[1:]
@@ -137,6 +140,7 @@ def test_bad_input_on_the_command_line():
     bad_input(beggar("play", "--index", 3), "--players and --index need --seed")
 
 
+@pytest.mark.slow
 def test_bad_input_in_json(tmp_path):
     path = tmp_path / "game.json"
     cases = [
@@ -184,6 +188,7 @@ def test_numbers_out_of_range_are_one_line(tmp_path, args, message):
     assert not archive.exists()
 
 
+@pytest.mark.slow
 def test_messages_say_what_was_meant():
     bad_input(beggar("play", "KKKK"), "beggar play: 1 player: a deal has 2 to 4 hands")
     bad_input(beggar("play", "J-/-J/--/-/-"), "5 players: a deal has 2 to 4 hands")
@@ -196,6 +201,7 @@ def test_the_installed_script_is_the_command():
     assert os.access(SCRIPT, os.X_OK)
 
 
+@pytest.mark.slow
 def test_saved_games_hostile_or_odd(tmp_path):
     path = tmp_path / "game.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
@@ -212,6 +218,7 @@ def test_saved_games_hostile_or_odd(tmp_path):
     assert json.loads(beggar("play", bom, "--json").stdout)["cards"] == 7157
 
 
+@pytest.mark.slow
 def test_huge_saved_games_are_refused_without_reading_them_whole(tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"-" * 30_000_000)
@@ -259,6 +266,7 @@ print(done.returncode, lines, resource.getrusage(resource.RUSAGE_CHILDREN).ru_ma
 """
 
 
+@pytest.mark.slow
 def test_replay_trace_streams_a_long_game(tmp_path):
     """The trace of a game of 40,000 tricks takes no more memory than that of
     one of 1,000: each trick is printed as it is played, none is kept."""

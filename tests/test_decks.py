@@ -84,6 +84,7 @@ def test_the_standard_deals_of_every_seed_are_unchanged():
     assert Deal.shuffled(3, 11, 5).hands == tuple(tuple(deck[p::3]) for p in range(3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deck, players, split", TABLES)
 def test_both_engines_deal_and_play_every_table_alike(deck, players, split):
     n = 400

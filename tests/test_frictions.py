@@ -213,6 +213,7 @@ def test_lengths_has_a_short_repr():
 
 # ---------------------------------------------------------------- errors and help
 
+@pytest.mark.slow
 def test_archive_census_of_no_such_job_says_so(tmp_path):
     archive = tmp_path / "a.sqlite"
     assert beggar("search", "--deals", 1000, "--workers", 1, "--archive", archive, "--quiet").returncode == 0

@@ -468,6 +468,7 @@ def test_a_gpu_host_job_is_refused_on_a_cluster_however_its_engine_is_named(tmp_
     assert not archive.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stored", ["gpu", "gpu-host"])
 def test_a_stored_gpu_job_resumed_on_a_cluster_is_refused_before_the_cluster_is_reached(tmp_path, stored):
     import sqlite3

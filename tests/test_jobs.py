@@ -122,6 +122,7 @@ def test_a_second_stop_signal_stops_at_once_and_exits_as_that_signal(tmp_path, s
     assert "stopped at once" in out and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_job_without_a_chunk_gets_one_sized_by_time_fixed_in_its_spec(tmp_path):
     archive = tmp_path / "a.sqlite"
     result = beggar("search", "--deals", 1_000, "--players", 3, "--archive", archive, "--quiet")
@@ -144,6 +145,7 @@ def test_a_job_without_a_chunk_gets_one_sized_by_time_fixed_in_its_spec(tmp_path
     assert json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)[1]["chunk"] == 7_000
 
 
+@pytest.mark.slow
 def test_a_shipped_job_runs_by_name_from_any_folder(tmp_path, monkeypatch):
     from beggar.search import job
     from test_readme import ROOT

@@ -93,6 +93,7 @@ def _junk_runs(tmp_path, monkeypatch, cases, commands):
         assert "Traceback" not in result.stderr, (args, result.stderr)
 
 
+@pytest.mark.slow
 def test_junk_never_makes_a_traceback_of_a_command_that_plays_no_job(tmp_path, monkeypatch):
     _junk_runs(tmp_path, monkeypatch, 10, [command for command in COMMANDS
                                            if command[0] not in ("search", "census", "family", "basin")])

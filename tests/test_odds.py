@@ -98,6 +98,7 @@ def test_a_sample_job_keeps_the_histogram_of_every_deal_it_played(tmp_path):
     assert total == Lengths.of(play(Deal.shuffled(2, 3, i), engine="reference").cards for i in range(9_000))
 
 
+@pytest.mark.slow
 def test_a_climb_job_keeps_the_histogram_of_every_deal_it_played(tmp_path):
     archive = tmp_path / "a.sqlite"
     spec = job_file(tmp_path, driver="climb", deals=1_500, chunk=500, min_cards=700,
@@ -155,6 +156,7 @@ def test_two_default_runs_on_one_archive_play_different_deals(tmp_path):
         assert {g["deal"] for g in opened.games()} == games[0]
 
 
+@pytest.mark.slow
 def test_without_a_terminal_progress_is_plain_lines(tmp_path):
     spec = job_file(tmp_path, deals=400_000, chunk=20_000, min_cards=3000)
     result = beggar("search", spec, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_PROGRESS_SECONDS": "0.2"})
@@ -342,6 +344,7 @@ def test_wilson_interval_is_the_textbook_one():
     assert odds.wilson(0, 100)[0] == 0 and 0.03 < odds.wilson(0, 100)[1] < 0.04
 
 
+@pytest.mark.slow
 def test_stats_draws_a_png(tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "known.sqlite"
@@ -351,6 +354,7 @@ def test_stats_draws_a_png(tmp_path):
     assert (tmp_path / "odds.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_stats_says_in_one_line_what_it_cannot_do(tmp_path):
     path = tmp_path / "known.sqlite"
     known_archive(path)
@@ -383,6 +387,7 @@ def _resident_bytes():
         return int(file.read().split()[1]) * 4096
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"), reason="needs Linux's /proc")
 def test_sampling_frees_its_histogram_every_chunk():
     # A worker samples chunk after chunk for days: 12 KiB kept per call was

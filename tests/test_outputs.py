@@ -38,6 +38,7 @@ def test_an_output_on_a_full_disk_is_a_fault(census_archive):
         assert "plot written" not in result.stdout, result
 
 
+@pytest.mark.slow
 def test_an_empty_plot_name_is_refused(census_archive):
     path, job = census_archive
     bad_input(beggar("stats", job, "--plot", "", "--archive", path), "--plot: name a file")
