@@ -445,3 +445,13 @@ def test_a_rollback_that_sqlite_refuses_is_an_archive_fault(tmp_path):
             with archive.transaction():
                 raise KeyboardInterrupt
         archive.db = real
+
+
+def test_a_command_that_reads_leaves_no_side_files_beside_the_archive(tmp_path):
+    # A read-only connection leaves SQLite's -wal and -shm behind; a reading command does not.
+    path = archive_with_games(tmp_path / "a.sqlite", n=3)
+    before = path.read_bytes()
+    for command in (["archive", "list"], ["archive", "jobs"], ["archive", "show", "1"], ["stats"]):
+        beggar(*command, "--archive", path)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a.sqlite"], command
+    assert path.read_bytes() == before

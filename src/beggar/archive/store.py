@@ -164,13 +164,21 @@ class Archive:
             raise
 
     def _connect_to_read(self):
-        """A connection that never writes the archive: one whose folder cannot
-        be written (no room for SQLite's side files) is read as an immutable file."""
-        uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-        if not os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK):
+        """A connection that never writes the archive. Where the file and its
+        folder can be written it is opened for writing with every write refused
+        (query_only), so that the last connection to close removes SQLite's
+        side files (-wal, -shm), which a read-only one would leave behind; a
+        file that cannot be written is opened read-only, and one whose folder
+        cannot be written (no room for the side files) as an immutable file."""
+        folder_writable = os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK)
+        writable = folder_writable and os.access(self.path, os.W_OK)
+        uri = Path(self.path).resolve().as_uri() + ("?mode=rw" if writable else "?mode=ro")
+        if not folder_writable:
             uri += "&immutable=1"
         try:
-            return sqlite3.connect(uri, uri=True, timeout=self.lock_seconds, isolation_level=None)
+            db = sqlite3.connect(uri, uri=True, timeout=self.lock_seconds, isolation_level=None)
+            db.execute("PRAGMA query_only = 1")
+            return db
         except sqlite3.Error as error:
             raise self.fault(error) from None
 
