@@ -4,7 +4,7 @@ import numpy as np
 
 from ._backward import backward as backward, backward_to as backward_to, predecessors as predecessors
 from .climbing import ACCEPTS as ACCEPTS, SECONDARY_BITS as SECONDARY_BITS, Climb, ClimbRules
-from .deal import Deal
+from .deal import MAX_CARDS as MAX_CARDS, Deal
 from .decks import Deck
 from .lengths import Lengths
 from .outcome import Outcome
