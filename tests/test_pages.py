@@ -37,9 +37,11 @@ VOLATILE = [
      r"chunks of C \1 (measured)"),
     (re.compile(r"in parts of [\d,]+ (\w+) \(about [\d.]+ s of a core here, measured\)"),
      r"in parts of P \1 (measured)"),
-    (re.compile(r", chunk \d+\)"), ", chunk K)"),
+    # A chunk is numbered by its first part, chunks are as many parts as fit
+    # their time, and which chunk met a loop first is a race of the workers.
+    (re.compile(r"\bchunk \d+\b"), "chunk K"),
     (re.compile(r"cuda-bindings [\d.]+, NVRTC [\d.]+"), "cuda-bindings V, NVRTC V"),     # as installed
-    (re.compile(r"[\d,]+ bytes of machine code"), "B bytes of machine code"),        # chunks are as many parts as fit their time
+    (re.compile(r"[\d,]+ bytes of machine code"), "B bytes of machine code"),
     (re.compile(r"(?<![\w/])/tmp/"), ""),
 ]
 
