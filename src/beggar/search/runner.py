@@ -47,6 +47,9 @@ STOP_SECONDS = 3.0
 #: that the job has ended within STOP_SECONDS of the signal.
 EXIT_SECONDS = 0.5
 
+#: How long a broken pool is given to reap its workers, to read how they ended.
+REAP_SECONDS = 5.0
+
 
 @dataclass
 class Summary:
@@ -386,12 +389,18 @@ def how_died(pool):
     that killed it, by number and name ("killed by signal 11 (SIGSEGV)"), or
     its exit status. The pool ends its other workers with SIGTERM once one
     has died, so a worker killed by another signal is the one that broke it."""
-    codes = []
-    for inner in getattr(pool, "pools", ()) or (pool,):         # a GPU job's pools (gpu_pool.GpuPool)
-        for process in list((getattr(inner, "_processes", None) or {}).values()):
-            code = process.exitcode         # None: still ending
-            if code:
-                codes.append(code)
+    inners = getattr(pool, "pools", ()) or (pool,)         # a GPU job's pools (gpu_pool.GpuPool)
+    for inner in inners:
+        # A broken pool fails its chunks first, then ends its other workers
+        # and reaps them all in its manager thread: once that thread has
+        # ended, every worker's exit status is set (read before, one being
+        # reaped there may still read as running).
+        manager = getattr(inner, "_executor_manager_thread", None)
+        if getattr(inner, "_broken", False) and manager is not None:
+            manager.join(REAP_SECONDS)
+    codes = [process.exitcode for inner in inners
+             for process in list((getattr(inner, "_processes", None) or {}).values())
+             if process.exitcode]       # None: still ending
     if not codes:
         return "how is not known; perhaps killed by the system for want of memory"
     code = next((c for c in codes if c != -signal.SIGTERM), codes[0])
