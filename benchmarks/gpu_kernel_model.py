@@ -8,14 +8,15 @@ Nothing here runs on a GPU, and no figure is a measured speed:
    architecture, hands of 32 pieces (the standard deck's ring), from NVRTC's
    own compile with `--ptxas-options=-v`: registers, stack frame (local
    memory), spill stores and loads, static shared memory (the kernels take no
-   dynamic shared memory); then the theoretical occupancy at THREADS threads
-   a block, by the rules of NVIDIA's occupancy calculator. And from the
+   dynamic shared memory); then the theoretical occupancy at the kernels'
+   threads a block, by the rules of NVIDIA's occupancy calculator. And from the
    machine code (SASS, disassembled by nvdisasm with the source line of each
    instruction, `-lineinfo` changing none of them): the local loads (LDL)
    and stores (STL) in the code of each part of the game, counted in the
-   code, not as executed: "per trick" is bg_trick and bg_play's own loop,
-   "snapshot" bg_same and bg_copy (Brent's loop check), "dealing" the deal
-   and its random stream or unranking. nvdisasm comes from the wheel
+   code, not as executed: "per trick" is bg_trick and bg_step (a trick and
+   its check for an end), "snapshot" bg_same and bg_copy (Brent's loop
+   check), "dealing" the deal, its random stream or unranking, and the take
+   of a dealt game from the queue. nvdisasm comes from the wheel
    nvidia-cuda-nvdisasm (`pip install nvidia-cuda-nvdisasm`); without it that
    part is left out and says so.
 
@@ -23,17 +24,22 @@ Nothing here runs on a GPU, and no figure is a measured speed:
    standard deck, camicia, the half deck) played by the compiled engine, their
    lengths in tricks logged, then replayed through two schedulings of 32
    lanes a warp, a step costing one trick for every lane that has a game:
-   the kernel's today (each lane plays a game to its end and the warp
-   reconverges after the trick loop, so every round of 32 games lasts as long
-   as its longest), and the one issue 29 asks for (a lane whose game ended
-   takes the next deal of its warp at once; the warp ends when its last game
-   does). SIMT efficiency is the tricks played over 32 times the steps. It
-   counts tricks only: every trick costs the same, dealing and counting are
-   left out.
+   - the reconverging kernel of the third wave (each lane played a game to
+     its end and the warp reconverged after the trick loop, so every round
+     of 32 games lasted as long as its longest);
+   - kernel.cu's flat loop, as it is: blocks of its threads, BG_STEPS steps
+     between barriers, a lane whose game ended takes the next dealt game of
+     its block's queue in the next step or idles until the refill when the
+     queue is empty, a refill when half the queue is free in which threads
+     0 .. free - 1 deal one game each, the last games of a block ending it.
+     A take costs a warp TAKE tricks and a refill DEAL tricks for each warp
+     that has a lane in it (options; a deal is about 1,700 instructions, a
+     standard trick about 225).
+   SIMT efficiency is the lanes' work (tricks, and for the flat loop takes
+   and deals) over 32 times the warps' steps.
 """
 
 import argparse
-import heapq
 import re
 import shutil
 import subprocess
@@ -48,6 +54,8 @@ from beggar.gpu import device
 from beggar.gpu.engine import ring_of
 
 LANES = 32
+#: kernel.cu's BG_STEPS: tricks a block plays between its barriers.
+STEPS = int(re.search(r"BG_STEPS = (\d+)", device.source()[0]).group(1))
 SHAPES = [("standard 26/26", "standard", None), ("standard, random split", "standard", "random"),
           ("camicia 20/20", "camicia", None), ("half 13/13", "half", None)]
 
@@ -63,10 +71,10 @@ LIMITS = {
 
 #: The parts of the game, by the game.h functions their code comes from.
 PARTS = {
-    "per trick": {"bg_trick", "bg_play"},
+    "per trick": {"bg_trick", "bg_step", "bg_pop", "bg_head", "bg_size"},
     "snapshot": {"bg_same", "bg_copy"},
-    "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_load", "bg_deal_random",
-                "bg_unrank", "bg_next_arrangement", "bg_deal_arrangement"},
+    "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_put", "bg_end_hand",
+                "bg_deal_random", "bg_unrank", "bg_next_arrangement", "bg_deal_arrangement", "bg_take"},
 }
 
 
@@ -95,7 +103,7 @@ def ptxas_figures(log):
     return figures
 
 
-def occupancy(arch, registers, shared, threads=device.THREADS):
+def occupancy(arch, registers, shared, threads):
     """(blocks a multiprocessor holds, their warps over its most): the
     theoretical occupancy of a kernel of `registers` a thread and `shared`
     bytes of static shared memory a block."""
@@ -209,23 +217,24 @@ def machine_code(nvdisasm, cubin, header):
     return result
 
 
-def compiled_figures(arches, ring):
+def compiled_figures(arches, ring, cards):
     nvdisasm = tool("nvdisasm")
     _, header = device.source()
-    print(f"compiled by NVRTC {device.nvrtc_version()}, ring {ring} (the standard deck's), "
-          f"{device.THREADS} threads a block; static counts from the code, nothing run")
+    threads = device.block_threads(ring)
+    print(f"compiled by NVRTC {device.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
+          f"{threads} threads a block; static counts from the code, nothing run")
     if nvdisasm is None:
         print("SASS: nvdisasm not found (pip install nvidia-cuda-nvdisasm): local loads and stores left out")
     print()
     print(f"{'arch':6} {'kernel':10} {'regs':>5} {'stack B':>8} {'spills st/ld':>13} {'smem static/dyn':>16} "
           f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   LDL/STL: per trick, snapshot, dealing, the rest")
     for arch in arches:
-        cubin, log = device.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"])
+        cubin, log = device.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
         figures = ptxas_figures(log)
         code = machine_code(nvdisasm, cubin, header) if nvdisasm else {}
         for kernel in device.KERNELS:
             f = figures[kernel]
-            blocks, occupied = occupancy(arch, f["registers"], f["shared"])
+            blocks, occupied = occupancy(arch, f["registers"], f["shared"], threads)
             local, waits = code.get(kernel, (None, None))
             said = ", ".join(f"{a}/{b}" for a, b in local.values()) if local else "-"
             waits = "-" if waits is None else "yes" if waits else "no"
@@ -253,56 +262,105 @@ def reconverging(tricks):
     return int(rounds.max(axis=1).sum()), int(rounds.sum())
 
 
-def refilling(tricks, games_per_warp):
-    """Warp steps of issue 29's kernel: warps of `games_per_warp` games whose
-    lanes each take the next game as soon as theirs ends."""
-    steps = played = 0
-    for start in range(0, len(tricks) - games_per_warp + 1, games_per_warp):
-        games = tricks[start:start + games_per_warp].tolist()
-        free = [0] * LANES          # when each lane is next free, as a heap
-        for length in games:
-            heapq.heapreplace(free, free[0] + length)
-        steps += max(free)
-        played += sum(games)
-    return steps, played
+def flat(tricks, threads, steps, games_per_block, take, deal, parallel=64):
+    """Warp steps of kernel.cu's flat loop: (warp cost, lane work), both in
+    tricks, over blocks of `threads` lanes that play `games_per_block` games
+    each, `parallel` blocks replayed at once."""
+    cost = work = 0.0
+    warps = -(-threads // LANES)
+    blocks = len(tricks) // games_per_block
+    for first in range(0, blocks - parallel + 1, parallel):
+        games = tricks[first * games_per_block:(first + parallel) * games_per_block].reshape(parallel, -1)
+        lane = np.arange(threads)
+        left = np.zeros((parallel, threads), np.int64)      # tricks left of each lane's game
+        queue = np.zeros((parallel, threads), np.int64)     # the queue's games, oldest first
+        queued = np.zeros(parallel, np.int64)
+        dealt = np.zeros(parallel, np.int64)                # games of the block dealt so far
+        rows = np.arange(parallel)[:, None]
+
+        def charge(lanes, units):
+            # A warp pays `units` once if any of its lanes takes part.
+            nonlocal cost
+            padded = np.zeros((parallel, warps * LANES), bool)
+            padded[:, :threads] = lanes
+            cost += units * padded.reshape(parallel, warps, LANES).any(axis=2).sum()
+
+        while True:
+            # The refill (kernel.cu's barrier): threads 0 .. free - 1 deal.
+            free = threads - queued
+            refill = free >= (threads + 1) // 2
+            dealers = refill[:, None] & (lane[None, :] < free[:, None]) & \
+                (lane[None, :] < (games_per_block - dealt)[:, None])
+            fresh = dealers.sum(axis=1)
+            for b in np.nonzero(fresh)[0]:
+                queue[b, queued[b]:queued[b] + fresh[b]] = games[b, dealt[b]:dealt[b] + fresh[b]]
+            queued += fresh
+            dealt += fresh
+            charge(dealers, deal)
+            work += deal * fresh.sum()
+            if not (left.any() or queued.any()):
+                break
+            starved = np.zeros((parallel, threads), bool)
+            for _ in range(steps):
+                takers = (left == 0) & ~starved
+                rank = np.cumsum(takers, axis=1) - 1        # the takers' order in the queue
+                took = takers & (rank < queued[:, None])
+                starved |= takers & ~took
+                taken = took.sum(axis=1)
+                left[took] = queue[np.broadcast_to(rows, took.shape)[took], rank[took]]
+                for b in np.nonzero(taken)[0]:
+                    queue[b, :queued[b] - taken[b]] = queue[b, taken[b]:queued[b]].copy()
+                queued -= taken
+                charge(took, take)
+                work += take * taken.sum()
+                playing = left > 0
+                charge(playing, 1)
+                work += playing.sum()
+                left[playing] -= 1
+    return cost, work
 
 
-def warp_model(games, games_per_warp):
+def warp_model(games, threads, steps, games_per_block, take, deal):
     print(f"warp model (a model, not a measurement): {games:,} games a shape played by the compiled engine, "
           f"{LANES} lanes a warp, a step one trick")
-    print(f"  today: a lane plays its game to the end; the warp reconverges after the trick loop, each round "
-          f"as long as its longest game")
-    print(f"  issue 29: a lane whose game ended takes its warp's next deal at once; {games_per_warp:,} games a warp")
+    print("  reconverging: a lane plays its game to the end; the warp reconverges after the trick loop, each "
+          "round as long as its longest game (the third wave's kernel)")
+    print(f"  flat loop: kernel.cu's, blocks of {threads} threads, {steps} steps between refills, "
+          f"{games_per_block:,} games a block, a take {take} tricks, a deal {deal} tricks")
     print()
-    print(f"{'shape':24} {'mean game':>10} {'mean longest of 32':>19} {'SIMT today':>11} {'SIMT issue 29':>14}")
+    print(f"{'shape':24} {'mean game':>10} {'mean longest of 32':>19} {'SIMT reconverging':>18} "
+          f"{'SIMT flat loop':>15}")
     for name, deck, split in SHAPES:
         tricks = trick_lengths(Deck.parse(deck), split, games)
-        steps, played = reconverging(tricks)
-        today = played / (LANES * steps)
-        steps, played = refilling(tricks, games_per_warp)
-        refilled = played / (LANES * steps)
-        longest = reconverging(tricks)[0] / (len(tricks) // LANES)
-        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {today:11.2f} {refilled:14.2f}")
+        steps_taken, played = reconverging(tricks)
+        before = played / (LANES * steps_taken)
+        cost, work = flat(tricks, threads, steps, games_per_block, take, deal)
+        longest = steps_taken / (len(tricks) // LANES)
+        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} {work / (LANES * cost):15.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10 ** 6, help="games a shape in the warp model (10^6)")
-    parser.add_argument("--games-per-warp", type=int, default=1024,
-                        help="games a warp plays in the model of issue 29's kernel (1024)")
+    parser.add_argument("--games-per-block", type=int, default=4096,
+                        help="games a block plays in the model of the flat loop (4096)")
+    parser.add_argument("--take", type=float, default=0.5, help="a take's cost in tricks (0.5)")
+    parser.add_argument("--deal", type=float, default=7.5, help="a deal's cost in tricks (7.5)")
     parser.add_argument("--arch", default="sm_80,sm_89,sm_90", help="architectures (sm_80,sm_89,sm_90)")
     args = parser.parse_args()
     arches = args.arch.split(",")
     unknown = [arch for arch in arches if arch not in LIMITS]
-    if unknown or args.games < LANES or args.games_per_warp < LANES:
-        parser.error(f"--arch takes {', '.join(LIMITS)}; --games and --games-per-warp "
-                 f"at least {LANES}")
+    if unknown or args.games_per_block < 1 or args.games < 64 * args.games_per_block \
+            or args.take < 0 or args.deal < 0:
+        parser.error(f"--arch takes {', '.join(LIMITS)}; --games at least 64 times --games-per-block; "
+                     "--take and --deal 0 or more")
+    ring = ring_of(STANDARD)
     try:
-        compiled_figures(arches, ring_of(STANDARD))
+        compiled_figures(arches, ring, device.cards_of(STANDARD.total))
     except device.GpuFault as error:
         print(f"compiled figures: none ({error})")
     print()
-    warp_model(args.games, args.games_per_warp)
+    warp_model(args.games, device.block_threads(ring), STEPS, args.games_per_block, args.take, args.deal)
 
 
 if __name__ == "__main__":

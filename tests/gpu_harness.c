@@ -12,10 +12,13 @@
    what its results are held to.
 
    A race can be planted by a compile flag, to show that the harness sees
-   one: -DBG_RACE=1 makes the atomic additions plain reads and writes (with
-   a yield between them, the window a GPU's warps would find), -DBG_RACE=2
-   drops each thread's last barrier (the blocks' counts are flushed while
-   other threads still add to them).
+   one: -DBG_RACE=1 makes the 64-bit atomic additions (to the counter of
+   deals, the count of hits, the totals) plain reads and writes, with a
+   yield between them, the window a GPU's warps would find (the block's own
+   32-bit counters stay atomic: a queue that loses a count may never end,
+   and a hang is no result to compare), -DBG_RACE=2
+   drops the barrier after each of the kernels' play phases (the block's
+   queue and counts are read while other threads still play).
 
        gpu_harness sample|census BLOCKS THREADS IN OUT
 
@@ -39,7 +42,9 @@ static pthread_barrier_t bg_barrier;    /* the block's: one per process */
 
 static void bg_sync(void) {
 #if BG_RACE == 2
-    if (++bg_syncs == 2)
+    /* kernel.cu's barriers: one at the start, then three a round, the
+       first of them after the round's play. */
+    if (bg_syncs++ % 3 == 1)
         return;
 #endif
     pthread_barrier_wait(&bg_barrier);
@@ -48,7 +53,7 @@ static void bg_sync(void) {
 #if BG_RACE == 1
 #define BG_PLAIN_ADD(p, v) __extension__ ({ __typeof__(*(p)) bg_old = *(volatile __typeof__(*(p))*)(p); \
     sched_yield(); *(volatile __typeof__(*(p))*)(p) = bg_old + (v); bg_old; })
-#define BG_ADD32(p, v) BG_PLAIN_ADD((p), (uint32_t)(v))
+#define BG_ADD32(p, v) __atomic_fetch_add((p), (uint32_t)(v), __ATOMIC_RELAXED)
 #define BG_ADD64(p, v) BG_PLAIN_ADD((p), (uint64_t)(v))
 #else
 #define BG_ADD32(p, v) __atomic_fetch_add((p), (uint32_t)(v), __ATOMIC_RELAXED)
@@ -61,6 +66,8 @@ static void bg_max64(uint64_t* p, uint64_t v) {
         ;
 }
 
+/* The most threads a block here may have (the columns of its shared memory). */
+#define BG_BLOCK 64
 #define BG_HARNESS 1
 #define BG_KERNEL static void
 #define BG_SHARED static __attribute__((section("bg_shared")))
@@ -151,7 +158,7 @@ int main(int argc, char** argv) {
     int blocks = atoi(argv[2]);
     bg_threads = atoi(argv[3]);
     FILE* in = fopen(argv[4], "rb");
-    if (blocks < 1 || bg_threads < 1 || !in) {
+    if (blocks < 1 || bg_threads < 1 || bg_threads > BG_BLOCK || !in) {
         fprintf(stderr, "gpu_harness: bad blocks, threads or input\n");
         return 2;
     }

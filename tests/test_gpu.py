@@ -375,8 +375,8 @@ def test_the_engine_on_the_concurrency_harness_is_the_compiled_engine(harness):
 @pytest.mark.slow
 @pytest.mark.parametrize("race", [1, 2])
 def test_the_concurrency_harness_catches_a_planted_race(tmp_path, race):
-    # 1: the atomic additions made plain reads and writes; 2: the barrier
-    # before the blocks' counts are flushed dropped.
+    # 1: the 64-bit atomic additions made plain reads and writes; 2: the
+    # barrier after each play phase dropped.
     racy = build_harness(tmp_path, race)
     on_threads, single = _launches([HarnessBackend(racy, 3, 32, capacity=1 << 16), HostBackend(capacity=1 << 16)],
                                    "standard", None, 20_000, 600)

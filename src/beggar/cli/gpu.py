@@ -21,10 +21,10 @@ def run_gpu(args):
     from ..decks import STANDARD
 
     print(f"bindings: cuda-bindings {_version('cuda-bindings')}, NVRTC {device.nvrtc_version()}")
-    ring = ring_of(STANDARD)
+    ring, cards = ring_of(STANDARD), device.cards_of(STANDARD.total)
     if args.arch is not None:
         start = time.perf_counter()
-        cubin = device.compile_kernel(args.arch, ring)
+        cubin = device.compile_kernel(args.arch, ring, cards)
         print(f"kernel: compiles for {args.arch} ({len(cubin):,} bytes of machine code in "
               f"{time.perf_counter() - start:.1f} s); no device was used")
         return 0
@@ -32,8 +32,8 @@ def run_gpu(args):
     print(f"driver: CUDA {gpu.driver_version}")
     print(f"GPU {args.device}: {gpu.name}, compute capability {gpu.capability[0]}.{gpu.capability[1]}, "
           f"{gpu.memory / 2 ** 30:.1f} GiB, {gpu.multiprocessors} multiprocessors")
-    _, seconds = device.cached_kernel(gpu.arch, ring)
-    gpu.kernels(ring)
+    _, seconds = device.cached_kernel(gpu.arch, ring, cards=cards)
+    gpu.kernels(ring, cards)
     said = f"compiled in {seconds:.1f} s" if seconds else "compiled before (cached)"
     print(f"kernel: {said} for {gpu.arch}, loaded; the gpu engine can run here "
           "(beggar search --gpu, BEGGAR_ENGINE=gpu)")

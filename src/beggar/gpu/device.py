@@ -24,9 +24,17 @@ from .. import lengths
 from ..contract import EngineFault
 from .engine import HIT
 
-#: Threads per block: eight warps, with room in shared memory for a
-#: census block's histograms (about 21 KB) several times per multiprocessor.
-THREADS = 256
+#: Threads per block, at most: four warps, whose games (both hands, the
+#: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
+#: and counts fit the 48 KB of static shared memory a block may have with
+#: hands of up to 32 pieces, several blocks a multiprocessor. A deck of more
+#: court cards gets fewer threads a block (block_threads).
+THREADS = 128
+#: Static shared memory a block may have, and what a block holds besides
+#: its threads' games: its counts, the launch's shape or census block
+#: (kernel.cu's bg_block_memory).
+SHARED = 48 * 1024
+SHARED_FIXED = 6 * 1024
 #: Census arrangements a thread takes at a time, unranked once.
 CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
@@ -64,23 +72,45 @@ def source():
     return folder.joinpath("kernel.cu").read_text(), folder.joinpath("game.h").read_text()
 
 
-def options(arch, ring):
-    """NVRTC's options for the kernels of `arch` and hands of `ring` pieces:
-    what the machine code depends on besides the source and NVRTC."""
-    return [f"--gpu-architecture={arch}", f"-DBG_RING={ring}", f"-DBG_TOTAL={TOTAL}", "--std=c++14"]
+def block_threads(ring):
+    """Threads a block of the kernels for hands of `ring` pieces: THREADS,
+    halved while their shared memory would not fit SHARED."""
+    threads = THREADS
+    while threads > 1 and threads * (8 * ring + 16) + SHARED_FIXED > SHARED:
+        threads //= 2
+    return threads
 
 
-def compile_program(arch, ring, extra=()):
-    """(cubin, NVRTC's log) of the kernels for `arch` ('sm_90') and hands of
-    `ring` pieces, with `extra` options after options(arch, ring) (the
-    benchmarks ask ptxas for its figures so): no device is needed.
-    GpuFault with NVRTC's first error line if it fails."""
+def cards_of(total):
+    """The cards a kernel for decks of `total` cards deals (the length of
+    its local arrays): a power of two, at least 16, so that few kernels serve
+    every deck."""
+    cards = 16
+    while cards < total:
+        cards *= 2
+    return cards
+
+
+def options(arch, ring, cards=TOTAL):
+    """NVRTC's options for the kernels of `arch`, hands of `ring` pieces
+    and decks of at most `cards` cards: what the machine code depends on
+    besides the source and NVRTC."""
+    return [f"--gpu-architecture={arch}", f"-DBG_RING={ring}", f"-DBG_TOTAL={TOTAL}", f"-DBG_CARDS={cards}",
+            f"-DBG_BLOCK={block_threads(ring)}", "--std=c++14"]
+
+
+def compile_program(arch, ring, extra=(), cards=TOTAL):
+    """(cubin, NVRTC's log) of the kernels for `arch` ('sm_90'), hands of
+    `ring` pieces and decks of at most `cards` cards, with `extra` options
+    after options(arch, ring, cards) (the benchmarks ask ptxas for its
+    figures so): no device is needed. GpuFault with NVRTC's first error
+    line if it fails."""
     nvrtc, _ = bindings()
     kernel, header = source()
     program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
         kernel.encode(), b"kernel.cu", 1, [header.encode()], [b"game.h"]))[0]
     try:
-        encoded = [option.encode() for option in [*options(arch, ring), *extra]]
+        encoded = [option.encode() for option in [*options(arch, ring, cards), *extra]]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
         if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise GpuFault(f"NVRTC {nvrtc_version()} cannot compile the kernel for {arch}: "
@@ -93,10 +123,11 @@ def compile_program(arch, ring, extra=()):
         nvrtc.nvrtcDestroyProgram(program)
 
 
-def compile_kernel(arch, ring):
-    """The kernels' machine code (a cubin) for `arch` and hands of `ring`
-    pieces (compile_program without its log)."""
-    return compile_program(arch, ring)[0]
+def compile_kernel(arch, ring, cards=TOTAL):
+    """The kernels' machine code (a cubin) for `arch`, hands of `ring`
+    pieces and decks of at most `cards` cards (compile_program without its
+    log)."""
+    return compile_program(arch, ring, cards=cards)[0]
 
 
 def cache_key(version, compile_options, kernel, header):
@@ -110,30 +141,30 @@ def cache_key(version, compile_options, kernel, header):
     return digest.hexdigest()[:32]
 
 
-def cache_path(arch, ring):
-    """Where the cubin for `arch` and `ring` is cached, named by cache_key."""
+def cache_path(arch, ring, cards=TOTAL):
+    """Where the cubin for `arch`, `ring` and `cards` is cached, named by cache_key."""
     kernel, header = source()
-    key = cache_key(nvrtc_version(), options(arch, ring), kernel, header)
+    key = cache_key(nvrtc_version(), options(arch, ring, cards), kernel, header)
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "beggar" / "gpu"
-    return folder / f"kernel-{arch}-ring{ring}-{key}.cubin"
+    return folder / f"kernel-{arch}-ring{ring}-cards{cards}-{key}.cubin"
 
 
 #: A cached cubin's file: this line, the SHA-256 of the cubin, the cubin.
 CACHE_MAGIC = b"beggar gpu cubin 1\n"
 
 
-def cached_kernel(arch, ring, fresh=False):
+def cached_kernel(arch, ring, fresh=False, cards=TOTAL):
     """compile_kernel, cached on disk by cache_key: (cubin, seconds spent
     compiling, 0 when it was cached). A cached file that is damaged (its
     checksum is wrong, or it is cut short) is compiled again and replaced,
     and so is any when `fresh` (a cubin the driver refused to load)."""
-    path = cache_path(arch, ring)
+    path = cache_path(arch, ring, cards)
     if not fresh:
         cubin = _read_cached(path)
         if cubin is not None:
             return cubin, 0.0
     start = time.perf_counter()
-    cubin = compile_kernel(arch, ring)
+    cubin = compile_kernel(arch, ring, cards)
     seconds = time.perf_counter() - start
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -264,11 +295,13 @@ class Device:
         if size:
             self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, pointer, size), "cuMemcpyDtoH")
 
-    def kernels(self, ring):
-        """The module for hands of `ring` pieces: {kernel name: (function, blocks)}."""
+    def kernels(self, ring, cards=TOTAL):
+        """The module for hands of `ring` pieces and decks of at most `cards`
+        cards: {kernel name: (function, blocks, threads a block)}."""
         self._current()
-        if ring not in self._modules:
-            cubin, seconds = cached_kernel(self.arch, ring)
+        key = (ring, cards)
+        if key not in self._modules:
+            cubin, seconds = cached_kernel(self.arch, ring, cards=cards)
             try:
                 module, image = self._load(cubin)
             except GpuFault:
@@ -277,28 +310,31 @@ class Device:
                 # A cached cubin the driver refuses (written by another
                 # NVRTC, or damaged where the checksum cannot tell): compiled
                 # again, and the cache replaced.
-                module, image = self._load(cached_kernel(self.arch, ring, fresh=True)[0])
+                module, image = self._load(cached_kernel(self.arch, ring, fresh=True, cards=cards)[0])
             functions = {}
+            threads = block_threads(ring)
             for name in KERNELS:
                 function = self._check(self.driver.cuModuleGetFunction(module, name.encode()),
                                        "cuModuleGetFunction")
                 per_unit = self._check(self.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    function, THREADS, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor")
-                functions[name] = (function, max(per_unit, 1) * self.multiprocessors)
-            self._modules[ring] = (module, image, functions)
-        return self._modules[ring][2]
+                    function, threads, 0), "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+                functions[name] = (function, max(per_unit, 1) * self.multiprocessors, threads)
+            self._modules[key] = (module, image, functions)
+        return self._modules[key][2]
 
     def _load(self, cubin):
         image = np.frombuffer(cubin, np.uint8)
         return self._check(self.driver.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData"), image
 
-    def _launch(self, kernel, ring, arguments):
-        """Launch `kernel` over every multiprocessor; arguments are (value,
-        NumPy type) pairs, device pointers as uint64. Waits for it."""
-        function, blocks = self.kernels(ring)[kernel]
+    def _launch(self, kernel, variant, arguments):
+        """Launch `kernel` of `variant` (kernels' ring and cards) over every
+        multiprocessor; arguments are (value, NumPy type) pairs, device
+        pointers as uint64. Waits for it. The kernel is compiled for
+        exactly its block's threads (its shared memory has a column each)."""
+        function, blocks, threads = self.kernels(*variant)[kernel]
         values = [np.array([value], dtype) for value, dtype in arguments]
         pointers = np.array([value.ctypes.data for value in values], np.uint64)
-        self._check(self.driver.cuLaunchKernel(function, blocks, 1, 1, THREADS, 1, 1, 0, 0,
+        self._check(self.driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, 0,
                                                pointers.ctypes.data, 0), "cuLaunchKernel")
         self._check(self.driver.cuCtxSynchronize(), "the kernel " + kernel)
 
@@ -316,10 +352,10 @@ class Device:
     # ------------------------------------------------------------ the kernels (gpu/engine.py's backend)
 
     def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
-        ring = int(shape.view(np.int32)[3])
-        self.kernels(ring)
+        variant = _variant(shape)
+        self.kernels(*variant)
         u64, i64 = np.uint64, np.int64
-        self._launch("bg_sample", ring, [
+        self._launch("bg_sample", variant, [
             (self._to_device("shape", shape), u64), (seed, u64), (first, u64), (count, u64),
             (min_cards, i64), (cap, i64), (self._zeros("next", 8), u64),
             (self._zeros("lengths", lengths.BINS * 8), u64), (self._zeros("best", 8), u64),
@@ -330,10 +366,10 @@ class Device:
         return self._hits()
 
     def census(self, block, count, threshold, cap, cards, tricks):
-        ring = int(block.view(np.int32)[3])
-        self.kernels(ring)
+        variant = _variant(block)
+        self.kernels(*variant)
         u64, i64 = np.uint64, np.int64
-        self._launch("bg_census", ring, [
+        self._launch("bg_census", variant, [
             (self._to_device("block", block), u64), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
             (cap, i64), (self._zeros("next", 8), u64), (self._zeros("cards", cards.nbytes), u64),
             (self._zeros("tricks", tricks.nbytes), u64),
@@ -349,6 +385,13 @@ class Device:
         hits = np.zeros(CAPACITY, HIT)
         self._to_host(hits, self._buffers["hits"][0], min(int(n_hits[0]), CAPACITY) * HIT.itemsize)
         return hits, int(n_hits[0])
+
+
+def _variant(launch):
+    """(ring, cards) of the kernels for a bg_shape or bg_block: both begin
+    with the deck's cards, and have the ring fourth."""
+    fields = launch.view(np.int32)
+    return int(fields[3]), cards_of(int(fields[0]))
 
 
 def _call_nvrtc(nvrtc, what, call):

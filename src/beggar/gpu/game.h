@@ -14,6 +14,15 @@
    places, at least one more than the deck's court cards, so a hand never
    overflows it and wrapping is one mask.
 
+   Where a game's state lives, so that a trick touches no local memory: the
+   pieces of both hands, and the pile of the trick in play, are in the
+   block's shared memory, one column a thread (bg_cell: the threads of a
+   warp reach 32 different banks whatever rows they read); heads, sizes,
+   leader and the counts of cards and tricks are scalars the compiler keeps
+   in registers (a hand is picked with a select, never by indexing). Only
+   Brent's snapshot of the hands is in local memory: it is written a few
+   times a game and read only when its sizes match.
+
    A game is played to its finish, to a repeat of a state (Brent's
    algorithm at empty tables), or to a cap of tricks far above any finite
    game; the host plays loops and capped games again with the compiled
@@ -30,7 +39,6 @@ typedef unsigned int bg_u32;
 typedef unsigned short bg_u16;
 typedef unsigned char bg_u8;
 #define BG_FN __device__ __forceinline__
-#define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
 #else
 #include <stdint.h>
 typedef uint64_t bg_u64;
@@ -39,17 +47,28 @@ typedef uint32_t bg_u32;
 typedef uint16_t bg_u16;
 typedef uint8_t bg_u8;
 #define BG_FN static inline
-#define BG_CTZ64(x) __builtin_ctzll(x)
+#endif
+/* A pointer into the block's shared memory (OpenCL's address space). */
+#ifndef BG_LOCAL
+#define BG_LOCAL
 #endif
 
-/* The most places in a hand's ring, and the most cards in a deck. The kernel
-   is compiled with the values its deck needs (smaller local arrays); the
-   host build takes the largest. */
+/* The most places in a hand's ring, the most cards in the launch structs,
+   the most cards of a deck this build deals (its local arrays), and the
+   threads of a block (the columns of its shared memory). A GPU's kernel is
+   compiled with what its deck needs (gpu/device.py's options); the host
+   build takes the largest, one thread. */
 #ifndef BG_RING
 #define BG_RING 256
 #endif
 #ifndef BG_TOTAL
 #define BG_TOTAL 256
+#endif
+#ifndef BG_CARDS
+#define BG_CARDS BG_TOTAL
+#endif
+#ifndef BG_BLOCK
+#define BG_BLOCK 1
 #endif
 
 enum {
@@ -97,16 +116,38 @@ typedef struct {
     bg_u8 target[BG_TOTAL];
 } bg_block;
 
-/* A game at an empty table: hand p holds the pieces
-   piece[p][(head[p] + i) & (ring - 1)] for i < size[p]. */
+/* Element (row, column) of a region of shared memory with BG_BLOCK columns
+   of 16-bit elements: two rows of a column share a 32-bit word, and the
+   words of a row are consecutive, so the threads of a warp, each in its own
+   column, reach 32 different banks whatever rows they read. A region has
+   an even number of rows. A macro, its row read twice: no side effects in it. */
+#define bg_cell(row, column) (((((row) >> 1) * BG_BLOCK + (column)) << 1) | ((row) & 1))
+
+/* A game at an empty table: hand p holds the pieces at rows
+   p * BG_RING + ((head_p + i) & (ring - 1)), i < size_p, of this thread's
+   column of `hands`; `pile` is its column of the trick's pile. */
+typedef struct {
+    BG_LOCAL bg_u16* hands;
+    BG_LOCAL bg_u16* pile;
+    int column;
+    int head0, head1;
+    int size0, size1;
+    int leader;
+    bg_u32 cards;
+    bg_u32 tricks;
+} bg_game;
+
+/* Brent's check of a game: the snapshot's hands (local memory) and, in
+   registers, its leader and sizes, compared first. */
 typedef struct {
     bg_u16 piece[2][BG_RING];
-    int head[2];
-    int size[2];
-    int leader;
-    bg_i64 cards;
-    bg_i64 tricks;
-} bg_game;
+} bg_snapshot;
+
+typedef struct {
+    int leader, size0, size1;
+    int taken;          /* a snapshot is held */
+    bg_u32 power, steps;
+} bg_brent;
 
 typedef struct {
     int status;
@@ -160,39 +201,45 @@ BG_FN bg_u64 bg_stream_start(bg_u64 seed, bg_u64 index) {
 
 /* ---------------------------------------------------------------- dealing */
 
-/* Put a deal on the table: hand 0 holds deal[0 .. first_hand), hand 1 the
-   rest, top card first; hand 0 leads. */
-BG_FN void bg_load(bg_game* g, const bg_u8* deal, int total, int first_hand) {
-    for (int p = 0; p < 2; p++) {
-        const bg_u8* cards = p ? deal + first_hand : deal;
-        int n = p ? total - first_hand : first_hand;
-        int pieces = 0;
-        bg_u32 run = 0;
-        for (int i = 0; i < n; i++) {
-            if (cards[i]) {
-                g->piece[p][pieces++] = (bg_u16)(run << BG_COURT_BITS | cards[i]);
-                run = 0;
-            } else {
-                run++;
-            }
-        }
-        g->piece[p][pieces++] = (bg_u16)(run << BG_COURT_BITS);
-        g->head[p] = 0;
-        g->size[p] = pieces;
+/* A dealt game waiting in the block's queue: entry `slot`'s pieces are at
+   rows 0 .. sizes[0][slot] + sizes[1][slot] - 1 of column `slot` of
+   `pieces` (BG_RING + 2 rows), the first hand's first. */
+typedef struct {
+    BG_LOCAL bg_u16* pieces;
+    BG_LOCAL bg_u16* sizes;     /* [2][BG_BLOCK] */
+    int slot;
+    int row;                    /* the next piece's */
+    bg_u32 run;                 /* plain cards since the last court card */
+} bg_entry;
+
+/* Add the next card of the hand being put in an entry (0: a plain card). */
+BG_FN void bg_put(bg_entry* e, bg_u32 card) {
+    if (card) {
+        e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS | card);
+        e->row++;
+        e->run = 0;
+    } else {
+        e->run++;
     }
-    g->leader = 0;
-    g->cards = 0;
-    g->tricks = 0;
 }
 
-/* Deal `index` of `seed` as Deal.shuffled deals it: a uniformly random free
-   position for each court card in turn, then for split "random" the first
-   hand's size, then the cards one at a time, the leader first, the rest to
-   the longer hand. */
-BG_FN void bg_deal_random(bg_game* g, const bg_shape* s, bg_u64 seed, bg_u64 index) {
-    bg_u8 positions[BG_TOTAL];
-    bg_u8 deck[BG_TOTAL];
-    bg_u8 deal[BG_TOTAL];
+/* End hand p of an entry: its trailing plain cards, and its size. */
+BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
+    e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS);
+    e->row++;
+    e->run = 0;
+    e->sizes[p * BG_BLOCK + e->slot] = (bg_u16)(e->row - first_row);
+}
+
+/* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
+   uniformly random free position for each court card in turn, then for
+   split "random" the first hand's size, then the cards one at a time, the
+   leader first, the rest to the longer hand (card j of hand p comes from
+   place 2j + p of the deck while both hands get cards, from place
+   short + j after). */
+BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
+    bg_u8 positions[BG_CARDS];
+    bg_u8 deck[BG_CARDS];
     int total = s->total;
     bg_u64 state = bg_stream_start(seed, index);
     for (int i = 0; i < total; i++) {
@@ -211,15 +258,14 @@ BG_FN void bg_deal_random(bg_game* g, const bg_shape* s, bg_u64 seed, bg_u64 ind
                    : total - total / 2;
     int second_hand = total - first_hand;
     int short_hand = first_hand < second_hand ? first_hand : second_hand;
-    for (int i = 0; i < short_hand; i++) {
-        deal[i] = deck[2 * i];
-        deal[first_hand + i] = deck[2 * i + 1];
+    e->row = 0;
+    e->run = 0;
+    for (int p = 0; p < 2; p++) {
+        int first_row = e->row, n = p ? second_hand : first_hand;
+        for (int j = 0; j < n; j++)
+            bg_put(e, deck[j < short_hand ? 2 * j + p : short_hand + j]);
+        bg_end_hand(e, p, first_row);
     }
-    /* The rest go to the longer hand, after its first short_hand cards. */
-    int rest = first_hand > second_hand ? short_hand : first_hand + short_hand;
-    for (int i = 2 * short_hand; i < total; i++)
-        deal[rest + i - 2 * short_hand] = deck[i];
-    bg_load(g, deal, total, first_hand);
 }
 
 /* A block's arrangement at `offset`: the prefix, and the suffix unranked in
@@ -227,7 +273,7 @@ BG_FN void bg_deal_random(bg_game* g, const bg_shape* s, bg_u64 seed, bg_u64 ind
    multiset that start with code c are arrangements(left) * left[c] / n; the
    common factor of left[c] and n is divided out first, so nothing exceeds
    the suffix's arrangements. */
-BG_FN void bg_unrank(bg_u8* cards, const bg_block* b, bg_u64 offset) {
+BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
     int left[5];
     int start = b->total - b->suffix;
     bg_u64 rank = b->suffix_first + offset, arrangements = b->suffix_arrangements;
@@ -277,18 +323,56 @@ BG_FN void bg_next_arrangement(bg_u8* cards, int n) {
     }
 }
 
-/* Deal an arrangement as the census deals it, and put it on the table. */
-BG_FN void bg_deal_arrangement(bg_game* g, const bg_block* b, const bg_u8* cards) {
-    bg_u8 deal[BG_TOTAL];
-    for (int i = 0; i < b->total; i++)
-        deal[b->target[i]] = cards[i];
-    bg_load(g, deal, b->total, b->first_hand);
+/* Deal an arrangement into entry `e` as the census deals it: card i of the
+   arrangement goes to place target[i] of the deal, so place k holds card
+   source[k] (the inverse of target); hand 0 holds places 0 .. first_hand - 1. */
+BG_FN void bg_deal_arrangement(bg_entry* e, const BG_LOCAL bg_block* b, const BG_LOCAL bg_u8* source,
+                               const bg_u8* cards) {
+    e->row = 0;
+    e->run = 0;
+    for (int p = 0; p < 2; p++) {
+        int first_row = e->row, from = p ? b->first_hand : 0, to = p ? b->total : b->first_hand;
+        for (int k = from; k < to; k++)
+            bg_put(e, cards[source[k]]);
+        bg_end_hand(e, p, first_row);
+    }
+}
+
+/* Put entry `slot` on this thread's table: hand 0 leads. */
+BG_FN void bg_take(bg_game* g, const BG_LOCAL bg_u16* pieces, const BG_LOCAL bg_u16* sizes, int slot) {
+    int n0 = sizes[slot], n1 = sizes[BG_BLOCK + slot];
+    for (int i = 0; i < n0; i++)
+        g->hands[bg_cell(i, g->column)] = pieces[bg_cell(i, slot)];
+    for (int i = 0; i < n1; i++)
+        g->hands[bg_cell(BG_RING + i, g->column)] = pieces[bg_cell(n0 + i, slot)];
+    g->head0 = g->head1 = 0;
+    g->size0 = n0;
+    g->size1 = n1;
+    g->leader = 0;
+    g->cards = 0;
+    g->tricks = 0;
 }
 
 
 /* ---------------------------------------------------------------- play */
 
-#define BG_AT(g, p, i, mask) ((g)->piece[p][((g)->head[p] + (i)) & (mask)])
+BG_FN int bg_head(const bg_game* g, int p) { return p ? g->head1 : g->head0; }
+BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
+
+/* Piece i of hand p. */
+#define BG_AT(g, p, i, mask) \
+    ((g)->hands[bg_cell((p) * BG_RING + ((bg_head((g), (p)) + (i)) & (mask)), (g)->column)])
+
+/* Hand p has laid its head piece. */
+BG_FN void bg_pop(bg_game* g, int p, int mask) {
+    if (p) {
+        g->head1 = (g->head1 + 1) & mask;
+        g->size1--;
+    } else {
+        g->head0 = (g->head0 + 1) & mask;
+        g->size0--;
+    }
+}
 
 /* Play one trick from an empty table; 1 when the game is finished.
 
@@ -298,9 +382,9 @@ BG_FN void bg_deal_arrangement(bg_game* g, const bg_block* b, const bg_u8* cards
    runs). The first to get there lays his court card, or is out if his run
    was his last. A payer then lays plain cards until the penalty is paid,
    his next court card comes, or he runs out. The pile is built of pieces
-   and put under the taker's hand, its first run joining his trailing plain
-   cards. */
-BG_FN int bg_trick(bg_game* g, int mask, bg_u16* pile) {
+   (its first in a register, the rest in shared memory) and put under the
+   taker's hand, its first run joining his trailing plain cards. */
+BG_FN int bg_trick(bg_game* g, int mask) {
     int leader = g->leader;
     bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
     bg_u32 b = BG_AT(g, leader ^ 1, 0, mask) >> BG_COURT_BITS;
@@ -309,42 +393,42 @@ BG_FN int bg_trick(bg_game* g, int mask, bg_u16* pile) {
     bg_u32 x = late ? b : a;            /* plain cards he lays before it */
     bg_u32 laid = 2 * x + (bg_u32)late;
     bg_u32 court = BG_AT(g, first, 0, mask) & BG_COURT_MASK;
-    int n, taker;
+    bg_u32 top;                         /* the pile's first piece */
+    int n = 0, taker;                   /* n: the pile's pieces after its first */
     /* The second player laid x + late plain cards meanwhile. */
     BG_AT(g, first ^ 1, 0, mask) -= (bg_u16)((x + (bg_u32)late) << BG_COURT_BITS);
     if (!court) {
         /* He runs out: the other takes the pile. */
         BG_AT(g, first, 0, mask) = 0;
-        pile[0] = (bg_u16)(laid << BG_COURT_BITS);
-        n = 1;
+        top = laid << BG_COURT_BITS;
         taker = first ^ 1;
     } else {
         int court_player = first, payer = first ^ 1;
         bg_u32 owed = court;
-        g->head[first] = (g->head[first] + 1) & mask;
-        g->size[first]--;
-        pile[0] = (bg_u16)(laid << BG_COURT_BITS | court);
-        n = 1;
+        bg_pop(g, first, mask);
+        top = laid << BG_COURT_BITS | court;
         laid++;
         for (;;) {
             bg_u32 piece = BG_AT(g, payer, 0, mask);
             bg_u32 run = piece >> BG_COURT_BITS;
             if (run >= owed) {              /* paid in full with plain cards */
                 BG_AT(g, payer, 0, mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
-                pile[n++] = (bg_u16)(owed << BG_COURT_BITS);
+                g->pile[bg_cell(n, g->column)] = (bg_u16)(owed << BG_COURT_BITS);
+                n++;
                 laid += owed;
                 break;
             }
             if (!(piece & BG_COURT_MASK)) { /* the payer runs out */
                 BG_AT(g, payer, 0, mask) = 0;
-                pile[n++] = (bg_u16)piece;
+                g->pile[bg_cell(n, g->column)] = (bg_u16)piece;
+                n++;
                 laid += run;
                 break;
             }
             /* He lays his run and the court card after it: now the other owes. */
-            g->head[payer] = (g->head[payer] + 1) & mask;
-            g->size[payer]--;
-            pile[n++] = (bg_u16)piece;
+            bg_pop(g, payer, mask);
+            g->pile[bg_cell(n, g->column)] = (bg_u16)piece;
+            n++;
             laid += run + 1;
             owed = piece & BG_COURT_MASK;
             court_player = payer;
@@ -352,69 +436,72 @@ BG_FN int bg_trick(bg_game* g, int mask, bg_u16* pile) {
         }
         taker = court_player;
     }
-    int tail = g->size[taker] - 1;
-    BG_AT(g, taker, tail, mask) += pile[0];
-    for (int i = 1; i < n; i++)
-        BG_AT(g, taker, tail + i, mask) = pile[i];
-    g->size[taker] += n - 1;
+    int tail = bg_size(g, taker) - 1;
+    BG_AT(g, taker, tail, mask) += (bg_u16)top;
+    for (int i = 0; i < n; i++)
+        BG_AT(g, taker, tail + 1 + i, mask) = g->pile[bg_cell(i, g->column)];
+    if (taker)
+        g->size1 += n;
+    else
+        g->size0 += n;
     g->leader = taker;
     g->cards += laid;
     g->tricks++;
-    return g->size[taker ^ 1] == 1 && BG_AT(g, taker ^ 1, 0, mask) == 0;
+    return bg_size(g, taker ^ 1) == 1 && BG_AT(g, taker ^ 1, 0, mask) == 0;
 }
 
-/* Copy a game's state, its rings rotated to start at place 0. */
-BG_FN void bg_copy(bg_game* to, const bg_game* from, int mask) {
-    for (int p = 0; p < 2; p++) {
-        for (int i = 0; i < from->size[p]; i++)
-            to->piece[p][i] = BG_AT(from, p, i, mask);
-        to->head[p] = 0;
-        to->size[p] = from->size[p];
-    }
-    to->leader = from->leader;
+/* Take a snapshot of the game's state, its rings rotated to start at place 0. */
+BG_FN void bg_copy(bg_brent* brent, bg_snapshot* snap, const bg_game* g, int mask) {
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < bg_size(g, p); i++)
+            snap->piece[p][i] = BG_AT(g, p, i, mask);
+    brent->leader = g->leader;
+    brent->size0 = g->size0;
+    brent->size1 = g->size1;
+    brent->taken = 1;
 }
 
-/* The same state at an empty table (pieces describe a hand uniquely). */
-BG_FN int bg_same(const bg_game* a, const bg_game* b, int mask) {
-    if (a->leader != b->leader || a->size[0] != b->size[0] || a->size[1] != b->size[1])
+/* The snapshot's state at an empty table (pieces describe a hand uniquely). */
+BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game* g, int mask) {
+    if (brent->leader != g->leader || brent->size0 != g->size0 || brent->size1 != g->size1)
         return 0;
     for (int p = 0; p < 2; p++)
-        for (int i = 0; i < a->size[p]; i++)
-            if (BG_AT(a, p, i, mask) != BG_AT(b, p, i, mask))
+        for (int i = 0; i < bg_size(g, p); i++)
+            if (BG_AT(g, p, i, mask) != snap->piece[p][i])
                 return 0;
     return 1;
 }
 
-/* Play the game on the table to its end: finished, a repeated state (Brent:
-   a snapshot after BG_BRENT_START tricks, again whenever the tricks since
-   the last one reach a doubling power), or `cap` tricks. */
-BG_FN void bg_play(bg_game* g, bg_game* snap, int mask, bg_i64 cap, bg_result* r) {
-    bg_i64 power = BG_BRENT_START, steps = 0;
-    int have_snap = 0;
-    bg_u16 pile[BG_RING];
-    r->winner = -1;
-    for (;;) {
-        if (bg_trick(g, mask, pile)) {
-            r->status = BG_FINISHED;
-            r->winner = g->leader;
-            break;
-        }
-        steps++;
-        if (have_snap && bg_same(g, snap, mask)) {
-            r->status = BG_LOOP;
-            break;
-        }
-        if (steps == power) {
-            bg_copy(snap, g, mask);
-            have_snap = 1;
-            power <<= 1;
-            steps = 0;
-        }
-        if (g->tricks >= cap) {
-            r->status = BG_CAPPED;
-            break;
-        }
+BG_FN void bg_brent_start(bg_brent* brent) {
+    brent->taken = 0;
+    brent->power = BG_BRENT_START;
+    brent->steps = 0;
+}
+
+/* Play one trick of the game on the table and look for its end: finished,
+   a repeated state (Brent: a snapshot after BG_BRENT_START tricks, again
+   whenever the tricks since the last one reach a doubling power), or `cap`
+   tricks. The game's status, or -1 while it goes on. */
+BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u32 cap) {
+    if (bg_trick(g, mask))
+        return BG_FINISHED;
+    brent->steps++;
+    if (brent->taken && bg_same(brent, snap, g, mask))
+        return BG_LOOP;
+    if (brent->steps == brent->power) {
+        bg_copy(brent, snap, g, mask);
+        brent->power <<= 1;
+        brent->steps = 0;
     }
+    if (g->tricks >= cap)
+        return BG_CAPPED;
+    return -1;
+}
+
+/* A game that ended with `status`, as the host is told of it. */
+BG_FN void bg_result_of(bg_result* r, const bg_game* g, int status) {
+    r->status = status;
+    r->winner = status == BG_FINISHED ? g->leader : -1;
     r->cards = g->cards;
     r->tricks = g->tricks;
 }

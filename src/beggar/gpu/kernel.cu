@@ -1,30 +1,37 @@
 /* The GPU engine's kernels: random deals (sample) and census blocks.
 
-   Each kernel is persistent: its threads take deals from a shared counter
-   a few at a time, so a warp whose games ended early takes more work
-   instead of idling while other warps play long ones. The counter
-   balances between warps only: within a warp each thread plays its game
-   to the end and the warp reconverges after the trick loop (ptxas puts a
-   convergence barrier there), so a thread whose game ended waits for the
-   longest of its warp's 32 games before it takes the next
-   (benchmarks/gpu_kernel_model.py models what that costs). Lengths are
-   counted per thread block in shared memory and added to the totals once;
-   the games handed to the host (long ones, loops, capped ones) go to a
-   buffer through an atomic counter, and a count above the buffer's
-   capacity tells the host to play the launch again in parts. The game
-   itself is game.h's.
+   Both kernels are one flat loop in which a warp never waits for its
+   longest game. Every step plays one trick for every thread that has a
+   game; a thread whose game ended records it and takes at once a deal that
+   is already dealt, from its block's queue in shared memory. Every
+   BG_STEPS steps the block meets at a barrier and, when half its queue is
+   free, refills it: threads 0 .. free - 1 deal one deal each, so that whole
+   warps deal together and dealing stays converged too. The queue holds one
+   deal a thread; a block plays about half as many games in BG_STEPS
+   tricks, so a thread rarely finds it empty. Deals come from a shared
+   counter in runs of `grab` (a census run is unranked once and stepped on
+   by next-arrangement), so the counter is touched once a run.
+   benchmarks/gpu_kernel_model.py models the warps' efficiency under this
+   scheduling from logged games.
+
+   Lengths are counted per thread block in shared memory and added to the
+   totals once (long ones, rarer, straight to the totals); the games handed
+   to the host (long ones, loops, capped ones) go to a buffer through an
+   atomic counter, and a count above the buffer's capacity tells the host to
+   play the launch again in parts. The game itself is game.h's.
 
    This file also compiles as host C (beggar._gpu_host, with one thread and
    the atomics as plain operations), so the engine "gpu-host" runs these
-   very kernels on the CPU. */
+   very kernels on the CPU; and in tests/gpu_harness.c, with many threads
+   of several blocks. */
 
 #include "game.h"
 
 #ifdef __CUDACC__
-#define BG_KERNEL extern "C" __global__ void
+#define BG_KERNEL extern "C" __global__ void __launch_bounds__(BG_BLOCK)
 #define BG_SHARED __shared__
-#define BG_THREAD threadIdx.x
-#define BG_THREADS blockDim.x
+#define BG_THREAD ((int)threadIdx.x)
+#define BG_THREADS ((int)blockDim.x)
 #define BG_SYNC() __syncthreads()
 #define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
@@ -44,18 +51,226 @@ BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
 #endif
 
 enum {
-    /* Deals a thread takes at a time: few enough to balance the load between
-       warps, enough that the shared counter is not the bottleneck. */
+    /* Tricks a block plays between its barriers: long enough that the
+       barriers cost little, short enough that its queue is refilled before
+       it runs dry. */
+    BG_STEPS = 16,
+    /* Random deals a thread takes from the counter at a time. */
     BG_GRAB = 8,
-    /* Census lengths counted in shared memory below these. */
-    BG_SHARED_CARDS = 4096,
-    BG_SHARED_TRICKS = 1024
+    /* Lengths counted in shared memory below these (the rest, rarer, go
+       to the totals at once). */
+    BG_SHARED_BINS = 1024,
+    BG_SHARED_CARDS = 1024,
+    BG_SHARED_TRICKS = 256
 };
 
-BG_FN void bg_keep(bg_hit* hits, bg_u64* n_hits, bg_u64 capacity, const bg_result* r, bg_u64 offset) {
-    bg_u64 slot = BG_ADD64(n_hits, 1);
-    if (slot < capacity)
-        bg_hit_of(&hits[slot], r, offset);
+/* The census's counts, zeroed, cover the sample's bins. */
+typedef char bg_bins_covered[BG_SHARED_CARDS >= BG_SHARED_BINS ? 1 : -1];
+
+/* A block's shared memory. */
+typedef struct {
+    bg_u16 hands[2 * BG_RING * BG_BLOCK];       /* rows p * BG_RING + place */
+    bg_u16 pile[BG_RING * BG_BLOCK];
+    bg_u16 queue[(BG_RING + 2) * BG_BLOCK];     /* the queue's entries (game.h's bg_entry) */
+    bg_u16 queue_sizes[2 * BG_BLOCK];
+    bg_u64 queue_offsets[BG_BLOCK];
+    /* The queue: entries head .. tail - 1 (mod the threads) are dealt;
+       `filled` more were dealt at the last refill. */
+    bg_u32 head, tail, filled;
+    bg_u32 live;        /* threads that have a game, at the barrier */
+    bg_u32 dry;         /* threads whose deals are all dealt */
+    int done, refill;
+    union {
+        bg_u32 bins[BG_SHARED_BINS];
+        struct {
+            bg_u32 cards[BG_SHARED_CARDS];
+            bg_u32 tricks[BG_SHARED_TRICKS];
+        } census;
+    } counts;
+    union {
+        bg_shape shape;
+        struct {
+            bg_block block;
+            bg_u8 source[BG_TOTAL];     /* the inverse of block.target */
+        } census;
+    } deals;
+} bg_block_memory;
+
+/* What a launch is asked for: the kernels' arguments. */
+typedef struct {
+    int census;
+    bg_u64 seed, first, count, grab;
+    bg_i64 keep_cards;          /* sample: min_cards; census: the threshold */
+    bg_u32 cap;
+    bg_u64* next;
+    bg_u64* lengths;            /* sample */
+    bg_u64* best;
+    bg_u64* cards;              /* census */
+    bg_u64* tricks;
+    bg_hit* hits;
+    bg_u64* n_hits;
+    bg_u64 capacity;
+} bg_launch_of;
+
+BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
+    bg_u64 slot = BG_ADD64(l->n_hits, 1);
+    if (slot < l->capacity)
+        bg_hit_of(&l->hits[slot], r, offset);
+}
+
+/* Count a game that ended, and hand it to the host if it is one to look at. */
+BG_FN void bg_record(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_result* r, bg_u64 offset,
+                     bg_u64* best) {
+    if (!l->census) {
+        if (r->status == BG_FINISHED) {
+            int bin = bg_length_bin(r->cards);
+            if (bin < BG_SHARED_BINS)
+                BG_ADD32(&m->counts.bins[bin], 1);
+            else
+                BG_ADD64(&l->lengths[bin], 1);
+            bg_u64 key = bg_best_key(r, offset);
+            if (key > *best)
+                *best = key;
+        }
+        if (bg_sample_keeps(r, l->keep_cards))
+            bg_keep(l, r, offset);
+        return;
+    }
+    if (bg_census_keeps(r, l->keep_cards))
+        bg_keep(l, r, offset);
+    if (r->status != BG_FINISHED || r->cards >= BG_HISTOGRAM || r->tricks >= BG_HISTOGRAM)
+        return;
+    if (r->cards < BG_SHARED_CARDS)
+        BG_ADD32(&m->counts.census.cards[r->cards], 1);
+    else
+        BG_ADD64(&l->cards[r->cards], 1);
+    if (r->tricks < BG_SHARED_TRICKS)
+        BG_ADD32(&m->counts.census.tricks[r->tricks], 1);
+    else
+        BG_ADD64(&l->tricks[r->tricks], 1);
+}
+
+/* Add the block's counts to the totals. */
+BG_FN void bg_flush(const bg_launch_of* l, BG_LOCAL bg_block_memory* m) {
+    if (!l->census) {
+        for (int i = BG_THREAD; i < BG_SHARED_BINS; i += BG_THREADS)
+            if (m->counts.bins[i])
+                BG_ADD64(&l->lengths[i], m->counts.bins[i]);
+        return;
+    }
+    for (int i = BG_THREAD; i < BG_SHARED_CARDS; i += BG_THREADS)
+        if (m->counts.census.cards[i])
+            BG_ADD64(&l->cards[i], m->counts.census.cards[i]);
+    for (int i = BG_THREAD; i < BG_SHARED_TRICKS; i += BG_THREADS)
+        if (m->counts.census.tricks[i])
+            BG_ADD64(&l->tricks[i], m->counts.census.tricks[i]);
+}
+
+/* The kernels' one loop (see the top of this file). */
+BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_shape* shape,
+                   const bg_block* block) {
+    const int t = BG_THREAD, threads = BG_THREADS;
+    /* The census's counts cover the sample's bins. */
+    for (int i = t; i < BG_SHARED_CARDS; i += threads)
+        m->counts.census.cards[i] = 0;
+    for (int i = t; i < BG_SHARED_TRICKS; i += threads)
+        m->counts.census.tricks[i] = 0;
+    if (t == 0) {
+        if (l->census)
+            m->deals.census.block = *block;
+        else
+            m->deals.shape = *shape;
+        m->head = m->tail = m->filled = m->live = m->dry = 0;
+    }
+    BG_SYNC();
+    if (l->census)
+        for (int i = t; i < m->deals.census.block.total; i += threads)
+            m->deals.census.source[m->deals.census.block.target[i]] = (bg_u8)i;
+    int total = l->census ? m->deals.census.block.total : m->deals.shape.total;
+    int mask = (l->census ? m->deals.census.block.ring : m->deals.shape.ring) - 1;
+    bg_game g;
+    g.hands = m->hands;
+    g.pile = m->pile;
+    g.column = t;
+    bg_brent brent;
+    bg_snapshot snap;
+    bg_result r;
+    bg_entry e;
+    e.pieces = m->queue;
+    e.sizes = m->queue_sizes;
+    bg_u8 arrangement[BG_CARDS];        /* census: the run's current one */
+    bg_u64 offset = 0, run = 0, run_end = 0, best = 0;
+    int playing = 0, dry = 0;
+    bg_u32 limit = 0;                   /* entries below it are dealt */
+    for (;;) {
+        /* Play: a trick a step for every thread that has a game. */
+        for (int step = 0; step < BG_STEPS; step++) {
+            if (!playing) {
+                bg_u32 slot = BG_ADD32(&m->head, 1);
+                if (slot >= limit)
+                    break;          /* the queue is empty: idle until the refill */
+                slot %= (bg_u32)threads;
+                bg_take(&g, m->queue, m->queue_sizes, (int)slot);
+                offset = m->queue_offsets[slot];
+                bg_brent_start(&brent);
+                playing = 1;
+            }
+            int status = bg_step(&g, &brent, &snap, mask, l->cap);
+            if (status >= 0) {
+                bg_result_of(&r, &g, status);
+                bg_record(l, m, &r, offset, &best);
+                playing = 0;
+            }
+        }
+        if (playing)
+            BG_ADD32(&m->live, 1);
+        BG_SYNC();
+        if (t == 0) {
+            /* The last refill's entries, and the takes that found none. */
+            m->tail += m->filled;
+            m->filled = 0;
+            if (m->head > m->tail)
+                m->head = m->tail;
+            bg_u32 queued = m->tail - m->head;
+            m->done = m->live == 0 && queued == 0 && m->dry == (bg_u32)threads;
+            m->refill = threads - queued >= (threads + 1) / 2;
+            m->live = 0;
+        }
+        BG_SYNC();
+        if (m->done)
+            break;
+        bg_u32 free_entries = (bg_u32)threads - (m->tail - m->head);
+        if (m->refill && !dry && (bg_u32)t < free_entries) {
+            if (run == run_end) {
+                bg_u64 grab = l->census ? l->grab : BG_GRAB;
+                run = BG_ADD64(l->next, grab);
+                if (run >= l->count) {
+                    dry = 1;
+                    BG_ADD32(&m->dry, 1);
+                } else {
+                    run_end = run + grab < l->count ? run + grab : l->count;
+                    if (l->census)
+                        bg_unrank(arrangement, &m->deals.census.block, run);
+                }
+            } else if (l->census) {
+                bg_next_arrangement(arrangement, total);
+            }
+            if (!dry) {
+                e.slot = (int)((m->tail + BG_ADD32(&m->filled, 1)) % (bg_u32)threads);
+                if (l->census)
+                    bg_deal_arrangement(&e, &m->deals.census.block, m->deals.census.source, arrangement);
+                else
+                    bg_deal_random(&e, &m->deals.shape, l->seed, l->first + run);
+                m->queue_offsets[e.slot] = run;
+                run++;
+            }
+        }
+        BG_SYNC();
+        limit = m->tail + m->filled;
+    }
+    if (best)
+        BG_MAX64(l->best, best);
+    bg_flush(l, m);
 }
 
 /* Deals first .. first + count - 1 of `seed` (count < 2^40). Finished games
@@ -65,41 +280,10 @@ BG_FN void bg_keep(bg_hit* hits, bg_u64* n_hits, bg_u64 capacity, const bg_resul
 BG_KERNEL bg_sample(const bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count, bg_i64 min_cards,
                     bg_i64 cap, bg_u64* next, bg_u64* lengths, bg_u64* best, bg_hit* hits,
                     bg_u64* n_hits, bg_u64 capacity) {
-    BG_SHARED bg_u32 bins[BG_LENGTHS_BINS];
-    BG_SHARED bg_shape s;
-    bg_game g, snap;
-    bg_result r;
-    bg_u64 my_best = 0;
-    for (int i = BG_THREAD; i < BG_LENGTHS_BINS; i += BG_THREADS)
-        bins[i] = 0;
-    if (BG_THREAD == 0)
-        s = *shape;
-    BG_SYNC();
-    int mask = s.ring - 1;
-    for (;;) {
-        bg_u64 start = BG_ADD64(next, BG_GRAB);
-        if (start >= count)
-            break;
-        bg_u64 end = start + BG_GRAB < count ? start + BG_GRAB : count;
-        for (bg_u64 offset = start; offset < end; offset++) {
-            bg_deal_random(&g, &s, seed, first + offset);
-            bg_play(&g, &snap, mask, cap, &r);
-            if (r.status == BG_FINISHED) {
-                BG_ADD32(&bins[bg_length_bin(r.cards)], 1);
-                bg_u64 key = bg_best_key(&r, offset);
-                if (key > my_best)
-                    my_best = key;
-            }
-            if (bg_sample_keeps(&r, min_cards))
-                bg_keep(hits, n_hits, capacity, &r, offset);
-        }
-    }
-    if (my_best)
-        BG_MAX64(best, my_best);
-    BG_SYNC();
-    for (int i = BG_THREAD; i < BG_LENGTHS_BINS; i += BG_THREADS)
-        if (bins[i])
-            BG_ADD64(&lengths[i], bins[i]);
+    BG_SHARED bg_block_memory m;
+    bg_launch_of l = {0, seed, first, count, BG_GRAB, min_cards, (bg_u32)cap, next, lengths, best, 0, 0,
+                      hits, n_hits, capacity};
+    bg_flat(&l, &m, shape, 0);
 }
 
 /* Deals 0 .. count - 1 of a census block (bg_block), `grab` consecutive
@@ -110,50 +294,8 @@ BG_KERNEL bg_sample(const bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 cou
 BG_KERNEL bg_census(const bg_block* block, bg_u64 count, bg_u64 grab, bg_i64 threshold, bg_i64 cap,
                     bg_u64* next, bg_u64* cards, bg_u64* tricks, bg_hit* hits, bg_u64* n_hits,
                     bg_u64 capacity) {
-    BG_SHARED bg_u32 short_cards[BG_SHARED_CARDS];
-    BG_SHARED bg_u32 short_tricks[BG_SHARED_TRICKS];
-    BG_SHARED bg_block b;
-    bg_u8 arrangement[BG_TOTAL];
-    bg_game g, snap;
-    bg_result r;
-    for (int i = BG_THREAD; i < BG_SHARED_CARDS; i += BG_THREADS)
-        short_cards[i] = 0;
-    for (int i = BG_THREAD; i < BG_SHARED_TRICKS; i += BG_THREADS)
-        short_tricks[i] = 0;
-    if (BG_THREAD == 0)
-        b = *block;
-    BG_SYNC();
-    int mask = b.ring - 1;
-    for (;;) {
-        bg_u64 start = BG_ADD64(next, grab);
-        if (start >= count)
-            break;
-        bg_u64 end = start + grab < count ? start + grab : count;
-        bg_unrank(arrangement, &b, start);
-        for (bg_u64 offset = start; offset < end; offset++) {
-            if (offset > start)
-                bg_next_arrangement(arrangement, b.total);
-            bg_deal_arrangement(&g, &b, arrangement);
-            bg_play(&g, &snap, mask, cap, &r);
-            if (bg_census_keeps(&r, threshold))
-                bg_keep(hits, n_hits, capacity, &r, offset);
-            if (r.status != BG_FINISHED || r.cards >= BG_HISTOGRAM || r.tricks >= BG_HISTOGRAM)
-                continue;
-            if (r.cards < BG_SHARED_CARDS)
-                BG_ADD32(&short_cards[r.cards], 1);
-            else
-                BG_ADD64(&cards[r.cards], 1);
-            if (r.tricks < BG_SHARED_TRICKS)
-                BG_ADD32(&short_tricks[r.tricks], 1);
-            else
-                BG_ADD64(&tricks[r.tricks], 1);
-        }
-    }
-    BG_SYNC();
-    for (int i = BG_THREAD; i < BG_SHARED_CARDS; i += BG_THREADS)
-        if (short_cards[i])
-            BG_ADD64(&cards[i], short_cards[i]);
-    for (int i = BG_THREAD; i < BG_SHARED_TRICKS; i += BG_THREADS)
-        if (short_tricks[i])
-            BG_ADD64(&tricks[i], short_tricks[i]);
+    BG_SHARED bg_block_memory m;
+    bg_launch_of l = {1, 0, 0, count, grab, threshold, (bg_u32)cap, next, 0, 0, cards, tricks,
+                      hits, n_hits, capacity};
+    bg_flat(&l, &m, 0, block);
 }
