@@ -201,9 +201,10 @@ BG_FN bg_u64 bg_stream_start(bg_u64 seed, bg_u64 index) {
 
 /* ---------------------------------------------------------------- dealing */
 
-/* A dealt game waiting in the block's queue: entry `slot`'s pieces are at
-   rows 0 .. sizes[0][slot] + sizes[1][slot] - 1 of column `slot` of
-   `pieces` (BG_RING + 2 rows), the first hand's first. */
+/* A dealt game waiting in the block's queue: entry `slot`'s pieces are in
+   column `slot` of `pieces` (BG_RING + 2 rows), the first hand's from row
+   0, the second's from the next even row, so that a hand is taken a 32-bit
+   word (two rows) at a time (kernel.cu's bg_take). */
 typedef struct {
     BG_LOCAL bg_u16* pieces;
     BG_LOCAL bg_u16* sizes;     /* [2][BG_BLOCK] */
@@ -223,12 +224,14 @@ BG_FN void bg_put(bg_entry* e, bg_u32 card) {
     }
 }
 
-/* End hand p of an entry: its trailing plain cards, and its size. */
+/* End hand p of an entry: its trailing plain cards, and its size; the
+   next hand starts on an even row. */
 BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
     e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS);
     e->row++;
     e->run = 0;
     e->sizes[p * BG_BLOCK + e->slot] = (bg_u16)(e->row - first_row);
+    e->row = (e->row + 1) & ~1;
 }
 
 /* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
@@ -337,22 +340,6 @@ BG_FN void bg_deal_arrangement(bg_entry* e, const BG_LOCAL bg_block* b, const BG
         bg_end_hand(e, p, first_row);
     }
 }
-
-/* Put entry `slot` on this thread's table: hand 0 leads. */
-BG_FN void bg_take(bg_game* g, const BG_LOCAL bg_u16* pieces, const BG_LOCAL bg_u16* sizes, int slot) {
-    int n0 = sizes[slot], n1 = sizes[BG_BLOCK + slot];
-    for (int i = 0; i < n0; i++)
-        g->hands[bg_cell(i, g->column)] = pieces[bg_cell(i, slot)];
-    for (int i = 0; i < n1; i++)
-        g->hands[bg_cell(BG_RING + i, g->column)] = pieces[bg_cell(n0 + i, slot)];
-    g->head0 = g->head1 = 0;
-    g->size0 = n0;
-    g->size1 = n1;
-    g->leader = 0;
-    g->cards = 0;
-    g->tricks = 0;
-}
-
 
 /* ---------------------------------------------------------------- play */
 

@@ -69,9 +69,18 @@ typedef char bg_bins_covered[BG_SHARED_CARDS >= BG_SHARED_BINS ? 1 : -1];
 
 /* A block's shared memory. */
 typedef struct {
-    bg_u16 hands[2 * BG_RING * BG_BLOCK];       /* rows p * BG_RING + place */
+    /* The hands, rows p * BG_RING + place (game.h's bg_cell), and the
+       queue's entries (game.h's bg_entry), read also a word (two rows) at
+       a time: through the union, which C and CUDA let alias. */
+    union {
+        bg_u16 pieces[2 * BG_RING * BG_BLOCK];
+        bg_u32 words[BG_RING * BG_BLOCK];
+    } hands;
     bg_u16 pile[BG_RING * BG_BLOCK];
-    bg_u16 queue[(BG_RING + 2) * BG_BLOCK];     /* the queue's entries (game.h's bg_entry) */
+    union {
+        bg_u16 pieces[(BG_RING + 2) * BG_BLOCK];
+        bg_u32 words[(BG_RING + 2) / 2 * BG_BLOCK];
+    } queue;
     bg_u16 queue_sizes[2 * BG_BLOCK];
     bg_u64 queue_offsets[BG_BLOCK];
     /* The queue: entries head .. tail - 1 (mod the threads) are dealt;
@@ -116,6 +125,24 @@ BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
     bg_u64 slot = BG_ADD64(l->n_hits, 1);
     if (slot < l->capacity)
         bg_hit_of(&l->hits[slot], r, offset);
+}
+
+/* Put queue entry `slot` on thread t's table, two rows at a time (a row
+   past a hand's last piece may take a garbage piece: it is not the hand's);
+   hand 0 leads. */
+BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot) {
+    int n0 = m->queue_sizes[slot], n1 = m->queue_sizes[BG_BLOCK + slot], t = g->column;
+    int pairs0 = (n0 + 1) >> 1, pairs1 = (n1 + 1) >> 1;
+    for (int k = 0; k < pairs0; k++)
+        m->hands.words[k * BG_BLOCK + t] = m->queue.words[k * BG_BLOCK + slot];
+    for (int k = 0; k < pairs1; k++)
+        m->hands.words[(BG_RING / 2 + k) * BG_BLOCK + t] = m->queue.words[(pairs0 + k) * BG_BLOCK + slot];
+    g->head0 = g->head1 = 0;
+    g->size0 = n0;
+    g->size1 = n1;
+    g->leader = 0;
+    g->cards = 0;
+    g->tricks = 0;
 }
 
 /* Count a game that ended, and hand it to the host if it is one to look at. */
@@ -189,14 +216,14 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
     int total = l->census ? m->deals.census.block.total : m->deals.shape.total;
     int mask = (l->census ? m->deals.census.block.ring : m->deals.shape.ring) - 1;
     bg_game g;
-    g.hands = m->hands;
+    g.hands = m->hands.pieces;
     g.pile = m->pile;
     g.column = t;
     bg_brent brent;
     bg_snapshot snap;
     bg_result r;
     bg_entry e;
-    e.pieces = m->queue;
+    e.pieces = m->queue.pieces;
     e.sizes = m->queue_sizes;
     bg_u8 arrangement[BG_CARDS];        /* census: the run's current one */
     bg_u64 offset = 0, run = 0, run_end = 0, best = 0;
@@ -210,7 +237,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
                 if (slot >= limit)
                     break;          /* the queue is empty: idle until the refill */
                 slot %= (bg_u32)threads;
-                bg_take(&g, m->queue, m->queue_sizes, (int)slot);
+                bg_take(&g, m, (int)slot);
                 offset = m->queue_offsets[slot];
                 bg_brent_start(&brent);
                 playing = 1;
