@@ -4,6 +4,7 @@ where the machine stands; and, where a GPU is, the device itself (-m gpu)."""
 
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -505,6 +506,25 @@ def test_the_kernel_compiles_for_every_named_architecture_without_a_gpu(arch):
     for ring in (8, 32, 256):
         cubin = device.compile_kernel(arch, ring)
         assert cubin.startswith(b"\x7fELF") and b"bg_sample" in cubin and b"bg_census" in cubin
+
+
+@pytest.mark.slow
+def test_every_ring_fits_its_blocks_shared_memory_and_the_standard_decks_game_stays_off_the_stack():
+    # ptxas's own figures: a block's static shared memory within what
+    # device.block_threads sized it for, at every ring; at the standard
+    # deck's, a stack frame of at most 400 bytes (Brent's snapshot and the
+    # dealing's arrays) and no spills.
+    device = _bindings()
+    for ring in (2, 4, 8, 16, 32, 64, 128, 256):
+        cards = device.cards_of(52 if ring == 32 else ring)
+        log = device.compile_program("sm_90", ring, ["--ptxas-options=-v"], cards)[1]
+        shared = [int(n) for n in re.findall(r"(\d+) bytes smem", log)]
+        stacks = [int(n) for n in re.findall(r"(\d+) bytes stack frame", log)]
+        spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", log)]
+        assert len(shared) == len(stacks) == 2 and max(shared) <= device.SHARED, (ring, log)
+        assert max(shared) > device.SHARED / 2 or device.block_threads(ring) == device.THREADS, (ring, shared)
+        if ring == 32:
+            assert max(stacks) <= 400 and not any(spills), log
 
 
 def test_the_cache_key_holds_every_compile_option_and_both_sources(monkeypatch):
