@@ -24,6 +24,8 @@ cdef extern from "gpu/kernel.cu" nogil:
         int first_hand
         int suffix
         int ring
+        uint64_t suffix_first
+        uint64_t suffix_arrangements
         int suffix_counts[5]
         unsigned char prefix[1]     # BG_TOTAL of them
         unsigned char target[1]
@@ -43,6 +45,8 @@ cdef extern from "gpu/kernel.cu" nogil:
     void bg_census(const bg_block* block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
                    uint64_t* next, uint64_t* cards, uint64_t* tricks, bg_hit* hits, uint64_t* n_hits,
                    uint64_t capacity)
+
+from math import factorial
 
 from . import lengths
 
@@ -86,7 +90,7 @@ def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_
     if block.shape[0] != sizeof(bg_block) or hits.shape[0] < capacity * sizeof(bg_hit) \
             or cards.shape[0] != BG_HISTOGRAM or tricks.shape[0] != BG_HISTOGRAM or n_hits.shape[0] != 1:
         raise ValueError("gpu-host census: buffers of the wrong size")
-    check_block(<const bg_block*>&block[0])
+    check_block(<const bg_block*>&block[0], count)
     if grab < 1 or cap < 1:
         # A grab of 0 would take the same empty run of deals for ever.
         raise ValueError(f"gpu-host census: grab and cap must be 1 or more, not {grab} and {cap}")
@@ -115,7 +119,7 @@ cdef int check_shape(const bg_shape* s) except -1:
     return 0
 
 
-cdef int check_block(const bg_block* b) except -1:
+cdef int check_block(const bg_block* b, uint64_t count) except -1:
     cdef int i, courts = 0
     if not 2 <= b.total <= BG_TOTAL or not 1 <= b.first_hand <= b.total - 1 or not 0 <= b.suffix <= b.total:
         raise ValueError(f"gpu-host census: a block of {b.total} cards, first hand {b.first_hand}, suffix "
@@ -124,13 +128,28 @@ cdef int check_block(const bg_block* b) except -1:
         if b.suffix_counts[i] < 0:
             raise ValueError(f"gpu-host census: the block's suffix counts {b.suffix_counts[i]} cards of code {i}")
         courts += b.suffix_counts[i] if i else 0
+    if sum(b.suffix_counts[i] for i in range(5)) != b.suffix:
+        raise ValueError(f"gpu-host census: the block's suffix counts {[b.suffix_counts[i] for i in range(5)]} "
+                         f"are not its {b.suffix} cards")
+    # The device unranks within the suffix's arrangements: their number
+    # must be the suffix counts', and the block's deals among them.
+    arrangements = factorial(b.suffix)
+    for i in range(5):
+        arrangements //= factorial(b.suffix_counts[i])
+    if b.suffix_arrangements != arrangements or arrangements >= 2 ** 63 \
+            or b.suffix_first + count > arrangements:
+        raise ValueError(f"gpu-host census: deals {b.suffix_first} .. {b.suffix_first + count} of a suffix of "
+                         f"{b.suffix_arrangements} arrangements (its counts have {arrangements}; fewer than 2^63)")
     for i in range(b.total - b.suffix):
         if b.prefix[i] > 4:
             raise ValueError(f"gpu-host census: card {i} of the block's prefix is {b.prefix[i]}, not a code 0-4")
         courts += b.prefix[i] != 0
+    places = set()
     for i in range(b.total):
-        if b.target[i] >= b.total:
-            raise ValueError(f"gpu-host census: card {i} goes to place {b.target[i]} of a deal of {b.total}")
+        if b.target[i] >= b.total or b.target[i] in places:
+            raise ValueError(f"gpu-host census: card {i} goes to place {b.target[i]} of a deal of {b.total}, "
+                             "not a place of its own")
+        places.add(b.target[i])
     if not ring_fits(b.ring, courts):
         raise ValueError(f"gpu-host census: ring {b.ring} for {courts} court cards: not a power of two "
                          f"from {courts + 1} to {BG_RING}")
