@@ -269,13 +269,12 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
         bg_u32 free_entries = (bg_u32)threads - (m->tail - m->head);
         if (m->refill && !dry && (bg_u32)t < free_entries) {
             if (run == run_end) {
-                bg_u64 grab = l->census ? l->grab : BG_GRAB;
-                run = BG_ADD64(l->next, grab);
+                run = BG_ADD64(l->next, l->grab);
                 if (run >= l->count) {
                     dry = 1;
                     BG_ADD32(&m->dry, 1);
                 } else {
-                    run_end = run + grab < l->count ? run + grab : l->count;
+                    run_end = run + l->grab < l->count ? run + l->grab : l->count;
                     if (l->census)
                         bg_unrank(arrangement, &m->deals.census.block, run);
                 }
