@@ -51,12 +51,12 @@ import numpy as np
 
 from beggar import _engine as compiled
 from beggar.decks import STANDARD, Deck
-from beggar.gpu import device
+from beggar.gpu import device, source
 from beggar.gpu.engine import ring_of
 
 LANES = 32
 #: kernel.cu's BG_STEPS: tricks a block plays between its barriers.
-STEPS = int(re.search(r"BG_STEPS = (\d+)", device.source()[0]).group(1))
+STEPS = int(re.search(r"BG_STEPS = (\d+)", source.files()["kernel.cu"]).group(1))
 SHAPES = [("standard 26/26", "standard", None), ("standard, random split", "standard", "random"),
           ("camicia 20/20", "camicia", None), ("half 13/13", "half", None)]
 
@@ -220,7 +220,7 @@ def machine_code(nvdisasm, cubin, header):
 
 def compiled_figures(arches, ring, cards):
     nvdisasm = tool("nvdisasm")
-    _, header = device.source()
+    header = source.files()["game.h"]
     threads = device.block_threads(ring)
     print(f"compiled by NVRTC {device.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
           f"{threads} threads a block; static counts from the code, nothing run")

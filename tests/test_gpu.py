@@ -157,13 +157,17 @@ def test_a_backend_whose_launch_failed_is_closed_and_the_next_call_makes_a_new_o
     assert len(_FailingBackend.made) == 2 and not _FailingBackend.made[1].closed
 
 
-@pytest.mark.parametrize("deck, split, first, deals", [
+#: Census blocks of every kind: (deck, split, first rank, deals; None: every one).
+CENSUS_BLOCKS = [
     ("12 2J 2Q 2K", None, 0, None),           # a whole census, with its 15 loop deals
     ("10 2J 2Q", 7, 0, None),
     ("9 1J 1Q 1K 1A", 5, 0, None),
     ("half", None, 1_234_567_890, 200_000),
     ("camicia", None, 10 ** 13, 100_000),
-])
+]
+
+
+@pytest.mark.parametrize("deck, split, first, deals", CENSUS_BLOCKS)
 def test_census_blocks_as_the_compiled_engine_counts_them(deck, split, first, deals):
     deck = Deck.parse(deck)
     deals = deals or census.count(deck)
@@ -527,18 +531,20 @@ def test_every_ring_fits_its_blocks_shared_memory_and_the_standard_decks_game_st
             assert max(stacks) <= 400 and not any(spills), log
 
 
-def test_the_cache_key_holds_every_compile_option_and_both_sources(monkeypatch):
+def test_the_cache_key_holds_every_compile_option_and_every_source_file(monkeypatch):
     device = _bindings()
-    key = device.cache_key("12.9", ["-a", "-b"], "kernel", "header")
-    assert len({key, device.cache_key("12.8", ["-a", "-b"], "kernel", "header"),
-                device.cache_key("12.9", ["-a", "-c"], "kernel", "header"),
-                device.cache_key("12.9", ["-a"], "kernel", "header"),
-                device.cache_key("12.9", ["-a", "-bkernel"], "", "header"),
-                device.cache_key("12.9", ["-a", "-b"], "kernel!", "header"),
-                device.cache_key("12.9", ["-a", "-b"], "kernel", "header!")}) == 7
+    key = device.cache_key("12.9", ["-a", "-b"], ["kernel", "header"])
+    assert len({key, device.cache_key("12.8", ["-a", "-b"], ["kernel", "header"]),
+                device.cache_key("12.9", ["-a", "-c"], ["kernel", "header"]),
+                device.cache_key("12.9", ["-a"], ["kernel", "header"]),
+                device.cache_key("12.9", ["-a", "-bkernel"], ["", "header"]),
+                device.cache_key("12.9", ["-a", "-b"], ["kernel!", "header"]),
+                device.cache_key("12.9", ["-a", "-b"], ["kernel", "header!"]),
+                device.cache_key("12.9", ["-a", "-b"], ["kernel", "header", "vendor"])}) == 8
     # A change of BG_TOTAL alone is another cubin (its structs differ).
     path = device.cache_path("sm_90", 32)
-    monkeypatch.setattr(device, "TOTAL", 128)
+    from beggar.gpu import launch
+    monkeypatch.setattr(launch, "TOTAL", 128)
     assert "-DBG_TOTAL=128" in device.options("sm_90", 32) and device.cache_path("sm_90", 32) != path
 
 
@@ -570,31 +576,41 @@ def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
 
 
 @pytest.mark.slow
-def test_beggar_gpu_says_in_one_line_when_there_is_no_gpu(tmp_path):
+def test_without_a_gpu_the_gpu_options_are_one_line(tmp_path):
     device = _bindings()
     try:
         device.Device()
-    except device.GpuFault:
-        one_line(beggar("gpu"), 3, "beggar gpu:")
+    except device.GpuFault as error:
+        listed = beggar("gpu")
+        assert f"CUDA: cuda-bindings" in listed.stdout and f"  {error}" in listed.stdout, listed
         archive = tmp_path / "a.sqlite"
-        one_line(beggar("search", "--gpu", "--deals", "1000", "--archive", archive), 3, "beggar search:")
-        one_line(beggar("census", "half", "--gpu", "--archive", archive), 3, "beggar census:")
+        for command in (["search", "--gpu", "--deals", "1000"], ["census", "half", "--gpu"]):
+            line = one_line(beggar(*command, "--archive", archive), 3, f"beggar {command[0]}: no GPU can be used here")
+            assert f"CUDA: {error}" in line and "OpenCL: " in line
         assert not archive.exists()
     else:
         result = beggar("gpu")
-        assert result.returncode == 0 and "the gpu engine can run here" in result.stdout
+        assert result.returncode == 0 and "gpu can run here" in result.stdout
 
 
-def test_without_the_bindings_the_gpu_engine_names_the_extra(tmp_path, monkeypatch, capsys):
+def test_without_the_bindings_the_gpu_engines_name_their_extras(tmp_path, monkeypatch, capsys):
     # The bindings made unimportable in this process (a package's own .pth
     # file keeps a stand-in out of a subprocess); the command's main runs here.
     from beggar.cli import main
     monkeypatch.setitem(sys.modules, "cuda.bindings", None)
-    for command in (["gpu"], ["gpu", "--arch", "sm_90"], ["search", "--gpu", "--archive", str(tmp_path / "a.sqlite")]):
+    cuda = "NVIDIA's CUDA bindings (import of cuda.bindings halted; None in sys.modules): pip install '.[gpu]'"
+    for command in (["gpu", "--arch", "sm_90"], ["search", "--gpu", "--archive", str(tmp_path / "a.sqlite")]):
         assert main(command) == 3
         error = capsys.readouterr().err.strip()
-        assert len(error.splitlines()) == 1 and "NVIDIA's CUDA bindings" in error, error
-        assert "pip install '.[gpu]' in beggar's source folder" in error
+        assert len(error.splitlines()) == 1 and cuda in error, error
+    monkeypatch.setitem(sys.modules, "pyopencl", None)
+    assert main(["gpu"]) == 3
+    listed = capsys.readouterr()
+    assert "CUDA:\n  the GPU engine needs " + cuda in listed.out
+    assert "OpenCL:\n  the opencl engine needs pyopencl" in listed.out
+    error = listed.err.strip()
+    assert len(error.splitlines()) == 1 and error.startswith("beggar gpu: no GPU engine can run here (gpu: "), error
+    assert "pip install '.[opencl]' in beggar's source folder" in error
     assert not (tmp_path / "a.sqlite").exists()
 
 

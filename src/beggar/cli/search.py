@@ -7,7 +7,7 @@ from ..archive import DEFAULT_PATH, Archive
 from ..engine import ALL_ENGINES, GPU_ENGINES
 from ..loops import of_deal
 from ..search import SearchError
-from .options import UsageError, count, players, seconds, seed, split, workers
+from .options import UsageError, count, devices, players, seconds, seed, split, workers
 
 
 #: The options that make a job's spec (the rest, --time and --workers, only say how to run it).
@@ -89,12 +89,12 @@ def _run(args, cluster, data, where, resume):
     from ..search.spec import CHUNK_SECONDS, PART_SECONDS
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
-    if args.gpu and args.engine not in (None, "gpu"):
-        raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
-    engine_name = "gpu" if args.gpu else args.engine
+    engine_name = engine_option(args)
     if resume is None:
         if engine_name is not None:
             data["engine"] = engine_name
+        if args.devices is not None:
+            data["devices"] = "all" if args.devices == "all" else list(args.devices)
         new = jobs.prepare(data, where)
         if cluster is not None:
             _off_cluster(new.spec["engine"])
@@ -145,14 +145,15 @@ def _run(args, cluster, data, where, resume):
             engine_then = engine_name or jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["engine"]
             if cluster is not None:
                 _off_cluster(engine_then, resumed=True)
-            if engine_then == "gpu":
-                _check_gpu()
+            if engine_then in GPU_ENGINES:
+                _check_gpu(engine_then, args.devices if args.devices is not None else
+                           jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
         before = job if resume is not None and job["chunks"] else None
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
-                              cluster=cluster, started=started, engine_name=engine_name)
+                              cluster=cluster, started=started, engine_name=engine_name, devices=args.devices)
         except SearchError as error:
             print_summary(error.summary, args.archive, args.cluster, _whole_job(archive, job_id, before))
             raise
@@ -185,11 +186,24 @@ def _whole_job(archive, job_id, before):
     return job
 
 
-def _check_gpu():
-    """No bindings, driver or GPU: one line, before a resumed job plays a chunk
-    (a new job's device is checked before it is stored: job.prepare)."""
-    from ..gpu import device
-    device.check()
+def engine_option(args):
+    """The engine --gpu or --engine names (None: neither): --gpu is "gpu" where
+    an NVIDIA GPU can be used, else "opencl" where OpenCL has a GPU."""
+    if not args.gpu:
+        return args.engine
+    from .. import gpu
+    if args.engine is not None and args.engine not in ("gpu", "opencl"):
+        raise UsageError(f"--gpu plays on a GPU (--engine gpu or opencl): give one of them, "
+                         f"not --engine {args.engine} too")
+    return args.engine or gpu.pick()
+
+
+def _check_gpu(engine_name, devices):
+    """No bindings, driver or device: one line, before a resumed job plays a
+    chunk (a new job's devices are checked before it is stored: job.prepare)."""
+    from .. import gpu
+    if engine_name != "gpu-host":
+        gpu.check(engine_name, devices)
 
 
 def print_summary(summary, archive_path, cluster=None, whole=None):
@@ -277,5 +291,9 @@ def add_run_options(parser, workers_default):
                         help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
                              "else compiled); a resumed job may go on on another")
     parser.add_argument("--gpu", action="store_true",
-                        help="play on the GPU: --engine gpu (two-player sample and census jobs; "
-                             "needs the gpu extra: pip install '.[gpu]')")
+                        help="play on the GPU: --engine gpu where an NVIDIA GPU can be used, else --engine "
+                             "opencl on an OpenCL GPU (two-player sample and census jobs; needs the gpu or "
+                             "opencl extra: pip install '.[gpu]' or '.[opencl]')")
+    parser.add_argument("--devices", type=devices, metavar="LIST",
+                        help="a GPU job's devices: 'all', or numbers such as '0,2' as beggar gpu lists them "
+                             "(default: the job's, else one)")

@@ -1,10 +1,10 @@
 /* The GPU engine's game: one two-player deal dealt, played and counted.
 
-   This header is the one source of the GPU engine's game logic. It compiles
-   as CUDA device code (kernel.cu, through NVRTC) and as host C (the Cython
-   extension beggar._gpu_host, the engine "gpu-host"), so the lines a GPU
-   runs are the lines the test suite holds to the compiled engine on every
-   machine. It follows the rules of docs/rules.md, two players only, and the
+   This header is the one source of the GPU engines' game logic. It compiles
+   as CUDA device code (kernel.cu, through NVRTC), as OpenCL C (through
+   pyopencl) and as host C (the Cython extension beggar._gpu_host, the engine
+   "gpu-host"), the differences in vendor.h, so the lines a GPU runs are the
+   lines the test suite holds to the compiled engine on every machine. It follows the rules of docs/rules.md, two players only, and the
    dealing of shuffle.py.
 
    A hand is held by court: a ring of pieces, each a run of plain cards and
@@ -32,26 +32,7 @@
 #ifndef BEGGAR_GPU_GAME_H
 #define BEGGAR_GPU_GAME_H
 
-#ifdef __CUDACC__
-typedef unsigned long long bg_u64;
-typedef long long bg_i64;
-typedef unsigned int bg_u32;
-typedef unsigned short bg_u16;
-typedef unsigned char bg_u8;
-#define BG_FN __device__ __forceinline__
-#else
-#include <stdint.h>
-typedef uint64_t bg_u64;
-typedef int64_t bg_i64;
-typedef uint32_t bg_u32;
-typedef uint16_t bg_u16;
-typedef uint8_t bg_u8;
-#define BG_FN static inline
-#endif
-/* A pointer into the block's shared memory (OpenCL's address space). */
-#ifndef BG_LOCAL
-#define BG_LOCAL
-#endif
+#include "vendor.h"
 
 /* The most places in a hand's ring, the most cards in the launch structs,
    the most cards of a deck this build deals (its local arrays), and the
@@ -234,48 +215,99 @@ BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
     e->row = (e->row + 1) & ~1;
 }
 
-/* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
-   uniformly random free position for each court card in turn, then for
-   split "random" the first hand's size, then the cards one at a time, the
-   leader first, the rest to the longer hand (card j of hand p comes from
-   place 2j + p of the deck while both hands get cards, from place
-   short + j after). */
-BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
-    bg_u8 positions[BG_CARDS];
-    bg_u8 deck[BG_CARDS];
-    int total = s->total;
-    bg_u64 state = bg_stream_start(seed, index);
-    for (int i = 0; i < total; i++) {
-        positions[i] = (bg_u8)i;
-        deck[i] = 0;
+/* Words of a hand's court places, one bit a place (a hand holds fewer than BG_CARDS cards). */
+#define BG_WORDS ((BG_CARDS + 63) / 64)
+
+/* Put hand p in entry `e` from its court cards: bit j of courts[w] (w =
+   j / 64) marks place j of the hand, its code 1 + low + 2 * high of the
+   same bits of `low` and `high`; n cards in all. A run of plain cards is
+   the gap between two court places, so only the court cards are visited. */
+BG_FN void bg_put_hand(bg_entry* e, int p, const bg_u64* courts, const bg_u64* low, const bg_u64* high,
+                       int n) {
+    int first_row = e->row, next = 0;       /* next: the place after the last court card */
+    for (int w = 0; w < BG_WORDS; w++) {
+        bg_u64 bits = courts[w];
+        while (bits) {
+            int bit = BG_CTZ64(bits), j = w * 64 + bit;
+            bits &= bits - 1;
+            bg_u32 code = 1 + (bg_u32)(low[w] >> bit & 1) + 2 * (bg_u32)(high[w] >> bit & 1);
+            e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
+            e->row++;
+            next = j + 1;
+        }
     }
-    for (int i = 0; i < s->n_courts; i++) {
+    e->run = (bg_u32)(n - next);
+    bg_end_hand(e, p, first_row);
+}
+
+/* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
+   uniformly random free position for each court card in turn (a partial
+   Fisher-Yates shuffle of the deck's places), then for split "random" the
+   first hand's size, then the cards one at a time, the leader first, the
+   rest to the longer hand: place k of the deck is card k / 2 of hand k % 2
+   while both hands get cards (k < 2 * short), card k - short of the longer
+   hand after. Only the court cards are placed: each sets its bit in its
+   hand's masks, and the hands are put from those. */
+BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
+    /* The shuffle's places, set four at a time. */
+    union {
+        bg_u8 place[BG_CARDS];
+        bg_u32 word[BG_CARDS / 4];
+    } free_places;
+    bg_u64 courts[2][BG_WORDS], low[2][BG_WORDS], high[2][BG_WORDS];
+    int total = s->total, n_courts = s->n_courts;
+    bg_u64 state = bg_stream_start(seed, index);
+    for (int k = 0; k < (total + 3) / 4; k++)
+        free_places.word[k] = 0x03020100u + 0x04040404u * (bg_u32)k;
+    for (int i = 0; i < n_courts; i++) {
         int j = i + (int)bg_below(&state, (bg_u32)(total - i));
-        bg_u8 position = positions[j];
-        positions[j] = positions[i];
-        positions[i] = position;
-        deck[position] = s->courts[i];
+        bg_u8 place = free_places.place[j];
+        free_places.place[j] = free_places.place[i];
+        free_places.place[i] = place;
     }
     int first_hand = s->split > 0 ? s->split
                    : s->split < 0 ? 1 + (int)bg_below(&state, (bg_u32)(total - 1))
                    : total - total / 2;
     int second_hand = total - first_hand;
     int short_hand = first_hand < second_hand ? first_hand : second_hand;
-    e->row = 0;
-    e->run = 0;
-    for (int p = 0; p < 2; p++) {
-        int first_row = e->row, n = p ? second_hand : first_hand;
-        for (int j = 0; j < n; j++)
-            bg_put(e, deck[j < short_hand ? 2 * j + p : short_hand + j]);
-        bg_end_hand(e, p, first_row);
+    int longer = first_hand < second_hand;
+    for (int p = 0; p < 2; p++)
+        for (int w = 0; w < BG_WORDS; w++)
+            courts[p][w] = low[p][w] = high[p][w] = 0;
+    for (int i = 0; i < n_courts; i++) {
+        int k = free_places.place[i];
+        int both = k < 2 * short_hand;
+        int p = both ? k & 1 : longer, j = both ? k >> 1 : k - short_hand;
+        bg_u64 bit = (bg_u64)1 << (j & 63);
+        bg_u32 code = s->courts[i] - 1u;
+        courts[p][j >> 6] |= bit;
+        if (code & 1)
+            low[p][j >> 6] |= bit;
+        if (code & 2)
+            high[p][j >> 6] |= bit;
     }
+    e->row = 0;
+    bg_put_hand(e, 0, courts[0], low[0], high[0], first_hand);
+    bg_put_hand(e, 1, courts[1], low[1], high[1], second_hand);
+}
+
+/* x / d, where d (1 .. 2^31) divides x exactly: a multiplication by the
+   inverse of d's odd part modulo 2^64 (Newton's iteration doubles its exact
+   bits from 3, x * x = 1 modulo 8 for every odd x), after a shift by its
+   powers of two. No 64-bit division, which a GPU has no instruction for. */
+BG_FN bg_u64 bg_exact_quotient(bg_u64 x, bg_u32 d) {
+    int twos = BG_CTZ64((bg_u64)d);
+    bg_u64 odd = (bg_u64)(d >> twos), inverse = odd;
+    for (int i = 0; i < 5; i++)
+        inverse *= 2 - odd * inverse;
+    return (x >> twos) * inverse;
 }
 
 /* A block's arrangement at `offset`: the prefix, and the suffix unranked in
    lexicographic order (plain < J < Q < K < A). The arrangements of a
    multiset that start with code c are arrangements(left) * left[c] / n; the
    common factor of left[c] and n is divided out first, so nothing exceeds
-   the suffix's arrangements. */
+   the suffix's arrangements, and the division is exact. */
 BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
     int left[5];
     int start = b->total - b->suffix;
@@ -295,7 +327,7 @@ BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
                 x = y;
                 y = t;
             }
-            bg_u64 below = arrangements / (bg_u64)(n / x) * (bg_u64)(left[c] / x);
+            bg_u64 below = bg_exact_quotient(arrangements, (bg_u32)(n / x)) * (bg_u64)(left[c] / x);
             if (rank < below) {
                 cards[i] = (bg_u8)c;
                 left[c]--;
@@ -526,7 +558,7 @@ BG_FN int bg_census_keeps(const bg_result* r, bg_i64 threshold) {
         || r->cards >= BG_HISTOGRAM || r->tricks >= BG_HISTOGRAM;
 }
 
-BG_FN void bg_hit_of(bg_hit* hit, const bg_result* r, bg_u64 offset) {
+BG_FN void bg_hit_of(BG_GLOBAL bg_hit* hit, const bg_result* r, bg_u64 offset) {
     hit->offset = offset;
     hit->cards = r->cards;
     hit->tricks = r->tricks;

@@ -20,35 +20,13 @@
    atomic counter, and a count above the buffer's capacity tells the host to
    play the launch again in parts. The game itself is game.h's.
 
-   This file also compiles as host C (beggar._gpu_host, with one thread and
-   the atomics as plain operations), so the engine "gpu-host" runs these
-   very kernels on the CPU; and in tests/gpu_harness.c, with many threads
-   of several blocks. */
+   One body for every target (vendor.h holds the differences): CUDA through
+   NVRTC (the engine "gpu"), OpenCL C (the engine "opencl"), and host C:
+   beggar._gpu_host with one thread and the atomics as plain operations (the
+   engine "gpu-host", these very kernels on the CPU), and tests/gpu_harness.c
+   with many threads of several blocks. */
 
 #include "game.h"
-
-#ifdef __CUDACC__
-#define BG_KERNEL extern "C" __global__ void __launch_bounds__(BG_BLOCK)
-#define BG_SHARED __shared__
-#define BG_THREAD ((int)threadIdx.x)
-#define BG_THREADS ((int)blockDim.x)
-#define BG_SYNC() __syncthreads()
-#define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
-#define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
-#define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
-#elif !defined(BG_HARNESS)      /* the test suite's concurrency harness (tests/gpu_harness.c) has its own */
-#define BG_KERNEL static void
-#define BG_SHARED
-#define BG_THREAD 0
-#define BG_THREADS 1
-#define BG_SYNC()
-BG_FN bg_u32 bg_add32(bg_u32* p, bg_u32 v) { bg_u32 old = *p; *p += v; return old; }
-BG_FN bg_u64 bg_add64(bg_u64* p, bg_u64 v) { bg_u64 old = *p; *p += v; return old; }
-BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
-#define BG_ADD32(p, v) bg_add32((p), (bg_u32)(v))
-#define BG_ADD64(p, v) bg_add64((p), (bg_u64)(v))
-#define BG_MAX64(p, v) bg_max64((p), (bg_u64)(v))
-#endif
 
 enum {
     /* Tricks a block plays between its barriers: long enough that the
@@ -111,13 +89,13 @@ typedef struct {
     bg_u64 seed, first, count, grab;
     bg_i64 keep_cards;          /* sample: min_cards; census: the threshold */
     bg_u32 cap;
-    bg_u64* next;
-    bg_u64* lengths;            /* sample */
-    bg_u64* best;
-    bg_u64* cards;              /* census */
-    bg_u64* tricks;
-    bg_hit* hits;
-    bg_u64* n_hits;
+    BG_GLOBAL bg_u64* next;
+    BG_GLOBAL bg_u64* lengths;  /* sample */
+    BG_GLOBAL bg_u64* best;
+    BG_GLOBAL bg_u64* cards;    /* census */
+    BG_GLOBAL bg_u64* tricks;
+    BG_GLOBAL bg_hit* hits;
+    BG_GLOBAL bg_u64* n_hits;
     bg_u64 capacity;
 } bg_launch_of;
 
@@ -194,8 +172,8 @@ BG_FN void bg_flush(const bg_launch_of* l, BG_LOCAL bg_block_memory* m) {
 }
 
 /* The kernels' one loop (see the top of this file). */
-BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_shape* shape,
-                   const bg_block* block) {
+BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_GLOBAL bg_shape* shape,
+                   const BG_GLOBAL bg_block* block) {
     const int t = BG_THREAD, threads = BG_THREADS;
     /* The census's counts cover the sample's bins. */
     for (int i = t; i < BG_SHARED_CARDS; i += threads)
@@ -258,6 +236,12 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
             m->filled = 0;
             if (m->head > m->tail)
                 m->head = m->tail;
+            /* Whole turns of the queue off both ends, so that the counters
+               stay small however many deals a block takes in a launch (the
+               slots are the counters modulo the threads). */
+            bg_u32 turns = m->head - m->head % (bg_u32)threads;
+            m->head -= turns;
+            m->tail -= turns;
             bg_u32 queued = m->tail - m->head;
             m->done = m->live == 0 && queued == 0 && m->dry == (bg_u32)threads;
             m->refill = threads - queued >= (threads + 1) / 2;
@@ -303,9 +287,10 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
    are counted in `lengths` (lengths.py's bins) and the longest is `best`
    (bg_best_key); every game bg_sample_keeps goes to `hits`. `next` starts
    at 0. */
-BG_KERNEL bg_sample(const bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count, bg_i64 min_cards,
-                    bg_i64 cap, bg_u64* next, bg_u64* lengths, bg_u64* best, bg_hit* hits,
-                    bg_u64* n_hits, bg_u64 capacity) {
+BG_KERNEL bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count,
+                    bg_i64 min_cards, bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* lengths,
+                    BG_GLOBAL bg_u64* best, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
+                    bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0, seed, first, count, BG_GRAB, min_cards, (bg_u32)cap, next, lengths, best, 0, 0,
                       hits, n_hits, capacity};
@@ -317,9 +302,9 @@ BG_KERNEL bg_sample(const bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 cou
    by next-arrangement. Finished games shorter than BG_HISTOGRAM in cards
    and tricks are counted in `cards` and `tricks` (one number per length);
    every game bg_census_keeps goes to `hits`. */
-BG_KERNEL bg_census(const bg_block* block, bg_u64 count, bg_u64 grab, bg_i64 threshold, bg_i64 cap,
-                    bg_u64* next, bg_u64* cards, bg_u64* tricks, bg_hit* hits, bg_u64* n_hits,
-                    bg_u64 capacity) {
+BG_KERNEL bg_census(const BG_GLOBAL bg_block* block, bg_u64 count, bg_u64 grab, bg_i64 threshold,
+                    bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* cards, BG_GLOBAL bg_u64* tricks,
+                    BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {1, 0, 0, count, grab, threshold, (bg_u32)cap, next, 0, 0, cards, tricks,
                       hits, n_hits, capacity};

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..checks import MAX_COUNT, cut, seconds, whole
+from ..checks import devices as checks_devices
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
@@ -125,8 +126,7 @@ def check(data, where="job"):
     spec["deck"] = str(deck)
     spec["split"] = "even" if split is None else split
     spec["engine"] = check_engine(spec, spec["engine"], where)
-    if spec["engine"] == "gpu":
-        spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
+    spec["devices"] = check_devices(spec, spec["devices"], where)
     for other in drivers.ALL:
         # The climber's table is checked below: every spec holds its rules.
         if other.options not in (None, "climb") and other.options in data and other is not driver:
@@ -186,6 +186,23 @@ def check_engine(spec, name, where="job"):
             raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
                            "jobs run on the compiled engine")
     return name
+
+
+def check_devices(spec, devices, where="job"):
+    """The devices a GPU job of `spec` plays on: None (its engine's default
+    device), "all", or a sorted list of device numbers; JobError for any
+    other value, or for devices named for a job of another engine."""
+    from ..engine import GPU_ENGINES
+    if devices is None:
+        return None
+    try:
+        devices = checks_devices(devices, "'devices'")
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    if spec["engine"] not in GPU_ENGINES:
+        raise JobError(f"{where}: 'devices' names the devices of a GPU job; this job plays on the "
+                       f"{spec['engine']} engine")
+    return devices if devices == "all" else list(devices)
 
 
 #: The keys of a stored spec that every archive format has held.
@@ -274,15 +291,19 @@ def prepare(data, where="job"):
     it gives chunk_seconds too."""
     spec = check(data, where)
     timed = False
-    if spec["engine"] == "gpu":
-        from ..gpu import device
-        device.check()      # no bindings, driver or GPU: one line, before anything is stored
+    on_gpus = False
+    if spec["engine"] in ("gpu", "opencl"):
+        from .. import gpu
+        # No bindings, driver or device: one line, before anything is stored.
+        on_gpus = gpu.check(spec["engine"], spec["devices"])
+        if on_gpus:
+            spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
     measured = pace.measure(spec)
     driver = drivers.of(spec)
     if "chunk" not in data and driver.timed:
         if "chunk_seconds" not in data:
             spec["chunk_seconds"] = CHUNK_SECONDS
-        if spec["engine"] != "gpu":
+        if not on_gpus:
             # Sized by time on this deck and table, then fixed in the spec: a
             # resumed job, or one run again with its seed, plays the same parts.
             spec["chunk"] = drivers.timed_chunk(spec, PART_SECONDS if spec["chunk_seconds"] else CHUNK_SECONDS)

@@ -28,7 +28,7 @@ from ..engine import GPU_ENGINES
 from . import SearchError, drivers
 from .drivers import keep, work
 from .gpu_pool import GpuPool
-from .job import check_engine, stored
+from .job import check_devices, check_engine, stored
 from .progress import Progress
 from .keep import Cut
 from .spec import WORKERS_PER_CORE, extends, grouped, max_workers
@@ -133,12 +133,12 @@ def _follow_parent(parent):
 
 
 def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None,
-        engine_name=None):
+        engine_name=None, devices=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
     `time_limit` seconds pass, or it is stopped: on worker processes of this
     machine, or on `cluster`, a connected cluster.Cluster; on the job's
     engine, or on `engine_name` for this run (every engine plays the same
-    games). The job is claimed first (Archive.claim: a job runs in one
+    games), and `devices` (a GPU job's, for this run). The job is claimed first (Archive.claim: a job runs in one
     process at a time), then `started(spec)` is called, if given. Returns a
     Summary; raises SearchError when it had to stop on a failure (the Summary
     is its .summary)."""
@@ -147,6 +147,10 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         spec = stored(job["spec"], f"{archive.path}: job {job_id}")
         if engine_name is not None:
             spec["engine"] = check_engine(spec, engine_name, f"job {job_id}")
+        if spec["engine"] not in GPU_ENGINES:
+            spec["devices"] = None          # a GPU job gone on on the CPU
+        elif devices is not None:
+            spec["devices"] = check_devices(spec, devices, f"job {job_id}")
         if started is not None:
             started(spec)
         return _run(archive, job, spec, time_limit, workers, progress, cluster)

@@ -127,14 +127,13 @@ class Driver:
         unit = self.unit
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
                  f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-                 + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, "
-                    f"{processes(summary.workers)} checking its hits" if summary.gpu else
+                 + (f"on {player(summary.gpu[4])}, {processes(summary.workers)} checking its hits"
+                    if summary.gpu else
                     f"on {plural(summary.workers, 'worker')}")
                  + (f" of the cluster {cluster}" if cluster else "")]
         if summary.gpu:
             played, checked, checkers, behind, engine = summary.gpu
-            player = "the GPU" if engine == "gpu" else "the GPU kernels on one core"
-            lines.append(f"gpu      {played:.1f} s of {player} played the chunks kept, at "
+            lines.append(f"gpu      {played:.1f} s of {player(engine)} played the chunks kept, at "
                          f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
                          f"{checked:.1f} s of {processes(checkers)}"
                          + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
@@ -159,6 +158,11 @@ def whole_line(whole, unit):
     return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
             f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
             "kept (every run of the job)")
+
+
+def player(engine):
+    """What plays a GPU job's chunks, in words."""
+    return {"gpu": "the GPU", "opencl": "the OpenCL device"}.get(engine, "the GPU kernels on one core")
 
 
 def plural(count, word):

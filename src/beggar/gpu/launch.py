@@ -1,0 +1,158 @@
+"""What the device backends share: the kernels' build options and block
+sizes, their arguments and buffers, and the fault of a device that cannot
+be used.
+
+A backend is gpu/engine.py's: `sample(...)` and `census(...)` with the
+kernels' arguments and NumPy arrays for their results. The CUDA backend
+(device.py) and the OpenCL backend (opencl.py) are this class over their
+API's few calls: device memory by name, copies both ways, and one launch
+that waits for its end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lengths
+from ..contract import EngineFault
+from .engine import HIT
+
+#: Threads per block, at most: four warps, whose games (both hands, the
+#: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
+#: and counts fit the 48 KB of static shared memory a block may have with
+#: hands of up to 32 pieces, several blocks a multiprocessor. A deck of more
+#: court cards gets fewer threads a block (block_threads).
+THREADS = 128
+#: Static shared memory a block may have, and what a block holds besides
+#: its threads' games: its counts, the launch's shape or census block
+#: (kernel.cu's bg_block_memory).
+SHARED = 48 * 1024
+SHARED_FIXED = 6 * 1024
+#: Census arrangements a thread takes at a time, unranked once.
+CENSUS_GRAB = 64
+#: Hits a launch can hand back; more and the launch is played again in parts.
+CAPACITY = 1 << 16
+KERNELS = ("bg_sample", "bg_census")
+#: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
+TOTAL = 256
+#: The most places in a hand's ring (game.h's BG_RING of the host build).
+RING = 256
+#: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
+HISTOGRAM = 1 << 16
+
+
+class GpuFault(EngineFault):
+    """The machine cannot run a GPU engine: no bindings, no driver, no
+    device, a compile or launch that failed (a fault: exit 3)."""
+
+
+def block_threads(ring, shared=SHARED):
+    """Threads a block of the kernels for hands of `ring` pieces: THREADS,
+    halved while their shared memory would not fit `shared` bytes."""
+    threads = THREADS
+    while threads > 1 and threads * (8 * ring + 16) + SHARED_FIXED > shared:
+        threads //= 2
+    return threads
+
+
+def cards_of(total):
+    """The cards a kernel for decks of `total` cards deals (the length of
+    its local arrays): a power of two, at least 16, so that few kernels serve
+    every deck."""
+    cards = 16
+    while cards < total:
+        cards *= 2
+    return cards
+
+
+def defines(ring, cards, threads):
+    """The compile options that size the kernels, the same for every compiler."""
+    return [f"-DBG_RING={ring}", f"-DBG_TOTAL={TOTAL}", f"-DBG_CARDS={cards}", f"-DBG_BLOCK={threads}"]
+
+
+def variant(launch):
+    """(ring, cards) of the kernels for a bg_shape or bg_block: both begin
+    with the deck's cards, and have the ring fourth."""
+    fields = launch.view(np.int32)
+    return int(fields[3]), cards_of(int(fields[0]))
+
+
+#: A buffer among a launch's arguments (the rest are (value, NumPy type)).
+BUFFER = None
+
+
+class Backend:
+    """A device's launches of the kernels. Subclasses give device memory by
+    name (_buffer, _to_device, _zeros), the copy back (_to_host) and the
+    launch (_launch); `closed` is set once the device may not be used again."""
+
+    RING = RING
+    TOTAL = TOTAL
+    HISTOGRAM = HISTOGRAM
+    CAPACITY = CAPACITY
+    # Deals a launch plays (gpu/sizing.py): the first size, the most, and
+    # the seconds a launch aims at, so that a Ctrl-C waits no longer than
+    # about that.
+    LAUNCH = 1 << 22
+    LARGEST = 1 << 32
+    SECONDS = 0.5
+
+    def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
+        """The kernel bg_sample over deals first .. first + count - 1 of
+        `seed`: the lengths into `counts`, the best key into `best`;
+        returns (hits, n_hits)."""
+        u64, i64 = np.uint64, np.int64
+        self._launch("bg_sample", variant(shape), [
+            (self._to_device("shape", shape), BUFFER), (seed, u64), (first, u64), (count, u64),
+            (min_cards, i64), (cap, i64), (self._zeros("next", 8), BUFFER),
+            (self._zeros("lengths", lengths.BINS * 8), BUFFER), (self._zeros("best", 8), BUFFER),
+            (self._buffer("hits", self.CAPACITY * HIT.itemsize), BUFFER), (self._zeros("n_hits", 8), BUFFER),
+            (self.CAPACITY, u64)])
+        self._to_host(counts, "lengths")
+        self._to_host(best, "best")
+        return self._hits()
+
+    def census(self, block, count, threshold, cap, cards, tricks):
+        """The kernel bg_census over the first `count` deals of `block`: the
+        histograms into `cards` and `tricks`; returns (hits, n_hits)."""
+        u64, i64 = np.uint64, np.int64
+        self._launch("bg_census", variant(block), [
+            (self._to_device("block", block), BUFFER), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
+            (cap, i64), (self._zeros("next", 8), BUFFER), (self._zeros("cards", cards.nbytes), BUFFER),
+            (self._zeros("tricks", tricks.nbytes), BUFFER),
+            (self._buffer("hits", self.CAPACITY * HIT.itemsize), BUFFER), (self._zeros("n_hits", 8), BUFFER),
+            (self.CAPACITY, u64)])
+        self._to_host(cards, "cards")
+        self._to_host(tricks, "tricks")
+        return self._hits()
+
+    def _hits(self):
+        n_hits = np.zeros(1, np.uint64)
+        self._to_host(n_hits, "n_hits")
+        hits = np.zeros(self.CAPACITY, HIT)
+        self._to_host(hits, "hits", min(int(n_hits[0]), self.CAPACITY) * HIT.itemsize)
+        return hits, int(n_hits[0])
+
+    # ------------------------------------------------------------ the API's calls
+
+    def _buffer(self, name, size):
+        """Device memory of at least `size` bytes named `name`, kept between launches."""
+        raise NotImplementedError
+
+    def _to_device(self, name, array):
+        """Buffer `name` holding a copy of `array`."""
+        raise NotImplementedError
+
+    def _zeros(self, name, size):
+        """Buffer `name`, its first `size` bytes zero."""
+        raise NotImplementedError
+
+    def _to_host(self, array, name, size=None):
+        """Copy the first `size` bytes (all of `array` when None) of buffer `name` into `array`."""
+        raise NotImplementedError
+
+    def _launch(self, kernel, variant, arguments):
+        """Launch `kernel` of the kernels for `variant` (ring, cards) with
+        `arguments` ((buffer, BUFFER) or (value, NumPy type) each) and wait
+        for its end."""
+        raise NotImplementedError
