@@ -215,80 +215,97 @@ BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
     e->row = (e->row + 1) & ~1;
 }
 
-/* Words of a hand's court places, one bit a place (a hand holds fewer than BG_CARDS cards). */
+/* A hand being dealt, by its court cards alone: bit j of word j / 64 of
+   `courts` marks place j of the hand; the court card there is code 1 + low +
+   2 * high of the same bits of `low` and `high`. Words are picked by a mask
+   of the place, constant for hands of at most 64 cards, so that a GPU keeps
+   them in registers. */
 #define BG_WORDS ((BG_CARDS + 63) / 64)
+typedef struct {
+    bg_u64 courts[BG_WORDS], low[BG_WORDS], high[BG_WORDS];
+} bg_hand_bits;
 
-/* Put hand p in entry `e` from its court cards: bit j of courts[w] (w =
-   j / 64) marks place j of the hand, its code 1 + low + 2 * high of the
-   same bits of `low` and `high`; n cards in all. A run of plain cards is
-   the gap between two court places, so only the court cards are visited. */
-BG_FN void bg_put_hand(bg_entry* e, int p, const bg_u64* courts, const bg_u64* low, const bg_u64* high,
-                       int n) {
-    int first_row = e->row, next = 0;       /* next: the place after the last court card */
+/* Mark the court card of `code` (1-4) at place k of the deck in its hand:
+   place k is card k / 2 of hand k % 2 while both hands get cards (k < 2 *
+   short), card k - short of the longer hand after. The hand is chosen by a
+   mask, not by indexing. */
+BG_FN void bg_place(bg_hand_bits* h0, bg_hand_bits* h1, int k, bg_u32 code, int short_hand, int longer) {
+    int both = k < 2 * short_hand;
+    int p = both ? k & 1 : longer, j = both ? k >> 1 : k - short_hand;
+    int w = (j >> 6) & (BG_WORDS - 1);
+    bg_u64 bit = (bg_u64)1 << (j & 63), to1 = (bg_u64)0 - (bg_u64)p;
+    bg_u64 low = (code - 1) & 1 ? bit : 0, high = (code - 1) & 2 ? bit : 0;
+    h0->courts[w] |= bit & ~to1;
+    h0->low[w] |= low & ~to1;
+    h0->high[w] |= high & ~to1;
+    h1->courts[w] |= bit & to1;
+    h1->low[w] |= low & to1;
+    h1->high[w] |= high & to1;
+}
+
+/* Put hand p of n cards in entry `e` from its court cards: a run of plain
+   cards is the gap between two court places, so only court cards are visited. */
+BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
+    BG_LOCAL bg_u16* pieces = e->pieces;
+    int slot = e->slot, first_row = e->row, row = first_row, next = 0;  /* next: the place after the last court */
     for (int w = 0; w < BG_WORDS; w++) {
-        bg_u64 bits = courts[w];
+        bg_u64 bits = h->courts[w], low = h->low[w], high = h->high[w];
         while (bits) {
             int bit = BG_CTZ64(bits), j = w * 64 + bit;
             bits &= bits - 1;
-            bg_u32 code = 1 + (bg_u32)(low[w] >> bit & 1) + 2 * (bg_u32)(high[w] >> bit & 1);
-            e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
-            e->row++;
+            bg_u32 code = 1 + (bg_u32)(low >> bit & 1) + 2 * (bg_u32)(high >> bit & 1);
+            pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
+            row++;
             next = j + 1;
         }
     }
+    e->row = row;
     e->run = (bg_u32)(n - next);
     bg_end_hand(e, p, first_row);
 }
 
 /* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
-   uniformly random free position for each court card in turn (a partial
-   Fisher-Yates shuffle of the deck's places), then for split "random" the
+   uniformly random free place of the deck for each court card in turn (a
+   partial Fisher-Yates shuffle of the places), then for split "random" the
    first hand's size, then the cards one at a time, the leader first, the
-   rest to the longer hand: place k of the deck is card k / 2 of hand k % 2
-   while both hands get cards (k < 2 * short), card k - short of the longer
-   hand after. Only the court cards are placed: each sets its bit in its
-   hand's masks, and the hands are put from those. */
+   rest to the longer hand (bg_place). Only the court cards are placed, and
+   the hands are put from those; a split known beforehand places each court
+   card as it is drawn. */
 BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
-    /* The shuffle's places, set four at a time. */
+    /* The shuffle's free places, set four at a time. */
     union {
         bg_u8 place[BG_CARDS];
         bg_u32 word[BG_CARDS / 4];
     } free_places;
-    bg_u64 courts[2][BG_WORDS], low[2][BG_WORDS], high[2][BG_WORDS];
-    int total = s->total, n_courts = s->n_courts;
+    bg_hand_bits hands[2];
+    int total = s->total, n_courts = s->n_courts, drawn = s->split < 0;
+    int first_hand = s->split > 0 ? s->split : total - total / 2;
     bg_u64 state = bg_stream_start(seed, index);
+    for (int w = 0; w < BG_WORDS; w++)
+        hands[0].courts[w] = hands[0].low[w] = hands[0].high[w] =
+            hands[1].courts[w] = hands[1].low[w] = hands[1].high[w] = 0;
     for (int k = 0; k < (total + 3) / 4; k++)
         free_places.word[k] = 0x03020100u + 0x04040404u * (bg_u32)k;
+    int short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
+    int longer = first_hand < total - first_hand;
     for (int i = 0; i < n_courts; i++) {
         int j = i + (int)bg_below(&state, (bg_u32)(total - i));
         bg_u8 place = free_places.place[j];
         free_places.place[j] = free_places.place[i];
         free_places.place[i] = place;
+        if (!drawn)
+            bg_place(&hands[0], &hands[1], place, s->courts[i], short_hand, longer);
     }
-    int first_hand = s->split > 0 ? s->split
-                   : s->split < 0 ? 1 + (int)bg_below(&state, (bg_u32)(total - 1))
-                   : total - total / 2;
-    int second_hand = total - first_hand;
-    int short_hand = first_hand < second_hand ? first_hand : second_hand;
-    int longer = first_hand < second_hand;
-    for (int p = 0; p < 2; p++)
-        for (int w = 0; w < BG_WORDS; w++)
-            courts[p][w] = low[p][w] = high[p][w] = 0;
-    for (int i = 0; i < n_courts; i++) {
-        int k = free_places.place[i];
-        int both = k < 2 * short_hand;
-        int p = both ? k & 1 : longer, j = both ? k >> 1 : k - short_hand;
-        bg_u64 bit = (bg_u64)1 << (j & 63);
-        bg_u32 code = s->courts[i] - 1u;
-        courts[p][j >> 6] |= bit;
-        if (code & 1)
-            low[p][j >> 6] |= bit;
-        if (code & 2)
-            high[p][j >> 6] |= bit;
+    if (drawn) {
+        first_hand = 1 + (int)bg_below(&state, (bg_u32)(total - 1));
+        short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
+        longer = first_hand < total - first_hand;
+        for (int i = 0; i < n_courts; i++)
+            bg_place(&hands[0], &hands[1], free_places.place[i], s->courts[i], short_hand, longer);
     }
     e->row = 0;
-    bg_put_hand(e, 0, courts[0], low[0], high[0], first_hand);
-    bg_put_hand(e, 1, courts[1], low[1], high[1], second_hand);
+    bg_put_hand(e, 0, &hands[0], first_hand);
+    bg_put_hand(e, 1, &hands[1], total - first_hand);
 }
 
 /* x / d, where d (1 .. 2^31) divides x exactly: a multiplication by the
