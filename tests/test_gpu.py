@@ -222,17 +222,19 @@ LAUNCH = np.dtype([("size", "<u8"), ("seed", "<u8"), ("first", "<u8"), ("count",
                    ("garbage", "<u8")])
 
 
-def build_harness(folder, race=0, sanitize=False):
+def build_harness(folder, race=0, sanitize=False, queue_start=0):
     """tests/gpu_harness.c built with kernel.cu as installed (a race planted
-    with `race`; under ThreadSanitizer with `sanitize`): the program's path;
-    a skip where there is no C compiler (or no ThreadSanitizer)."""
+    with `race`; under ThreadSanitizer with `sanitize`; the blocks' queue
+    counters starting at `queue_start`): the program's path; a skip where
+    there is no C compiler (or no ThreadSanitizer)."""
     compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
     if compiler is None:
         pytest.skip("no C compiler to build the concurrency harness with")
-    program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}"
+    program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}-{queue_start}"
     kernels = resources.files("beggar.gpu")
     flags = ["-O1", "-g", "-fsanitize=thread"] if sanitize else ["-O2"]
-    built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-I{kernels}",
+    built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-DBG_QUEUE_START={queue_start}u",
+                            f"-I{kernels}",
                             str(Path(__file__).with_name("gpu_harness.c")), "-o", str(program)],
                            capture_output=True, text=True)
     if sanitize and built.returncode != 0:
@@ -375,6 +377,19 @@ def test_the_engine_on_the_concurrency_harness_is_the_compiled_engine(harness):
         deals = deals or census.count(deck)
         assert threaded.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
     assert threaded.backend.launches > 50        # the buffer overflowed: launches played again in parts
+
+
+@pytest.mark.slow
+def test_a_blocks_queue_counters_never_run_past_32_bits(tmp_path):
+    # Counters that start 300 deals below 2^32 pass it within a launch of
+    # a few thousand deals a block: the barrier brings both ends of the
+    # queue down by whole turns, so they never do, and the launch is the
+    # single-thread build's.
+    near = build_harness(tmp_path, queue_start=2 ** 32 - 300)
+    for deck, split in (("standard", None), ("camicia", "random")):
+        on_threads, single = _launches([HarnessBackend(near, 2, 32, capacity=1 << 16),
+                                        HostBackend(capacity=1 << 16)], deck, split, 20_000, 600)
+        assert on_threads == single
 
 
 @pytest.mark.slow

@@ -42,6 +42,12 @@ enum {
     BG_SHARED_TRICKS = 256
 };
 
+/* Where a block's queue counters start: 0, or in the tests just below 2^32,
+   to show that they never run past it (the barrier brings them down). */
+#ifndef BG_QUEUE_START
+#define BG_QUEUE_START 0u
+#endif
+
 /* The census's counts, zeroed, cover the sample's bins. */
 typedef char bg_bins_covered[BG_SHARED_CARDS >= BG_SHARED_BINS ? 1 : -1];
 
@@ -185,7 +191,8 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
             m->deals.census.block = *block;
         else
             m->deals.shape = *shape;
-        m->head = m->tail = m->filled = m->live = m->dry = 0;
+        m->head = m->tail = BG_QUEUE_START;
+        m->filled = m->live = m->dry = 0;
     }
     BG_SYNC();
     if (l->census)
