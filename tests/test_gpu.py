@@ -24,6 +24,7 @@ from beggar.census import _arrangements
 from beggar.gpu.engine import (CAP_TRICKS, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
                                block_dtype, ring_of, shape_dtype)
 from beggar.gpu.host import HostBackend
+from beggar.gpu.several import Several
 from beggar.gpu.sizing import LaunchSizes
 
 from helpers import bad_input, beggar, job_file, kept, one_line, start, wait_for_chunks
@@ -155,6 +156,29 @@ def test_a_backend_whose_launch_failed_is_closed_and_the_next_call_makes_a_new_o
     assert failing._backend is None and _FailingBackend.made[0].closed
     assert failing.sample_best(20_000, 3, 300) == _engine.sample_best(20_000, 3, 300)
     assert len(_FailingBackend.made) == 2 and not _FailingBackend.made[1].closed
+
+
+def test_several_devices_play_as_one_and_keep_one_devices_games():
+    # Three gpu-host backends (each a thread of this machine) as three GPUs:
+    # each launch is cut between them by their pace, and put together.
+    three = RangeEngine("gpu-host", lambda: Several([HostBackend(capacity=64), HostBackend(), HostBackend()]))
+    for deck, split, min_cards in (("standard", None, 700), ("16 2J", "random", 40)):
+        args = (90_000, 4, min_cards, 3 * 10 ** 9, Deck.parse(deck), 2, split)
+        assert three.sample_best(*args) == _engine.sample_best(*args)
+    for deck, split, first, deals in (("12 2J 2Q 2K", None, 0, None), ("half", None, 10 ** 8, 90_000)):
+        deck = Deck.parse(deck)
+        deals = deals or census.count(deck)
+        assert three.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
+    assert all(three.backend.paces)
+
+
+def test_a_launch_cut_by_pace_gives_each_device_its_share():
+    several = Several([HostBackend(), HostBackend()])
+    assert several._cut(1000) == [(0, 500), (500, 500)]
+    several.paces = [3e6, 1e6]
+    assert several._cut(1000) == [(0, 750), (750, 250)]
+    several.paces = [None, 2e6]          # a device not yet timed takes the others' mean
+    assert several._cut(10) == [(0, 5), (5, 5)]
 
 
 #: Census blocks of every kind: (deck, split, first rank, deals; None: every one).
@@ -448,6 +472,31 @@ def test_a_job_stopped_on_one_engine_goes_on_on_another(tmp_path):
     for played in [*games["a.sqlite"].values(), *games["b.sqlite"].values()]:
         played["engine"] = None
     assert games["a.sqlite"] == games["b.sqlite"]
+
+
+@pytest.mark.slow
+def test_a_job_on_several_devices_keeps_the_games_of_one(tmp_path):
+    path = job_file(tmp_path, deals=400_000, chunk=100_000, min_cards=1800,
+                    extra='extend_cards = 0\nengine = "gpu-host"\ndevices = [0, 1]\n')
+    runs = {}
+    for name, more in (("several", []), ("one", ["--devices", "0"]), ("compiled", ["--engine", "compiled"])):
+        archive = tmp_path / f"{name}.sqlite"
+        result = beggar("search", path, *more, "--archive", archive, "--quiet")
+        assert result.returncode == 0, result
+        runs[name] = {deal: played for deal, played in kept(archive).items() if played.pop("engine")}
+    assert runs["several"] == runs["one"] == runs["compiled"] and len(runs["one"]) > 5
+
+
+def test_devices_are_checked_before_a_job_is_stored(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    bad_input(beggar("search", "--engine", "gpu-host", "--devices", "0,x", "--archive", archive),
+              "--devices", "must be 'all' or device numbers such as '0,2'")
+    bad_input(beggar("search", "--engine", "gpu-host", "--devices", "1,1", "--archive", archive), "--devices")
+    bad_input(beggar("search", "--engine", "compiled", "--devices", "all", "--archive", archive),
+              "--devices names a GPU job's devices; --engine compiled plays on the CPU")
+    bad_input(beggar("search", job_file(tmp_path, extra='engine = "gpu-host"\ndevices = [-1]\n'),
+                     "--archive", archive), "a device number of 'devices' must be a whole number from 0 to 63")
+    assert not archive.exists()
 
 
 @pytest.mark.slow

@@ -90,6 +90,8 @@ def _run(args, cluster, data, where, resume):
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
     engine_name = engine_option(args)
+    if args.devices is not None and engine_name is not None and engine_name not in GPU_ENGINES:
+        raise UsageError(f"--devices names a GPU job's devices; --engine {engine_name} plays on the CPU")
     if resume is None:
         if engine_name is not None:
             data["engine"] = engine_name
@@ -135,6 +137,10 @@ def _run(args, cluster, data, where, resume):
                 chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, "
                          "measured)")
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
+            if spec["devices"] is not None:
+                engine += (" of every device" if spec["devices"] == "all" else
+                           f" of device{'s' if len(spec['devices']) > 1 else ''} "
+                           f"{', '.join(map(str, spec['devices']))}")
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
             flood = pace.warning(spec, new.pace if new is not None else pace.measure(spec))

@@ -102,6 +102,7 @@ class Backend:
         `seed`: the lengths into `counts`, the best key into `best`;
         returns (hits, n_hits)."""
         u64, i64 = np.uint64, np.int64
+        self.kernels(*variant(shape))      # built, and the device ready in this thread, before its memory is touched
         self._launch("bg_sample", variant(shape), [
             (self._to_device("shape", shape), BUFFER), (seed, u64), (first, u64), (count, u64),
             (min_cards, i64), (cap, i64), (self._zeros("next", 8), BUFFER),
@@ -116,6 +117,7 @@ class Backend:
         """The kernel bg_census over the first `count` deals of `block`: the
         histograms into `cards` and `tricks`; returns (hits, n_hits)."""
         u64, i64 = np.uint64, np.int64
+        self.kernels(*variant(block))
         self._launch("bg_census", variant(block), [
             (self._to_device("block", block), BUFFER), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
             (cap, i64), (self._zeros("next", 8), BUFFER), (self._zeros("cards", cards.nbytes), BUFFER),
@@ -149,6 +151,12 @@ class Backend:
 
     def _to_host(self, array, name, size=None):
         """Copy the first `size` bytes (all of `array` when None) of buffer `name` into `array`."""
+        raise NotImplementedError
+
+    def kernels(self, ring, cards=TOTAL):
+        """The kernels for hands of `ring` pieces and decks of at most `cards`
+        cards, built at the first call, the device made ready for this
+        thread's calls: {name: (kernel, blocks, threads a block)}."""
         raise NotImplementedError
 
     def _launch(self, kernel, variant, arguments):

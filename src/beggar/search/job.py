@@ -191,7 +191,8 @@ def check_engine(spec, name, where="job"):
 def check_devices(spec, devices, where="job"):
     """The devices a GPU job of `spec` plays on: None (its engine's default
     device), "all", or a sorted list of device numbers; JobError for any
-    other value, or for devices named for a job of another engine."""
+    other value. A job of another engine has none (a GPU job's file run on
+    the CPU, --engine compiled, plays there whatever devices it names)."""
     from ..engine import GPU_ENGINES
     if devices is None:
         return None
@@ -200,8 +201,7 @@ def check_devices(spec, devices, where="job"):
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
     if spec["engine"] not in GPU_ENGINES:
-        raise JobError(f"{where}: 'devices' names the devices of a GPU job; this job plays on the "
-                       f"{spec['engine']} engine")
+        return None
     return devices if devices == "all" else list(devices)
 
 

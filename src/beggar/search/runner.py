@@ -77,7 +77,8 @@ class Summary:
     prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
-    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
+    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
+                                    # devices)
 
 
 class _Stop:
@@ -380,7 +381,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         bar.close()
         summary.seconds = time.monotonic() - start
         if isinstance(pool, GpuPool):
-            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"])
+            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"],
+                           spec["devices"])
         try:
             archive.set_job_state(job_id, summary.state)
         except ArchiveFault:

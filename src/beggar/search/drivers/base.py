@@ -127,13 +127,13 @@ class Driver:
         unit = self.unit
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
                  f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-                 + (f"on {player(summary.gpu[4])}, {processes(summary.workers)} checking its hits"
+                 + (f"on {player(*summary.gpu[4:])}, {processes(summary.workers)} checking its hits"
                     if summary.gpu else
                     f"on {plural(summary.workers, 'worker')}")
                  + (f" of the cluster {cluster}" if cluster else "")]
         if summary.gpu:
-            played, checked, checkers, behind, engine = summary.gpu
-            lines.append(f"gpu      {played:.1f} s of {player(engine)} played the chunks kept, at "
+            played, checked, checkers, behind, engine, devices = summary.gpu
+            lines.append(f"gpu      {played:.1f} s of {player(engine, devices)} played the chunks kept, at "
                          f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
                          f"{checked:.1f} s of {processes(checkers)}"
                          + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
@@ -160,9 +160,13 @@ def whole_line(whole, unit):
             "kept (every run of the job)")
 
 
-def player(engine):
-    """What plays a GPU job's chunks, in words."""
-    return {"gpu": "the GPU", "opencl": "the OpenCL device"}.get(engine, "the GPU kernels on one core")
+def player(engine, devices=None):
+    """What plays a GPU job's chunks on `devices` (the job's), in words."""
+    one, several = {"gpu": ("the GPU", "GPUs"), "opencl": ("the OpenCL device", "OpenCL devices")}.get(
+        engine, ("the GPU kernels on one core", "cores of the GPU kernels"))
+    if devices == "all":
+        return f"every one of the {several}"
+    return one if devices is None or len(devices) == 1 else f"{len(devices)} {several}"
 
 
 def plural(count, word):
