@@ -31,13 +31,23 @@ class _Chunk(Future):
         super().__init__()
         self.stage = None
         self.lock = threading.Lock()
+        self.notified = False
 
     def cancel(self):
         with self.lock:
             stage = self.stage
         if stage is not None and not stage.cancel():
             return False
-        return super().cancel()
+        if not super().cancel():
+            return False
+        with self.lock:
+            # No executor runs this future, so it is told here that it is
+            # done: else wait() never returns it, and a stop would wait for
+            # it until the chunks in flight are cut off.
+            if not self.notified:
+                self.notified = True
+                self.set_running_or_notify_cancel()
+        return True
 
 
 def checked(spec, result):
