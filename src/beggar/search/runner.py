@@ -162,9 +162,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
         if spec["engine"] in GPU_ENGINES:
-            # One process drives the GPU (gpu-host: plays its kernels); `count`
-            # processes check what it plays.
-            pool = GpuPool(count, _worker_start, (os.getpid(),))
+            pool = GpuPool.here(count, _worker_start, (os.getpid(),))
         else:
             pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
                                        initargs=(os.getpid(),))
