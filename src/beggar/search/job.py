@@ -260,11 +260,12 @@ class NewJob:
     pace: object            # pace.Pace of its first deals, or None
 
 
-def prepare(data, where="job"):
+def prepare(data, where="job", here=True):
     """A new job from a job file's keys `data`: checked (check: its defaults
     filled in, a fresh seed drawn where none is given), a GPU job's device
-    checked, its pace measured and its chunk sized where `data` gives none.
-    Nothing is stored: a bad job leaves no archive behind.
+    checked where it plays `here` (on a cluster its GPU workers check theirs:
+    cluster.Cluster.for_gpu), its pace measured and its chunk sized where
+    `data` gives none. Nothing is stored: a bad job leaves no archive behind.
 
     A sample or census job whose file gives no chunk numbers its deals in
     parts of about PART_SECONDS of a core (smaller where their hits would take
@@ -274,9 +275,8 @@ def prepare(data, where="job"):
     it gives chunk_seconds too."""
     spec = check(data, where)
     timed = False
-    if spec["engine"] == "gpu":
-        from ..gpu import device
-        device.check()      # no bindings, driver or GPU: one line, before anything is stored
+    if here:
+        check_device(spec["engine"])
     measured = pace.measure(spec)
     driver = drivers.of(spec)
     if "chunk" not in data and driver.timed:
@@ -293,6 +293,15 @@ def prepare(data, where="job"):
         spec["chunk"] = (pace.chunk_for(measured, spec["chunk"], PART_SECONDS, PART_GAMES) if spec["chunk_seconds"]
                          else pace.chunk_for(measured, spec["chunk"]))
     return NewJob(spec, data.get("seed") is None, timed, measured)
+
+
+def check_device(engine_name):
+    """Whether the engine `engine_name` can play in this process: the gpu
+    engine's bindings, driver and GPU (GpuFault: one line, before a job is
+    stored or goes on); the other engines need nothing checked."""
+    if engine_name == "gpu":
+        from ..gpu import device
+        device.check()
 
 
 def create(archive, new):

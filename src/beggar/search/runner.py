@@ -77,7 +77,8 @@ class Summary:
     prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
-    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
+    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
+                                    # GPUs: 1 here, the GPU workers on a cluster)
 
 
 class _Stop:
@@ -169,6 +170,14 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
 
         def alive():
             return count
+    elif spec["engine"] in GPU_ENGINES:
+        # The GPU workers play the chunks, any worker checks them (cluster.py).
+        players, checkers = cluster.gpu_counts()
+        pool = GpuPool(cluster.gpu_executor, cluster.executor, checkers, players)
+
+        def alive():
+            pool.players, pool.checkers = cluster.gpu_counts()
+            return cluster.workers()
     else:
         pool, alive = cluster.executor, cluster.workers
     workers = alive()
@@ -374,7 +383,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         bar.close()
         summary.seconds = time.monotonic() - start
         if isinstance(pool, GpuPool):
-            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"])
+            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"],
+                           pool.players)
         try:
             archive.set_job_state(job_id, summary.state)
         except ArchiveFault:
