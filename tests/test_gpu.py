@@ -520,40 +520,7 @@ def test_gpu_jobs_the_gpu_does_not_play_are_one_line(tmp_path):
     bad_input(beggar("search", climb, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
               "the climb driver runs on the compiled engine")
     bad_input(beggar("search", "--gpu", "--engine", "compiled", "--archive", tmp_path / "a.sqlite"), "--gpu")
-    bad_input(beggar("search", "--gpu", "--cluster", "local:1", "--archive", tmp_path / "a.sqlite"), "cluster")
     assert not (tmp_path / "a.sqlite").exists()
-
-
-@pytest.mark.parametrize("how", ["--engine gpu-host", "BEGGAR_ENGINE=gpu-host", "engine = 'gpu-host'"])
-def test_a_gpu_host_job_is_refused_on_a_cluster_however_its_engine_is_named(tmp_path, how):
-    """A gpu-host job ran on a Dask cluster, though GPU jobs refuse them."""
-    archive = tmp_path / "a.sqlite"
-    spec = job_file(tmp_path, extra="engine = 'gpu-host'\n" if how.startswith("engine") else "")
-    args = ["search", spec, "--cluster", "tcp://127.0.0.1:9", "--archive", archive]   # never reached
-    if how.startswith("--engine"):
-        args += how.split()
-    result = beggar(*args, env={"BEGGAR_ENGINE": "gpu-host"} if how.startswith("BEGGAR") else None)
-    bad_input(result, "a GPU job (engine gpu-host) plays on this machine, not on a cluster")
-    assert not archive.exists()
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("stored", ["gpu", "gpu-host"])
-def test_a_stored_gpu_job_resumed_on_a_cluster_is_refused_before_the_cluster_is_reached(tmp_path, stored):
-    import sqlite3
-    from contextlib import closing
-    archive = tmp_path / "a.sqlite"
-    first = beggar("search", job_file(tmp_path, deals=20_000, chunk=10_000), "--archive", archive, "--quiet",
-                   "--time", "0.1")
-    assert first.returncode == 0, first.stderr
-    with closing(sqlite3.connect(archive)) as db:
-        db.execute("UPDATE jobs SET spec = json_set(spec, '$.engine', ?), state = 'stopped'", (stored,))
-        db.commit()
-        (name,) = db.execute("SELECT id FROM jobs").fetchone()
-    for resume in (name, "last"):
-        bad_input(beggar("search", "--resume", resume, "--cluster", "tcp://127.0.0.1:9", "--archive", archive),
-                  f"a GPU job (engine {stored}) plays on this machine, not on a cluster",
-                  "or resume it with --engine compiled")
 
 
 # ---------------------------------------------------------------- the compile, without a GPU

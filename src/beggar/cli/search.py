@@ -1,6 +1,5 @@
 """beggar search: run or resume a search job, and its summary."""
 
-import os
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
@@ -41,12 +40,6 @@ def run(args, data=None, where="job", resume=None):
     or go on with job `resume`, as the run options of `args` say (add_run_options),
     then print its summary; returns (exit status, job id)."""
     from ..search.cluster import Cluster
-    if args.cluster is not None and resume is None:
-        # Before a cluster is started or a job stored: the engine a new job
-        # would get (its option, its file's, BEGGAR_ENGINE's).
-        _off_cluster("gpu" if args.gpu else args.engine or data.get("engine") or os.environ.get("BEGGAR_ENGINE"))
-    elif args.cluster is not None:
-        _off_cluster("gpu" if args.gpu else args.engine or _stored_engine(args.archive, resume), resumed=True)
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
     cluster = Cluster(args.cluster) if args.cluster is not None else None
@@ -55,29 +48,6 @@ def run(args, data=None, where="job", resume=None):
     finally:
         if cluster is not None:
             cluster.close()
-
-
-def _off_cluster(engine_name, resumed=False):
-    """Refuse a job whose engine cannot play on a cluster's workers: the GPU
-    engines play on this machine (its GPU, or the kernels on its cores) and
-    a cluster's workers have neither."""
-    if engine_name in GPU_ENGINES:
-        raise UsageError(f"a GPU job (engine {engine_name}) plays on this machine, not on a cluster: "
-                         "run it without --cluster" + (", or resume it with --engine compiled" if resumed else ""))
-
-
-def _stored_engine(archive_path, resume):
-    """The engine job `resume` ('last': the job run last) was stored with, read
-    before a cluster is started; None where the archive cannot tell now (the
-    open that runs the job says why)."""
-    from ..errors import BadInput, Fault
-    from ..search import job as jobs
-    try:
-        with Archive(archive_path, readonly=True) as archive:
-            job_id = archive.last_job() if resume == "last" else resume
-            return None if job_id is None else jobs.stored(archive.job(job_id)["spec"])["engine"]
-    except (BadInput, Fault):
-        return None
 
 
 def _run(args, cluster, data, where, resume):
@@ -89,7 +59,7 @@ def _run(args, cluster, data, where, resume):
     from ..search.spec import CHUNK_SECONDS, PART_SECONDS
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
-    engine_name = engine_option(args)
+    engine_name = engine_option(args, cluster)
     if args.devices is not None and engine_name is not None and engine_name not in GPU_ENGINES:
         raise UsageError(f"--devices names a GPU job's devices; --engine {engine_name} plays on the CPU")
     if resume is None:
@@ -97,9 +67,9 @@ def _run(args, cluster, data, where, resume):
             data["engine"] = engine_name
         if args.devices is not None:
             data["devices"] = "all" if args.devices == "all" else list(args.devices)
-        new = jobs.prepare(data, where)
-        if cluster is not None:
-            _off_cluster(new.spec["engine"])
+        new = jobs.prepare(data, where, here=cluster is None)
+        if cluster is not None and new.spec["engine"] in GPU_ENGINES:
+            cluster.for_gpu(new.spec["engine"])     # before the job is stored
     # The archive plays no game: an old one whose loop games must be linked to
     # their loops as it is brought to this format is handed what plays them.
     # A resume creates no archive: one that is not there is the one line every command gives.
@@ -149,11 +119,11 @@ def _run(args, cluster, data, where, resume):
 
         if resume is not None:
             engine_then = engine_name or jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["engine"]
-            if cluster is not None:
-                _off_cluster(engine_then, resumed=True)
-            if engine_then in GPU_ENGINES:
-                _check_gpu(engine_then, args.devices if args.devices is not None else
-                           jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
+            if cluster is None:
+                jobs.check_device(engine_then, args.devices if args.devices is not None else
+                                  jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
+            elif engine_then in GPU_ENGINES:
+                cluster.for_gpu(engine_then)
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
         before = job if resume is not None and job["chunks"] else None
@@ -192,24 +162,20 @@ def _whole_job(archive, job_id, before):
     return job
 
 
-def engine_option(args):
+def engine_option(args, cluster=None):
     """The engine --gpu or --engine names (None: neither): --gpu is "gpu" where
-    an NVIDIA GPU can be used, else "opencl" where OpenCL has a GPU."""
+    an NVIDIA GPU can be used here, else "opencl" where OpenCL has a GPU; on
+    a cluster, whose GPU workers have the devices, "gpu" (--engine opencl
+    says otherwise)."""
     if not args.gpu:
         return args.engine
-    from .. import gpu
     if args.engine is not None and args.engine not in ("gpu", "opencl"):
         raise UsageError(f"--gpu plays on a GPU (--engine gpu or opencl): give one of them, "
                          f"not --engine {args.engine} too")
-    return args.engine or gpu.pick()
-
-
-def _check_gpu(engine_name, devices):
-    """No bindings, driver or device: one line, before a resumed job plays a
-    chunk (a new job's devices are checked before it is stored: job.prepare)."""
+    if args.engine is not None or cluster is not None:
+        return args.engine or "gpu"
     from .. import gpu
-    if engine_name != "gpu-host":
-        gpu.check(engine_name, devices)
+    return gpu.pick()
 
 
 def print_summary(summary, archive_path, cluster=None, whole=None):
@@ -290,8 +256,10 @@ def add_run_options(parser, workers_default):
                         help=f"the archive (default {DEFAULT_PATH})")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="play the chunks on a Dask cluster: tcp://HOST:8786 for a running "
-                             "scheduler, local:N to start N worker processes here "
-                             "(needs the cluster extra: pip install '.[cluster]')")
+                             "scheduler, local:N to start N worker processes here; a GPU job plays on the "
+                             "workers with the resource GPU (dask worker ADDRESS --resources GPU=1 --nthreads 1, "
+                             "one per device) and checks on any worker, and local:N starts one such GPU worker "
+                             "beside the N (needs the cluster extra: pip install '.[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--engine", choices=ALL_ENGINES,
                         help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "

@@ -277,11 +277,12 @@ class NewJob:
     pace: object            # pace.Pace of its first deals, or None
 
 
-def prepare(data, where="job"):
+def prepare(data, where="job", here=True):
     """A new job from a job file's keys `data`: checked (check: its defaults
     filled in, a fresh seed drawn where none is given), a GPU job's device
-    checked, its pace measured and its chunk sized where `data` gives none.
-    Nothing is stored: a bad job leaves no archive behind.
+    checked where it plays `here` (on a cluster its GPU workers check theirs:
+    cluster.Cluster.for_gpu), its pace measured and its chunk sized where
+    `data` gives none. Nothing is stored: a bad job leaves no archive behind.
 
     A sample or census job whose file gives no chunk numbers its deals in
     parts of about PART_SECONDS of a core (smaller where their hits would take
@@ -291,13 +292,12 @@ def prepare(data, where="job"):
     it gives chunk_seconds too."""
     spec = check(data, where)
     timed = False
-    on_gpus = False
-    if spec["engine"] in ("gpu", "opencl"):
-        from .. import gpu
-        # No bindings, driver or device: one line, before anything is stored.
-        on_gpus = gpu.check(spec["engine"], spec["devices"])
-        if on_gpus:
-            spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
+    # No bindings, driver or device: one line, before anything is stored.
+    # On a cluster its GPU workers check theirs (cluster.Cluster.for_gpu),
+    # and a GPU job there is taken to play on GPUs.
+    on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"] in ("gpu", "opencl")
+    if on_gpus:
+        spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
     measured = pace.measure(spec)
     driver = drivers.of(spec)
     if "chunk" not in data and driver.timed:
@@ -314,6 +314,18 @@ def prepare(data, where="job"):
         spec["chunk"] = (pace.chunk_for(measured, spec["chunk"], PART_SECONDS, PART_GAMES) if spec["chunk_seconds"]
                          else pace.chunk_for(measured, spec["chunk"]))
     return NewJob(spec, data.get("seed") is None, timed, measured)
+
+
+def check_device(engine_name, devices=None):
+    """Whether the engine `engine_name` can play on `devices` in this
+    process: the GPU engines' bindings, driver and devices (GpuFault: one
+    line, before a job is stored or goes on); the CPU engines need nothing
+    checked. Returns whether it plays on GPUs (gpu.check)."""
+    from ..engine import GPU_ENGINES
+    if engine_name not in GPU_ENGINES:
+        return False
+    from .. import gpu
+    return gpu.check(engine_name, devices)
 
 
 def create(archive, new):

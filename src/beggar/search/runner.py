@@ -78,7 +78,7 @@ class Summary:
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
-                                    # devices)
+                                    # GPUs: 1 here, the GPU workers on a cluster; devices)
 
 
 class _Stop:
@@ -167,15 +167,21 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
         if spec["engine"] in GPU_ENGINES:
-            # One process drives the GPU (gpu-host: plays its kernels); `count`
-            # processes check what it plays.
-            pool = GpuPool(count, _worker_start, (os.getpid(),))
+            pool = GpuPool.here(count, _worker_start, (os.getpid(),))
         else:
             pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
                                        initargs=(os.getpid(),))
 
         def alive():
             return count
+    elif spec["engine"] in GPU_ENGINES:
+        # The GPU workers play the chunks, any worker checks them (cluster.py).
+        players, checkers = cluster.gpu_counts()
+        pool = GpuPool(cluster.gpu_executor, cluster.executor, checkers, players)
+
+        def alive():
+            pool.players, pool.checkers = cluster.gpu_counts()
+            return cluster.workers()
     else:
         pool, alive = cluster.executor, cluster.workers
     workers = alive()
@@ -382,7 +388,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         summary.seconds = time.monotonic() - start
         if isinstance(pool, GpuPool):
             summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"],
-                           spec["devices"])
+                           pool.players, spec["devices"])
         try:
             archive.set_job_state(job_id, summary.state)
         except ArchiveFault:
