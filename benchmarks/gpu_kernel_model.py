@@ -329,15 +329,21 @@ def warp_model(games, threads, steps, games_per_block, take, deal):
     print(f"  flat loop: kernel.cu's, blocks of {threads} threads, {steps} steps between refills, "
           f"{games_per_block:,} games a block, a take {take} tricks, a deal {deal} tricks")
     print()
+    print("  a game's lane steps: the lanes' steps a game costs in the flat loop, its work and the steps its "
+          "warp's idle lanes lose (deals a second go as their inverse)")
+    print()
+    lane_steps = "a game's lane steps"
     print(f"{'shape':24} {'mean game':>10} {'mean longest of 32':>19} {'SIMT reconverging':>18} "
-          f"{'SIMT flat loop':>15}")
+          f"{'SIMT flat loop':>15} {lane_steps:>19}")
     for name, deck, split in SHAPES:
         tricks = trick_lengths(Deck.parse(deck), split, games)
         steps_taken, played = reconverging(tricks)
         before = played / (LANES * steps_taken)
         cost, work = flat(tricks, threads, steps, games_per_block, take, deal)
         longest = steps_taken / (len(tricks) // LANES)
-        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} {work / (LANES * cost):15.2f}")
+        modelled = len(tricks) // games_per_block // 64 * 64 * games_per_block
+        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} {work / (LANES * cost):15.2f} "
+              f"{LANES * cost / modelled:19.1f}")
 
 
 def main():

@@ -705,3 +705,30 @@ def test_loops_on_the_gpu_as_the_compiled_engine_finds_them():
     gpu = _device_engine()
     args = (10 ** 6, 5, 40, 0, Deck.parse("10 2J 2Q"), 2, "random")
     assert gpu.sample_best(*args) == _engine.sample_best(*args)
+
+
+@pytest.mark.gpu
+def test_every_gpu_at_once_as_the_compiled_engine_plays():
+    _device_engine()
+    from beggar import gpu as engines
+    every = engines.get("gpu", "all")
+    args = (10 ** 7, 2027, 1800, 0, Deck.parse("standard"), 2, None)
+    assert every.sample_best(*args) == _engine.sample_best(*args)
+    deck = Deck.parse("half")
+    assert every.census(10 ** 9, 10 ** 7, deck, 2, None, 10) == _engine.census(10 ** 9, 10 ** 7, deck, 2, None, 10)
+
+
+@pytest.mark.gpu
+def test_the_opencl_engine_on_an_opencl_gpu_as_the_compiled_engine_plays():
+    from beggar.gpu import opencl
+    try:
+        found = [number for number, (_, device) in enumerate(opencl.devices()) if opencl.is_gpu(device)]
+    except EngineFault as error:
+        pytest.skip(f"no OpenCL here ({error})")
+    if not found:
+        pytest.skip("OpenCL lists no GPU here")
+    from beggar import gpu as engines
+    on_gpu = engines.get("opencl", (found[0],))
+    for deck, split in SHAPES:
+        args = (10 ** 7, 2026, 1800, 3 * 10 ** 9, Deck.parse(deck), 2, split)
+        assert on_gpu.sample_best(*args) == _engine.sample_best(*args)

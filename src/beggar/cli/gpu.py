@@ -124,7 +124,7 @@ def _trial(name, backend):
         return (f"the kernels run, but {TRIAL_DEALS:,} deals do NOT give what the compiled engine gives: "
                 "this is a bug in beggar or in the device's compiler; please report it")
     return (f"the kernels build and run here, {TRIAL_DEALS:,} deals as the compiled engine plays them "
-            f"({seconds:.1f} s, the build included)")
+            f"in {seconds:.1f} s, the build included")
 
 
 def _version(package):
