@@ -45,6 +45,11 @@ cdef extern from "gpu/kernel.cu" nogil:
     void bg_census(const bg_block* block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
                    uint64_t* next, uint64_t* cards, uint64_t* tricks, bg_hit* hits, uint64_t* n_hits,
                    uint64_t capacity)
+    void bg_perturb(const unsigned char* pool, int n_pool, int total, int ring, int changes, int reach,
+                    uint64_t walk_seed, const uint64_t* known, int n_known, uint64_t first, uint64_t count,
+                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity)
+    void bg_batch(const unsigned char* rows, const int* splits, int total, int ring, uint64_t count, int64_t cap,
+                  uint64_t* next, bg_hit* results)
 
 from math import factorial
 
@@ -97,6 +102,69 @@ def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_
     with nogil:
         bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, &next, &cards[0], &tricks[0],
                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+
+
+def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int changes, int reach,
+            uint64_t walk_seed, const uint64_t[::1] known, uint64_t first, uint64_t count, int64_t cap,
+            unsigned char[::1] hits, uint64_t[::1] n_hits, uint64_t capacity):
+    """The kernel bg_perturb over tries first .. first+count-1 of a walk whose
+    pool is `n_pool` rows of total + 1 bytes; `hits` has room for `capacity` bg_hit."""
+    cdef uint64_t next = 0
+    if hits.shape[0] < capacity * sizeof(bg_hit) or n_hits.shape[0] != 1:
+        raise ValueError("gpu-host perturb: buffers of the wrong size")
+    check_rows(pool, n_pool, total + 1, ring, 1, "perturb", "pool")
+    if changes < 1 or reach < 1 or cap < 1:
+        raise ValueError(f"gpu-host perturb: changes, reach and cap must be 1 or more, not {changes}, {reach}, {cap}")
+    for i in range(n_pool):
+        if not 1 <= pool[i * (total + 1)] <= total - 1:
+            raise ValueError(f"gpu-host perturb: state {i} of the pool has a first hand of {pool[i * (total + 1)]} "
+                             f"of {total} cards")
+    for i in range(1, known.shape[0]):
+        if known[i - 1] >= known[i]:
+            raise ValueError("gpu-host perturb: the known loops' hashes are not sorted and distinct")
+    with nogil:
+        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed,
+                   &known[0] if known.shape[0] else NULL, <int>known.shape[0], first, count, cap, &next,
+                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+
+
+def batch(const unsigned char[::1] rows, const int[::1] splits, int total, int ring, int64_t cap,
+          unsigned char[::1] results):
+    """The kernel bg_batch over the deals of `rows` (total cards each, the first
+    hand splits[i]): results[i] (a bg_hit) the game of row i."""
+    cdef uint64_t next = 0, count = splits.shape[0]
+    if results.shape[0] != count * sizeof(bg_hit) or cap < 1:
+        raise ValueError("gpu-host batch: buffers of the wrong size, or a cap below 1")
+    check_rows(rows, count, total, ring, 0, "batch", "deal")
+    for i in range(count):
+        if not 1 <= splits[i] <= total - 1:
+            raise ValueError(f"gpu-host batch: deal {i} has a first hand of {splits[i]} of {total} cards")
+    if count:
+        with nogil:
+            bg_batch(&rows[0], &splits[0], total, ring, count, cap, &next, <bg_hit*>&results[0])
+
+
+cdef int check_rows(const unsigned char[::1] rows, Py_ssize_t n, int stride, int ring, int skip, str kernel,
+                    str what) except -1:
+    """Rows of `stride` bytes (the first `skip` of them not cards): n of them,
+    every card a code, at least one row, their court cards within the ring."""
+    cdef Py_ssize_t i
+    cdef int k, courts, total = stride - skip
+    if not 2 <= total <= BG_TOTAL or n < 0 or rows.shape[0] != n * stride or (kernel == "perturb" and n < 1):
+        raise ValueError(f"gpu-host {kernel}: {n} {what}s of {total} cards in {rows.shape[0]} bytes: not a "
+                         f"launch this build plays (at most {BG_TOTAL} cards)")
+    for i in range(n):
+        courts = 0
+        for k in range(skip, stride):
+            if rows[i * stride + k] > 4:
+                raise ValueError(f"gpu-host {kernel}: card {k - skip} of {what} {i} is {rows[i * stride + k]}, "
+                                 "not a code 0-4")
+            courts += rows[i * stride + k] != 0
+        if not ring_fits(ring, courts) or (skip and not courts):
+            # A state of the pool with no court card would make a change that
+            # moves one look for it for ever.
+            raise ValueError(f"gpu-host {kernel}: ring {ring} for {what} {i}'s {courts} court cards")
+    return 0
 
 
 # A launch's shape or block is made by gpu/engine.py from a checked deck; one

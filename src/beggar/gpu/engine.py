@@ -30,9 +30,10 @@ from .. import lengths
 from ..census import _arrangements
 from ..checks import whole
 from ..deal import Deal
-from ..decks import STANDARD, check_table, deal_out, hand_sizes
+from ..decks import STANDARD, Deck, check_table, deal_out, hand_sizes
 from ..contract import EngineError, EngineFault
-from ..outcome import Outcome
+from ..outcome import STATUSES, Outcome
+from ..rules import Rules
 from ..shuffle import check_seed
 from ..states import CensusBlock
 from .sizing import LaunchSizes
@@ -100,13 +101,17 @@ class RangeEngine:
         return self._backend
 
     def _run(self, kernel, *arguments):
-        """One launch of `kernel` on the backend: (hits, n_hits, seconds).
-        A backend that fails is closed and forgotten (the next call makes a
-        new one): after a kernel's fault its context is dead."""
+        """One launch of `kernel` on the backend: (hits, n_hits, seconds), or
+        (results, None, seconds) for a batch. A backend that fails is closed
+        and forgotten (the next call makes a new one): after a kernel's fault
+        its context is dead."""
         backend = self.backend
         start = time.perf_counter()
         try:
-            hits, n_hits = getattr(backend, kernel)(*arguments)
+            if kernel == "batch":
+                hits, n_hits = backend.batch(*arguments), None
+            else:
+                hits, n_hits = getattr(backend, kernel)(*arguments)
         except EngineFault:
             self._backend = None
             close = getattr(backend, "close", None)
@@ -132,6 +137,79 @@ class RangeEngine:
         if name in FUNCTIONS:
             return getattr(self._compiled(), name)
         raise AttributeError(name)
+
+    def play_batch(self, decks, split=None, rules=Rules()):
+        """Rows of card codes as two-player deals (contract.Engine.play_batch),
+        played by the kernel bg_batch; a game that did not finish there, or
+        that a limit of `rules` may have stopped first, is played again by the
+        compiled engine, which finds its loop or its stop exactly."""
+        from ..batch import batch_array, check_batch
+        decks, splits = check_batch(decks, split)
+        out = batch_array(len(decks))
+        if not len(decks):
+            return out
+        total = decks.shape[1]
+        courts = int((decks != 0).sum(axis=1).max())
+        ring = _power_above(courts + 1)
+        if ring > self.backend.RING or total > self.backend.TOTAL:
+            raise GpuRequestError(f"the {self.NAME} engine plays deals of at most {self.backend.TOTAL} cards and "
+                                  f"{self.backend.RING - 1} court cards, not {total} and {courts}")
+        max_cards = rules.max_cards if rules.max_cards is not None else 2 ** 62
+        max_tricks = rules.max_tricks if rules.max_tricks is not None else 2 ** 62
+        rows, cuts = decks.reshape(-1), splits.astype(np.int32)
+        again = []
+        step = self.sizes.size(("batch", total))
+        for first in range(0, len(decks), step):
+            last = min(first + step, len(decks))
+            results, _, _ = self._run("batch", rows[first * total:last * total], cuts[first:last], total, ring,
+                                      CAP_TRICKS)
+            finished = (results["status"] == FINISHED) & (results["cards"] < max_cards) & \
+                (results["tricks"] < max_tricks)
+            kept = out[first:last]
+            kept["status"][finished] = STATUSES.index("finished")
+            kept["winner"][finished] = results["winner"][finished]
+            kept["cards"][finished] = results["cards"][finished]
+            kept["tricks"][finished] = results["tricks"][finished]
+            for p, count in enumerate(("count0", "count1")):
+                kept[count][finished] = np.where(results["winner"][finished] == p, total, 0)
+            for name in ("entry_tricks", "entry_cards", "period_tricks", "period_cards"):
+                kept[name][finished] = -1
+            again.extend(first + np.flatnonzero(~finished))
+        if again:
+            again = np.array(again)
+            out[again] = self._compiled().play_batch(decks[again], splits[again], rules)
+        return out
+
+    def perturb(self, states, deck, seed, index, tries, *, changes=2, reach=3):
+        """Perturbation walk `index` of `seed` (beggar._loops.perturb), its
+        tries played by the kernel bg_perturb: the compiled engine's walk, its
+        loops played again there. Two-player states of `deck`."""
+        from .. import _loops
+        deck = Deck.parse(deck)
+        ring = ring_of(deck)
+        if ring > self.backend.RING or deck.total > self.backend.TOTAL:
+            raise GpuRequestError(f"the {self.NAME} engine plays decks of at most {self.backend.TOTAL} cards, "
+                                  f"not deck {deck} ({deck.total})")
+        key = ("perturb", deck)
+
+        def launcher(pool, n_pool, total, walk_seed, first, most, known):
+            count = min(most, self.sizes.size(key))
+            return count, self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                          first, count)
+        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, launcher=launcher)
+
+    def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
+                   part=False):
+        """The tries of first .. first + count - 1 the kernel hands back, in order."""
+        hits, n_hits, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                          first, count, CAP_TRICKS)
+        if not part:
+            self.sizes.record(key, count, seconds, n_hits)
+        if n_hits > len(hits):
+            return [try_ for offset, size in _parts(count, n_hits, len(hits))
+                    for try_ in self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                                first + offset, size, part=True)]
+        return sorted(first + int(offset) for offset in hits["offset"][:n_hits])
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         raise GpuRequestError(f"the {self.NAME} engine does not climb: hill climbing runs on the "
@@ -403,6 +481,14 @@ def _parts(count, n_hits, capacity):
     parts = min(count, -(-2 * n_hits // capacity))
     edges = [count * k // parts for k in range(parts + 1)]
     return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+def _power_above(n):
+    """The least power of two, at least 2, that is n or more."""
+    ring = 2
+    while ring < n:
+        ring *= 2
+    return ring
 
 
 def _add(counts, length, n=1):

@@ -390,6 +390,117 @@ BG_FN void bg_deal_arrangement(bg_entry* e, const BG_LOCAL bg_block* b, const BG
     }
 }
 
+/* Deal the given cards into entry `e`: hand 0 holds the first n0 of the n
+   cards, hand 1 the rest. */
+BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
+    e->row = 0;
+    e->run = 0;
+    for (int p = 0; p < 2; p++) {
+        int first_row = e->row, from = p ? n0 : 0, to = p ? n : n0;
+        for (int k = from; k < to; k++)
+            bg_put(e, cards[k]);
+        bg_end_hand(e, p, first_row);
+    }
+}
+
+
+/* ---------------------------------------------------------------- perturbation (beggar._loops)
+
+   A perturbation try: a state on a known loop, changed one to `changes`
+   times by small changes, played. These mirror _loops.pyx's change(),
+   draw for draw and byte for byte: the compiled engine and every GPU target
+   derive the same candidate from the same stream. */
+
+/* A state as the deal it stands for: the leader's hand (n0 cards) first. */
+typedef struct {
+    int n, n0;
+    bg_u8 cards[BG_CARDS];
+} bg_state;
+
+BG_FN void bg_state_insert(bg_state* s, int position, bg_u8 card) {
+    int at = position <= s->n0 ? position : position - 1;
+    for (int k = s->n; k > at; k--)
+        s->cards[k] = s->cards[k - 1];
+    s->cards[at] = card;
+    s->n++;
+    if (position <= s->n0)
+        s->n0++;
+}
+
+BG_FN void bg_state_remove(bg_state* s, int at) {
+    for (int k = at; k < s->n - 1; k++)
+        s->cards[k] = s->cards[k + 1];
+    s->n--;
+    if (at < s->n0)
+        s->n0--;
+}
+
+/* One small change (_loops.change): two cards of different rank swapped,
+   one card moved into the other hand, a court card moved 1 to `reach`
+   places, or the split shifted by 1-3 cards. */
+BG_FN void bg_change(bg_u64* rng, bg_state* s, int reach) {
+    int kind = (int)bg_below(rng, 4);
+    if (kind == 0) {
+        for (int tries = 0; tries < 64; tries++) {
+            int i = (int)bg_below(rng, (bg_u32)s->n), j = (int)bg_below(rng, (bg_u32)s->n);
+            if (s->cards[i] != s->cards[j]) {
+                bg_u8 card = s->cards[i];
+                s->cards[i] = s->cards[j];
+                s->cards[j] = card;
+                return;
+            }
+        }
+    } else if (kind == 1) {
+        int i = (int)bg_below(rng, (bg_u32)s->n);
+        bg_u8 card = s->cards[i];
+        int from_leader = i < s->n0;
+        bg_state_remove(s, i);
+        if (from_leader)
+            bg_state_insert(s, s->n0 + 1 + (int)bg_below(rng, (bg_u32)(s->n - s->n0 + 1)), card);
+        else
+            bg_state_insert(s, (int)bg_below(rng, (bg_u32)(s->n0 + 1)), card);
+    } else if (kind == 2) {
+        int i;
+        do
+            i = (int)bg_below(rng, (bg_u32)s->n);
+        while (!s->cards[i]);
+        int d = 1 + (int)bg_below(rng, (bg_u32)reach);
+        int j = bg_below(rng, 2) ? i + d : i - d;
+        j = j < 0 ? 0 : j >= s->n ? s->n - 1 : j;
+        bg_u8 card = s->cards[i];
+        if (j > i)
+            for (int k = i; k < j; k++)
+                s->cards[k] = s->cards[k + 1];
+        else
+            for (int k = i; k > j; k--)
+                s->cards[k] = s->cards[k - 1];
+        s->cards[j] = card;
+    } else {
+        int d = 1 + (int)bg_below(rng, 3);
+        s->n0 += bg_below(rng, 2) ? d : -d;
+        s->n0 = s->n0 < 1 ? 1 : s->n0 > s->n - 1 ? s->n - 1 : s->n0;
+    }
+}
+
+/* A perturbation walk's try `t`: from its walk's stream (bg_stream_start
+   of the walk's seed and t), a state of the pool (rows of `stride` bytes:
+   n0, then the n cards), changed 1 to `changes` times. Whether both its
+   hands hold a card (a try that is no game plays nothing). */
+BG_FN int bg_perturbed(bg_state* s, const BG_GLOBAL bg_u8* pool, int n_pool, int n, bg_u64 walk_seed, bg_u64 t,
+                       int changes, int reach) {
+    bg_u64 rng = bg_stream_start(walk_seed, t);
+    const BG_GLOBAL bg_u8* row = pool + (bg_u64)bg_below(&rng, (bg_u32)n_pool) * (bg_u64)(n + 1);
+    s->n = n;
+    s->n0 = row[0];
+    for (int k = 0; k < n; k++)
+        s->cards[k] = row[1 + k];
+    int made = 1 + (int)bg_below(&rng, (bg_u32)changes);
+    for (int m = 0; m < made; m++)
+        bg_change(&rng, s, reach);
+    return 0 < s->n0 && s->n0 < s->n;
+}
+
+
 /* ---------------------------------------------------------------- play */
 
 BG_FN int bg_head(const bg_game* g, int p) { return p ? g->head1 : g->head0; }
@@ -532,6 +643,49 @@ BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u
     if (g->tricks >= cap)
         return BG_CAPPED;
     return -1;
+}
+
+/* A state's hash, the same from either seat: FNV-1a over the pieces of the
+   leader's hand, a mark, then the other hand's (pieces describe a hand
+   uniquely: its last always the trailing plain cards, court 0). */
+#define BG_FNV_START 14695981039346656037ULL
+#define BG_FNV_PRIME 1099511628211ULL
+BG_FN bg_u64 bg_state_hash(const bg_game* g, int mask) {
+    bg_u64 h = BG_FNV_START;
+    for (int seat = 0; seat < 2; seat++) {
+        int p = g->leader ^ seat;
+        for (int i = 0; i < bg_size(g, p); i++)
+            h = (h ^ BG_AT(g, p, i, mask)) * BG_FNV_PRIME;
+        h = (h ^ 0xFFFFu) * BG_FNV_PRIME;
+    }
+    return h;
+}
+
+/* A loop's identity, from a state on its cycle of `period` tricks: the least
+   of its states' hashes, whichever state the game entered it by
+   (_loops.cycle_hash gives the same from the cards). The game is played on
+   around the cycle meanwhile. */
+BG_FN bg_u64 bg_cycle_hash(bg_game* g, bg_u32 period, int mask) {
+    bg_u64 least = bg_state_hash(g, mask);
+    for (bg_u32 k = 1; k < period; k++) {
+        bg_trick(g, mask);
+        bg_u64 h = bg_state_hash(g, mask);
+        least = h < least ? h : least;
+    }
+    return least;
+}
+
+/* Whether `hash` is among the n sorted `known`. */
+BG_FN int bg_known(const BG_GLOBAL bg_u64* known, int n, bg_u64 hash) {
+    int low = 0, high = n;
+    while (low < high) {
+        int middle = (low + high) >> 1;
+        if (known[middle] < hash)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < n && known[low] == hash;
 }
 
 /* A game that ended with `status`, as the host is told of it. */

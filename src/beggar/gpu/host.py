@@ -41,3 +41,15 @@ class HostBackend:
         self._kernels.census(block, count, max(count, 1), threshold, cap, cards, tricks, hits.view(np.uint8),
                              n_hits, self.CAPACITY)
         return hits, int(n_hits[0])
+
+    def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
+        hits = np.zeros(self.CAPACITY, HIT)
+        n_hits = np.zeros(1, np.uint64)
+        self._kernels.perturb(pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap,
+                              hits.view(np.uint8), n_hits, self.CAPACITY)
+        return hits, int(n_hits[0])
+
+    def batch(self, rows, splits, total, ring, cap):
+        results = np.zeros(len(splits), HIT)
+        self._kernels.batch(rows, splits, total, ring, cap, results.view(np.uint8))
+        return results

@@ -89,12 +89,19 @@ typedef struct {
     } deals;
 } bg_block_memory;
 
-/* What a launch is asked for: the kernels' arguments. */
+/* What a launch plays: random deals, a census block's, a perturbation
+   walk's tries, or deals it is given. */
+enum { BG_SAMPLE = 0, BG_CENSUS = 1, BG_PERTURB = 2, BG_BATCH = 3 };
+
+/* What a launch is asked for: the kernels' arguments. Each kernel sets
+   those of its kind (the rest are 0): after inlining `kind` is a constant,
+   and the code of the other kinds is gone. */
 typedef struct {
-    int census;
+    int kind;
     bg_u64 seed, first, count, grab;
     bg_i64 keep_cards;          /* sample: min_cards; census: the threshold */
     bg_u32 cap;
+    int total, ring;            /* perturb, batch: the deals' cards and ring */
     BG_GLOBAL bg_u64* next;
     BG_GLOBAL bg_u64* lengths;  /* sample */
     BG_GLOBAL bg_u64* best;
@@ -103,6 +110,11 @@ typedef struct {
     BG_GLOBAL bg_hit* hits;
     BG_GLOBAL bg_u64* n_hits;
     bg_u64 capacity;
+    const BG_GLOBAL bg_u8* pool;    /* perturb: the pool's rows (n0, then the cards) */
+    int n_pool, changes, reach, n_known;
+    const BG_GLOBAL bg_u64* known;  /* perturb: the loops' hashes known, sorted */
+    const BG_GLOBAL bg_u8* rows;    /* batch: the deals, `total` cards a row */
+    const BG_GLOBAL int* splits;    /* batch: each deal's first hand */
 } bg_launch_of;
 
 BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
@@ -132,7 +144,7 @@ BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot) {
 /* Count a game that ended, and hand it to the host if it is one to look at. */
 BG_FN void bg_record(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_result* r, bg_u64 offset,
                      bg_u64* best) {
-    if (!l->census) {
+    if (l->kind == BG_SAMPLE) {
         if (r->status == BG_FINISHED) {
             int bin = bg_length_bin(r->cards);
             if (bin < BG_SHARED_BINS)
@@ -163,7 +175,9 @@ BG_FN void bg_record(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const b
 
 /* Add the block's counts to the totals. */
 BG_FN void bg_flush(const bg_launch_of* l, BG_LOCAL bg_block_memory* m) {
-    if (!l->census) {
+    if (l->kind == BG_PERTURB || l->kind == BG_BATCH)
+        return;
+    if (l->kind == BG_SAMPLE) {
         for (int i = BG_THREAD; i < BG_SHARED_BINS; i += BG_THREADS)
             if (m->counts.bins[i])
                 BG_ADD64(&l->lengths[i], m->counts.bins[i]);
@@ -181,25 +195,26 @@ BG_FN void bg_flush(const bg_launch_of* l, BG_LOCAL bg_block_memory* m) {
 BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_GLOBAL bg_shape* shape,
                    const BG_GLOBAL bg_block* block) {
     const int t = BG_THREAD, threads = BG_THREADS;
+    const int census = l->kind == BG_CENSUS;
     /* The census's counts cover the sample's bins. */
     for (int i = t; i < BG_SHARED_CARDS; i += threads)
         m->counts.census.cards[i] = 0;
     for (int i = t; i < BG_SHARED_TRICKS; i += threads)
         m->counts.census.tricks[i] = 0;
     if (t == 0) {
-        if (l->census)
+        if (census)
             m->deals.census.block = *block;
-        else
+        else if (l->kind == BG_SAMPLE)
             m->deals.shape = *shape;
         m->head = m->tail = BG_QUEUE_START;
         m->filled = m->live = m->dry = 0;
     }
     BG_SYNC();
-    if (l->census)
+    if (census)
         for (int i = t; i < m->deals.census.block.total; i += threads)
             m->deals.census.source[m->deals.census.block.target[i]] = (bg_u8)i;
-    int total = l->census ? m->deals.census.block.total : m->deals.shape.total;
-    int mask = (l->census ? m->deals.census.block.ring : m->deals.shape.ring) - 1;
+    int total = census ? m->deals.census.block.total : l->kind == BG_SAMPLE ? m->deals.shape.total : l->total;
+    int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
     bg_game g;
     g.hands = m->hands.pieces;
     g.pile = m->pile;
@@ -211,6 +226,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     e.pieces = m->queue.pieces;
     e.sizes = m->queue_sizes;
     bg_u8 arrangement[BG_CARDS];        /* census: the run's current one */
+    bg_state state;                     /* perturb, batch: the deal to play */
     bg_u64 offset = 0, run = 0, run_end = 0, best = 0;
     int playing = 0, dry = 0;
     bg_u32 limit = 0;                   /* entries below it are dealt */
@@ -230,7 +246,18 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
             int status = bg_step(&g, &brent, &snap, mask, l->cap);
             if (status >= 0) {
                 bg_result_of(&r, &g, status);
-                bg_record(l, m, &r, offset, &best);
+                if (l->kind == BG_PERTURB) {
+                    /* A loop known already is no news: only a new one, or
+                       a game that reached the cap, goes to the host. */
+                    if (status == BG_CAPPED
+                        || (status == BG_LOOP
+                            && !bg_known(l->known, l->n_known, bg_cycle_hash(&g, brent.steps, mask))))
+                        bg_keep(l, &r, offset);
+                } else if (l->kind == BG_BATCH) {
+                    bg_hit_of(&l->hits[offset], &r, offset);
+                } else {
+                    bg_record(l, m, &r, offset, &best);
+                }
                 playing = 0;
             }
         }
@@ -259,25 +286,43 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
             break;
         bg_u32 free_entries = (bg_u32)threads - (m->tail - m->head);
         if (m->refill && !dry && (bg_u32)t < free_entries) {
-            if (run == run_end) {
-                run = BG_ADD64(l->next, l->grab);
-                if (run >= l->count) {
-                    dry = 1;
-                    BG_ADD32(&m->dry, 1);
-                } else {
+            int dealt = 0;
+            while (!dealt) {
+                if (run == run_end) {
+                    run = BG_ADD64(l->next, l->grab);
+                    if (run >= l->count) {
+                        dry = 1;
+                        BG_ADD32(&m->dry, 1);
+                        break;
+                    }
                     run_end = run + l->grab < l->count ? run + l->grab : l->count;
-                    if (l->census)
+                    if (census)
                         bg_unrank(arrangement, &m->deals.census.block, run);
+                } else if (census) {
+                    bg_next_arrangement(arrangement, total);
                 }
-            } else if (l->census) {
-                bg_next_arrangement(arrangement, total);
+                /* A perturbation try whose hand is empty is no game: it
+                   counts as played, and the next is taken. */
+                dealt = l->kind != BG_PERTURB || bg_perturbed(&state, l->pool, l->n_pool, total, l->seed,
+                                                               l->first + run, l->changes, l->reach);
+                if (!dealt)
+                    run++;
             }
-            if (!dry) {
+            if (dealt) {
                 e.slot = (int)((m->tail + BG_ADD32(&m->filled, 1)) % (bg_u32)threads);
-                if (l->census)
+                if (census) {
                     bg_deal_arrangement(&e, &m->deals.census.block, m->deals.census.source, arrangement);
-                else
+                } else if (l->kind == BG_SAMPLE) {
                     bg_deal_random(&e, &m->deals.shape, l->seed, l->first + run);
+                } else {
+                    if (l->kind == BG_BATCH) {
+                        state.n = total;
+                        state.n0 = l->splits[run];
+                        for (int k = 0; k < total; k++)
+                            state.cards[k] = l->rows[run * (bg_u64)total + (bg_u64)k];
+                    }
+                    bg_deal_cards(&e, state.cards, state.n0, state.n);
+                }
                 m->queue_offsets[e.slot] = run;
                 run++;
             }
@@ -299,8 +344,20 @@ BG_KERNEL bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, 
                     BG_GLOBAL bg_u64* best, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
                     bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
-    bg_launch_of l = {0, seed, first, count, BG_GRAB, min_cards, (bg_u32)cap, next, lengths, best, 0, 0,
-                      hits, n_hits, capacity};
+    bg_launch_of l = {0};
+    l.kind = BG_SAMPLE;
+    l.seed = seed;
+    l.first = first;
+    l.count = count;
+    l.grab = BG_GRAB;
+    l.keep_cards = min_cards;
+    l.cap = (bg_u32)cap;
+    l.next = next;
+    l.lengths = lengths;
+    l.best = best;
+    l.hits = hits;
+    l.n_hits = n_hits;
+    l.capacity = capacity;
     bg_flat(&l, &m, shape, 0);
 }
 
@@ -313,7 +370,71 @@ BG_KERNEL bg_census(const BG_GLOBAL bg_block* block, bg_u64 count, bg_u64 grab, 
                     bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* cards, BG_GLOBAL bg_u64* tricks,
                     BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
-    bg_launch_of l = {1, 0, 0, count, grab, threshold, (bg_u32)cap, next, 0, 0, cards, tricks,
-                      hits, n_hits, capacity};
+    bg_launch_of l = {0};
+    l.kind = BG_CENSUS;
+    l.count = count;
+    l.grab = grab;
+    l.keep_cards = threshold;
+    l.cap = (bg_u32)cap;
+    l.next = next;
+    l.cards = cards;
+    l.tricks = tricks;
+    l.hits = hits;
+    l.n_hits = n_hits;
+    l.capacity = capacity;
     bg_flat(&l, &m, 0, block);
+}
+
+/* Tries first .. first + count - 1 of a perturbation walk (bg_perturbed:
+   its seed `walk_seed`, a pool of `n_pool` rows of total + 1 bytes, each a
+   state on a known loop of `total` cards and hands of `ring` places). A
+   try whose game falls into a loop that is not among the `n_known` sorted
+   hashes of `known` (bg_cycle_hash), or that reaches the cap, goes to
+   `hits`; the rest are no news. */
+BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int ring, int changes, int reach,
+                     bg_u64 walk_seed, const BG_GLOBAL bg_u64* known, int n_known, bg_u64 first, bg_u64 count,
+                     bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
+                     bg_u64 capacity) {
+    BG_SHARED bg_block_memory m;
+    bg_launch_of l = {0};
+    l.kind = BG_PERTURB;
+    l.seed = walk_seed;
+    l.first = first;
+    l.count = count;
+    l.grab = BG_GRAB;
+    l.cap = (bg_u32)cap;
+    l.total = total;
+    l.ring = ring;
+    l.next = next;
+    l.hits = hits;
+    l.n_hits = n_hits;
+    l.capacity = capacity;
+    l.pool = pool;
+    l.n_pool = n_pool;
+    l.changes = changes;
+    l.reach = reach;
+    l.known = known;
+    l.n_known = n_known;
+    bg_flat(&l, &m, 0, 0);
+}
+
+/* The `count` deals it is given, rows of `total` cards whose first hand
+   holds `splits[i]` (hands of `ring` places): the game of row i ends in
+   results[i] (its status, winner, cards and tricks; a loop and a game that
+   reached the cap are played again by the host). */
+BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int total, int ring, bg_u64 count,
+                   bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* results) {
+    BG_SHARED bg_block_memory m;
+    bg_launch_of l = {0};
+    l.kind = BG_BATCH;
+    l.count = count;
+    l.grab = BG_GRAB;
+    l.cap = (bg_u32)cap;
+    l.total = total;
+    l.ring = ring;
+    l.next = next;
+    l.hits = results;
+    l.rows = rows;
+    l.splits = splits;
+    bg_flat(&l, &m, 0, 0);
 }

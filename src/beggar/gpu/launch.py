@@ -32,7 +32,7 @@ SHARED_FIXED = 6 * 1024
 CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
-KERNELS = ("bg_sample", "bg_census")
+KERNELS = ("bg_sample", "bg_census", "bg_perturb", "bg_batch")
 #: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
 TOTAL = 256
 #: The most places in a hand's ring (game.h's BG_RING of the host build).
@@ -127,6 +127,33 @@ class Backend:
         self._to_host(cards, "cards")
         self._to_host(tricks, "tricks")
         return self._hits()
+
+    def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
+        """The kernel bg_perturb over tries first .. first + count - 1 of a
+        walk (a pool of `n_pool` rows, the sorted `known` cycle hashes);
+        returns (hits, n_hits)."""
+        u64, i32 = np.uint64, np.int32
+        self.kernels(ring, cards_of(total))
+        n_known = len(known)
+        known = known if n_known else np.zeros(1, np.uint64)        # no buffer is empty
+        self._launch("bg_perturb", (ring, cards_of(total)), [
+            (self._to_device("pool", pool), BUFFER), (n_pool, i32), (total, i32), (ring, i32), (changes, i32),
+            (reach, i32), (walk_seed, u64), (self._to_device("known", known), BUFFER), (n_known, i32),
+            (first, u64), (count, u64), (cap, np.int64), (self._zeros("next", 8), BUFFER),
+            (self._buffer("hits", self.CAPACITY * HIT.itemsize), BUFFER), (self._zeros("n_hits", 8), BUFFER),
+            (self.CAPACITY, u64)])
+        return self._hits()
+
+    def batch(self, rows, splits, total, ring, cap):
+        """The kernel bg_batch over the deals of `rows`: one bg_hit a deal."""
+        self.kernels(ring, cards_of(total))
+        results = np.zeros(len(splits), HIT)
+        self._launch("bg_batch", (ring, cards_of(total)), [
+            (self._to_device("rows", rows), BUFFER), (self._to_device("splits", splits), BUFFER),
+            (total, np.int32), (ring, np.int32), (len(splits), np.uint64), (cap, np.int64),
+            (self._zeros("next", 8), BUFFER), (self._buffer("results", results.nbytes), BUFFER)])
+        self._to_host(results, "results")
+        return results
 
     def _hits(self):
         n_hits = np.zeros(1, np.uint64)

@@ -130,6 +130,23 @@ class Several:
             tricks += part_tricks
         return self._hits([(offset, deals, hits) for offset, deals, (hits, _, _) in played])
 
+    def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
+        def play(backend, offset, deals):
+            return backend.perturb(pool, n_pool, total, ring, changes, reach, walk_seed, known, first + offset,
+                                   deals, cap)
+        return self._hits(self._each(play, count))
+
+    def batch(self, rows, splits, total, ring, cap):
+        results = np.zeros(len(splits), HIT)
+
+        def play(backend, offset, deals):
+            return backend.batch(rows[offset * total:(offset + deals) * total], splits[offset:offset + deals],
+                                 total, ring, cap)
+        for offset, deals, part in self._each(play, len(splits)):
+            results[offset:offset + deals] = part
+            results["offset"][offset:offset + deals] += np.uint64(offset)
+        return results
+
     def close(self):
         for backend in self.backends:
             close = getattr(backend, "close", None)

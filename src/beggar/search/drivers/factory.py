@@ -226,10 +226,12 @@ class Perturb(_Factory):
     options = "perturb"
     rules = PerturbRules
     starts_from_loops = True
+    gpu = True
 
     def walk(self, spec, chunk, tries, rules):
-        from ... import _loops
-        return _loops.perturb(start_states(spec), Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
+        # The compiled engine or a GPU engine plays the walk's tries: the same loops.
+        return engine.perturb(start_states(spec), Deck.parse(spec["deck"]), spec["seed"], chunk, tries,
+                              engine=spec["engine"], **rules)
 
     def start(self, archive, spec):
         """The full loops of the deck, the archive's and those known (start_keys)."""
