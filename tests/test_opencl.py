@@ -8,6 +8,7 @@ overflow, on several devices at once, and in a job killed and resumed."""
 import signal
 import time
 
+import numpy as np
 import pytest
 
 from beggar import _engine, census, engine
@@ -18,7 +19,7 @@ from beggar.gpu.launch import THREADS, GpuFault, block_threads
 from beggar.gpu.several import Several
 
 from helpers import beggar, job_file, kept, one_line, start, wait_for_chunks
-from test_gpu import CENSUS_BLOCKS, SHAPES
+from test_gpu import CENSUS_BLOCKS, SHAPES, casella_state
 
 pytest.importorskip("pyopencl", reason="the opencl extra: pip install '.[opencl]'")
 
@@ -84,6 +85,19 @@ def test_several_devices_play_as_one(device):
     assert pair.sample_best(*args) == _engine.sample_best(*args)
     assert pair.census(5 * 10 ** 7, 50_000, Deck.parse("half"), 2, None, 10) == \
         _engine.census(5 * 10 ** 7, 50_000, Deck.parse("half"), 2, None, 10)
+
+
+def test_perturbation_walks_and_given_deals_as_the_compiled_engine_plays_them(device):
+    from beggar import _loops
+    assert engine.perturb(casella_state(), "standard", 6, 0, 150_000, engine="opencl") == \
+        engine.perturb(casella_state(), "standard", 6, 0, 150_000)
+    start = _loops.grow("18 3J", 1, 0, 100_000, start_courts=0).loops
+    small = RangeEngine("opencl", lambda: opencl.OpenClDevice(capacity=4, launch=5_000))
+    assert small.perturb(start, "18 3J", 3, 1, 200_000) == _loops.perturb(start, "18 3J", 3, 1, 200_000)
+    rng = np.random.default_rng(7)
+    rows = np.array([rng.permutation([0] * 16 + [1, 1]) for _ in range(5000)], np.uint8)
+    splits = rng.integers(1, 18, 5000)
+    assert (engine.get("opencl").play_batch(rows, splits) == _engine.play_batch(rows, splits)).all()
 
 
 def test_a_device_without_64_bit_atomics_is_named_with_what_it_lacks():

@@ -266,7 +266,7 @@ def add_run_options(parser, workers_default):
                              "else compiled); a resumed job may go on on another")
     parser.add_argument("--gpu", action="store_true",
                         help="play on the GPU: --engine gpu where an NVIDIA GPU can be used, else --engine "
-                             "opencl on an OpenCL GPU (two-player sample and census jobs; needs the gpu or "
+                             "opencl on an OpenCL GPU (two-player sample, census and perturb jobs; needs the gpu or "
                              "opencl extra: pip install '.[gpu]' or '.[opencl]')")
     parser.add_argument("--devices", type=devices, metavar="LIST",
                         help="a GPU job's devices: 'all', or numbers such as '0,2' as beggar gpu lists them "

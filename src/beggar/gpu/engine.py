@@ -1,21 +1,25 @@
-"""An engine made of the GPU kernels' launches: "gpu" on the device, "gpu-host" on the CPU.
+"""An engine made of the GPU kernels' launches: "gpu", "opencl" and "gpu-host".
 
-The kernels (kernel.cu, game.h) play ranges of random deals and of census
-ranks and hand back what a launch can count on the device: the length
-histograms of the games that finished, the longest, and the games worth a
-look (long ones, loops, games that reached the cap of tricks) as hits. This
-module turns those into the results of contract.Engine, equal to the compiled
-engine's bit for bit: every loop and capped game is played again by the
-compiled engine with exact loop detection; a launch whose hits overflow the
-buffer is played again in parts; a census block is cut where the prefix of
-its arrangements changes, so that the device unranks in 64 bits.
+The kernels (kernel.cu, game.h) play ranges of random deals, of census
+ranks, of a perturbation walk's tries, and rows of deals they are handed,
+and hand back what a launch can count on the device: the length histograms
+of the games that finished, the longest, and the games worth a look (long
+ones, loops, games that reached the cap of tricks, a walk's loops not known
+yet) as hits. This module turns those into the results of contract.Engine,
+equal to the compiled engine's bit for bit: every loop and capped game is
+played again by the compiled engine with exact loop detection; a launch
+whose hits overflow the buffer is played again in parts; a census block is
+cut where the prefix of its arrangements changes, so that the device
+unranks in 64 bits; a perturbation walk is the compiled engine's
+(beggar._loops.perturb), its tries launched here.
 
-A backend is an object with `sample(...)` and `census(...)`, the kernels'
-arguments with NumPy arrays for their buffers (gpu/host.py's, or
-gpu/device.py's launches), and the sizes it launches in (gpu/sizing.py
-sizes each launch from them). A backend whose call fails with an
-EngineFault is closed and forgotten: the next call makes a new one, since
-after a kernel's fault a GPU's context cannot be used again.
+A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`
+and `batch(...)`, the kernels' arguments with NumPy arrays for their buffers
+(gpu/host.py's, gpu/launch.py's on a device, gpu/several.py's over several),
+and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
+backend whose call fails with an EngineFault is closed and forgotten: the
+next call makes a new one, since after a kernel's fault a GPU's context
+cannot be used again.
 """
 
 from __future__ import annotations
@@ -80,9 +84,10 @@ def _counts(cards):
 
 
 class RangeEngine:
-    """contract.Engine's sample, sample_best and census on a backend's launches,
-    for two players; the one-game calls (play, play_batch, backward play) are
-    the compiled engine's, and their outcomes say so; climbing is refused."""
+    """contract.Engine's sample, sample_best, census and play_batch on a
+    backend's launches, for two players, and perturbation walks (perturb);
+    the one-game calls (play, backward play) are the compiled engine's, and
+    their outcomes say so; climbing is refused."""
 
     def __init__(self, name, make_backend):
         self.NAME = name
@@ -131,8 +136,8 @@ class RangeEngine:
         return _engine
 
     def __getattr__(self, name):
-        # The one-game calls of the contract (play, play_batch, backward
-        # play) are the compiled engine's, and their outcomes say so.
+        # The one-game calls of the contract (play, backward play) are the
+        # compiled engine's, and their outcomes say so.
         from ..contract import FUNCTIONS
         if name in FUNCTIONS:
             return getattr(self._compiled(), name)

@@ -1,24 +1,29 @@
-/* The GPU engine's kernels: random deals (sample) and census blocks.
+/* The GPU engines' kernels: random deals (bg_sample), census blocks
+   (bg_census), a perturbation walk's tries (bg_perturb) and deals they are
+   handed (bg_batch).
 
-   Both kernels are one flat loop in which a warp never waits for its
-   longest game. Every step plays one trick for every thread that has a
-   game; a thread whose game ended records it and takes at once a deal that
-   is already dealt, from its block's queue in shared memory. Every
-   BG_STEPS steps the block meets at a barrier and, when half its queue is
-   free, refills it: threads 0 .. free - 1 deal one deal each, so that whole
-   warps deal together and dealing stays converged too. The queue holds one
-   deal a thread; a block plays about half as many games in BG_STEPS
-   tricks, so a thread rarely finds it empty. Deals come from a shared
-   counter in runs of `grab` (a census run is unranked once and stepped on
-   by next-arrangement), so the counter is touched once a run.
+   All four are one flat loop in which a warp never waits for its longest
+   game. Every step plays one trick for every thread that has a game; a
+   thread whose game ended records it and takes at once a deal that is
+   already dealt, from its block's queue in shared memory. Every BG_STEPS
+   steps the block meets at a barrier and, when half its queue is free,
+   refills it: threads 0 .. free - 1 deal one deal each, so that whole warps
+   deal together and dealing stays converged too. The queue holds one deal a
+   thread; a block plays about half as many games in BG_STEPS tricks, so a
+   thread rarely finds it empty. Deals come from a shared counter in runs of
+   `grab` (a census run is unranked once and stepped on by next-arrangement),
+   so the counter is touched once a run. A deal is dealt from (seed, index)
+   (random deals), unranked (a census), derived from the walk's pool and
+   (seed, try) (perturbation), or read from the rows given (a batch).
    benchmarks/gpu_kernel_model.py models the warps' efficiency under this
    scheduling from logged games.
 
    Lengths are counted per thread block in shared memory and added to the
    totals once (long ones, rarer, straight to the totals); the games handed
-   to the host (long ones, loops, capped ones) go to a buffer through an
-   atomic counter, and a count above the buffer's capacity tells the host to
-   play the launch again in parts. The game itself is game.h's.
+   to the host (long ones, loops, capped ones; a walk's loops not known yet)
+   go to a buffer through an atomic counter, and a count above the buffer's
+   capacity tells the host to play the launch again in parts; a batch's
+   games each to their own row. The game itself is game.h's.
 
    One body for every target (vendor.h holds the differences): CUDA through
    NVRTC (the engine "gpu"), OpenCL C (the engine "opencl"), and host C:

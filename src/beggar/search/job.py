@@ -180,7 +180,8 @@ def check_engine(spec, name, where="job"):
     if name in GPU_ENGINES:
         if not drivers.of(spec).gpu:
             played = [driver.name for driver in drivers.ALL if driver.gpu]
-            raise JobError(f"{where}: the {name} engine plays {' and '.join(played)} jobs; the "
+            played = ", ".join(played[:-1]) + " and " + played[-1]
+            raise JobError(f"{where}: the {name} engine plays {played} jobs; the "
                            f"{spec['driver']} driver runs on the compiled engine")
         if spec["players"] != 2:
             raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
