@@ -199,6 +199,24 @@ def test_a_perturbation_walk_on_the_gpu_kernels_finds_the_compiled_engines_loops
     assert len(compiled.loops) == 1 and compiled.tries == 150_000
 
 
+def test_the_kernels_hand_back_only_the_loops_a_walk_does_not_know():
+    # About 1 try in 100 of a walk from Casella's loop falls back into it:
+    # the device knows that loop by its cycle hash, as the walk does, and
+    # hands back only the loop that is new (and whatever reached the cap).
+    from beggar import _loops
+    host = HostBackend(launch=1 << 16)
+    handed = []
+
+    def launcher(pool, n_pool, total, walk_seed, first, most, known):
+        count = min(most, 1 << 16)
+        hits, n_hits = host.perturb(pool, n_pool, total, 32, 2, 3, walk_seed, known, first, count, CAP_TRICKS)
+        handed.extend(hits[:n_hits])
+        return count, sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+    walked = _loops.perturb(casella_state(), "standard", 6, 0, 150_000, launcher=launcher)
+    assert walked == _loops.perturb(casella_state(), "standard", 6, 0, 150_000) and len(walked.loops) == 1
+    assert 1 <= len(handed) <= 3 and all(hit["status"] == 1 for hit in handed)
+
+
 def test_a_walk_whose_tries_are_launched_in_any_parts_finds_the_same_loops():
     # A launcher that plays nothing and hands back every try, in parts that
     # cut across the rounds, and the kernels' launches of 5,000 tries whose

@@ -43,7 +43,7 @@ from libc.string cimport memcpy, memmove, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, game_load, loop_key,
+from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, cycle_hash, game_load, loop_key,
                        play_game, work_free, work_init)
 from ._random cimport below, stream_start
 
@@ -547,9 +547,21 @@ cdef struct Perturber:
     int changes             # changes per try: 1 .. changes
     int reach               # a court card moves 1 .. reach places
     Seen seen
+    Seen cycles             # the cycle hash of every loop seen: a try that falls into one is no news
     Work w
-    uint64_t* known         # cycle_hash of every loop seen (a GPU's launches leave them out)
+    uint64_t* known         # the same, listed (a GPU's launches leave them out)
     int n_known
+
+
+cdef inline void copy_state(State* to, const State* s) noexcept nogil:
+    """A state's cards and sizes (not the whole struct: a deck holds far
+    fewer cards than MAX_DECK)."""
+    to.n = s.n
+    to.n0 = s.n0
+    to.period = s.period
+    to.fails = s.fails
+    to.loop = s.loop
+    memcpy(to.cards, s.cards, s.n)
 
 
 cdef bint perturbed(const Perturber* p, uint64_t t, State* cand) noexcept nogil:
@@ -557,7 +569,7 @@ cdef bint perturbed(const Perturber* p, uint64_t t, State* cand) noexcept nogil:
     (game.h's bg_perturbed draws the same); whether both hands hold a card."""
     cdef uint64_t rng = stream_start(p.walk_seed, t)
     cdef int m, made
-    cand[0] = p.pool[below(&rng, <uint32_t>p.n_pool)]
+    copy_state(cand, &p.pool[below(&rng, <uint32_t>p.n_pool)])
     made = 1 + <int>below(&rng, <uint32_t>p.changes)
     for m in range(made):
         change(&rng, cand, p.reach)
@@ -591,10 +603,11 @@ cdef void add_loop(Perturber* p, const State* first, int64_t period, bint pooled
     hash (the least state_hash of its states, game.h's bg_cycle_hash) joins
     the known ones, and where `pooled` its states join the pool (a full pool
     keeps the states given and puts each in a random place among the rest)."""
-    cdef State s = first[0]
+    cdef State s
     cdef uint64_t least = 0, h
     cdef int64_t k
     cdef int at
+    copy_state(&s, first)
     for k in range(period):
         if k:
             advance(&p.w, &s, 1)
@@ -609,6 +622,7 @@ cdef void add_loop(Perturber* p, const State* first, int64_t period, bint pooled
         elif p.n_pool > p.n_given:
             at = p.n_given + <int>below(&p.pool_rng, <uint32_t>(p.n_pool - p.n_given))
             p.pool[at] = s
+    seen_add(&p.cycles, least)
     if p.n_known < SEEN_SLOTS // 2:
         p.known[p.n_known] = least
         p.n_known += 1
@@ -620,6 +634,10 @@ cdef int tried(Perturber* p, uint64_t t, State* found, int64_t* period) noexcept
     cdef Result r
     cdef State cand
     if not perturbed(p, t, &cand) or play_state(&p.w, &cand, &r) != LOOP:
+        return 0
+    # Most loops a try falls into are the walk's own (the loop it was changed
+    # from): known by their cycle hash, with no canonical state worked out.
+    if not seen_add(&p.cycles, cycle_hash(&p.w, r.period_tricks)):
         return 0
     if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
         return 0
@@ -693,15 +711,18 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, launcher=No
         raise MemoryError()
     p.pool = <State*>malloc(POOL * sizeof(State))
     p.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+    p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
     p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
-    if p.pool == NULL or p.seen.slots == NULL or p.known == NULL or work_init(&p.w, 2, deck.total, True) != 0:
-        free(p.pool); free(p.seen.slots); free(p.known); free(p)
+    if p.pool == NULL or p.seen.slots == NULL or p.cycles.slots == NULL or p.known == NULL \
+            or work_init(&p.w, 2, deck.total, True) != 0:
+        free(p.pool); free(p.seen.slots); free(p.cycles.slots); free(p.known); free(p)
         raise MemoryError()
     # A round's new loops: one a try at most.
     cdef State* found = <State*>malloc(ROUND * sizeof(State))
     cdef int64_t* periods = <int64_t*>malloc(ROUND * sizeof(int64_t))
     if found == NULL or periods == NULL:
-        free(found); free(periods); work_free(&p.w); free(p.pool); free(p.seen.slots); free(p.known); free(p)
+        free(found); free(periods); work_free(&p.w); free(p.pool); free(p.seen.slots); free(p.cycles.slots)
+        free(p.known); free(p)
         raise MemoryError()
     cdef State s
     cdef Result r
@@ -743,6 +764,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, launcher=No
         work_free(&p.w)
         free(p.pool)
         free(p.seen.slots)
+        free(p.cycles.slots)
         free(p.known)
         free(p)
         free(found)
@@ -762,7 +784,7 @@ cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t
         pool[i, 0] = p.pool[i].n0
         for k in range(total):
             pool[i, 1 + k] = p.pool[i].cards[k]
-    known = np.sort(np.array([p.known[i] for i in range(p.n_known)], np.uint64))
+    known = np.unique(np.array([p.known[i] for i in range(p.n_known)], np.uint64))
     played, hits = launcher(pool.reshape(-1), p.n_pool, total, p.walk_seed, first, most, known)
     played = int(played)
     if not 0 < played <= most:
