@@ -311,7 +311,8 @@ def test_outcomes_say_which_engine_played_them():
 #: tests/gpu_harness.c's launch header (its bg_launch).
 LAUNCH = np.dtype([("size", "<u8"), ("seed", "<u8"), ("first", "<u8"), ("count", "<u8"), ("capacity", "<u8"),
                    ("grab", "<u8"), ("min_cards", "<i8"), ("threshold", "<i8"), ("cap", "<i8"),
-                   ("garbage", "<u8")])
+                   ("garbage", "<u8"), ("total", "<i4"), ("ring", "<i4"), ("changes", "<i4"), ("reach", "<i4"),
+                   ("n_pool", "<i4"), ("n_known", "<i4")])
 
 
 def build_harness(folder, race=0, sanitize=False, queue_start=0):
@@ -362,7 +363,7 @@ class HarnessBackend:
     def _run(self, kernel, data, results, **arguments):
         self.launches += 1
         header = np.zeros(1, LAUNCH)
-        for name, value in dict(arguments, size=len(data), capacity=self.CAPACITY, grab=self.grab,
+        for name, value in dict(arguments, size=data.nbytes, capacity=self.CAPACITY, grab=self.grab,
                                 garbage=self.launches).items():
             header[name] = value
         folder = Path(self.program).parent
@@ -378,8 +379,9 @@ class HarnessBackend:
         for array in results:
             array[:] = np.frombuffer(output[at:at + array.nbytes], array.dtype)
             at += array.nbytes
-        hits = np.zeros(self.CAPACITY, HIT)
-        kept = min(int(n_hits), self.CAPACITY)
+        room = arguments["count"] if kernel == "batch" else self.CAPACITY
+        hits = np.zeros(room, HIT)
+        kept = room if kernel == "batch" else min(int(n_hits), self.CAPACITY)
         hits[:kept] = np.frombuffer(output[at:], HIT)
         assert len(output) == at + kept * HIT.itemsize
         return hits, int(n_hits), int(best)
@@ -392,6 +394,18 @@ class HarnessBackend:
     def census(self, block, count, threshold, cap, cards, tricks):
         hits, n_hits, _ = self._run("census", block, [cards, tricks], count=count, threshold=threshold, cap=cap)
         return hits, n_hits
+
+    def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
+        data = np.concatenate([pool, known.view(np.uint8)])
+        hits, n_hits, _ = self._run("perturb", data, [], seed=walk_seed, first=first, count=count, cap=cap,
+                                    total=total, ring=ring, changes=changes, reach=reach, n_pool=n_pool,
+                                    n_known=len(known))
+        return hits, n_hits
+
+    def batch(self, rows, splits, total, ring, cap):
+        data = np.concatenate([rows, splits.astype(np.int32).view(np.uint8)])
+        results, _, _ = self._run("batch", data, [], count=len(splits), cap=cap, total=total, ring=ring)
+        return results
 
 
 def _shape(deck, split):
@@ -456,6 +470,20 @@ def test_the_kernels_on_threads_of_several_blocks_launch_as_the_single_thread_bu
             assert on_threads == single
             if capacity == 16:
                 assert on_threads["n_hits"] > 0 and on_threads["census n_hits"] > 0
+
+
+@pytest.mark.slow
+def test_perturbation_walks_and_batches_on_threads_of_several_blocks_as_the_compiled_engine_plays_them(harness):
+    from beggar import _loops
+    threaded = RangeEngine("gpu-host", lambda: HarnessBackend(harness, 3, 32, launch=20_000, capacity=4))
+    assert threaded.perturb(casella_state(), "standard", 6, 0, 150_000) == \
+        engine.perturb(casella_state(), "standard", 6, 0, 150_000)
+    start = _loops.grow("18 3J", 1, 0, 100_000, start_courts=0).loops
+    assert threaded.perturb(start, "18 3J", 3, 1, 100_000) == _loops.perturb(start, "18 3J", 3, 1, 100_000)
+    rng = np.random.default_rng(9)
+    rows = np.array([rng.permutation([0] * 16 + [1, 1]) for _ in range(8000)], np.uint8)
+    splits = rng.integers(1, 18, 8000)
+    assert (threaded.play_batch(rows, splits) == _engine.play_batch(rows, splits)).all()
 
 
 @pytest.mark.slow
