@@ -164,13 +164,12 @@ def test_several_devices_play_as_one_and_keep_one_devices_games():
     # each launch is cut between them by their pace, and put together.
     three = RangeEngine("gpu-host", lambda: Several([HostBackend(capacity=64), HostBackend(), HostBackend()]))
     for deck, split, min_cards in (("standard", None, 700), ("16 2J", "random", 40)):
-        args = (90_000, 4, min_cards, 3 * 10 ** 9, Deck.parse(deck), 2, split)
+        args = (30_000, 4, min_cards, 3 * 10 ** 9, Deck.parse(deck), 2, split)
         assert three.sample_best(*args) == _engine.sample_best(*args)
-    for deck, split, first, deals in (("12 2J 2Q 2K", None, 0, None), ("half", None, 10 ** 8, 90_000)):
+    for deck, split, first, deals in (("10 2J 2Q", 7, 0, None), ("half", None, 10 ** 8, 30_000)):
         deck = Deck.parse(deck)
         deals = deals or census.count(deck)
         assert three.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
-    assert all(three.backend.paces)
 
 
 def test_a_launch_cut_by_pace_gives_each_device_its_share():
@@ -180,6 +179,14 @@ def test_a_launch_cut_by_pace_gives_each_device_its_share():
     assert several._cut(1000) == [(0, 750), (750, 250)]
     several.paces = [None, 2e6]          # a device not yet timed takes the others' mean
     assert several._cut(10) == [(0, 5), (5, 5)]
+    # Each part long enough to tell its device's pace is timed, and the
+    # parts are played at once, each on its own device.
+    from beggar.gpu.several import TIMED_DEALS
+    fresh = Several([HostBackend(), HostBackend()])
+    parts = fresh._each(lambda backend, offset, deals: (backend, offset, deals), 2 * TIMED_DEALS)
+    assert parts == [(0, TIMED_DEALS, (fresh.backends[0], 0, TIMED_DEALS)),
+                     (TIMED_DEALS, TIMED_DEALS, (fresh.backends[1], TIMED_DEALS, TIMED_DEALS))]
+    assert all(fresh.paces)
 
 
 # ---------------------------------------------------------------- given deals: perturbation, batches
