@@ -14,9 +14,10 @@ Nothing here runs on a GPU, and no figure is a measured speed:
    instruction, `-lineinfo` changing none of them): the local loads (LDL)
    and stores (STL) in the code of each part of the game, counted in the
    code, not as executed: "per trick" is bg_trick and bg_step (a trick and
-   its check for an end), "snapshot" bg_same and bg_copy (Brent's loop
-   check), "dealing" the deal and its random stream or unranking; "the
-   rest" is kernel.cu's own code (the queue, its takes, the counts). nvdisasm comes from the wheel
+   its check for an end), "loop check" Brent's snapshot and comparison and
+   a perturbation's cycle hash, "dealing" the deal and its random stream,
+   unranking, or a perturbation's changes; "the rest" is kernel.cu's own
+   code (the queue, its takes, the counts). nvdisasm comes from the wheel
    nvidia-cuda-nvdisasm (`pip install nvidia-cuda-nvdisasm`); without it that
    part is left out and says so.
 
@@ -73,9 +74,11 @@ LIMITS = {
 #: The parts of the game, by the game.h functions their code comes from.
 PARTS = {
     "per trick": {"bg_trick", "bg_step", "bg_pop", "bg_head", "bg_size"},
-    "snapshot": {"bg_same", "bg_copy"},
+    "loop check": {"bg_same", "bg_copy", "bg_state_hash", "bg_cycle_hash", "bg_known"},
     "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_put", "bg_end_hand",
-                "bg_deal_random", "bg_unrank", "bg_next_arrangement", "bg_deal_arrangement"},
+                "bg_place", "bg_put_hand", "bg_deal_random", "bg_exact_quotient", "bg_unrank",
+                "bg_next_arrangement", "bg_deal_arrangement", "bg_deal_cards", "bg_state_insert",
+                "bg_state_remove", "bg_change", "bg_perturbed"},
 }
 
 
@@ -228,7 +231,7 @@ def compiled_figures(arches, ring, cards):
         print("SASS: nvdisasm not found (pip install nvidia-cuda-nvdisasm): local loads and stores left out")
     print()
     print(f"{'arch':6} {'kernel':10} {'regs':>5} {'stack B':>8} {'spills st/ld':>13} {'smem static/dyn':>16} "
-          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   LDL/STL: per trick, snapshot, dealing, the rest")
+          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   LDL/STL: per trick, loop check, dealing, the rest")
     for arch in arches:
         cubin, log = device.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
         figures = ptxas_figures(log)
