@@ -1,7 +1,8 @@
 """An engine made of the GPU kernels' launches: "gpu", "opencl" and "gpu-host".
 
 The kernels (kernel.cu, game.h) play ranges of random deals, of census
-ranks, of a perturbation walk's tries, and rows of deals they are handed,
+ranks, of a perturbation walk's tries, rows of deals they are handed, and
+walks of the hill climber,
 and hand back what a launch can count on the device: the length histograms
 of the games that finished, the longest, and the games worth a look (long
 ones, loops, games that reached the cap of tricks, a walk's loops not known
@@ -101,10 +102,10 @@ def _counts(cards):
 
 
 class RangeEngine:
-    """contract.Engine's sample, sample_best, census and play_batch on a
-    backend's launches, for two players, and perturbation walks (perturb);
-    the one-game calls (play, backward play) are the compiled engine's, and
-    their outcomes say so; climbing is refused."""
+    """contract.Engine's sample, sample_best, census, play_batch and climb
+    on a backend's launches, for two players, and perturbation walks
+    (perturb); the one-game calls (play, backward play) are the compiled
+    engine's, and their outcomes say so; climbing by anneal is refused."""
 
     def __init__(self, name, make_backend):
         self.NAME = name

@@ -1,8 +1,9 @@
 /* The GPU engines' kernels: random deals (bg_sample), census blocks
-   (bg_census), a perturbation walk's tries (bg_perturb) and deals they are
-   handed (bg_batch).
+   (bg_census), a perturbation walk's tries (bg_perturb), deals they are
+   handed (bg_batch), and walks of the hill climber (bg_climb, at the end of
+   this file).
 
-   All four are one flat loop in which a warp never waits for its longest
+   The first four are one flat loop in which a warp never waits for its longest
    game. Every step plays one trick for every thread that has a game; a
    thread whose game ended records it and takes at once a deal that is
    already dealt, from its block's queue in shared memory. Every BG_STEPS
