@@ -78,7 +78,8 @@ PARTS = {
     "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_put", "bg_end_hand",
                 "bg_place", "bg_put_hand", "bg_deal_random", "bg_exact_quotient", "bg_unrank",
                 "bg_next_arrangement", "bg_deal_arrangement", "bg_deal_cards", "bg_state_insert",
-                "bg_state_remove", "bg_change", "bg_perturbed"},
+                "bg_state_remove", "bg_change", "bg_perturbed", "bg_climb_deal", "bg_mutate", "bg_climb_propose",
+                "bg_load_cards"},
 }
 
 

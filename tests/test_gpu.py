@@ -256,6 +256,43 @@ def test_batches_of_given_deals_as_the_compiled_engine_plays_them():
     assert len(HOST.play_batch(np.zeros((0, 52), np.uint8))) == 0
 
 
+# ---------------------------------------------------------------- hill climbing
+
+def climb_walks(climber, rules, deck, split, min_cards, walks=12, steps=1500, seed=7):
+    """Walks 0 .. walks - 1 of `seed` on `climber` and on the compiled engine."""
+    deck = Deck.parse(deck)
+    return ([climber.climb(seed, index, steps, min_cards, rules, deck, 2, split) for index in range(walks)],
+            [_engine.climb(seed, index, steps, min_cards, rules, deck, 2, split) for index in range(walks)])
+
+
+@pytest.mark.parametrize("accept, fitness, steps", [
+    ("equal", "cards", 400),
+    pytest.param("strict", "cards", 1500, marks=pytest.mark.slow),
+    pytest.param("late", "tricks", 1500, marks=pytest.mark.slow)])
+def test_hill_climbing_on_the_gpu_kernels_takes_the_compiled_engines_walks(accept, fitness, steps):
+    # The same hits, best game, restarts and lengths, walk for walk: on a
+    # deck that loops often (its loops' steps the host's) and at every split.
+    from beggar.climbing import ClimbRules
+    rules = ClimbRules(accept=accept, fitness=fitness, patience=40, history=30, swap_percent=60)
+    climber = RangeEngine("gpu-host", lambda: HostBackend(launch=1 << 12, climb_walks=5))
+    for deck, split, min_cards in (("standard", None, 500), ("16 2J", "random", 30), ("camicia", 17, 400)):
+        on_kernels, compiled = climb_walks(climber, rules, deck, split, min_cards, walks=6, steps=steps)
+        assert on_kernels == compiled
+        assert sum(len(walk.hits) for walk in compiled) > 20
+
+
+def test_a_climb_whose_hits_outgrow_the_buffer_or_spans_devices_is_the_compiled_engines():
+    # A walk whose long games found no room among a launch's hits is played
+    # again whole; walks cut between two devices are put together.
+    from beggar.climbing import ClimbRules
+    rules = ClimbRules(accept="late", patience=30)
+    tiny = RangeEngine("gpu-host", lambda: HostBackend(launch=2000, capacity=4, climb_walks=6))
+    pair = RangeEngine("gpu-host", lambda: Several([HostBackend(climb_walks=3), HostBackend(climb_walks=4)]))
+    for climber in (tiny, pair):
+        on_kernels, compiled = climb_walks(climber, rules, "standard", None, 400, walks=8)
+        assert on_kernels == compiled
+
+
 #: Census blocks of every kind: (deck, split, first rank, deals; None: every one).
 CENSUS_BLOCKS = [
     ("12 2J 2Q 2K", None, 0, None),           # a whole census, with its 15 loop deals
@@ -299,10 +336,13 @@ def test_the_gpu_engines_keep_the_engine_contract():
         assert [(p.name, p.default) for p in given] == [(p.name, p.default) for p in stated]
 
 
-def test_three_players_a_deck_too_large_and_climbing_are_clear_refusals():
+def test_three_players_a_deck_too_large_and_climbing_by_anneal_are_clear_refusals():
+    from beggar.climbing import ClimbRules
     with pytest.raises(GpuRequestError, match="two-player deals; 3 players play on the compiled engine"):
         HOST.sample(10, players=3)
-    with pytest.raises(GpuRequestError, match="does not climb"):
+    with pytest.raises(GpuRequestError, match="does not climb by anneal"):
+        HOST.climb(1, 0, 10, 3000, ClimbRules(accept="anneal"))
+    with pytest.raises(TypeError, match="ClimbRules"):
         HOST.climb(1, 0, 10, 3000, None)
     with pytest.raises(GpuRequestError, match="3 players"):
         HOST.census(0, 10, Deck.parse("6 1J 1Q 1K"), 3)
@@ -590,6 +630,14 @@ def test_a_job_on_several_devices_keeps_the_games_of_one(tmp_path):
     assert runs["several"] == runs["one"] == runs["compiled"] and len(runs["one"]) > 5
 
 
+def test_a_gpu_climb_on_a_cluster_is_one_line_before_the_cluster_is_reached(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    climb = job_file(tmp_path, driver="climb")
+    bad_input(beggar("search", climb, "--engine", "gpu-host", "--cluster", "tcp://127.0.0.1:9", "--archive", archive),
+              "a climb job on the gpu-host engine climbs its walks in groups on one machine's devices")
+    assert not archive.exists()
+
+
 def test_devices_are_checked_before_a_job_is_stored(tmp_path):
     archive = tmp_path / "a.sqlite"
     bad_input(beggar("search", "--engine", "gpu-host", "--devices", "0,x", "--archive", archive),
@@ -626,6 +674,19 @@ def test_a_perturb_job_on_the_gpu_kernels_keeps_the_loops_of_one_on_the_compiled
 
 
 @pytest.mark.slow
+def test_a_climb_job_on_the_gpu_kernels_keeps_the_games_of_one_on_the_compiled_engine(tmp_path):
+    path = job_file(tmp_path, driver="climb", deals=90_000, chunk=3_000, min_cards=1200,
+                    extra='extend_cards = 0\n[climb]\naccept = "late"\npatience = 50\n')
+    runs = {}
+    for name in ("gpu-host", "compiled"):
+        archive = tmp_path / f"{name}.sqlite"
+        result = beggar("search", path, "--engine", name, "--archive", archive, "--quiet")
+        assert result.returncode == 0, result
+        runs[name] = {deal: played for deal, played in kept(archive).items() if played.pop("engine") == name}
+    assert runs["gpu-host"] == runs["compiled"] and len(runs["compiled"]) > 20
+
+
+@pytest.mark.slow
 def test_a_gpu_job_says_when_its_cpu_side_fell_behind(tmp_path):
     # gpu-host runs a GPU job's two stages: one process plays, others check.
     path = job_file(tmp_path, deals=200_000, chunk=50_000, min_cards=800, extra='extend_cards = 0\n')
@@ -642,9 +703,12 @@ def test_gpu_jobs_the_gpu_does_not_play_are_one_line(tmp_path):
     for extra in ("--players 3", "--engine gpu-host --players 4"):
         bad_input(beggar("search", "--engine", "gpu-host", *extra.split()[-2:], "--archive",
                          tmp_path / "a.sqlite"), "two-player deals")
-    climb = job_file(tmp_path, driver="climb")
-    bad_input(beggar("search", climb, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
-              "the climb driver runs on the compiled engine")
+    grow = job_file(tmp_path, driver="grow")
+    bad_input(beggar("search", grow, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
+              "the grow driver runs on the compiled engine")
+    anneal = job_file(tmp_path, "anneal", driver="climb", extra='[climb]\naccept = "anneal"\n')
+    bad_input(beggar("search", anneal, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
+              "the gpu-host engine does not climb by anneal")
     bad_input(beggar("search", "--gpu", "--engine", "compiled", "--archive", tmp_path / "a.sqlite"), "--gpu")
     assert not (tmp_path / "a.sqlite").exists()
 

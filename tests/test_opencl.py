@@ -100,6 +100,16 @@ def test_perturbation_walks_and_given_deals_as_the_compiled_engine_plays_them(de
     assert (engine.get("opencl").play_batch(rows, splits) == _engine.play_batch(rows, splits)).all()
 
 
+def test_hill_climbing_on_the_opencl_device_takes_the_compiled_engines_walks(device):
+    from beggar.climbing import ClimbRules
+    from test_gpu import climb_walks
+    climber = RangeEngine("opencl", lambda: opencl.OpenClDevice(capacity=16, launch=4096, climb_walks=6))
+    for deck, split, min_cards in (("standard", None, 500), ("16 2J", "random", 30)):
+        on_kernels, compiled = climb_walks(climber, ClimbRules(accept="late", patience=40), deck, split, min_cards,
+                                           walks=6)
+        assert on_kernels == compiled
+
+
 def test_a_device_without_64_bit_atomics_is_named_with_what_it_lacks():
     class Lacking:          # what a device of OpenCL 1.2 without the 64-bit extensions lists
         extensions = "cl_khr_global_int32_base_atomics cl_khr_int64_base_atomics cl_khr_byte_addressable_store"

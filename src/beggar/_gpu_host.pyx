@@ -9,7 +9,7 @@ device memory, and leave their results in them as a launch would; gpu/engine.py
 makes an engine of them, as it does of the device's launches.
 """
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cdef extern from "gpu/kernel.cu" nogil:
     # The fields read here to check a launch's arguments (game.h has them all).
@@ -50,6 +50,19 @@ cdef extern from "gpu/kernel.cu" nogil:
                     int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity)
     void bg_batch(const unsigned char* rows, const int* splits, int total, int ring, uint64_t count, int64_t cap,
                   uint64_t* next, bg_hit* results)
+    ctypedef struct bg_climb_rules:
+        int accept
+        int history
+        int64_t steps
+    ctypedef struct bg_walk:
+        pass
+    ctypedef struct bg_climb_hit:
+        pass
+    void bg_climb(const bg_shape* shape, const bg_climb_rules* rules, uint64_t n_walks, int64_t budget, int64_t cap,
+                  bg_walk* walks, int64_t* history, uint32_t* lengths, bg_climb_hit* hits, unsigned char* decks,
+                  uint64_t* n_hits, uint64_t capacity, uint64_t* next)
+    void bg_climb_accept(bg_walk* w, int64_t* history, const bg_climb_rules* rules, int total, int status,
+                         int winner, int64_t cards, int64_t tricks)
 
 from math import factorial
 
@@ -62,7 +75,8 @@ RING = BG_RING
 TOTAL = BG_TOTAL
 HISTOGRAM = BG_HISTOGRAM
 #: Sizes of the structs, to hold gpu/engine.py's NumPy layouts to the C ones.
-SIZES = {"shape": sizeof(bg_shape), "block": sizeof(bg_block), "hit": sizeof(bg_hit)}
+SIZES = {"shape": sizeof(bg_shape), "block": sizeof(bg_block), "hit": sizeof(bg_hit),
+         "climb rules": sizeof(bg_climb_rules), "walk": sizeof(bg_walk), "climb hit": sizeof(bg_climb_hit)}
 
 if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (lengths.EXACT, lengths.WIDTH,
                                                                          lengths.TOP, lengths.BINS):
@@ -142,6 +156,41 @@ def batch(const unsigned char[::1] rows, const int[::1] splits, int total, int r
     if count:
         with nogil:
             bg_batch(&rows[0], &splits[0], total, ring, count, cap, &next, <bg_hit*>&results[0])
+
+
+def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64_t n_walks, int64_t budget,
+          int64_t cap, unsigned char[::1] walks, int64_t[::1] history, uint32_t[::1] lengths, unsigned char[::1] hits,
+          unsigned char[::1] decks, uint64_t[::1] n_hits, uint64_t capacity):
+    """The kernel bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk
+    each, `history` and `lengths` their rows), each on by up to `budget`
+    steps; `hits` has room for `capacity` bg_climb_hit, `decks` for their deals."""
+    cdef uint64_t next = 0
+    cdef const bg_climb_rules* r = <const bg_climb_rules*>&rules[0]
+    if shape.shape[0] != sizeof(bg_shape) or rules.shape[0] != sizeof(bg_climb_rules):
+        raise ValueError("gpu-host climb: a shape or rules of the wrong size")
+    check_shape(<const bg_shape*>&shape[0])
+    cdef const bg_shape* s = <const bg_shape*>&shape[0]
+    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != n_walks * r.history \
+            or lengths.shape[0] != n_walks * BG_LENGTHS_BINS or hits.shape[0] < capacity * sizeof(bg_climb_hit) \
+            or decks.shape[0] < capacity * s.total or n_hits.shape[0] != 1:
+        raise ValueError("gpu-host climb: buffers of the wrong size")
+    if not 0 <= r.accept <= 3 or r.accept == 2 or r.history < 1 or budget < 1 or cap < 1:
+        raise ValueError("gpu-host climb: rules it does not play (anneal is the host's), or a budget or cap below 1")
+    if n_walks:
+        with nogil:
+            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], &history[0], &lengths[0],
+                     <bg_climb_hit*>&hits[0], &decks[0], &n_hits[0], capacity, &next)
+
+
+def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned char[::1] rules, int total,
+                 int status, int winner, int64_t cards, int64_t tricks):
+    """game.h's step of a walk (one bg_walk) whose candidate's game the host
+    played: it ended with `status` after `cards` and `tricks` (exact)."""
+    if walk.shape[0] != sizeof(bg_walk) or rules.shape[0] != sizeof(bg_climb_rules) \
+            or history.shape[0] != (<const bg_climb_rules*>&rules[0]).history or not 2 <= total <= BG_TOTAL:
+        raise ValueError("gpu-host climb_accept: buffers of the wrong size")
+    bg_climb_accept(<bg_walk*>&walk[0], &history[0], <const bg_climb_rules*>&rules[0], total, status, winner, cards,
+                    tricks)
 
 
 cdef int check_rows(const unsigned char[::1] rows, Py_ssize_t n, int stride, int ring, int skip, str kernel,

@@ -1,5 +1,6 @@
 """beggar search: run or resume a search job, and its summary."""
 
+import os
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
@@ -42,6 +43,13 @@ def run(args, data=None, where="job", resume=None):
     from ..search.cluster import Cluster
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
+    if args.cluster is not None and resume is None:
+        # Before the cluster is reached: a GPU engine's climb (its engine as
+        # the job will have it).
+        engine_name = ("gpu" if args.gpu else None) or args.engine or data.get("engine") or \
+            os.environ.get("BEGGAR_ENGINE")
+        if engine_name in GPU_ENGINES:
+            _climbs_off_cluster({"driver": data.get("driver"), "engine": engine_name})
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
         return _run(args, cluster, data, where, resume)
@@ -69,6 +77,7 @@ def _run(args, cluster, data, where, resume):
             data["devices"] = "all" if args.devices == "all" else list(args.devices)
         new = jobs.prepare(data, where, here=cluster is None)
         if cluster is not None and new.spec["engine"] in GPU_ENGINES:
+            _climbs_off_cluster(new.spec)
             cluster.for_gpu(new.spec["engine"])     # before the job is stored
     # The archive plays no game: an old one whose loop games must be linked to
     # their loops as it is brought to this format is handed what plays them.
@@ -123,6 +132,8 @@ def _run(args, cluster, data, where, resume):
                 jobs.check_device(engine_then, args.devices if args.devices is not None else
                                   jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
             elif engine_then in GPU_ENGINES:
+                _climbs_off_cluster({**jobs.stored(job["spec"], f"{args.archive}: job {job_id}"),
+                                     "engine": engine_then})
                 cluster.for_gpu(engine_then)
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
@@ -160,6 +171,15 @@ def _whole_job(archive, job_id, before):
     except Exception:       # the archive is what failed: the run's own figures stand alone
         return None
     return job
+
+
+def _climbs_off_cluster(spec):
+    """A GPU engine climbs a group of walks at once (the chunks after the one
+    asked for too): on a cluster every GPU worker handed one of a group's
+    walks would climb the whole group. One line, before anything is stored."""
+    if spec["driver"] == "climb":
+        raise UsageError(f"a climb job on the {spec['engine']} engine climbs its walks in groups on one machine's "
+                         "devices, not on a cluster: run it without --cluster, or on the compiled engine")
 
 
 def engine_option(args, cluster=None):

@@ -404,6 +404,34 @@ BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
 }
 
 
+/* Put the given cards on the thread's table: hand 0 the first n0 of the n
+   cards, hand 1 the rest, both from place 0; hand 0 leads. */
+BG_FN void bg_load_cards(bg_game* g, const BG_GLOBAL bg_u8* cards, int n0, int n) {
+    for (int p = 0; p < 2; p++) {
+        int row = p * BG_RING, from = p ? n0 : 0, to = p ? n : n0;
+        bg_u32 run = 0;
+        for (int k = from; k < to; k++) {
+            if (cards[k]) {
+                g->hands[bg_cell(row, g->column)] = (bg_u16)(run << BG_COURT_BITS | cards[k]);
+                row++;
+                run = 0;
+            } else {
+                run++;
+            }
+        }
+        g->hands[bg_cell(row, g->column)] = (bg_u16)(run << BG_COURT_BITS);
+        if (p)
+            g->size1 = row - BG_RING + 1;
+        else
+            g->size0 = row + 1;
+    }
+    g->head0 = g->head1 = 0;
+    g->leader = 0;
+    g->cards = 0;
+    g->tricks = 0;
+}
+
+
 /* ---------------------------------------------------------------- perturbation (beggar._loops)
 
    A perturbation try: a state on a known loop, changed one to `changes`
@@ -498,6 +526,193 @@ BG_FN int bg_perturbed(bg_state* s, const BG_GLOBAL bg_u8* pool, int n_pool, int
     for (int m = 0; m < made; m++)
         bg_change(&rng, s, reach);
     return 0 < s->n0 && s->n0 < s->n;
+}
+
+
+/* ---------------------------------------------------------------- hill climbing (_engine.climb)
+
+   A walk of the hill climber as _engine.pyx's climb takes it, draw for
+   draw: a fresh random deal (as _game.deal_random deals it: a card array,
+   the hands one after another) or a mutation of the current one, played,
+   and kept by the rule of acceptance. The walk lives in global memory
+   between launches (bg_walk), so that a launch plays any number of its
+   steps; a candidate whose game does not finish on the device (a loop, or
+   the cap) waits there for the host, which plays it exactly and takes the
+   step with this very code (beggar._gpu_host.climb_accept). */
+
+enum { BG_STRICT = 0, BG_EQUAL = 1, BG_ANNEAL = 2, BG_LATE = 3, BG_FITNESS_SHIFT = 24 };
+
+/* The climber's rules and a walk's length, as the host gives them
+   (climbing.ClimbRules; anneal's draws need the host's exp: it is not played
+   here). */
+typedef struct {
+    int accept;             /* climbing.ACCEPTS' index */
+    int by_cards;           /* fitness "cards" (tricks break ties), else "tricks" */
+    int history;            /* late acceptance: the steps back it compares with */
+    bg_u32 swap_percent;
+    bg_i64 patience;
+    bg_i64 threshold;       /* min_cards: a game this long is a hit */
+    bg_i64 steps;           /* deals a walk plays */
+} bg_climb_rules;
+
+/* A walk between two of its steps (or with a candidate whose game waits for
+   the host), as the compiled engine's climb keeps it. */
+typedef struct {
+    bg_u64 rng;
+    bg_i64 played, k, stale, restarts;
+    bg_i64 current_value, walk_best, best_value;
+    bg_i64 best_cards, best_tricks;
+    int best_status, best_winner;
+    int sizes[2], best_sizes[2];
+    int fresh;              /* the candidate is a fresh deal */
+    int waiting;            /* the candidate's game is the host's to play */
+    int lost;               /* a long game found no room among a launch's hits: the host plays the walk */
+    bg_u8 current[BG_CARDS], candidate[BG_CARDS], best[BG_CARDS];
+} bg_walk;
+
+/* A fitness: the primary count above the secondary (capped), so that
+   integers compare as pairs (climbing.SECONDARY_BITS). */
+BG_FN bg_i64 bg_fitness(int by_cards, bg_i64 cards, bg_i64 tricks) {
+    bg_i64 primary = by_cards ? cards : tricks, secondary = by_cards ? tricks : cards;
+    bg_i64 most = ((bg_i64)1 << BG_FITNESS_SHIFT) - 1;
+    return primary << BG_FITNESS_SHIFT | (secondary > most ? most : secondary);
+}
+
+/* The walk's next fresh deal into its candidate, from its stream (as
+   _game.deal_random: a random free place for each court card in turn, then
+   split "random"'s draw, then the cards one at a time to the hands). */
+BG_FN void bg_climb_deal(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s) {
+    bg_u8 place[BG_CARDS], deck[BG_CARDS];
+    bg_u64 rng = w->rng;        /* in a register (OpenCL: private, not the walk's global memory) */
+    int total = s->total;
+    for (int k = 0; k < total; k++) {
+        place[k] = (bg_u8)k;
+        deck[k] = 0;
+    }
+    for (int i = 0; i < s->n_courts; i++) {
+        int j = i + (int)bg_below(&rng, (bg_u32)(total - i));
+        bg_u8 position = place[j];
+        place[j] = place[i];
+        place[i] = position;
+        deck[position] = s->courts[i];
+    }
+    int first = s->split > 0 ? s->split
+              : s->split < 0 ? 1 + (int)bg_below(&rng, (bg_u32)(total - 1))
+              : total - total / 2;
+    w->rng = rng;
+    int short_hand = first < total - first ? first : total - first;
+    w->sizes[0] = first;
+    w->sizes[1] = total - first;
+    for (int i = 0; i < short_hand; i++) {
+        w->candidate[i] = deck[2 * i];
+        w->candidate[first + i] = deck[2 * i + 1];
+    }
+    int rest = first > total - first ? -short_hand : first - short_hand;   /* where the longer hand's last cards go */
+    for (int i = 2 * short_hand; i < total; i++)
+        w->candidate[rest + i] = deck[i];
+}
+
+/* Swap two cards of different rank, or move a court card elsewhere (the
+   cards between shift by one), in the candidate (_engine.mutate). */
+BG_FN void bg_mutate(BG_GLOBAL bg_u8* deck, int total, bg_u64* rng, bg_u32 swap_percent) {
+    if (bg_below(rng, 100) < swap_percent) {
+        bg_u32 i = bg_below(rng, (bg_u32)total), j = bg_below(rng, (bg_u32)total);
+        while (deck[j] == deck[i])
+            j = bg_below(rng, (bg_u32)total);
+        bg_u8 card = deck[i];
+        deck[i] = deck[j];
+        deck[j] = card;
+        return;
+    }
+    bg_u32 courts = 0;
+    for (int i = 0; i < total; i++)
+        courts += deck[i] != 0;
+    bg_u32 k = bg_below(rng, courts), i = 0;
+    for (;; i++) {         /* i: the place of court card number k */
+        if (deck[i]) {
+            if (k == 0)
+                break;
+            k--;
+        }
+    }
+    bg_u32 j = bg_below(rng, (bg_u32)(total - 1));
+    if (j >= i)
+        j++;
+    bg_u8 card = deck[i];
+    for (int m = (int)i; m < total - 1; m++)
+        deck[m] = deck[m + 1];
+    for (int m = total - 1; m > (int)j; m--)
+        deck[m] = deck[m - 1];
+    deck[j] = card;
+}
+
+/* The walk's next candidate: a fresh deal where it starts or has not beaten
+   its best for `patience` steps, else a mutation of its current deal. */
+BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
+    w->fresh = w->restarts < 0 || w->stale >= rules->patience;
+    if (w->fresh) {
+        w->restarts++;
+        bg_climb_deal(w, s);
+        return;
+    }
+    for (int k = 0; k < s->total; k++)
+        w->candidate[k] = w->current[k];
+    bg_u64 rng = w->rng;
+    bg_mutate(w->candidate, s->total, &rng, rules->swap_percent);
+    w->rng = rng;
+}
+
+/* The step of a candidate whose game ended with `status` after `cards`
+   cards and `tricks` tricks (exact: a loop's played by the host): its
+   best, and whether the walk takes it. `history` is the walk's late
+   acceptance's. */
+BG_FN void bg_climb_accept(BG_GLOBAL bg_walk* w, BG_GLOBAL bg_i64* history, const BG_LOCAL bg_climb_rules* rules,
+                           int total, int status, int winner, bg_i64 cards, bg_i64 tricks) {
+    bg_i64 value = bg_fitness(rules->by_cards, cards, tricks);
+    w->played++;
+    w->waiting = 0;
+    if (value > w->best_value) {
+        w->best_value = value;
+        w->best_cards = cards;
+        w->best_tricks = tricks;
+        w->best_status = status;
+        w->best_winner = winner;
+        w->best_sizes[0] = w->sizes[0];
+        w->best_sizes[1] = w->sizes[1];
+        for (int k = 0; k < total; k++)
+            w->best[k] = w->candidate[k];
+    }
+    if (w->fresh) {
+        for (int k = 0; k < total; k++)
+            w->current[k] = w->candidate[k];
+        w->current_value = w->walk_best = value;
+        w->stale = 0;
+        w->k = 0;
+        for (int i = 0; i < rules->history; i++)
+            history[i] = value;
+        return;
+    }
+    w->k++;
+    int accepted;
+    if (value >= w->current_value)
+        accepted = rules->accept != BG_STRICT || value > w->current_value;
+    else if (rules->accept == BG_LATE)
+        accepted = value >= history[w->k % rules->history];
+    else
+        accepted = 0;
+    if (accepted) {
+        for (int k = 0; k < total; k++)
+            w->current[k] = w->candidate[k];
+        w->current_value = value;
+    }
+    if (rules->accept == BG_LATE)
+        history[w->k % rules->history] = w->current_value;
+    if (w->current_value > w->walk_best) {
+        w->walk_best = w->current_value;
+        w->stale = 0;
+    } else {
+        w->stale++;
+    }
 }
 
 

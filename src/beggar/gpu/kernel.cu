@@ -1,8 +1,9 @@
 /* The GPU engines' kernels: random deals (bg_sample), census blocks
-   (bg_census), a perturbation walk's tries (bg_perturb) and deals they are
-   handed (bg_batch).
+   (bg_census), a perturbation walk's tries (bg_perturb), deals they are
+   handed (bg_batch), and walks of the hill climber (bg_climb, at the end of
+   this file).
 
-   All four are one flat loop in which a warp never waits for its longest
+   The first four are one flat loop in which a warp never waits for its longest
    game. Every step plays one trick for every thread that has a game; a
    thread whose game ended records it and takes at once a deal that is
    already dealt, from its block's queue in shared memory. Every BG_STEPS
@@ -442,4 +443,110 @@ BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int
     l.rows = rows;
     l.splits = splits;
     bg_flat(&l, &m, 0, 0);
+}
+
+
+/* ---------------------------------------------------------------- hill climbing
+
+   Walks of the hill climber (game.h's bg_walk), a thread a walk at a time:
+   every step of the loop plays one trick of the thread's game, and a
+   thread whose game ended takes the step (bg_climb_accept) and plays its
+   walk's next candidate, so that its warp never waits for its longest
+   game. A thread takes the walks through a counter, and plays each up to
+   `budget` more steps (a launch's length); a candidate whose game does not
+   finish here (a loop, the cap) leaves its walk waiting for the host. */
+
+/* A long game of a walk (its step: the games it played before), handed to
+   the host with its deal. 48 bytes, laid out as gpu/engine.py's CLIMB_HIT. */
+typedef struct {
+    bg_u64 walk;
+    bg_i64 step, cards, tricks;
+    int status, winner;
+    int first;          /* the deal's first hand */
+} bg_climb_hit;
+
+/* A block's shared memory for climbing: its threads' tables, the shape and rules. */
+typedef struct {
+    union {
+        bg_u16 pieces[2 * BG_RING * BG_BLOCK];
+        bg_u32 words[BG_RING * BG_BLOCK];
+    } hands;
+    bg_u16 pile[BG_RING * BG_BLOCK];
+    bg_shape shape;
+    bg_climb_rules rules;
+} bg_climb_memory;
+
+/* Steps of walks 0 .. n_walks - 1 (`walks`, their late acceptance's
+   `history` rows and their lengths' rows of BG_LENGTHS_BINS counts): each
+   walk on until it has played rules.steps, or `budget` more, or waits for
+   the host. Every finished game of rules.threshold cards or more goes to
+   `hits`, its deal to row `slot` of `decks` (shape.total cards a row). */
+BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rules* rules, bg_u64 n_walks,
+                   bg_i64 budget, bg_i64 cap, BG_GLOBAL bg_walk* walks, BG_GLOBAL bg_i64* history,
+                   BG_GLOBAL bg_u32* lengths, BG_GLOBAL bg_climb_hit* hits, BG_GLOBAL bg_u8* decks,
+                   BG_GLOBAL bg_u64* n_hits, bg_u64 capacity, BG_GLOBAL bg_u64* next) {
+    BG_SHARED bg_climb_memory m;
+    if (BG_THREAD == 0) {
+        m.shape = *shape;
+        m.rules = *rules;
+    }
+    BG_SYNC();
+    int total = m.shape.total, mask = m.shape.ring - 1;
+    bg_game g;
+    g.hands = m.hands.pieces;
+    g.pile = m.pile;
+    g.column = BG_THREAD;
+    bg_brent brent;
+    bg_snapshot snap;
+    BG_GLOBAL bg_walk* w = 0;
+    bg_u64 walk = 0;
+    bg_i64 stop = 0;
+    int playing = 0;
+    for (;;) {
+        if (!playing) {
+            /* The next step: of this walk while its budget lasts, else of the next walk. */
+            while (w == 0 || w->waiting || w->played >= stop) {
+                walk = BG_ADD64(next, 1);
+                if (walk >= n_walks) {
+                    w = 0;
+                    break;
+                }
+                w = &walks[walk];
+                stop = w->played + budget < m.rules.steps ? w->played + budget : m.rules.steps;
+            }
+            if (w == 0)
+                break;
+            bg_climb_propose(w, &m.shape, &m.rules);
+            bg_load_cards(&g, w->candidate, w->sizes[0], total);
+            bg_brent_start(&brent);
+            playing = 1;
+        }
+        int status = bg_step(&g, &brent, &snap, mask, (bg_u32)cap);
+        if (status < 0)
+            continue;
+        playing = 0;
+        if (status != BG_FINISHED) {
+            w->waiting = 1;         /* the host plays it exactly, and takes the step */
+            continue;
+        }
+        lengths[walk * BG_LENGTHS_BINS + (bg_u64)bg_length_bin(g.cards)]++;
+        if ((bg_i64)g.cards >= m.rules.threshold) {
+            bg_u64 slot = BG_ADD64(n_hits, 1);
+            if (slot >= capacity)
+                w->lost = 1;
+            else {
+                hits[slot].walk = walk;
+                hits[slot].step = w->played;
+                hits[slot].cards = g.cards;
+                hits[slot].tricks = g.tricks;
+                hits[slot].status = status;
+                hits[slot].winner = g.leader;
+                hits[slot].first = w->sizes[0];
+                for (int k = 0; k < total; k++)
+                    decks[slot * (bg_u64)total + (bg_u64)k] = w->candidate[k];
+            }
+        }
+        bg_climb_accept(w, history + walk * (bg_u64)m.rules.history, &m.rules, total, status, g.leader, g.cards,
+                        g.tricks);
+    }
 }

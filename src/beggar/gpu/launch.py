@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import lengths
 from ..contract import EngineFault
-from .engine import HIT
+from .engine import CLIMB_HIT, HIT
 
 #: Threads per block, at most: four warps, whose games (both hands, the
 #: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
@@ -32,7 +32,7 @@ SHARED_FIXED = 6 * 1024
 CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
-KERNELS = ("bg_sample", "bg_census", "bg_perturb", "bg_batch")
+KERNELS = ("bg_sample", "bg_census", "bg_perturb", "bg_batch", "bg_climb")
 #: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
 TOTAL = 256
 #: The most places in a hand's ring (game.h's BG_RING of the host build).
@@ -96,6 +96,9 @@ class Backend:
     LAUNCH = 1 << 22
     LARGEST = 1 << 32
     SECONDS = 0.5
+    # Walks of the hill climber played together (gpu/engine.py's _Climbing):
+    # a thread each, a GPU's worth.
+    CLIMB_WALKS = 1 << 14
 
     def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
         """The kernel bg_sample over deals first .. first + count - 1 of
@@ -154,6 +157,36 @@ class Backend:
             (self._zeros("next", 8), BUFFER), (self._buffer("results", results.nbytes), BUFFER)])
         self._to_host(results, "results")
         return results
+
+    def climb(self, shape, rules, walks, history, counted, budget, cap):
+        """The kernel bg_climb over `walks` (game.h's bg_walk of this build's
+        cards), each on by up to `budget` steps: `walks`, `history` and
+        `counted` (their lengths) brought up to date; returns (hits, their
+        deals, n_hits)."""
+        u64, i64 = np.uint64, np.int64
+        total = int(shape.view(np.int32)[0])
+        self.kernels(*variant(shape))
+        self._launch("bg_climb", variant(shape), [
+            (self._to_device("shape", shape), BUFFER), (self._to_device("climb rules", rules), BUFFER),
+            (len(walks), u64), (budget, i64), (cap, i64), (self._to_device("walks", walks), BUFFER),
+            (self._to_device("history", history), BUFFER), (self._to_device("climb lengths", counted), BUFFER),
+            (self._buffer("climb hits", self.CAPACITY * CLIMB_HIT.itemsize), BUFFER),
+            (self._buffer("decks", self.CAPACITY * total), BUFFER), (self._zeros("n_hits", 8), BUFFER),
+            (self.CAPACITY, u64), (self._zeros("next", 8), BUFFER)])
+        self._to_host(walks, "walks")
+        self._to_host(history, "history")
+        self._to_host(counted, "climb lengths")
+        n_hits = np.zeros(1, np.uint64)
+        self._to_host(n_hits, "n_hits")
+        kept = min(int(n_hits[0]), self.CAPACITY)
+        hits, decks = np.zeros(self.CAPACITY, CLIMB_HIT), np.zeros((self.CAPACITY, total), np.uint8)
+        self._to_host(hits, "climb hits", kept * CLIMB_HIT.itemsize)
+        self._to_host(decks, "decks", kept * total)
+        return hits, decks, int(n_hits[0])
+
+    def walk_cards(self, total):
+        """The cards of a walk's arrays in the kernels for decks of `total` cards."""
+        return cards_of(total)
 
     def _hits(self):
         n_hits = np.zeros(1, np.uint64)

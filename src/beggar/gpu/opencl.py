@@ -79,10 +79,11 @@ def default_number(found):
 
 class OpenClDevice(Backend):
     """One OpenCL device: its context, queue and built kernels. `capacity`
-    (hits a launch holds) and `launch` (the first launch's deals) smaller
-    than the defaults are for the tests of a buffer that overflows."""
+    (hits a launch holds), `launch` (the first launch's deals) and
+    `climb_walks` (walks climbed together) smaller than the defaults are for
+    the tests."""
 
-    def __init__(self, number=None, capacity=None, launch=None):
+    def __init__(self, number=None, capacity=None, launch=None, climb_walks=None):
         cl = self.cl = bindings()
         found = devices()
         if number is None:
@@ -97,6 +98,8 @@ class OpenClDevice(Backend):
             raise GpuFault(f"OpenCL device {number} ({self.name}) lacks {missing}, which the kernels need")
         self.gpu = is_gpu(self.device)
         self.units = self.device.max_compute_units
+        if not self.gpu:
+            self.CLIMB_WALKS = 256      # a CPU's work-groups: a few walks a thread are enough
         # Shared memory for a block: the device's local memory, up to what a
         # CUDA block may have statically (the kernels are sized alike).
         self.shared = min(SHARED, self.device.local_mem_size)
@@ -112,6 +115,8 @@ class OpenClDevice(Backend):
             self.CAPACITY = capacity
         if launch is not None:
             self.LAUNCH = launch
+        if climb_walks is not None:
+            self.CLIMB_WALKS = climb_walks
 
     def threads(self, ring):
         """Threads a block of the kernels for hands of `ring` pieces has here."""

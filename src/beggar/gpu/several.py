@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .engine import HIT, block_dtype
+from .engine import CLIMB_HIT, HIT, block_dtype
 
 #: A part shorter than this is not timed: its pace says little.
 TIMED_DEALS = 1 << 16
@@ -36,6 +36,7 @@ class Several:
         self.LAUNCH = sum(backend.LAUNCH for backend in self.backends)
         self.LARGEST = sum(backend.LARGEST for backend in self.backends)
         self.SECONDS = first.SECONDS
+        self.CLIMB_WALKS = sum(getattr(backend, "CLIMB_WALKS", 1) for backend in self.backends)
         # Deals a second of each device, as its launches have kept (None: not yet known).
         self.paces = [None] * len(self.backends)
 
@@ -146,6 +147,35 @@ class Several:
             results[offset:offset + deals] = part
             results["offset"][offset:offset + deals] += np.uint64(offset)
         return results
+
+    def climb(self, shape, rules, walks, history, counted, budget, cap):
+        per_walk, bins = len(history) // len(walks), len(counted) // len(walks)
+
+        def play(backend, offset, count):
+            part = slice(offset, offset + count)
+            mine = (walks[part].copy(), history[offset * per_walk:(offset + count) * per_walk].copy(),
+                    counted[offset * bins:(offset + count) * bins].copy())
+            hits, decks, n_hits = backend.climb(shape, rules, *mine, budget, cap)
+            return mine, hits, decks, n_hits
+
+        hits_all, decks_all, n_all = [], [], 0
+        for offset, count, ((mine_walks, mine_history, mine_counted), hits, decks, n_hits) in \
+                self._each(play, len(walks)):
+            walks[offset:offset + count] = mine_walks
+            history[offset * per_walk:(offset + count) * per_walk] = mine_history
+            counted[offset * bins:(offset + count) * bins] = mine_counted
+            kept = min(n_hits, len(hits))
+            part = hits[:kept].copy()
+            part["walk"] += np.uint64(offset)
+            hits_all.append(part)
+            decks_all.append(decks[:kept])
+            n_all += kept
+        hits = np.concatenate(hits_all) if hits_all else np.zeros(0, CLIMB_HIT)
+        decks = np.concatenate(decks_all) if decks_all else np.zeros((0, int(shape.view(np.int32)[0])), np.uint8)
+        return hits, decks, n_all
+
+    def walk_cards(self, total):
+        return self.backends[0].walk_cards(total)
 
     def close(self):
         for backend in self.backends:

@@ -162,7 +162,17 @@ def check(data, where="job"):
         raise JobError(f"{where}: [climb]: {error}") from None
     except ValueError as error:
         raise JobError(f"{where}: [climb]: {error}") from None
+    check_gpu_climb(spec, spec["engine"], where)
     return spec
+
+
+def check_gpu_climb(spec, name, where="job"):
+    """JobError for a climb by anneal on a GPU engine: its draws need the
+    host's exp, so it climbs on the compiled engine."""
+    from ..engine import GPU_ENGINES
+    if name in GPU_ENGINES and spec["driver"] == "climb" and spec.get("climb", {}).get("accept") == "anneal":
+        raise JobError(f"{where}: the {name} engine does not climb by anneal (its draws need the host's exp); "
+                       "anneal climbs on the compiled engine")
 
 
 def check_engine(spec, name, where="job"):
@@ -186,6 +196,7 @@ def check_engine(spec, name, where="job"):
         if spec["players"] != 2:
             raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
                            "jobs run on the compiled engine")
+        check_gpu_climb(spec, name, where)
     return name
 
 
