@@ -324,8 +324,11 @@ def test_a_standard_census_block_across_a_change_of_its_64_bit_suffix():
 
 
 def test_the_structs_are_laid_out_alike_in_c_and_numpy():
+    from beggar.gpu.engine import CLIMB_HIT, CLIMB_RULES, walk_dtype
     assert _gpu_host.SIZES == {"shape": shape_dtype(_gpu_host.TOTAL).itemsize,
-                               "block": block_dtype(_gpu_host.TOTAL).itemsize, "hit": HIT.itemsize}
+                               "block": block_dtype(_gpu_host.TOTAL).itemsize, "hit": HIT.itemsize,
+                               "climb rules": CLIMB_RULES.itemsize, "walk": walk_dtype(_gpu_host.TOTAL).itemsize,
+                               "climb hit": CLIMB_HIT.itemsize}
 
 
 def test_the_gpu_engines_keep_the_engine_contract():
