@@ -52,10 +52,22 @@ cdef extern from "gpu/kernel.cu" nogil:
                   uint64_t* next, bg_hit* results)
     ctypedef struct bg_climb_rules:
         int accept
+        int by_cards
         int history
+        uint32_t swap_percent
+        int64_t patience
+        int64_t threshold
         int64_t steps
     ctypedef struct bg_walk:
-        pass
+        int64_t played
+        int64_t k
+        int64_t stale
+        int64_t restarts
+        int sizes[2]
+        int best_sizes[2]
+        unsigned char current[1]        # BG_TOTAL of them
+        unsigned char candidate[1]
+        unsigned char best[1]
     ctypedef struct bg_climb_hit:
         pass
     void bg_climb(const bg_shape* shape, const bg_climb_rules* rules, uint64_t n_walks, int64_t budget, int64_t cap,
@@ -174,8 +186,13 @@ def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64
             or lengths.shape[0] != n_walks * BG_LENGTHS_BINS or hits.shape[0] < capacity * sizeof(bg_climb_hit) \
             or decks.shape[0] < capacity * s.total or n_hits.shape[0] != 1:
         raise ValueError("gpu-host climb: buffers of the wrong size")
-    if not 0 <= r.accept <= 3 or r.accept == 2 or r.history < 1 or budget < 1 or cap < 1:
-        raise ValueError("gpu-host climb: rules it does not play (anneal is the host's), or a budget or cap below 1")
+    if budget < 1 or cap < 1:
+        raise ValueError(f"gpu-host climb: budget and cap must be 1 or more, not {budget} and {cap}")
+    check_rules(r)
+    if s.n_courts == s.total and any(s.courts[i] != s.courts[0] for i in range(s.n_courts)) == 0:
+        # A swap draws until it finds two cards of different rank.
+        raise ValueError("gpu-host climb: a deck of one rank of card: no swap can be drawn")
+    check_walks(<const bg_walk*>&walks[0] if n_walks else NULL, n_walks, s)
     if n_walks:
         with nogil:
             bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], &history[0], &lengths[0],
@@ -189,8 +206,62 @@ def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned c
     if walk.shape[0] != sizeof(bg_walk) or rules.shape[0] != sizeof(bg_climb_rules) \
             or history.shape[0] != (<const bg_climb_rules*>&rules[0]).history or not 2 <= total <= BG_TOTAL:
         raise ValueError("gpu-host climb_accept: buffers of the wrong size")
+    check_rules(<const bg_climb_rules*>&rules[0])
+    cdef const bg_walk* w = <const bg_walk*>&walk[0]
+    if w.k < 0 or w.played < 0 or w.restarts < 0 or not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
+        raise ValueError("gpu-host climb_accept: a walk that has not begun, or hands that are not the deck's")
+    for i in range(total):
+        if w.candidate[i] > 4:
+            raise ValueError(f"gpu-host climb_accept: card {i} of the walk's candidate is {w.candidate[i]}, not a code 0-4")
     bg_climb_accept(<bg_walk*>&walk[0], &history[0], <const bg_climb_rules*>&rules[0], total, status, winner, cards,
                     tricks)
+
+
+cdef int check_rules(const bg_climb_rules* r) except -1:
+    """The climber's rules as game.h plays them (anneal is the host's)."""
+    if r.accept not in (0, 1, 3) or r.by_cards not in (0, 1) or not 1 <= r.history <= 100000 \
+            or r.swap_percent > 100 or r.patience < 1 or r.threshold < 0 or r.steps < 0:
+        raise ValueError(f"gpu-host climb: rules it does not play (accept {r.accept}, history {r.history}, "
+                         f"swap_percent {r.swap_percent}, patience {r.patience}, threshold {r.threshold}, "
+                         f"steps {r.steps}; anneal is the host's)")
+    return 0
+
+
+cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except -1:
+    """Walks that game.h can take on: begun ones hold the shape's deck in
+    hands of its size (a mutation of a deck without a court card, or of one
+    card, would draw for ever), fresh ones have played nothing."""
+    cdef uint64_t i
+    cdef int k, total = s.total
+    cdef int counts[5]
+    cdef int want[5]
+    cdef const bg_walk* w
+    for k in range(5):
+        want[k] = 0
+    want[0] = total - s.n_courts
+    for k in range(s.n_courts):
+        want[s.courts[k]] += 1
+    for i in range(n):
+        w = walks + i
+        if w.restarts < -1 or w.played < 0 or w.k < 0 or w.stale < 0:
+            raise ValueError(f"gpu-host climb: walk {i} has counts below 0")
+        if w.restarts < 0:
+            if w.played:
+                raise ValueError(f"gpu-host climb: walk {i} has played {w.played} deals and never begun")
+            continue
+        if not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
+            raise ValueError(f"gpu-host climb: walk {i}'s hands of {w.sizes[0]} and {w.sizes[1]} cards are not "
+                             f"a deal of {total}")
+        for k in range(5):
+            counts[k] = 0
+        for k in range(total):
+            if w.current[k] > 4:
+                raise ValueError(f"gpu-host climb: card {k} of walk {i} is {w.current[k]}, not a code 0-4")
+            counts[w.current[k]] += 1
+        for k in range(5):
+            if counts[k] != want[k]:
+                raise ValueError(f"gpu-host climb: walk {i} does not hold the shape's cards")
+    return 0
 
 
 cdef int check_rows(const unsigned char[::1] rows, Py_ssize_t n, int stride, int ring, int skip, str kernel,
