@@ -586,15 +586,27 @@ def test_the_concurrency_harness_under_threadsanitizer(tmp_path):
 
 # ---------------------------------------------------------------- jobs
 
+def games_on(tmp_path, path, runs):
+    """The games job file `path` keeps on each of `runs` ({name: extra
+    options}), each run in an archive of its own: {name: {deal: game}}, the
+    engine that played a game left out of it (a run whose options name an
+    engine must have recorded that engine with every game)."""
+    kept_by = {}
+    for name, more in runs.items():
+        archive = tmp_path / f"{name}.sqlite"
+        result = beggar("search", path, *more, "--archive", archive, "--quiet")
+        assert result.returncode == 0, result
+        games = kept(archive)
+        engines = {played.pop("engine") for played in games.values()}
+        assert "--engine" not in more or engines <= {more[more.index("--engine") + 1]}, (name, engines)
+        kept_by[name] = games
+    return kept_by
+
+
 @pytest.mark.slow
 def test_a_job_on_the_gpu_engine_keeps_the_games_of_the_same_job_on_the_cpu(tmp_path):
     path = job_file(tmp_path, deals=400_000, chunk=100_000, min_cards=1800, extra='extend_cards = 0\n')
-    runs = {}
-    for name in ("gpu-host", "compiled"):
-        archive = tmp_path / f"{name}.sqlite"
-        result = beggar("search", path, "--engine", name, "--archive", archive, "--quiet")
-        assert result.returncode == 0, result
-        runs[name] = {deal: played for deal, played in kept(archive).items() if played.pop("engine") == name}
+    runs = games_on(tmp_path, path, {"gpu-host": ["--engine", "gpu-host"], "compiled": ["--engine", "compiled"]})
     # The same games, each recorded with the engine that played it.
     assert runs["gpu-host"] == runs["compiled"] and len(runs["compiled"]) > 5
 
@@ -624,12 +636,7 @@ def test_a_job_stopped_on_one_engine_goes_on_on_another(tmp_path):
 def test_a_job_on_several_devices_keeps_the_games_of_one(tmp_path):
     path = job_file(tmp_path, deals=400_000, chunk=100_000, min_cards=1800,
                     extra='extend_cards = 0\nengine = "gpu-host"\ndevices = [0, 1]\n')
-    runs = {}
-    for name, more in (("several", []), ("one", ["--devices", "0"]), ("compiled", ["--engine", "compiled"])):
-        archive = tmp_path / f"{name}.sqlite"
-        result = beggar("search", path, *more, "--archive", archive, "--quiet")
-        assert result.returncode == 0, result
-        runs[name] = {deal: played for deal, played in kept(archive).items() if played.pop("engine")}
+    runs = games_on(tmp_path, path, {"several": [], "one": ["--devices", "0"], "compiled": ["--engine", "compiled"]})
     assert runs["several"] == runs["one"] == runs["compiled"] and len(runs["one"]) > 5
 
 
@@ -680,12 +687,7 @@ def test_a_perturb_job_on_the_gpu_kernels_keeps_the_loops_of_one_on_the_compiled
 def test_a_climb_job_on_the_gpu_kernels_keeps_the_games_of_one_on_the_compiled_engine(tmp_path):
     path = job_file(tmp_path, driver="climb", deals=90_000, chunk=3_000, min_cards=1200,
                     extra='extend_cards = 0\n[climb]\naccept = "late"\npatience = 50\n')
-    runs = {}
-    for name in ("gpu-host", "compiled"):
-        archive = tmp_path / f"{name}.sqlite"
-        result = beggar("search", path, "--engine", name, "--archive", archive, "--quiet")
-        assert result.returncode == 0, result
-        runs[name] = {deal: played for deal, played in kept(archive).items() if played.pop("engine") == name}
+    runs = games_on(tmp_path, path, {"gpu-host": ["--engine", "gpu-host"], "compiled": ["--engine", "compiled"]})
     assert runs["gpu-host"] == runs["compiled"] and len(runs["compiled"]) > 20
 
 

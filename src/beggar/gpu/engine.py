@@ -136,12 +136,7 @@ class RangeEngine:
             result = getattr(backend, kernel)(*arguments)
         except EngineFault:
             self._backend = None
-            close = getattr(backend, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:       # a dead context may refuse even its release
-                    pass
+            close_quietly(backend)
             raise
         seconds = time.perf_counter() - start
         return (*result, seconds) if isinstance(result, tuple) else (result, None, seconds)
@@ -636,6 +631,17 @@ def _parts(count, n_hits, capacity):
     parts = min(count, -(-2 * n_hits // capacity))
     edges = [count * k // parts for k in range(parts + 1)]
     return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+def close_quietly(backend):
+    """Close a backend that failed, if it has anything to close: a dead
+    context may refuse even its release."""
+    close = getattr(backend, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:
+            pass
 
 
 def _power_above(n):

@@ -123,6 +123,21 @@ typedef struct {
     const BG_GLOBAL int* splits;    /* batch: each deal's first hand */
 } bg_launch_of;
 
+/* A launch of `kind` over deals 0 .. count - 1 taken `grab` at a time from
+   the counter `next`: what every kind of launch has; its hits (a batch's
+   results) to `hits`, counted in `n_hits`, room for `capacity`. */
+BG_FN void bg_launch_start(bg_launch_of* l, int kind, bg_u64 count, bg_u64 grab, bg_i64 cap, BG_GLOBAL bg_u64* next,
+                           BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity) {
+    l->kind = kind;
+    l->count = count;
+    l->grab = grab;
+    l->cap = (bg_u32)cap;
+    l->next = next;
+    l->hits = hits;
+    l->n_hits = n_hits;
+    l->capacity = capacity;
+}
+
 BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
     bg_u64 slot = BG_ADD64(l->n_hits, 1);
     if (slot < l->capacity)
@@ -351,19 +366,12 @@ BG_KERNEL bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, 
                     bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0};
-    l.kind = BG_SAMPLE;
+    bg_launch_start(&l, BG_SAMPLE, count, BG_GRAB, cap, next, hits, n_hits, capacity);
     l.seed = seed;
     l.first = first;
-    l.count = count;
-    l.grab = BG_GRAB;
     l.keep_cards = min_cards;
-    l.cap = (bg_u32)cap;
-    l.next = next;
     l.lengths = lengths;
     l.best = best;
-    l.hits = hits;
-    l.n_hits = n_hits;
-    l.capacity = capacity;
     bg_flat(&l, &m, shape, 0);
 }
 
@@ -377,17 +385,10 @@ BG_KERNEL bg_census(const BG_GLOBAL bg_block* block, bg_u64 count, bg_u64 grab, 
                     BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0};
-    l.kind = BG_CENSUS;
-    l.count = count;
-    l.grab = grab;
+    bg_launch_start(&l, BG_CENSUS, count, grab, cap, next, hits, n_hits, capacity);
     l.keep_cards = threshold;
-    l.cap = (bg_u32)cap;
-    l.next = next;
     l.cards = cards;
     l.tricks = tricks;
-    l.hits = hits;
-    l.n_hits = n_hits;
-    l.capacity = capacity;
     bg_flat(&l, &m, 0, block);
 }
 
@@ -403,18 +404,11 @@ BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int rin
                      bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0};
-    l.kind = BG_PERTURB;
+    bg_launch_start(&l, BG_PERTURB, count, BG_GRAB, cap, next, hits, n_hits, capacity);
     l.seed = walk_seed;
     l.first = first;
-    l.count = count;
-    l.grab = BG_GRAB;
-    l.cap = (bg_u32)cap;
     l.total = total;
     l.ring = ring;
-    l.next = next;
-    l.hits = hits;
-    l.n_hits = n_hits;
-    l.capacity = capacity;
     l.pool = pool;
     l.n_pool = n_pool;
     l.changes = changes;
@@ -432,14 +426,9 @@ BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int
                    bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* results) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0};
-    l.kind = BG_BATCH;
-    l.count = count;
-    l.grab = BG_GRAB;
-    l.cap = (bg_u32)cap;
+    bg_launch_start(&l, BG_BATCH, count, BG_GRAB, cap, next, results, 0, count);
     l.total = total;
     l.ring = ring;
-    l.next = next;
-    l.hits = results;
     l.rows = rows;
     l.splits = splits;
     bg_flat(&l, &m, 0, 0);

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .engine import CLIMB_HIT, HIT, block_dtype
+from .engine import CLIMB_HIT, HIT, block_dtype, close_quietly
 
 #: A part shorter than this is not timed: its pace says little.
 TIMED_DEALS = 1 << 16
@@ -179,10 +179,5 @@ class Several:
 
     def close(self):
         for backend in self.backends:
-            close = getattr(backend, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:       # a dead context may refuse even its release
-                    pass
+            close_quietly(backend)
 
