@@ -22,7 +22,6 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 
-from .crosscheck import check
 from . import drivers
 
 
@@ -66,9 +65,11 @@ def played(spec, chunk, parts=1):
 
 
 def checked(spec, result):
-    """Stage two, on a core: the chunk's games checked (crosscheck.check)."""
+    """Stage two, on a core: the chunk's games checked, as a worker checks
+    them after its play (the driver's games: crosscheck.check for games
+    dealt; a hunt's seating of the loops its walk found)."""
     start = time.perf_counter()
-    result.games = check(spec, result)
+    result.games = drivers.of(spec).games(spec, result)
     result.check_seconds = time.perf_counter() - start
     return result, result.check_seconds
 
