@@ -33,6 +33,7 @@ from ...cycle import key_deal, key_hands
 from ...deal import Deal
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
+from ...engine import GPU_ENGINES
 from ...rules import Rules
 from .. import SearchError
 from ..keep import dispute, kept, stop_if_disputed
@@ -228,8 +229,7 @@ class Perturb(_Factory):
     starts_from_loops = True
 
     def walk(self, spec, chunk, tries, rules):
-        from ... import _loops
-        return _loops.perturb(start_states(spec), Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
+        return perturbation(spec, start_states(spec), chunk, tries, rules)
 
     def start(self, archive, spec):
         """The full loops of the deck, the archive's and those known (start_keys)."""
@@ -237,6 +237,19 @@ class Perturb(_Factory):
         if not spec["start"]:
             raise JobError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
                            "and none is published (run a grow job first)")
+
+
+def perturbation(spec, states, chunk, tries, rules):
+    """Perturbation walk number `chunk` of job `spec`'s seed from `states`
+    (each (hands, leader), on the full loops of its deck it starts from), at
+    most `tries` tries, with the walk's options `rules` (PerturbRules as a
+    dict): a beggar._loops.Growth. The one place a perturbation walk is
+    played, for every driver that perturbs (perturb, hunt) and for
+    benchmarks/hunt_speed.py: an engine that perturbs is chosen here."""
+    from ... import _loops
+    if spec["engine"] in GPU_ENGINES:
+        raise SearchError(f"perturbation runs on the compiled engine, not on {spec['engine']}")
+    return _loops.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
 
 
 def start_keys(archive, deck, players=2):
@@ -286,33 +299,45 @@ class ReportedLoop:
     games: list = field(default_factory=list)      # [(deal, compiled outcome, reference outcome)]
 
 
+def reported(spec, hands, leader):
+    """The full loop that a walk of job `spec` reported by the state (hands,
+    leader) on its cycle, looked at again (loops.of_state: compiled play,
+    the cycle walked by the reference engine) and its canonical state played
+    by both engines: a ReportedLoop; SearchError (a bug in beggar, nothing
+    of the chunk kept) for a state that is no loop, a loop of another deck
+    or one the engines play differently."""
+    try:
+        loop = loops.of_state(hands, leader)
+    except loops.LoopError as error:
+        raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
+                          "This is a bug in beggar: please report it.") from None
+    if loop.deck != spec["deck"]:
+        raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
+                          f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
+                          "report it.")
+    deal = loop.deal()
+    item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
+    if item.compiled != item.reference:
+        # Nothing of the chunk is kept: a loop rests on both engines' word.
+        raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
+                          f"reported: compiled {item.compiled}, reference {item.reference}. This is "
+                          "a bug in beggar: please report the deal.")
+    return item
+
+
 def checked(archive, spec, growth):
     """The full loops of a chunk's walk, each checked and, when new to the
     archive (or kept without a basin search), with its basin searched."""
     found = {}
     for hands, leader in growth["loops"]:
-        try:
-            loop = loops.of_state(hands, leader)
-        except loops.LoopError as error:
-            raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
-                              "This is a bug in beggar: please report it.") from None
+        item = reported(spec, hands, leader)
+        loop = item.loop
         if loop.key in found:
             continue
-        if loop.deck != spec["deck"]:
-            raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
-                              f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
-                              "report it.")
-        deal = loop.deal()
-        item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
-        if item.compiled != item.reference:
-            # Nothing of the chunk is kept: a loop rests on both engines' word.
-            raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
-                              f"reported: compiled {item.compiled}, reference {item.reference}. This is "
-                              "a bug in beggar: please report the deal.")
         found[loop.key] = item
         known = archive.loop_id(loop.deck, loop.hex)
         if known is not None and archive.loop(known)["basin_states"] is not None:
             continue
-        item.basin = basin(deal, spec["basin_states"], spec["basin_seconds"])
+        item.basin = basin(loop.deal(), spec["basin_states"], spec["basin_seconds"])
         item.games = [(member, engine.play(member), replay) for member, replay in item.basin.deals]
     return list(found.values())
