@@ -258,6 +258,9 @@ def test_a_chunk_kept_adds_its_loops_and_a_second_report_of_them_doubles_nothing
         assert (figures["new_loops"], figures["loops_known"], figures["loops_seated"]) == (2, 3, 2)
         assert figures["perturbations"] == 60_000 and figures["perturbations_per_second"] > 0
         assert figures["best3"] == {**best, "sizes": "/".join(str(len(hand)) for hand in best["deal"].split("/"))}
+        assert [(seated["loop"], seated["chunk"]) for seated in figures["seated"]] == [
+            (key, 0) for key in summary.hunt.keys[1:]]
+        assert max(seated["3"]["smallest"] for seated in figures["seated"]) == best["smallest"]
         assert best["smallest"] == 6 and best["chunk"] == 0 and best["loop"] in others
         lines = driver.summary(summary, "a.sqlite")
         assert f"best3    6 ({figures['best3']['sizes']}: {best['deal']}), the largest smallest hand at a table " \
@@ -353,8 +356,8 @@ def test_a_hunt_job_seats_the_loops_it_finds_and_keeps_their_deals_of_3_and_4_pl
     assert sorted(added) == sorted(found)
     jobs_run = beggar("archive", "jobs", "--archive", path)
     assert jobs_run.returncode == 0, jobs_run.stderr
-    assert re.search(rf"^  hunt: {len(found)} new loops in [\d.]+ h \([\d,.]+ an hour\), [\d,]+ perturbations/s a "
-                     rf"worker, {len(found) + len(given)} loops to perturb from; best 3-seat balance 10 "
+    assert re.search(rf"^  new loops {len(found)} in [\d.]+ h \([\d,.]+ an hour\); [\d,]+ perturbations/s a "
+                     rf"worker; {len(found) + len(given)} loops to perturb from; best 3-seat balance 10 "
                      rf"\({best['sizes']}\) from loop {best['loop_id']} \(chunk {best['chunk']}\)$",
                      jobs_run.stdout, re.M), jobs_run.stdout
     listed = json.loads(beggar("archive", "jobs", "--archive", path, "--json").stdout)

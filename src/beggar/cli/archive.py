@@ -140,9 +140,9 @@ def run_archive_jobs(args):
 def _hunted(hunt):
     """A hunt job's rates and best 3-seat balance, in a line (hunt.Hunt.job_figures)."""
     best = hunt["best3"]
-    return (f"hunt: {hunt['new_loops']:,} new loop{'' if hunt['new_loops'] == 1 else 's'} in {hunt['hours']:.2f} h "
-            f"({hunt['new_loops_per_hour']:,.1f} an hour), {hunt['perturbations_per_second']:,} perturbations/s a "
-            f"worker, {hunt['loops_known']:,} loops to perturb from; best 3-seat balance "
+    return (f"new loops {hunt['new_loops']:,} in {hunt['hours']:.2f} h ({hunt['new_loops_per_hour']:,.1f} an hour); "
+            f"{hunt['perturbations_per_second']:,} perturbations/s a worker; {hunt['loops_known']:,} loops to perturb "
+            "from; best 3-seat balance "
             + ("none yet" if best is None else
                f"{best['smallest']} ({best['sizes']}) from loop {best['loop_id']} (chunk {best['chunk']})"))
 

@@ -368,15 +368,21 @@ class Hunt(_Factory):
         """The whole job's figures from its chunks' records: perturbations, and
         per second of its walks; new loops, and per hour of the job run on its
         workers (each chunk's seconds over the workers of its run); loops
-        known, seated; its best 3-seat balance and where it came from."""
+        known; its best 3-seat balance and where it came from; and what the
+        searches from each loop it seated reached (`seated`, in the order
+        the loops were added)."""
         walk_ms = new = 0
         hours = 0.0
         hunt = HuntState(list(spec["start"]), len(spec["start"]))
+        seats = []
         for chunk, record in in_order(archive.chunk_records(job_id)):
             hunt.follow(chunk, record, f"{archive.path}: damaged: job {job_id}")
             walk_ms += record["walk_ms"]
             hours += (record["walk_ms"] + record["seat_ms"]) / record["workers"] / 3.6e6
             new += record["new"]
+            seats.extend({"loop": seated["loop"], "loop_id": archive.loop_id(spec["deck"], seated["loop"]),
+                          "chunk": chunk, **{table: seated[table] for table in ("basin", "3", "4")}}
+                         for seated in record["seated"] if seated["loop"] in record["added"])
         tries = archive.job(job_id)["deals"]
         found = hunt.best
         if found is not None:
@@ -384,7 +390,8 @@ class Hunt(_Factory):
         return {"hunt": {"perturbations": tries, "perturbations_per_second": round(tries / walk_ms * 1000)
                          if walk_ms else 0, "hours": round(hours, 4), "new_loops": new,
                          "new_loops_per_hour": round(new / hours, 2) if hours else 0.0,
-                         "loops_known": len(hunt.keys), "loops_seated": len(hunt.keys) - hunt.given, "best3": found}}
+                         "loops_known": len(hunt.keys), "loops_seated": len(seats), "best3": found,
+                         "seated": seats}}
 
     # ------------------------------------------------------------ a worker
 
