@@ -281,11 +281,23 @@ def start_keys(archive, deck, players=2):
 
 
 def start_states(spec):
-    """Every state on the cycles of a perturb job's start loops, in a fixed order."""
+    """Every state on the cycles of a perturb job's start loops, in a fixed
+    order: each loop's two players' (a loop the archive holds only at a
+    table of 3 or 4, as an eliminate job keeps it, is a start under that key)."""
     states = []
     for key in spec["start"]:
-        states.extend(loops.of_deal(key_deal(key)).states)
+        states.extend(loops.of_deal(key_deal(two_player_key(key))).states)
     return states
+
+
+def two_player_key(key):
+    """The canonical state (hex) of the loop of a loop's two players, its
+    seats that are empty on its cycle left out."""
+    hands = key_hands(key)
+    playing = [hand for hand in hands if hand]
+    if len(playing) == len(hands):
+        return key
+    return loops.of_deal(Deal.from_codes(playing)).hex
 
 
 @dataclass

@@ -48,7 +48,6 @@ from ... import elimination, engine
 from ...archive import ArchiveFault
 from ...backward import basin
 from ...cycle import key_hands
-from ...deal import Deal
 from ...decks import Deck
 from ...rules import Rules
 from ...states import GUIDES
@@ -57,7 +56,7 @@ from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed
 from ..spec import JobError, chunk_deals
 from .base import ChunkResult, plural, whole_line
-from .factory import PerturbRules, _Factory, perturbation, reported, start_keys
+from .factory import PerturbRules, _Factory, perturbation, reported, start_keys, two_player_key
 
 #: The tables a new loop is seated at.
 SEATS = (3, 4)
@@ -150,15 +149,6 @@ def in_order(records):
     the order their loops were added to the job's (by `at`, then chunk)."""
     return sorted(((chunk, stats["hunt"]) for chunk, stats in records if "hunt" in stats),
                   key=lambda item: (item[1]["at"], item[0]))
-
-
-def two_player_key(key):
-    """The canonical state of a loop's two players (hex), its empty seats left out."""
-    hands = [hand for hand in key_hands(key) if hand]
-    if len(hands) == len(key_hands(key)):
-        return key
-    from ... import loops
-    return loops.of_deal(Deal.from_codes(hands)).hex
 
 
 def drawn(keys, seed, chunk):
