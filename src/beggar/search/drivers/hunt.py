@@ -12,8 +12,9 @@ A chunk's record says `from`, the loops it added and where in the list they
 went (`at`, the list's length when it was kept): so the list is rebuilt
 from the records when a job goes on (going_on), the same whatever stopped
 it, and any chunk can be played again from its seed, its number and its
-record. (A chunk cut off by a stop was never recorded: it is played again
-on resume from the loops known then.)
+record (its searches too, where basin_seconds stopped none of them). A
+chunk cut off by a stop was never recorded: it is played again on resume,
+from the loops known then.
 
 A walk draws each try from one loop's cycle (the canonical state, moved a
 random number of tricks along it): one state a loop, so that every loop
