@@ -11,4 +11,5 @@ python3 -m venv "$venv"
 cd "$root"
 "$venv/bin/beggar" gpu
 "$venv/bin/python" -m pytest -q -n 0 -m gpu tests/test_gpu.py
+"$venv/bin/python" -m pytest -q -n 0 tests/test_opencl.py
 "$venv/bin/python" benchmarks/gpu_speed.py --cpu-deals 2000000 --full-half-census

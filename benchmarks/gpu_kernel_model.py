@@ -14,9 +14,10 @@ Nothing here runs on a GPU, and no figure is a measured speed:
    instruction, `-lineinfo` changing none of them): the local loads (LDL)
    and stores (STL) in the code of each part of the game, counted in the
    code, not as executed: "per trick" is bg_trick and bg_step (a trick and
-   its check for an end), "snapshot" bg_same and bg_copy (Brent's loop
-   check), "dealing" the deal and its random stream or unranking; "the
-   rest" is kernel.cu's own code (the queue, its takes, the counts). nvdisasm comes from the wheel
+   its check for an end), "loop check" Brent's snapshot and comparison and
+   a perturbation's cycle hash, "dealing" the deal and its random stream,
+   unranking, or a perturbation's changes; "the rest" is kernel.cu's own
+   code (the queue, its takes, the counts). nvdisasm comes from the wheel
    nvidia-cuda-nvdisasm (`pip install nvidia-cuda-nvdisasm`); without it that
    part is left out and says so.
 
@@ -51,12 +52,12 @@ import numpy as np
 
 from beggar import _engine as compiled
 from beggar.decks import STANDARD, Deck
-from beggar.gpu import device
+from beggar.gpu import device, source
 from beggar.gpu.engine import ring_of
 
 LANES = 32
 #: kernel.cu's BG_STEPS: tricks a block plays between its barriers.
-STEPS = int(re.search(r"BG_STEPS = (\d+)", device.source()[0]).group(1))
+STEPS = int(re.search(r"BG_STEPS = (\d+)", source.files()["kernel.cu"]).group(1))
 SHAPES = [("standard 26/26", "standard", None), ("standard, random split", "standard", "random"),
           ("camicia 20/20", "camicia", None), ("half 13/13", "half", None)]
 
@@ -73,9 +74,12 @@ LIMITS = {
 #: The parts of the game, by the game.h functions their code comes from.
 PARTS = {
     "per trick": {"bg_trick", "bg_step", "bg_pop", "bg_head", "bg_size"},
-    "snapshot": {"bg_same", "bg_copy"},
+    "loop check": {"bg_same", "bg_copy", "bg_state_hash", "bg_cycle_hash", "bg_known"},
     "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_put", "bg_end_hand",
-                "bg_deal_random", "bg_unrank", "bg_next_arrangement", "bg_deal_arrangement"},
+                "bg_place", "bg_put_hand", "bg_deal_random", "bg_exact_quotient", "bg_unrank",
+                "bg_next_arrangement", "bg_deal_arrangement", "bg_deal_cards", "bg_state_insert",
+                "bg_state_remove", "bg_change", "bg_perturbed", "bg_climb_deal", "bg_mutate", "bg_climb_propose",
+                "bg_load_cards"},
 }
 
 
@@ -220,7 +224,7 @@ def machine_code(nvdisasm, cubin, header):
 
 def compiled_figures(arches, ring, cards):
     nvdisasm = tool("nvdisasm")
-    _, header = device.source()
+    header = source.files()["game.h"]
     threads = device.block_threads(ring)
     print(f"compiled by NVRTC {device.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
           f"{threads} threads a block; static counts from the code, nothing run")
@@ -228,7 +232,7 @@ def compiled_figures(arches, ring, cards):
         print("SASS: nvdisasm not found (pip install nvidia-cuda-nvdisasm): local loads and stores left out")
     print()
     print(f"{'arch':6} {'kernel':10} {'regs':>5} {'stack B':>8} {'spills st/ld':>13} {'smem static/dyn':>16} "
-          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   LDL/STL: per trick, snapshot, dealing, the rest")
+          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   LDL/STL: per trick, loop check, dealing, the rest")
     for arch in arches:
         cubin, log = device.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
         figures = ptxas_figures(log)
@@ -329,15 +333,21 @@ def warp_model(games, threads, steps, games_per_block, take, deal):
     print(f"  flat loop: kernel.cu's, blocks of {threads} threads, {steps} steps between refills, "
           f"{games_per_block:,} games a block, a take {take} tricks, a deal {deal} tricks")
     print()
+    print("  a game's lane steps: the lanes' steps a game costs in the flat loop, its work and the steps its "
+          "warp's idle lanes lose (deals a second go as their inverse)")
+    print()
+    lane_steps = "a game's lane steps"
     print(f"{'shape':24} {'mean game':>10} {'mean longest of 32':>19} {'SIMT reconverging':>18} "
-          f"{'SIMT flat loop':>15}")
+          f"{'SIMT flat loop':>15} {lane_steps:>19}")
     for name, deck, split in SHAPES:
         tricks = trick_lengths(Deck.parse(deck), split, games)
         steps_taken, played = reconverging(tricks)
         before = played / (LANES * steps_taken)
         cost, work = flat(tricks, threads, steps, games_per_block, take, deal)
         longest = steps_taken / (len(tricks) // LANES)
-        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} {work / (LANES * cost):15.2f}")
+        modelled = len(tricks) // games_per_block // 64 * 64 * games_per_block
+        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} {work / (LANES * cost):15.2f} "
+              f"{LANES * cost / modelled:19.1f}")
 
 
 def main():

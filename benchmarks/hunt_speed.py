@@ -8,7 +8,9 @@ of a short hunt job on this machine.
 Perturbation: walks from the deck's known loops (those a hunt job starts
 from: the published ones and the shipped finds'), each of `--tries` tries,
 played through factory.perturbation, the one call every perturbation goes
-through (the hunt's and the perturb driver's), on each engine of ENGINES.
+through (the hunt's and the perturb driver's), on each engine of ENGINES
+(on a GPU engine, beside the compiled engine's random deals all the same:
+the target is the compiled engine's).
 A perturbation is a deal: a state of the whole deck, two hands of any
 split, played to its end or its loop. So beside it, the compiled engine's
 random deals of the same shape: the deck dealt to two players at a random
@@ -38,15 +40,18 @@ from beggar import engine, finds, loops
 from beggar.archive import Archive
 from beggar.cycle import key_hands
 from beggar.decks import Deck
+from beggar.errors import BadInput, Fault
 from beggar.search import job as jobs
 from beggar.search.drivers.factory import perturbation
 from beggar.search.drivers.hunt import HuntRules, two_player_key
 from beggar.search.runner import run
 
-#: The engines perturbation is measured on. The GPU engines ("gpu-host", the
-#: kernels on the host; "gpu") join with their names here once
-#: factory.perturbation plays on them (it refuses them until then).
-ENGINES = ("compiled",)
+#: The engines perturbation is measured on: the compiled engine and the GPU
+#: engines (engine.perturb plays a walk on each, with the same loops found;
+#: gpu-host is the GPU kernels on this machine's cores). One that cannot run
+#: here (no GPU, no OpenCL device) is said so in its row. Another engine that
+#: perturbs is a name added here.
+ENGINES = ("compiled", "gpu-host", "gpu", "opencl")
 
 NEVER = 10 ** 9
 
@@ -125,7 +130,11 @@ def main():
               f"the same shape, {args.tries:,} a run, best of {args.repeat}, one core ({cores} cores seen)")
         print(f"  {'engine':<10} {'perturbations/s':>16} {'random deals/s':>15} {'ratio':>6} {'26/26 deals/s':>14}")
         for name in ENGINES:
-            best = rates(deck, name, args.tries, args.repeat, args.seed)
+            try:
+                best = rates(deck, name, args.tries, args.repeat, args.seed)
+            except (BadInput, Fault) as error:
+                print(f"  {name:<10} not here: {error}")
+                continue
             print(f"  {name:<10} {best['perturb']:>16,.0f} {best['random']:>15,.0f} "
                   f"{best['perturb'] / best['random']:>5.2f}x {best['even']:>14,.0f}")
         print("  random deals/s: the compiled engine's, two hands of a random split (a perturbation's shape); "

@@ -20,7 +20,7 @@
    drops the barrier after each of the kernels' play phases (the block's
    queue and counts are read while other threads still play).
 
-       gpu_harness sample|census BLOCKS THREADS IN OUT
+       gpu_harness sample|census|perturb|batch BLOCKS THREADS IN OUT
 
    IN holds the launch's arguments, OUT receives its results (see main). */
 
@@ -83,12 +83,14 @@ static void bg_max64(uint64_t* p, uint64_t v) {
 /* The block's shared memory, as the linker gathers it. */
 extern char __start_bg_shared[], __stop_bg_shared[];
 
-/* The launch's arguments, as IN holds them: this header, then the shape or
-   the block (`size` bytes). */
+/* The launch's arguments, as IN holds them: this header, then `size` bytes:
+   the shape (sample), the block (census), the pool's rows and then the
+   `n_known` hashes known (perturb), the rows and then their splits (batch). */
 typedef struct {
     uint64_t size, seed, first, count, capacity, grab;
     int64_t min_cards, threshold, cap;
     uint64_t garbage;           /* the seed of the shared memory's garbage */
+    int32_t total, ring, changes, reach, n_pool, n_known;   /* perturb, batch */
 } bg_launch;
 
 /* The kernels' global memory, one mapping for every block. */
@@ -101,18 +103,25 @@ typedef struct {
 static bg_launch launch;
 static bg_global* global;
 static unsigned char* input;
-static bg_hit* hits;
-static int sampling;
+static bg_hit* hits;            /* a batch's: one result a row */
+static const char* kind;
 
 static void* run_thread(void* index) {
     bg_thread = (int)(intptr_t)index;
     bg_syncs = 0;
-    if (sampling)
+    if (!strcmp(kind, "sample"))
         bg_sample((const bg_shape*)input, launch.seed, launch.first, launch.count, launch.min_cards, launch.cap,
                   &global->next, global->lengths, &global->best, hits, &global->n_hits, launch.capacity);
-    else
+    else if (!strcmp(kind, "census"))
         bg_census((const bg_block*)input, launch.count, launch.grab, launch.threshold, launch.cap, &global->next,
                   global->cards, global->tricks, hits, &global->n_hits, launch.capacity);
+    else if (!strcmp(kind, "perturb"))
+        bg_perturb(input, launch.n_pool, launch.total, launch.ring, launch.changes, launch.reach, launch.seed,
+                   (const uint64_t*)(input + (size_t)launch.n_pool * (size_t)(launch.total + 1)), launch.n_known,
+                   launch.first, launch.count, launch.cap, &global->next, hits, &global->n_hits, launch.capacity);
+    else
+        bg_batch(input, (const int*)(input + launch.count * (uint64_t)launch.total), launch.total, launch.ring,
+                 launch.count, launch.cap, &global->next, hits);
     return NULL;
 }
 
@@ -152,14 +161,25 @@ static void transfer(FILE* file, void* data, size_t size, int writing, const cha
     }
 }
 
+/* The bytes after the header a launch of `kind` takes. */
+static uint64_t expected_size(void) {
+    if (!strcmp(kind, "sample"))
+        return sizeof(bg_shape);
+    if (!strcmp(kind, "census"))
+        return sizeof(bg_block);
+    if (!strcmp(kind, "perturb"))
+        return (uint64_t)launch.n_pool * (uint64_t)(launch.total + 1) + 8 * (uint64_t)launch.n_known;
+    return launch.count * ((uint64_t)launch.total + 4);
+}
+
 /* OUT: next, best, n_hits, the lengths (sample) or the cards and tricks
-   (census), then min(n_hits, capacity) hits. */
+   (census), then min(n_hits, capacity) hits (a batch: a result a row). */
 int main(int argc, char** argv) {
-    if (argc != 6 || (strcmp(argv[1], "sample") && strcmp(argv[1], "census"))) {
-        fprintf(stderr, "usage: gpu_harness sample|census BLOCKS THREADS IN OUT\n");
+    kind = argc == 6 ? argv[1] : "";
+    if (strcmp(kind, "sample") && strcmp(kind, "census") && strcmp(kind, "perturb") && strcmp(kind, "batch")) {
+        fprintf(stderr, "usage: gpu_harness sample|census|perturb|batch BLOCKS THREADS IN OUT\n");
         return 2;
     }
-    sampling = !strcmp(argv[1], "sample");
     int blocks = atoi(argv[2]);
     bg_threads = atoi(argv[3]);
     FILE* in = fopen(argv[4], "rb");
@@ -168,15 +188,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     transfer(in, &launch, sizeof launch, 0, "the launch");
-    if (launch.size != (sampling ? sizeof(bg_shape) : sizeof(bg_block))) {
-        fprintf(stderr, "gpu_harness: the shape or block has the wrong size\n");
+    if (launch.size != expected_size()) {
+        fprintf(stderr, "gpu_harness: the launch's input has the wrong size\n");
         return 2;
     }
     input = shared_map(launch.size);
-    transfer(in, input, launch.size, 0, "the shape or block");
+    transfer(in, input, launch.size, 0, "the launch's input");
     fclose(in);
+    int batch = !strcmp(kind, "batch");
+    uint64_t room = batch ? launch.count : launch.capacity;
     global = shared_map(sizeof *global);
-    hits = shared_map(launch.capacity * sizeof *hits);
+    hits = shared_map(room * sizeof *hits);
     pid_t* children = calloc((size_t)blocks, sizeof *children);
     fflush(NULL);
     for (int b = 0; b < blocks; b++) {
@@ -204,13 +226,13 @@ int main(int argc, char** argv) {
         return 3;
     }
     transfer(out, &global->next, 3 * sizeof(uint64_t), 1, "the counters");
-    if (sampling)
+    if (!strcmp(kind, "sample"))
         transfer(out, global->lengths, sizeof global->lengths, 1, "the lengths");
-    else {
+    else if (!strcmp(kind, "census")) {
         transfer(out, global->cards, sizeof global->cards, 1, "the cards");
         transfer(out, global->tricks, sizeof global->tricks, 1, "the tricks");
     }
-    uint64_t kept = global->n_hits < launch.capacity ? global->n_hits : launch.capacity;
+    uint64_t kept = batch ? launch.count : global->n_hits < launch.capacity ? global->n_hits : launch.capacity;
     transfer(out, hits, kept * sizeof *hits, 1, "the hits");
     return fclose(out) ? 3 : 0;
 }

@@ -224,3 +224,64 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
                    {"suffix_arrangements": 31}, {"suffix_first": 26}):
         with pytest.raises(ValueError, match="gpu-host census"):
             census(**fields)
+
+
+def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
+    _gpu_host = pytest.importorskip("beggar._gpu_host")
+    from beggar.gpu.engine import CLIMB_HIT, CLIMB_RULES, HIT, shape_dtype, walk_dtype
+    from beggar.lengths import BINS
+
+    def perturb(pool=None, known=None, **options):
+        rows = np.zeros((2, 7), np.uint8) if pool is None else pool
+        if pool is None:
+            rows[:, 0], rows[:, 1:] = 3, [0, 0, 1, 0, 2, 0]
+        arguments = {"n_pool": len(rows), "total": 6, "ring": 4, "changes": 2, "reach": 3, "cap": 1 << 15, **options}
+        hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
+        _gpu_host.perturb(rows.reshape(-1), arguments["n_pool"], arguments["total"], arguments["ring"],
+                          arguments["changes"], arguments["reach"], 1, np.zeros(0, np.uint64) if known is None else known,
+                          0, 50, arguments["cap"], hits.view(np.uint8), n_hits, 8)
+
+    def batch(rows=None, splits=None, ring=4):
+        rows = np.tile(np.array([0, 0, 1, 0, 2, 0], np.uint8), (3, 1)) if rows is None else rows
+        splits = np.full(len(rows), 3, np.int32) if splits is None else splits
+        _gpu_host.batch(rows.reshape(-1), splits, rows.shape[1], ring, 1 << 15, np.zeros(len(splits), HIT).view(np.uint8))
+
+    def climb(rules=None, **fields):
+        shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
+        shape["total"], shape["n_courts"], shape["ring"] = 6, 2, 4
+        shape["courts"][0, :2] = [1, 2]
+        given = np.zeros(1, CLIMB_RULES)
+        given[0] = (1, 1, 5, 50, 10, 10 ** 6, 20)
+        for name, value in (rules or {}).items():
+            given[name] = value
+        walks = np.zeros(1, walk_dtype(_gpu_host.TOTAL))
+        walks["restarts"], walks["best_value"] = -1, -1
+        for name, value in fields.items():
+            walks[name] = value
+        hits, decks, n_hits = np.zeros(8, CLIMB_HIT), np.zeros(8 * 6, np.uint8), np.zeros(1, np.uint64)
+        _gpu_host.climb(shape.view(np.uint8), given.view(np.uint8), 1, 100, 1 << 15, walks.view(np.uint8),
+                        np.zeros(int(given["history"][0]), np.int64), np.zeros(BINS, np.uint32), hits.view(np.uint8),
+                        decks, n_hits, 8)
+        return walks
+
+    # As gpu/engine.py makes them: played, not refused.
+    perturb()
+    batch()
+    assert climb()["played"][0] == 20
+    bad = np.zeros((2, 7), np.uint8)
+    bad[:, 0] = 3
+    for arguments, fields in ((bad, {}), (None, {"changes": 0}), (None, {"ring": 3}), (None, {"total": 300}),
+                              (None, {"n_pool": 3})):
+        with pytest.raises(ValueError, match="gpu-host perturb"):
+            perturb(arguments, **fields)     # a pool without a court card: a move of one would look for ever
+    with pytest.raises(ValueError, match="not sorted and distinct"):
+        perturb(known=np.array([5, 5], np.uint64))
+    for rows, splits, ring in ((np.full((2, 6), 7, np.uint8), None, 4), (None, np.zeros(3, np.int32), 4),
+                               (None, None, 2)):
+        with pytest.raises(ValueError, match="gpu-host batch"):
+            batch(rows, splits, ring)
+    for rules, fields in (({"accept": 2}, {}), ({"history": 0}, {}), ({"swap_percent": 101}, {}),
+                          ({}, {"restarts": 0, "sizes": [3, 3]}), ({}, {"restarts": 0, "sizes": [6, 0]}),
+                          ({}, {"played": 5}), ({}, {"k": -1})):
+        with pytest.raises(ValueError, match="gpu-host climb"):
+            climb(rules, **fields)

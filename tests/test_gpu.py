@@ -18,12 +18,14 @@ import numpy as np
 import pytest
 
 from beggar import _engine, _gpu_host, census, engine, lengths
+from beggar.deal import Deal
 from beggar.decks import Deck
 from beggar.engine import EngineFault
 from beggar.census import _arrangements
 from beggar.gpu.engine import (CAP_TRICKS, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
                                block_dtype, ring_of, shape_dtype)
 from beggar.gpu.host import HostBackend
+from beggar.gpu.several import Several
 from beggar.gpu.sizing import LaunchSizes
 
 from helpers import bad_input, beggar, job_file, kept, one_line, start, wait_for_chunks
@@ -157,13 +159,151 @@ def test_a_backend_whose_launch_failed_is_closed_and_the_next_call_makes_a_new_o
     assert len(_FailingBackend.made) == 2 and not _FailingBackend.made[1].closed
 
 
-@pytest.mark.parametrize("deck, split, first, deals", [
+def test_several_devices_play_as_one_and_keep_one_devices_games():
+    # Three gpu-host backends (each a thread of this machine) as three GPUs:
+    # each launch is cut between them by their pace, and put together.
+    three = RangeEngine("gpu-host", lambda: Several([HostBackend(capacity=64), HostBackend(), HostBackend()]))
+    for deck, split, min_cards in (("standard", None, 700), ("16 2J", "random", 40)):
+        args = (30_000, 4, min_cards, 3 * 10 ** 9, Deck.parse(deck), 2, split)
+        assert three.sample_best(*args) == _engine.sample_best(*args)
+    for deck, split, first, deals in (("10 2J 2Q", 7, 0, None), ("half", None, 10 ** 8, 30_000)):
+        deck = Deck.parse(deck)
+        deals = deals or census.count(deck)
+        assert three.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
+
+
+def test_a_launch_cut_by_pace_gives_each_device_its_share():
+    several = Several([HostBackend(), HostBackend()])
+    assert several._cut(1000) == [(0, 500), (500, 500)]
+    several.paces = [3e6, 1e6]
+    assert several._cut(1000) == [(0, 750), (750, 250)]
+    several.paces = [None, 2e6]          # a device not yet timed takes the others' mean
+    assert several._cut(10) == [(0, 5), (5, 5)]
+    # Each part long enough to tell its device's pace is timed, and the
+    # parts are played at once, each on its own device.
+    from beggar.gpu.several import TIMED_DEALS
+    fresh = Several([HostBackend(), HostBackend()])
+    parts = fresh._each(lambda backend, offset, deals: (backend, offset, deals), 2 * TIMED_DEALS)
+    assert parts == [(0, TIMED_DEALS, (fresh.backends[0], 0, TIMED_DEALS)),
+                     (TIMED_DEALS, TIMED_DEALS, (fresh.backends[1], TIMED_DEALS, TIMED_DEALS))]
+    assert all(fresh.paces)
+
+
+# ---------------------------------------------------------------- given deals: perturbation, batches
+
+CASELLA_DEAL = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
+
+
+def casella_state():
+    deal = Deal.parse(CASELLA_DEAL)
+    return [((tuple(deal.hands[0]), tuple(deal.hands[1])), 0)]
+
+
+def test_a_perturbation_walk_on_the_gpu_kernels_finds_the_compiled_engines_loops():
+    # Casella's neighbour, found by try 150,000 of walk 0 of seed 6.
+    compiled = engine.perturb(casella_state(), "standard", 6, 0, 150_000)
+    assert engine.perturb(casella_state(), "standard", 6, 0, 150_000, engine="gpu-host") == compiled
+    assert len(compiled.loops) == 1 and compiled.tries == 150_000
+
+
+def test_the_kernels_hand_back_only_the_loops_a_walk_does_not_know():
+    # About 1 try in 100 of a walk from Casella's loop falls back into it:
+    # the device knows that loop by its cycle hash, as the walk does, and
+    # hands back only the loop that is new (and whatever reached the cap).
+    from beggar import _loops
+    host = HostBackend(launch=1 << 16)
+    handed = []
+
+    def launcher(pool, n_pool, total, walk_seed, first, most, known):
+        count = min(most, 1 << 16)
+        hits, n_hits = host.perturb(pool, n_pool, total, 32, 2, 3, walk_seed, known, first, count, CAP_TRICKS)
+        handed.extend(hits[:n_hits])
+        return count, sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+    walked = _loops.perturb(casella_state(), "standard", 6, 0, 150_000, launcher=launcher)
+    assert walked == _loops.perturb(casella_state(), "standard", 6, 0, 150_000) and len(walked.loops) == 1
+    assert 1 <= len(handed) <= 3 and all(hit["status"] == 1 for hit in handed)
+
+
+def test_a_walk_whose_tries_are_launched_in_any_parts_finds_the_same_loops():
+    # A launcher that plays nothing and hands back every try, in parts that
+    # cut across the rounds, and the kernels' launches of 5,000 tries whose
+    # hit buffers of 4 overflow: the rounds and the pool are the walk's own.
+    from beggar import _loops
+    start = _loops.grow("18 3J", 1, 0, 100_000, start_courts=0).loops
+    compiled = _loops.perturb(start, "18 3J", 3, 1, 200_000)
+    sizes = iter([5_000, 11_385, 40_000, 1, 16_384] * 1000)
+
+    def every_try(pool, n_pool, total, walk_seed, first, most, known):
+        played = min(most, next(sizes))
+        return played, list(range(first, first + played))
+    assert _loops.perturb(start, "18 3J", 3, 1, 200_000, launcher=every_try) == compiled
+    small = RangeEngine("gpu-host", lambda: HostBackend(launch=5_000, capacity=4))
+    assert small.perturb(start, "18 3J", 3, 1, 200_000) == compiled
+    assert len(compiled.loops) >= 2
+
+
+def test_batches_of_given_deals_as_the_compiled_engine_plays_them():
+    from beggar.rules import Rules
+    rng = np.random.default_rng(5)
+    decks = np.array([rng.permutation([0] * 36 + [1, 2, 3, 4] * 4) for _ in range(3000)], np.uint8)
+    small = np.array([rng.permutation([0] * 16 + [1, 1]) for _ in range(3000)], np.uint8)
+    splits = rng.integers(1, 18, 3000)
+    for rows, split in ((decks, None), (decks, 20), (small, splits)):
+        for rules in (Rules(), Rules(max_cards=400), Rules(max_tricks=30), Rules(max_tricks=2000, detect_loops=False)):
+            played = HOST.play_batch(rows, split, rules)
+            assert (played == _engine.play_batch(rows, split, rules)).all()
+    assert (HOST.play_batch(small, splits)["status"] == 1).sum() > 100      # loops, played again
+    assert len(HOST.play_batch(np.zeros((0, 52), np.uint8))) == 0
+
+
+# ---------------------------------------------------------------- hill climbing
+
+def climb_walks(climber, rules, deck, split, min_cards, walks=12, steps=1500, seed=7):
+    """Walks 0 .. walks - 1 of `seed` on `climber` and on the compiled engine."""
+    deck = Deck.parse(deck)
+    return ([climber.climb(seed, index, steps, min_cards, rules, deck, 2, split) for index in range(walks)],
+            [_engine.climb(seed, index, steps, min_cards, rules, deck, 2, split) for index in range(walks)])
+
+
+@pytest.mark.parametrize("accept, fitness, steps", [
+    ("equal", "cards", 400),
+    pytest.param("strict", "cards", 1500, marks=pytest.mark.slow),
+    pytest.param("late", "tricks", 1500, marks=pytest.mark.slow)])
+def test_hill_climbing_on_the_gpu_kernels_takes_the_compiled_engines_walks(accept, fitness, steps):
+    # The same hits, best game, restarts and lengths, walk for walk: on a
+    # deck that loops often (its loops' steps the host's) and at every split.
+    from beggar.climbing import ClimbRules
+    rules = ClimbRules(accept=accept, fitness=fitness, patience=40, history=30, swap_percent=60)
+    climber = RangeEngine("gpu-host", lambda: HostBackend(launch=1 << 12, climb_walks=5))
+    for deck, split, min_cards in (("standard", None, 500), ("16 2J", "random", 30), ("camicia", 17, 400)):
+        on_kernels, compiled = climb_walks(climber, rules, deck, split, min_cards, walks=6, steps=steps)
+        assert on_kernels == compiled
+        assert sum(len(walk.hits) for walk in compiled) > 20
+
+
+def test_a_climb_whose_hits_outgrow_the_buffer_or_spans_devices_is_the_compiled_engines():
+    # A walk whose long games found no room among a launch's hits is played
+    # again whole; walks cut between two devices are put together.
+    from beggar.climbing import ClimbRules
+    rules = ClimbRules(accept="late", patience=30)
+    tiny = RangeEngine("gpu-host", lambda: HostBackend(launch=2000, capacity=4, climb_walks=6))
+    pair = RangeEngine("gpu-host", lambda: Several([HostBackend(climb_walks=3), HostBackend(climb_walks=4)]))
+    for climber in (tiny, pair):
+        on_kernels, compiled = climb_walks(climber, rules, "standard", None, 400, walks=8)
+        assert on_kernels == compiled
+
+
+#: Census blocks of every kind: (deck, split, first rank, deals; None: every one).
+CENSUS_BLOCKS = [
     ("12 2J 2Q 2K", None, 0, None),           # a whole census, with its 15 loop deals
     ("10 2J 2Q", 7, 0, None),
     ("9 1J 1Q 1K 1A", 5, 0, None),
     ("half", None, 1_234_567_890, 200_000),
     ("camicia", None, 10 ** 13, 100_000),
-])
+]
+
+
+@pytest.mark.parametrize("deck, split, first, deals", CENSUS_BLOCKS)
 def test_census_blocks_as_the_compiled_engine_counts_them(deck, split, first, deals):
     deck = Deck.parse(deck)
     deals = deals or census.count(deck)
@@ -184,8 +324,11 @@ def test_a_standard_census_block_across_a_change_of_its_64_bit_suffix():
 
 
 def test_the_structs_are_laid_out_alike_in_c_and_numpy():
+    from beggar.gpu.engine import CLIMB_HIT, CLIMB_RULES, walk_dtype
     assert _gpu_host.SIZES == {"shape": shape_dtype(_gpu_host.TOTAL).itemsize,
-                               "block": block_dtype(_gpu_host.TOTAL).itemsize, "hit": HIT.itemsize}
+                               "block": block_dtype(_gpu_host.TOTAL).itemsize, "hit": HIT.itemsize,
+                               "climb rules": CLIMB_RULES.itemsize, "walk": walk_dtype(_gpu_host.TOTAL).itemsize,
+                               "climb hit": CLIMB_HIT.itemsize}
 
 
 def test_the_gpu_engines_keep_the_engine_contract():
@@ -196,10 +339,13 @@ def test_the_gpu_engines_keep_the_engine_contract():
         assert [(p.name, p.default) for p in given] == [(p.name, p.default) for p in stated]
 
 
-def test_three_players_a_deck_too_large_and_climbing_are_clear_refusals():
+def test_three_players_a_deck_too_large_and_climbing_by_anneal_are_clear_refusals():
+    from beggar.climbing import ClimbRules
     with pytest.raises(GpuRequestError, match="two-player deals; 3 players play on the compiled engine"):
         HOST.sample(10, players=3)
-    with pytest.raises(GpuRequestError, match="does not climb"):
+    with pytest.raises(GpuRequestError, match="does not climb by anneal"):
+        HOST.climb(1, 0, 10, 3000, ClimbRules(accept="anneal"))
+    with pytest.raises(TypeError, match="ClimbRules"):
         HOST.climb(1, 0, 10, 3000, None)
     with pytest.raises(GpuRequestError, match="3 players"):
         HOST.census(0, 10, Deck.parse("6 1J 1Q 1K"), 3)
@@ -215,20 +361,23 @@ def test_outcomes_say_which_engine_played_them():
 #: tests/gpu_harness.c's launch header (its bg_launch).
 LAUNCH = np.dtype([("size", "<u8"), ("seed", "<u8"), ("first", "<u8"), ("count", "<u8"), ("capacity", "<u8"),
                    ("grab", "<u8"), ("min_cards", "<i8"), ("threshold", "<i8"), ("cap", "<i8"),
-                   ("garbage", "<u8")])
+                   ("garbage", "<u8"), ("total", "<i4"), ("ring", "<i4"), ("changes", "<i4"), ("reach", "<i4"),
+                   ("n_pool", "<i4"), ("n_known", "<i4")])
 
 
-def build_harness(folder, race=0, sanitize=False):
+def build_harness(folder, race=0, sanitize=False, queue_start=0):
     """tests/gpu_harness.c built with kernel.cu as installed (a race planted
-    with `race`; under ThreadSanitizer with `sanitize`): the program's path;
-    a skip where there is no C compiler (or no ThreadSanitizer)."""
+    with `race`; under ThreadSanitizer with `sanitize`; the blocks' queue
+    counters starting at `queue_start`): the program's path; a skip where
+    there is no C compiler (or no ThreadSanitizer)."""
     compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
     if compiler is None:
         pytest.skip("no C compiler to build the concurrency harness with")
-    program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}"
+    program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}-{queue_start}"
     kernels = resources.files("beggar.gpu")
     flags = ["-O1", "-g", "-fsanitize=thread"] if sanitize else ["-O2"]
-    built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-I{kernels}",
+    built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-DBG_QUEUE_START={queue_start}u",
+                            f"-I{kernels}",
                             str(Path(__file__).with_name("gpu_harness.c")), "-o", str(program)],
                            capture_output=True, text=True)
     if sanitize and built.returncode != 0:
@@ -264,7 +413,7 @@ class HarnessBackend:
     def _run(self, kernel, data, results, **arguments):
         self.launches += 1
         header = np.zeros(1, LAUNCH)
-        for name, value in dict(arguments, size=len(data), capacity=self.CAPACITY, grab=self.grab,
+        for name, value in dict(arguments, size=data.nbytes, capacity=self.CAPACITY, grab=self.grab,
                                 garbage=self.launches).items():
             header[name] = value
         folder = Path(self.program).parent
@@ -280,8 +429,9 @@ class HarnessBackend:
         for array in results:
             array[:] = np.frombuffer(output[at:at + array.nbytes], array.dtype)
             at += array.nbytes
-        hits = np.zeros(self.CAPACITY, HIT)
-        kept = min(int(n_hits), self.CAPACITY)
+        room = arguments["count"] if kernel == "batch" else self.CAPACITY
+        hits = np.zeros(room, HIT)
+        kept = room if kernel == "batch" else min(int(n_hits), self.CAPACITY)
         hits[:kept] = np.frombuffer(output[at:], HIT)
         assert len(output) == at + kept * HIT.itemsize
         return hits, int(n_hits), int(best)
@@ -294,6 +444,18 @@ class HarnessBackend:
     def census(self, block, count, threshold, cap, cards, tricks):
         hits, n_hits, _ = self._run("census", block, [cards, tricks], count=count, threshold=threshold, cap=cap)
         return hits, n_hits
+
+    def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
+        data = np.concatenate([pool, known.view(np.uint8)])
+        hits, n_hits, _ = self._run("perturb", data, [], seed=walk_seed, first=first, count=count, cap=cap,
+                                    total=total, ring=ring, changes=changes, reach=reach, n_pool=n_pool,
+                                    n_known=len(known))
+        return hits, n_hits
+
+    def batch(self, rows, splits, total, ring, cap):
+        data = np.concatenate([rows, splits.astype(np.int32).view(np.uint8)])
+        results, _, _ = self._run("batch", data, [], count=len(splits), cap=cap, total=total, ring=ring)
+        return results
 
 
 def _shape(deck, split):
@@ -361,6 +523,20 @@ def test_the_kernels_on_threads_of_several_blocks_launch_as_the_single_thread_bu
 
 
 @pytest.mark.slow
+def test_perturbation_walks_and_batches_on_threads_of_several_blocks_as_the_compiled_engine_plays_them(harness):
+    from beggar import _loops
+    threaded = RangeEngine("gpu-host", lambda: HarnessBackend(harness, 3, 32, launch=20_000, capacity=4))
+    assert threaded.perturb(casella_state(), "standard", 6, 0, 150_000) == \
+        engine.perturb(casella_state(), "standard", 6, 0, 150_000)
+    start = _loops.grow("18 3J", 1, 0, 100_000, start_courts=0).loops
+    assert threaded.perturb(start, "18 3J", 3, 1, 100_000) == _loops.perturb(start, "18 3J", 3, 1, 100_000)
+    rng = np.random.default_rng(9)
+    rows = np.array([rng.permutation([0] * 16 + [1, 1]) for _ in range(8000)], np.uint8)
+    splits = rng.integers(1, 18, 8000)
+    assert (threaded.play_batch(rows, splits) == _engine.play_batch(rows, splits)).all()
+
+
+@pytest.mark.slow
 def test_the_engine_on_the_concurrency_harness_is_the_compiled_engine(harness):
     threaded = RangeEngine("gpu-host", lambda: HarnessBackend(harness, capacity=64))
     for deck, split in (("standard", None), ("camicia", "random"), ("16 2J", "random")):
@@ -371,6 +547,19 @@ def test_the_engine_on_the_concurrency_harness_is_the_compiled_engine(harness):
         deals = deals or census.count(deck)
         assert threaded.census(first, deals, deck, 2, split, 10) == _engine.census(first, deals, deck, 2, split, 10)
     assert threaded.backend.launches > 50        # the buffer overflowed: launches played again in parts
+
+
+@pytest.mark.slow
+def test_a_blocks_queue_counters_never_run_past_32_bits(tmp_path):
+    # Counters that start 300 deals below 2^32 pass it within a launch of
+    # a few thousand deals a block: the barrier brings both ends of the
+    # queue down by whole turns, so they never do, and the launch is the
+    # single-thread build's.
+    near = build_harness(tmp_path, queue_start=2 ** 32 - 300)
+    for deck, split in (("standard", None), ("camicia", "random")):
+        on_threads, single = _launches([HarnessBackend(near, 2, 32, capacity=1 << 16),
+                                        HostBackend(capacity=1 << 16)], deck, split, 20_000, 600)
+        assert on_threads == single
 
 
 @pytest.mark.slow
@@ -397,15 +586,27 @@ def test_the_concurrency_harness_under_threadsanitizer(tmp_path):
 
 # ---------------------------------------------------------------- jobs
 
+def games_on(tmp_path, path, runs):
+    """The games job file `path` keeps on each of `runs` ({name: extra
+    options}), each run in an archive of its own: {name: {deal: game}}, the
+    engine that played a game left out of it (a run whose options name an
+    engine must have recorded that engine with every game)."""
+    kept_by = {}
+    for name, more in runs.items():
+        archive = tmp_path / f"{name}.sqlite"
+        result = beggar("search", path, *more, "--archive", archive, "--quiet")
+        assert result.returncode == 0, result
+        games = kept(archive)
+        engines = {played.pop("engine") for played in games.values()}
+        assert "--engine" not in more or engines <= {more[more.index("--engine") + 1]}, (name, engines)
+        kept_by[name] = games
+    return kept_by
+
+
 @pytest.mark.slow
 def test_a_job_on_the_gpu_engine_keeps_the_games_of_the_same_job_on_the_cpu(tmp_path):
     path = job_file(tmp_path, deals=400_000, chunk=100_000, min_cards=1800, extra='extend_cards = 0\n')
-    runs = {}
-    for name in ("gpu-host", "compiled"):
-        archive = tmp_path / f"{name}.sqlite"
-        result = beggar("search", path, "--engine", name, "--archive", archive, "--quiet")
-        assert result.returncode == 0, result
-        runs[name] = {deal: played for deal, played in kept(archive).items() if played.pop("engine") == name}
+    runs = games_on(tmp_path, path, {"gpu-host": ["--engine", "gpu-host"], "compiled": ["--engine", "compiled"]})
     # The same games, each recorded with the engine that played it.
     assert runs["gpu-host"] == runs["compiled"] and len(runs["compiled"]) > 5
 
@@ -432,6 +633,65 @@ def test_a_job_stopped_on_one_engine_goes_on_on_another(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_job_on_several_devices_keeps_the_games_of_one(tmp_path):
+    path = job_file(tmp_path, deals=400_000, chunk=100_000, min_cards=1800,
+                    extra='extend_cards = 0\nengine = "gpu-host"\ndevices = [0, 1]\n')
+    runs = games_on(tmp_path, path, {"several": [], "one": ["--devices", "0"], "compiled": ["--engine", "compiled"]})
+    assert runs["several"] == runs["one"] == runs["compiled"] and len(runs["one"]) > 5
+
+
+def test_a_gpu_climb_on_a_cluster_is_one_line_before_the_cluster_is_reached(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    climb = job_file(tmp_path, driver="climb")
+    bad_input(beggar("search", climb, "--engine", "gpu-host", "--cluster", "tcp://127.0.0.1:9", "--archive", archive),
+              "a climb job on the gpu-host engine climbs its walks in groups on one machine's devices")
+    assert not archive.exists()
+
+
+def test_devices_are_checked_before_a_job_is_stored(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    bad_input(beggar("search", "--engine", "gpu-host", "--devices", "0,x", "--archive", archive),
+              "--devices", "must be 'all' or device numbers such as '0,2'")
+    bad_input(beggar("search", "--engine", "gpu-host", "--devices", "1,1", "--archive", archive), "--devices")
+    bad_input(beggar("search", "--engine", "compiled", "--devices", "all", "--archive", archive),
+              "--devices names a GPU job's devices; --engine compiled plays on the CPU")
+    bad_input(beggar("search", job_file(tmp_path, extra='engine = "gpu-host"\ndevices = [-1]\n'),
+                     "--archive", archive), "a device number of 'devices' must be a whole number from 0 to 63")
+    assert not archive.exists()
+
+
+@pytest.mark.slow
+def test_a_perturb_job_on_the_gpu_kernels_keeps_the_loops_of_one_on_the_compiled_engine(tmp_path):
+    # A grow job finds the loops of a small deck; perturb jobs start from them.
+    from beggar.archive import Archive
+    extra = 'deck = "18 3J"\nbasin_states = 20000\nbasin_seconds = 30\n'
+    grown = tmp_path / "grown.sqlite"
+    result = beggar("search", job_file(tmp_path, "g", driver="grow", seed=1, deals=100_000, chunk=100_000,
+                                       extra=extra + "[grow]\nstart_courts = 0\n"), "--archive", grown, "--quiet")
+    assert result.returncode == 0, result
+    path = job_file(tmp_path, driver="perturb", seed=3, deals=400_000, chunk=200_000, extra=extra)
+    found = {}
+    for name in ("gpu-host", "compiled"):
+        archive = tmp_path / f"{name}.sqlite"
+        shutil.copy(grown, archive)
+        result = beggar("search", path, "--engine", name, "--archive", archive, "--quiet")
+        assert result.returncode == 0, result
+        with Archive(archive) as opened:
+            found[name] = sorted((row["key"], row["basin_states"]) for row in opened.loops())
+    with Archive(grown) as opened:
+        assert len(found["compiled"]) > len(opened.loops())         # new loops, each with its basin
+    assert found["gpu-host"] == found["compiled"]
+
+
+@pytest.mark.slow
+def test_a_climb_job_on_the_gpu_kernels_keeps_the_games_of_one_on_the_compiled_engine(tmp_path):
+    path = job_file(tmp_path, driver="climb", deals=90_000, chunk=3_000, min_cards=1200,
+                    extra='extend_cards = 0\n[climb]\naccept = "late"\npatience = 50\n')
+    runs = games_on(tmp_path, path, {"gpu-host": ["--engine", "gpu-host"], "compiled": ["--engine", "compiled"]})
+    assert runs["gpu-host"] == runs["compiled"] and len(runs["compiled"]) > 20
+
+
+@pytest.mark.slow
 def test_a_gpu_job_says_when_its_cpu_side_fell_behind(tmp_path):
     # gpu-host runs a GPU job's two stages: one process plays, others check.
     path = job_file(tmp_path, deals=200_000, chunk=50_000, min_cards=800, extra='extend_cards = 0\n')
@@ -448,44 +708,14 @@ def test_gpu_jobs_the_gpu_does_not_play_are_one_line(tmp_path):
     for extra in ("--players 3", "--engine gpu-host --players 4"):
         bad_input(beggar("search", "--engine", "gpu-host", *extra.split()[-2:], "--archive",
                          tmp_path / "a.sqlite"), "two-player deals")
-    climb = job_file(tmp_path, driver="climb")
-    bad_input(beggar("search", climb, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
-              "the climb driver runs on the compiled engine")
+    grow = job_file(tmp_path, driver="grow")
+    bad_input(beggar("search", grow, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
+              "the grow driver runs on the compiled engine")
+    anneal = job_file(tmp_path, "anneal", driver="climb", extra='[climb]\naccept = "anneal"\n')
+    bad_input(beggar("search", anneal, "--engine", "gpu-host", "--archive", tmp_path / "a.sqlite"),
+              "the gpu-host engine does not climb by anneal")
     bad_input(beggar("search", "--gpu", "--engine", "compiled", "--archive", tmp_path / "a.sqlite"), "--gpu")
-    bad_input(beggar("search", "--gpu", "--cluster", "local:1", "--archive", tmp_path / "a.sqlite"), "cluster")
     assert not (tmp_path / "a.sqlite").exists()
-
-
-@pytest.mark.parametrize("how", ["--engine gpu-host", "BEGGAR_ENGINE=gpu-host", "engine = 'gpu-host'"])
-def test_a_gpu_host_job_is_refused_on_a_cluster_however_its_engine_is_named(tmp_path, how):
-    """A gpu-host job ran on a Dask cluster, though GPU jobs refuse them."""
-    archive = tmp_path / "a.sqlite"
-    spec = job_file(tmp_path, extra="engine = 'gpu-host'\n" if how.startswith("engine") else "")
-    args = ["search", spec, "--cluster", "tcp://127.0.0.1:9", "--archive", archive]   # never reached
-    if how.startswith("--engine"):
-        args += how.split()
-    result = beggar(*args, env={"BEGGAR_ENGINE": "gpu-host"} if how.startswith("BEGGAR") else None)
-    bad_input(result, "a GPU job (engine gpu-host) plays on this machine, not on a cluster")
-    assert not archive.exists()
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("stored", ["gpu", "gpu-host"])
-def test_a_stored_gpu_job_resumed_on_a_cluster_is_refused_before_the_cluster_is_reached(tmp_path, stored):
-    import sqlite3
-    from contextlib import closing
-    archive = tmp_path / "a.sqlite"
-    first = beggar("search", job_file(tmp_path, deals=20_000, chunk=10_000), "--archive", archive, "--quiet",
-                   "--time", "0.1")
-    assert first.returncode == 0, first.stderr
-    with closing(sqlite3.connect(archive)) as db:
-        db.execute("UPDATE jobs SET spec = json_set(spec, '$.engine', ?), state = 'stopped'", (stored,))
-        db.commit()
-        (name,) = db.execute("SELECT id FROM jobs").fetchone()
-    for resume in (name, "last"):
-        bad_input(beggar("search", "--resume", resume, "--cluster", "tcp://127.0.0.1:9", "--archive", archive),
-                  f"a GPU job (engine {stored}) plays on this machine, not on a cluster",
-                  "or resume it with --engine compiled")
 
 
 # ---------------------------------------------------------------- the compile, without a GPU
@@ -521,24 +751,26 @@ def test_every_ring_fits_its_blocks_shared_memory_and_the_standard_decks_game_st
         shared = [int(n) for n in re.findall(r"(\d+) bytes smem", log)]
         stacks = [int(n) for n in re.findall(r"(\d+) bytes stack frame", log)]
         spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", log)]
-        assert len(shared) == len(stacks) == 2 and max(shared) <= device.SHARED, (ring, log)
+        assert len(shared) == len(stacks) == len(device.KERNELS) and max(shared) <= device.SHARED, (ring, log)
         assert max(shared) > device.SHARED / 2 or device.block_threads(ring) == device.THREADS, (ring, shared)
         if ring == 32:
             assert max(stacks) <= 400 and not any(spills), log
 
 
-def test_the_cache_key_holds_every_compile_option_and_both_sources(monkeypatch):
+def test_the_cache_key_holds_every_compile_option_and_every_source_file(monkeypatch):
     device = _bindings()
-    key = device.cache_key("12.9", ["-a", "-b"], "kernel", "header")
-    assert len({key, device.cache_key("12.8", ["-a", "-b"], "kernel", "header"),
-                device.cache_key("12.9", ["-a", "-c"], "kernel", "header"),
-                device.cache_key("12.9", ["-a"], "kernel", "header"),
-                device.cache_key("12.9", ["-a", "-bkernel"], "", "header"),
-                device.cache_key("12.9", ["-a", "-b"], "kernel!", "header"),
-                device.cache_key("12.9", ["-a", "-b"], "kernel", "header!")}) == 7
+    key = device.cache_key("12.9", ["-a", "-b"], ["kernel", "header"])
+    assert len({key, device.cache_key("12.8", ["-a", "-b"], ["kernel", "header"]),
+                device.cache_key("12.9", ["-a", "-c"], ["kernel", "header"]),
+                device.cache_key("12.9", ["-a"], ["kernel", "header"]),
+                device.cache_key("12.9", ["-a", "-bkernel"], ["", "header"]),
+                device.cache_key("12.9", ["-a", "-b"], ["kernel!", "header"]),
+                device.cache_key("12.9", ["-a", "-b"], ["kernel", "header!"]),
+                device.cache_key("12.9", ["-a", "-b"], ["kernel", "header", "vendor"])}) == 8
     # A change of BG_TOTAL alone is another cubin (its structs differ).
     path = device.cache_path("sm_90", 32)
-    monkeypatch.setattr(device, "TOTAL", 128)
+    from beggar.gpu import launch
+    monkeypatch.setattr(launch, "TOTAL", 128)
     assert "-DBG_TOTAL=128" in device.options("sm_90", 32) and device.cache_path("sm_90", 32) != path
 
 
@@ -570,31 +802,41 @@ def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
 
 
 @pytest.mark.slow
-def test_beggar_gpu_says_in_one_line_when_there_is_no_gpu(tmp_path):
+def test_without_a_gpu_the_gpu_options_are_one_line(tmp_path):
     device = _bindings()
     try:
         device.Device()
-    except device.GpuFault:
-        one_line(beggar("gpu"), 3, "beggar gpu:")
+    except device.GpuFault as error:
+        listed = beggar("gpu")
+        assert f"CUDA: cuda-bindings" in listed.stdout and f"  {error}" in listed.stdout, listed
         archive = tmp_path / "a.sqlite"
-        one_line(beggar("search", "--gpu", "--deals", "1000", "--archive", archive), 3, "beggar search:")
-        one_line(beggar("census", "half", "--gpu", "--archive", archive), 3, "beggar census:")
+        for command in (["search", "--gpu", "--deals", "1000"], ["census", "half", "--gpu"]):
+            line = one_line(beggar(*command, "--archive", archive), 3, f"beggar {command[0]}: no GPU can be used here")
+            assert f"CUDA: {error}" in line and "OpenCL: " in line
         assert not archive.exists()
     else:
         result = beggar("gpu")
-        assert result.returncode == 0 and "the gpu engine can run here" in result.stdout
+        assert result.returncode == 0 and "gpu can run here" in result.stdout
 
 
-def test_without_the_bindings_the_gpu_engine_names_the_extra(tmp_path, monkeypatch, capsys):
+def test_without_the_bindings_the_gpu_engines_name_their_extras(tmp_path, monkeypatch, capsys):
     # The bindings made unimportable in this process (a package's own .pth
     # file keeps a stand-in out of a subprocess); the command's main runs here.
     from beggar.cli import main
     monkeypatch.setitem(sys.modules, "cuda.bindings", None)
-    for command in (["gpu"], ["gpu", "--arch", "sm_90"], ["search", "--gpu", "--archive", str(tmp_path / "a.sqlite")]):
+    cuda = "NVIDIA's CUDA bindings (import of cuda.bindings halted; None in sys.modules): pip install '.[gpu]'"
+    for command in (["gpu", "--arch", "sm_90"], ["search", "--gpu", "--archive", str(tmp_path / "a.sqlite")]):
         assert main(command) == 3
         error = capsys.readouterr().err.strip()
-        assert len(error.splitlines()) == 1 and "NVIDIA's CUDA bindings" in error, error
-        assert "pip install '.[gpu]' in beggar's source folder" in error
+        assert len(error.splitlines()) == 1 and cuda in error, error
+    monkeypatch.setitem(sys.modules, "pyopencl", None)
+    assert main(["gpu"]) == 3
+    listed = capsys.readouterr()
+    assert "CUDA:\n  the GPU engine needs " + cuda in listed.out
+    assert "OpenCL:\n  the opencl engine needs pyopencl" in listed.out
+    error = listed.err.strip()
+    assert len(error.splitlines()) == 1 and error.startswith("beggar gpu: no GPU engine can run here (gpu: "), error
+    assert "pip install '.[opencl]' in beggar's source folder" in error
     assert not (tmp_path / "a.sqlite").exists()
 
 
@@ -658,3 +900,30 @@ def test_loops_on_the_gpu_as_the_compiled_engine_finds_them():
     gpu = _device_engine()
     args = (10 ** 6, 5, 40, 0, Deck.parse("10 2J 2Q"), 2, "random")
     assert gpu.sample_best(*args) == _engine.sample_best(*args)
+
+
+@pytest.mark.gpu
+def test_every_gpu_at_once_as_the_compiled_engine_plays():
+    _device_engine()
+    from beggar import gpu as engines
+    every = engines.get("gpu", "all")
+    args = (10 ** 7, 2027, 1800, 0, Deck.parse("standard"), 2, None)
+    assert every.sample_best(*args) == _engine.sample_best(*args)
+    deck = Deck.parse("half")
+    assert every.census(10 ** 9, 10 ** 7, deck, 2, None, 10) == _engine.census(10 ** 9, 10 ** 7, deck, 2, None, 10)
+
+
+@pytest.mark.gpu
+def test_the_opencl_engine_on_an_opencl_gpu_as_the_compiled_engine_plays():
+    from beggar.gpu import opencl
+    try:
+        found = [number for number, (_, device) in enumerate(opencl.devices()) if opencl.is_gpu(device)]
+    except EngineFault as error:
+        pytest.skip(f"no OpenCL here ({error})")
+    if not found:
+        pytest.skip("OpenCL lists no GPU here")
+    from beggar import gpu as engines
+    on_gpu = engines.get("opencl", (found[0],))
+    for deck, split in SHAPES:
+        args = (10 ** 7, 2026, 1800, 3 * 10 ** 9, Deck.parse(deck), 2, split)
+        assert on_gpu.sample_best(*args) == _engine.sample_best(*args)

@@ -23,10 +23,11 @@ from beggar.archive import Archive, ArchiveFault
 from beggar.archive.readback import stats_problem
 from beggar.cycle import state_key
 from beggar.decks import Deck, hand_sizes
-from beggar.search import SearchError, drivers
+from beggar.contract import EngineError
+from beggar.search import drivers
 from beggar.search import job as jobs
-from beggar.search.drivers.factory import perturbation
-from beggar.search.drivers.hunt import POOL, HuntRules, HuntState, drawn, in_order, record_of, seat, two_player_key
+from beggar.search.drivers.factory import perturbation, two_player_key
+from beggar.search.drivers.hunt import HuntRules, HuntState, in_order, ordered, record_of, seat
 from beggar.search.job import check
 from beggar.search.runner import Summary
 from helpers import bad_input, beggar, job_file, job_id, start
@@ -127,21 +128,25 @@ def test_a_seated_loop_s_key_is_its_two_players_key(tiny_loops):
     assert seated.hex != loop.hex and two_player_key(seated.hex) == loop.hex == two_player_key(loop.hex)
 
 
-def test_a_walk_draws_from_every_loop_known_or_from_pool_of_them():
-    keys = [f"{n:04x}" for n in range(POOL + 10)]
-    assert drawn(keys[:POOL], 1, 0) == keys[:POOL]
-    first = drawn(keys, 1, 0)
-    assert len(first) == POOL == len(set(first)) and first == sorted(first)
-    assert first == drawn(keys, 1, 0) and first != drawn(keys, 1, 1) and first != drawn(keys, 2, 0)
+def test_a_walk_is_given_every_loop_known_in_an_order_of_its_own():
+    keys = [f"{n:04x}" for n in range(100)]
+    first = ordered(keys, 1, 0)
+    assert sorted(first) == keys and first == ordered(keys, 1, 0)
+    assert first != ordered(keys, 1, 1) and first != ordered(keys, 2, 0)
 
 
-def test_perturbation_runs_on_the_compiled_engine(tiny_loops):
+def test_perturbation_is_played_by_the_job_s_engine(tiny_loops):
+    """factory.perturbation, the one call of a walk: the compiled engine's,
+    and the GPU kernels' on this machine's cores (gpu-host), find the same
+    loops; the reference engine has no walks."""
     spec = check({"driver": "hunt", "deck": TINY, "seed": 1})
-    states = [loop.state for loop in tiny_loops]
-    walk = perturbation(spec, states, 0, 1000, HuntRules().walk())
-    assert walk == _loops.perturb(states, TINY, 1, 0, 1000, changes=2, reach=3) and walk.tries == 1000
-    with pytest.raises(SearchError, match="perturbation runs on the compiled engine, not on gpu-host"):
-        perturbation({**spec, "engine": "gpu-host"}, states, 0, 1000, HuntRules().walk())
+    states = [tiny_loops[0].state]
+    walk = perturbation(spec, states, 0, 20_000, HuntRules().walk())
+    assert walk == _loops.perturb(states, TINY, 1, 0, 20_000, changes=2, reach=3) and walk.tries == 20_000
+    assert len(walk.loops) == 2
+    assert perturbation({**spec, "engine": "gpu-host"}, states, 0, 20_000, HuntRules().walk()) == walk
+    with pytest.raises(EngineError, match="not the reference engine"):
+        perturbation({**spec, "engine": "reference"}, states, 0, 1000, HuntRules().walk())
 
 
 def test_a_loop_seated_finds_balanced_deals_of_three_and_four_players(tiny_loops):

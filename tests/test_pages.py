@@ -42,6 +42,9 @@ VOLATILE = [
     # their time, and which chunk met a loop first is a race of the workers.
     (re.compile(r"\bchunk \d+\b"), "chunk K"),
     (re.compile(r"cuda-bindings [\d.]+, NVRTC [\d.]+"), "cuda-bindings V, NVRTC V"),     # as installed
+    (re.compile(r"pyopencl [\d.]+"), "pyopencl V"),
+    # An OpenCL device as the machine's OpenCL names it (PoCL names the CPU).
+    (re.compile(r"(device \d+): .+ \((CPU|GPU|device), \d+ compute units, [^)]*\)"), r"\1: D (\2)"),
     (re.compile(r"[\d,]+ bytes of machine code"), "B bytes of machine code"),
     (re.compile(r"(?<![\w/])/tmp/"), ""),
 ]

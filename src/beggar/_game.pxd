@@ -94,6 +94,7 @@ cdef void work_free(Work* w) noexcept nogil
 cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
                     Result* r) noexcept nogil
 cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil
+cdef uint64_t cycle_hash(Work* w, int64_t period) noexcept nogil
 cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shape* s) noexcept nogil
 cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil
 cdef object shape_init(Shape* s, deck, players, split)

@@ -9,7 +9,7 @@ device memory, and leave their results in them as a launch would; gpu/engine.py
 makes an engine of them, as it does of the device's launches.
 """
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cdef extern from "gpu/kernel.cu" nogil:
     # The fields read here to check a launch's arguments (game.h has them all).
@@ -45,6 +45,36 @@ cdef extern from "gpu/kernel.cu" nogil:
     void bg_census(const bg_block* block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
                    uint64_t* next, uint64_t* cards, uint64_t* tricks, bg_hit* hits, uint64_t* n_hits,
                    uint64_t capacity)
+    void bg_perturb(const unsigned char* pool, int n_pool, int total, int ring, int changes, int reach,
+                    uint64_t walk_seed, const uint64_t* known, int n_known, uint64_t first, uint64_t count,
+                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity)
+    void bg_batch(const unsigned char* rows, const int* splits, int total, int ring, uint64_t count, int64_t cap,
+                  uint64_t* next, bg_hit* results)
+    ctypedef struct bg_climb_rules:
+        int accept
+        int by_cards
+        int history
+        uint32_t swap_percent
+        int64_t patience
+        int64_t threshold
+        int64_t steps
+    ctypedef struct bg_walk:
+        int64_t played
+        int64_t k
+        int64_t stale
+        int64_t restarts
+        int sizes[2]
+        int best_sizes[2]
+        unsigned char current[1]        # BG_TOTAL of them
+        unsigned char candidate[1]
+        unsigned char best[1]
+    ctypedef struct bg_climb_hit:
+        pass
+    void bg_climb(const bg_shape* shape, const bg_climb_rules* rules, uint64_t n_walks, int64_t budget, int64_t cap,
+                  bg_walk* walks, int64_t* history, uint32_t* lengths, bg_climb_hit* hits, unsigned char* decks,
+                  uint64_t* n_hits, uint64_t capacity, uint64_t* next)
+    void bg_climb_accept(bg_walk* w, int64_t* history, const bg_climb_rules* rules, int total, int status,
+                         int winner, int64_t cards, int64_t tricks)
 
 from math import factorial
 
@@ -57,7 +87,8 @@ RING = BG_RING
 TOTAL = BG_TOTAL
 HISTOGRAM = BG_HISTOGRAM
 #: Sizes of the structs, to hold gpu/engine.py's NumPy layouts to the C ones.
-SIZES = {"shape": sizeof(bg_shape), "block": sizeof(bg_block), "hit": sizeof(bg_hit)}
+SIZES = {"shape": sizeof(bg_shape), "block": sizeof(bg_block), "hit": sizeof(bg_hit),
+         "climb rules": sizeof(bg_climb_rules), "walk": sizeof(bg_walk), "climb hit": sizeof(bg_climb_hit)}
 
 if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (lengths.EXACT, lengths.WIDTH,
                                                                          lengths.TOP, lengths.BINS):
@@ -97,6 +128,163 @@ def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_
     with nogil:
         bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, &next, &cards[0], &tricks[0],
                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+
+
+def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int changes, int reach,
+            uint64_t walk_seed, const uint64_t[::1] known, uint64_t first, uint64_t count, int64_t cap,
+            unsigned char[::1] hits, uint64_t[::1] n_hits, uint64_t capacity):
+    """The kernel bg_perturb over tries first .. first+count-1 of a walk whose
+    pool is `n_pool` rows of total + 1 bytes; `hits` has room for `capacity` bg_hit."""
+    cdef uint64_t next = 0
+    if hits.shape[0] < capacity * sizeof(bg_hit) or n_hits.shape[0] != 1:
+        raise ValueError("gpu-host perturb: buffers of the wrong size")
+    check_rows(pool, n_pool, total + 1, ring, 1, "perturb", "pool")
+    if changes < 1 or reach < 1 or cap < 1:
+        raise ValueError(f"gpu-host perturb: changes, reach and cap must be 1 or more, not {changes}, {reach}, {cap}")
+    for i in range(n_pool):
+        if not 1 <= pool[i * (total + 1)] <= total - 1:
+            raise ValueError(f"gpu-host perturb: state {i} of the pool has a first hand of {pool[i * (total + 1)]} "
+                             f"of {total} cards")
+    for i in range(1, known.shape[0]):
+        if known[i - 1] >= known[i]:
+            raise ValueError("gpu-host perturb: the known loops' hashes are not sorted and distinct")
+    with nogil:
+        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed,
+                   &known[0] if known.shape[0] else NULL, <int>known.shape[0], first, count, cap, &next,
+                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+
+
+def batch(const unsigned char[::1] rows, const int[::1] splits, int total, int ring, int64_t cap,
+          unsigned char[::1] results):
+    """The kernel bg_batch over the deals of `rows` (total cards each, the first
+    hand splits[i]): results[i] (a bg_hit) the game of row i."""
+    cdef uint64_t next = 0, count = splits.shape[0]
+    if results.shape[0] != count * sizeof(bg_hit) or cap < 1:
+        raise ValueError("gpu-host batch: buffers of the wrong size, or a cap below 1")
+    check_rows(rows, count, total, ring, 0, "batch", "deal")
+    for i in range(count):
+        if not 1 <= splits[i] <= total - 1:
+            raise ValueError(f"gpu-host batch: deal {i} has a first hand of {splits[i]} of {total} cards")
+    if count:
+        with nogil:
+            bg_batch(&rows[0], &splits[0], total, ring, count, cap, &next, <bg_hit*>&results[0])
+
+
+def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64_t n_walks, int64_t budget,
+          int64_t cap, unsigned char[::1] walks, int64_t[::1] history, uint32_t[::1] lengths, unsigned char[::1] hits,
+          unsigned char[::1] decks, uint64_t[::1] n_hits, uint64_t capacity):
+    """The kernel bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk
+    each, `history` and `lengths` their rows), each on by up to `budget`
+    steps; `hits` has room for `capacity` bg_climb_hit, `decks` for their deals."""
+    cdef uint64_t next = 0
+    cdef const bg_climb_rules* r = <const bg_climb_rules*>&rules[0]
+    if shape.shape[0] != sizeof(bg_shape) or rules.shape[0] != sizeof(bg_climb_rules):
+        raise ValueError("gpu-host climb: a shape or rules of the wrong size")
+    check_shape(<const bg_shape*>&shape[0])
+    cdef const bg_shape* s = <const bg_shape*>&shape[0]
+    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != n_walks * r.history \
+            or lengths.shape[0] != n_walks * BG_LENGTHS_BINS or hits.shape[0] < capacity * sizeof(bg_climb_hit) \
+            or decks.shape[0] < capacity * s.total or n_hits.shape[0] != 1:
+        raise ValueError("gpu-host climb: buffers of the wrong size")
+    if budget < 1 or cap < 1:
+        raise ValueError(f"gpu-host climb: budget and cap must be 1 or more, not {budget} and {cap}")
+    check_rules(r)
+    if s.n_courts == s.total and any(s.courts[i] != s.courts[0] for i in range(s.n_courts)) == 0:
+        # A swap draws until it finds two cards of different rank.
+        raise ValueError("gpu-host climb: a deck of one rank of card: no swap can be drawn")
+    check_walks(<const bg_walk*>&walks[0] if n_walks else NULL, n_walks, s)
+    if n_walks:
+        with nogil:
+            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], &history[0], &lengths[0],
+                     <bg_climb_hit*>&hits[0], &decks[0], &n_hits[0], capacity, &next)
+
+
+def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned char[::1] rules, int total,
+                 int status, int winner, int64_t cards, int64_t tricks):
+    """game.h's step of a walk (one bg_walk) whose candidate's game the host
+    played: it ended with `status` after `cards` and `tricks` (exact)."""
+    if walk.shape[0] != sizeof(bg_walk) or rules.shape[0] != sizeof(bg_climb_rules) \
+            or history.shape[0] != (<const bg_climb_rules*>&rules[0]).history or not 2 <= total <= BG_TOTAL:
+        raise ValueError("gpu-host climb_accept: buffers of the wrong size")
+    check_rules(<const bg_climb_rules*>&rules[0])
+    cdef const bg_walk* w = <const bg_walk*>&walk[0]
+    if w.k < 0 or w.played < 0 or w.restarts < 0 or not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
+        raise ValueError("gpu-host climb_accept: a walk that has not begun, or hands that are not the deck's")
+    for i in range(total):
+        if w.candidate[i] > 4:
+            raise ValueError(f"gpu-host climb_accept: card {i} of the walk's candidate is {w.candidate[i]}, not a code 0-4")
+    bg_climb_accept(<bg_walk*>&walk[0], &history[0], <const bg_climb_rules*>&rules[0], total, status, winner, cards,
+                    tricks)
+
+
+cdef int check_rules(const bg_climb_rules* r) except -1:
+    """The climber's rules as game.h plays them (anneal is the host's)."""
+    if r.accept not in (0, 1, 3) or r.by_cards not in (0, 1) or not 1 <= r.history <= 100000 \
+            or r.swap_percent > 100 or r.patience < 1 or r.threshold < 0 or r.steps < 0:
+        raise ValueError(f"gpu-host climb: rules it does not play (accept {r.accept}, history {r.history}, "
+                         f"swap_percent {r.swap_percent}, patience {r.patience}, threshold {r.threshold}, "
+                         f"steps {r.steps}; anneal is the host's)")
+    return 0
+
+
+cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except -1:
+    """Walks that game.h can take on: begun ones hold the shape's deck in
+    hands of its size (a mutation of a deck without a court card, or of one
+    card, would draw for ever), fresh ones have played nothing."""
+    cdef uint64_t i
+    cdef int k, total = s.total
+    cdef int counts[5]
+    cdef int want[5]
+    cdef const bg_walk* w
+    for k in range(5):
+        want[k] = 0
+    want[0] = total - s.n_courts
+    for k in range(s.n_courts):
+        want[s.courts[k]] += 1
+    for i in range(n):
+        w = walks + i
+        if w.restarts < -1 or w.played < 0 or w.k < 0 or w.stale < 0:
+            raise ValueError(f"gpu-host climb: walk {i} has counts below 0")
+        if w.restarts < 0:
+            if w.played:
+                raise ValueError(f"gpu-host climb: walk {i} has played {w.played} deals and never begun")
+            continue
+        if not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
+            raise ValueError(f"gpu-host climb: walk {i}'s hands of {w.sizes[0]} and {w.sizes[1]} cards are not "
+                             f"a deal of {total}")
+        for k in range(5):
+            counts[k] = 0
+        for k in range(total):
+            if w.current[k] > 4:
+                raise ValueError(f"gpu-host climb: card {k} of walk {i} is {w.current[k]}, not a code 0-4")
+            counts[w.current[k]] += 1
+        for k in range(5):
+            if counts[k] != want[k]:
+                raise ValueError(f"gpu-host climb: walk {i} does not hold the shape's cards")
+    return 0
+
+
+cdef int check_rows(const unsigned char[::1] rows, Py_ssize_t n, int stride, int ring, int skip, str kernel,
+                    str what) except -1:
+    """Rows of `stride` bytes (the first `skip` of them not cards): n of them,
+    every card a code, at least one row, their court cards within the ring."""
+    cdef Py_ssize_t i
+    cdef int k, courts, total = stride - skip
+    if not 2 <= total <= BG_TOTAL or n < 0 or rows.shape[0] != n * stride or (kernel == "perturb" and n < 1):
+        raise ValueError(f"gpu-host {kernel}: {n} {what}s of {total} cards in {rows.shape[0]} bytes: not a "
+                         f"launch this build plays (at most {BG_TOTAL} cards)")
+    for i in range(n):
+        courts = 0
+        for k in range(skip, stride):
+            if rows[i * stride + k] > 4:
+                raise ValueError(f"gpu-host {kernel}: card {k - skip} of {what} {i} is {rows[i * stride + k]}, "
+                                 "not a code 0-4")
+            courts += rows[i * stride + k] != 0
+        if not ring_fits(ring, courts) or (skip and not courts):
+            # A state of the pool with no court card would make a change that
+            # moves one look for it for ever.
+            raise ValueError(f"gpu-host {kernel}: ring {ring} for {what} {i}'s {courts} court cards")
+    return 0
 
 
 # A launch's shape or block is made by gpu/engine.py from a checked deck; one

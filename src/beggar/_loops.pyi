@@ -1,6 +1,8 @@
 """Types of the loop factory's engine (beggar/_loops.pyx)."""
 
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
 
 from .checks import MAX_COUNT as MAX_COUNT, MAX_SEED as MAX_SEED
 from .decks import Deck
@@ -21,4 +23,6 @@ def _grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: i
           patience: int = ..., stall: int = ..., lateral_percent: int = ...
           ) -> tuple[Growth, dict[int | str, tuple[int, int] | _State]]: ...
 def perturb(states: Sequence[_State], deck: Deck | str, seed: int, index: int, tries: int, *, changes: int = ...,
-            reach: int = ...) -> Growth: ...
+            reach: int = ...,
+            launcher: Callable[[np.ndarray, int, int, int, int, int, np.ndarray], tuple[int, Sequence[int]]] | None
+            = ...) -> Growth: ...

@@ -43,7 +43,7 @@ from libc.string cimport memcpy, memmove, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, game_load, loop_key,
+from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, cycle_hash, game_load, loop_key,
                        play_game, work_free, work_init)
 from ._random cimport below, stream_start
 
@@ -66,8 +66,10 @@ cdef enum:
     # A state whose game neither ends nor loops within this many tricks is
     # taken as not looping (the engine still finds a loop seen by then).
     MAX_TRICKS = 100000
-    # Perturbation: the pool of loops changes are drawn from.
+    # Perturbation: the pool of states changes are drawn from; the tries
+    # whose pool is fixed (a round).
     POOL = 4096
+    ROUND = 16384
 
 
 cdef struct State:
@@ -537,49 +539,111 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
 # ---------------------------------------------------------------- perturbation
 
 cdef struct Perturber:
-    uint64_t rng
+    uint64_t walk_seed      # try t draws from the stream stream_start(walk_seed, t)
+    uint64_t pool_rng       # where a full pool puts a new loop's states
     State* pool             # states on the loops known so far, changes are drawn from them
     int n_pool
     int n_given             # the first n_given of the pool are the states given
     int changes             # changes per try: 1 .. changes
     int reach               # a court card moves 1 .. reach places
-    int64_t tries
     Seen seen
-    State found
+    Seen cycles             # the cycle hash of every loop seen: a try that falls into one is no news
     Work w
+    uint64_t* known         # the same, listed (a GPU's launches leave them out)
+    int n_known
 
 
-cdef int perturb_block(Perturber* p, int64_t budget) noexcept nogil:
-    """Up to `budget` tries: a state of a pooled loop's cycle, changed 1 to
-    p.changes times, played. Returns 1 as soon as a new loop is found (in
-    p.found; it joins the pool), 0 when the budget is spent. (Letting the
-    walk also pass through loops one card short of the deck, or changing
-    states of the basins rather than of the cycles, found nothing more.)"""
-    cdef State cand
-    cdef Result r
-    cdef int64_t end = p.tries + budget
-    cdef int m
-    while p.tries < end:
-        cand = p.pool[below(&p.rng, <uint32_t>p.n_pool)]
-        advance(&p.w, &cand, <int64_t>below(&p.rng, <uint32_t>cand.period))
-        for m in range(1 + <int>below(&p.rng, <uint32_t>p.changes)):
-            change(&p.rng, &cand, p.reach)
-        p.tries += 1
-        if not playable(&cand) or play_state(&p.w, &cand, &r) != LOOP:
+cdef inline void copy_state(State* to, const State* s) noexcept nogil:
+    """A state's cards and sizes (not the whole struct: a deck holds far
+    fewer cards than MAX_DECK)."""
+    to.n = s.n
+    to.n0 = s.n0
+    to.period = s.period
+    to.fails = s.fails
+    to.loop = s.loop
+    memcpy(to.cards, s.cards, s.n)
+
+
+cdef bint perturbed(const Perturber* p, uint64_t t, State* cand) noexcept nogil:
+    """Try t of the walk: a state of the pool, changed 1 to p.changes times
+    (game.h's bg_perturbed draws the same); whether both hands hold a card."""
+    cdef uint64_t rng = stream_start(p.walk_seed, t)
+    cdef int m, made
+    copy_state(cand, &p.pool[below(&rng, <uint32_t>p.n_pool)])
+    made = 1 + <int>below(&rng, <uint32_t>p.changes)
+    for m in range(made):
+        change(&rng, cand, p.reach)
+    return playable(cand)
+
+
+cdef uint64_t state_hash(const State* s) noexcept nogil:
+    """A state's hash from its leader's seat (game.h's bg_state_hash): FNV-1a
+    over the pieces of each hand (run << 3 | court, the trailing plain cards
+    last), the leader's first, each hand followed by a mark."""
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef uint32_t run
+    cdef int seat, k, start, stop
+    for seat in range(2):
+        start = 0 if seat == 0 else s.n0
+        stop = s.n0 if seat == 0 else s.n
+        run = 0
+        for k in range(start, stop):
+            if s.cards[k]:
+                h = (h ^ (run << COURT_BITS | s.cards[k])) * 1099511628211ULL
+                run = 0
+            else:
+                run += 1
+        h = (h ^ (run << COURT_BITS)) * 1099511628211ULL
+        h = (h ^ 0xFFFF) * 1099511628211ULL
+    return h
+
+
+cdef void add_loop(Perturber* p, const State* first, int64_t period, bint pooled) noexcept nogil:
+    """A loop new to the walk, from `first`, a state on its cycle: its cycle
+    hash (the least state_hash of its states, game.h's bg_cycle_hash) joins
+    the known ones, and where `pooled` its states join the pool (a full pool
+    keeps the states given and puts each in a random place among the rest)."""
+    cdef State s
+    cdef uint64_t least = 0, h
+    cdef int64_t k
+    cdef int at
+    copy_state(&s, first)
+    for k in range(period):
+        if k:
+            advance(&p.w, &s, 1)
+        s.period = period
+        h = state_hash(&s)
+        least = h if k == 0 or h < least else least
+        if not pooled:
             continue
-        if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
-            continue
-        read_game(&p.w.first, &cand)
-        cand.period = r.period_tricks
         if p.n_pool < POOL:
-            p.pool[p.n_pool] = cand
+            p.pool[p.n_pool] = s
             p.n_pool += 1
         elif p.n_pool > p.n_given:
-            # A full pool keeps the states given, and a random part of the rest.
-            p.pool[p.n_given + <int>below(&p.rng, <uint32_t>(p.n_pool - p.n_given))] = cand
-        p.found = cand
-        return 1
-    return 0
+            at = p.n_given + <int>below(&p.pool_rng, <uint32_t>(p.n_pool - p.n_given))
+            p.pool[at] = s
+    seen_add(&p.cycles, least)
+    if p.n_known < SEEN_SLOTS // 2:
+        p.known[p.n_known] = least
+        p.n_known += 1
+
+
+cdef int tried(Perturber* p, uint64_t t, State* found, int64_t* period) noexcept nogil:
+    """Play try t; 1 when its game falls into a loop new to the walk (then
+    `found` is a state on its cycle, of `period` tricks, and it is seen)."""
+    cdef Result r
+    cdef State cand
+    if not perturbed(p, t, &cand) or play_state(&p.w, &cand, &r) != LOOP:
+        return 0
+    # Most loops a try falls into are the walk's own (the loop it was changed
+    # from): known by their cycle hash, with no canonical state worked out.
+    if not seen_add(&p.cycles, cycle_hash(&p.w, r.period_tricks)):
+        return 0
+    if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
+        return 0
+    read_game(&p.w.first, found)
+    period[0] = r.period_tricks
+    return 1
 
 
 cdef int load_state(State* s, state, deck, int number) except -1:
@@ -610,14 +674,29 @@ cdef int load_state(State* s, state, deck, int number) except -1:
     return 0
 
 
-def perturb(states, deck, seed, index, tries, *, changes=2, reach=3):
+def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, launcher=None):
     """Run `index` of `seed`: small changes of states on known full loops of
-    `deck` (`states`, each (hands, leader); the first POOL of them are drawn
-    from, the rest only checked), at most `tries` played; every loop reached
-    that is not one of theirs is reported once and pooled, so that changes
-    are also drawn from it. A change is one of change()'s, 1 to `changes` of
-    them per try, a court card moving up to `reach` places. Returns a Growth
-    (restarts 0; sizes empty: every state has the deck's cards)."""
+    `deck` (`states`, each (hands, leader), on a loop's cycle or leading to
+    one), at most `tries` played; every loop reached that is not one of
+    theirs is reported once. The pool that changes are drawn from holds the
+    states of the cycles of the loops given, and of each loop found (POOL at
+    most: then those of the loops given, and a random part of the rest).
+
+    Try t draws from the stream of (stream_start(seed, index), t) alone: a
+    state of the pool, changed 1 to `changes` times (change(), a court card
+    moving up to `reach` places). The tries go in rounds of ROUND, the pool
+    fixed within a round: the loops a round finds join it when the round
+    ends, in the order of their tries. So a walk's tries can be played in
+    any order, or all at once on a GPU, and find the same loops.
+
+    `launcher`, when given, plays the tries instead of this engine (a GPU
+    engine's, gpu/engine.py): launcher(pool, n_pool, total, walk_seed, first,
+    most, known) plays tries first .. first + n - 1 (n <= most, its choice),
+    `pool` rows of n0 and the cards, `known` the sorted cycle hashes
+    (state_hash) of the loops already seen, and returns (n, the tries whose
+    game falls into a loop not known or reached its cap, sorted). Each is
+    played again here, so the loops reported are this engine's. Returns a
+    Growth (restarts 0; sizes empty: every state has the deck's cards)."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(index, "index", 0, MAX_SEED)
@@ -632,39 +711,95 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3):
         raise MemoryError()
     p.pool = <State*>malloc(POOL * sizeof(State))
     p.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
-    if p.pool == NULL or p.seen.slots == NULL or work_init(&p.w, 2, deck.total, True) != 0:
-        free(p.pool); free(p.seen.slots); free(p)
+    p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+    p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
+    if p.pool == NULL or p.seen.slots == NULL or p.cycles.slots == NULL or p.known == NULL \
+            or work_init(&p.w, 2, deck.total, True) != 0:
+        free(p.pool); free(p.seen.slots); free(p.cycles.slots); free(p.known); free(p)
+        raise MemoryError()
+    # A round's new loops: one a try at most.
+    cdef State* found = <State*>malloc(ROUND * sizeof(State))
+    cdef int64_t* periods = <int64_t*>malloc(ROUND * sizeof(int64_t))
+    if found == NULL or periods == NULL:
+        free(found); free(periods); work_free(&p.w); free(p.pool); free(p.seen.slots); free(p.cycles.slots)
+        free(p.known); free(p)
         raise MemoryError()
     cdef State s
     cdef Result r
-    cdef int64_t limit = tries, block
-    cdef int event
+    cdef int64_t limit = tries, t = 0, end, u
+    cdef int n_found, k
     loops = []
     try:
-        for number, state in enumerate(states[:POOL]):
+        for number, state in enumerate(states):
             load_state(&s, state, deck, number)
             if play_state(&p.w, &s, &r) != LOOP:
                 raise ValueError(f"state {number}: its game does not loop, so it is on no loop to perturb")
-            seen_add(&p.seen, loop_hash(&p.w, &r, s.n))
-            read_game(&p.w.first, &p.pool[p.n_pool])
-            p.pool[p.n_pool].period = r.period_tricks
-            p.n_pool += 1
-        for number, state in enumerate(states[POOL:], POOL):
-            load_state(&s, state, deck, number)
+            if seen_add(&p.seen, loop_hash(&p.w, &r, s.n)):
+                # The pool takes every state of the cycle of each loop given
+                # (as many as it holds).
+                read_game(&p.w.first, &s)
+                add_loop(p, &s, r.period_tricks, True)
         p.n_given = p.n_pool
         p.changes = changes
         p.reach = reach
-        p.rng = stream_start(seed, index)
-        while p.tries < limit:
-            block = min(limit - p.tries, BLOCK)
-            with nogil:
-                event = perturb_block(p, block)
-            if event:
-                loops.append(state_of(&p.found))
+        p.walk_seed = stream_start(seed, index)
+        p.pool_rng = stream_start(p.walk_seed ^ 0xFFFFFFFFFFFFFFFFULL, 0)
+        while t < limit:
+            n_found = 0
+            if launcher is None:
+                end = min(limit, t + ROUND)
+                with nogil:
+                    for u in range(t, end):
+                        if tried(p, u, &found[n_found], &periods[n_found]):
+                            n_found += 1
+            else:
+                end = t + _launched(p, launcher, deck.total, t, limit - t, found, periods, &n_found)
+            for k in range(n_found):
+                loops.append(state_of(&found[k]))
+                add_loop(p, &found[k], periods[k], True)
+            t = end
             PyErr_CheckSignals()
-        return Growth(loops, p.tries, deck.total, 0, [])
+        return Growth(loops, limit, deck.total, 0, [])
     finally:
         work_free(&p.w)
         free(p.pool)
         free(p.seen.slots)
+        free(p.cycles.slots)
+        free(p.known)
         free(p)
+        free(found)
+        free(periods)
+
+
+cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t most, State* found,
+                       int64_t* periods, int* n_found) except -1:
+    """Tries first onward played by `launcher` (see perturb): those it hands
+    back played again here, up to the end of the first round that found a
+    new loop (the rounds after it start from a larger pool: they are played
+    again). Returns the tries done; the loops are in found[:n_found]."""
+    import numpy as np
+    pool = np.empty((p.n_pool, total + 1), np.uint8)
+    cdef int i, k
+    for i in range(p.n_pool):
+        pool[i, 0] = p.pool[i].n0
+        for k in range(total):
+            pool[i, 1 + k] = p.pool[i].cards[k]
+    known = np.unique(np.array([p.known[i] for i in range(p.n_known)], np.uint64))
+    played, hits = launcher(pool.reshape(-1), p.n_pool, total, p.walk_seed, first, most, known)
+    played = int(played)
+    if not 0 < played <= most:
+        raise RuntimeError(f"a perturbation launch played {played} tries of the {most} asked for")
+    cdef int64_t done = played, u, round_end = -1
+    for hit in hits:
+        u = hit
+        if round_end >= 0 and u >= round_end:
+            break
+        if not first <= u < first + played:
+            raise RuntimeError(f"a perturbation launch of tries {first} .. {first + played - 1} handed back try {u}")
+        if tried(p, <uint64_t>u, &found[n_found[0]], &periods[n_found[0]]):
+            n_found[0] += 1
+            if round_end < 0:
+                round_end = (u // ROUND + 1) * ROUND        # rounds are counted from try 0
+    if round_end >= 0:
+        done = min(done, round_end - first)
+    return done

@@ -80,3 +80,27 @@ def seconds(value, name, high=MAX_SECONDS):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= high:
         raise ValueError(f"{name} must be a number of seconds above 0 and at most {high:,}, not {value!r}")
     return float(value)
+
+
+#: The most devices a GPU job names: more than any machine holds.
+MAX_DEVICES = 64
+
+
+def devices(value, name):
+    """The GPU devices `value` names: "all", or device numbers, given as a
+    list of whole numbers or written "0,2" (an option, an environment
+    variable): "all" or a sorted tuple of distinct numbers; else ValueError
+    naming `name`."""
+    if value == "all":
+        return "all"
+    if isinstance(value, str):
+        parts = value.split(",")
+        if not all(is_digits(part.strip()) for part in parts):
+            raise ValueError(f"{name} must be 'all' or device numbers such as '0,2', not {cut(value)}")
+        value = [int(part) for part in parts]
+    if not isinstance(value, (list, tuple)) or not value or len(value) > MAX_DEVICES:
+        raise ValueError(f"{name} must be 'all' or a list of 1 to {MAX_DEVICES} device numbers, not {cut(value)}")
+    chosen = [whole(number, f"a device number of {name}", 0, MAX_DEVICES - 1) for number in value]
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"{name} names a device twice: {cut(value)}")
+    return tuple(sorted(chosen))

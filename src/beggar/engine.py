@@ -5,9 +5,11 @@ unset); "reference" and "compiled" force one. A compiled engine that cannot be
 loaded is a loud error, never a silent fall-back to the slow one.
 
 "gpu" plays random deals and census blocks of two players on an NVIDIA GPU
-(beggar.gpu), "gpu-host" the same kernels on the CPU; both give the compiled
-engine's results, and leave every other call to it. A GPU that cannot be used
-is a loud error too (EngineFault), never a fall-back to the CPU.
+(beggar.gpu), "opencl" the same kernels on an OpenCL device, "gpu-host" on
+the CPU; all give the compiled engine's results, and leave every other call
+to it. They play on the devices use_devices names (or BEGGAR_GPU_DEVICES
+says: "all" or numbers such as "0,2"), else on one. A GPU that cannot be
+used is a loud error too (EngineFault), never a fall-back to the CPU.
 
 The functions every engine module provides, with the same signatures, are
 stated once in `contract.Engine`; tests/test_contract.py holds both engines to it.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 
 from . import reference
+from .checks import devices as check_devices
 from .climbing import ClimbRules
 # The contract and its errors are named here too: callers have always found them here.
 from .contract import FUNCTIONS, Engine, EngineError, EngineFault  # noqa: F401
@@ -29,8 +32,31 @@ from .rules import Rules
 #: The engines that play every game of every table.
 ENGINES = ("compiled", "reference")
 #: The engines of the GPU kernels: two-player random deals and census blocks.
-GPU_ENGINES = ("gpu", "gpu-host")
+GPU_ENGINES = ("gpu", "opencl", "gpu-host")
 ALL_ENGINES = ENGINES + GPU_ENGINES
+
+#: The devices the GPU engines play on in this process (use_devices).
+_devices = None
+
+
+def use_devices(devices):
+    """Play the GPU engines on `devices` from now on in this process: None
+    (BEGGAR_GPU_DEVICES, else the engine's default device), "all" (every
+    device of the engine's kind), or device numbers (a list, or "0,2")."""
+    global _devices
+    _devices = None if devices is None else check_devices(devices, "the devices")
+
+
+def _chosen_devices():
+    if _devices is not None:
+        return _devices
+    text = os.environ.get("BEGGAR_GPU_DEVICES")
+    if not text:
+        return None
+    try:
+        return check_devices(text, "the environment variable BEGGAR_GPU_DEVICES")
+    except ValueError as error:
+        raise EngineError(str(error)) from None
 
 
 def get(engine=None):
@@ -51,7 +77,7 @@ def get(engine=None):
     if engine in GPU_ENGINES:
         from . import gpu
         try:
-            return gpu.get(engine)
+            return gpu.get(engine, _chosen_devices())
         except ImportError as error:
             raise EngineError(f"the {engine} engine cannot be loaded ({error}); reinstall beggar "
                               "with 'pip install .'") from None
@@ -86,6 +112,20 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2
     """sample(), the longest game played, and the lengths of every game played
     in cards: (hits, (deal, outcome) or None, lengths.Lengths)."""
     return get(engine).sample_best(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
+
+
+def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None):
+    """Perturbation walk `index` of `seed` from `states` on known loops of
+    `deck` (beggar._loops.perturb: the loop factory's): a loops.Growth of the
+    loops new to the walk. The compiled engine plays its tries, or a GPU
+    engine, with the same loops found; the reference engine has no walks."""
+    chosen = get(engine)
+    if chosen is reference:
+        raise EngineError("perturbation walks run on the compiled engine or a GPU engine, not the reference engine")
+    if getattr(chosen, "NAME", None) == "compiled":
+        from . import _loops
+        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach)
+    return chosen.perturb(states, deck, seed, index, tries, changes=changes, reach=reach)
 
 
 def tricks(deal):

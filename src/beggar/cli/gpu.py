@@ -1,12 +1,13 @@
-"""beggar gpu: where this machine stands with the GPU engine."""
+"""beggar gpu: where this machine stands with the GPU engines: every NVIDIA
+GPU and every OpenCL device, and whether the kernels build and run there."""
 
 import argparse
 import re
 import time
 
-from .options import whole_in
-
 ARCH = re.compile(r"sm_[1-9][0-9]{1,2}[af]?")
+#: Deals each device plays against the compiled engine to show that the kernels run there.
+TRIAL_DEALS = 20_000
 
 
 def arch(text):
@@ -16,28 +17,114 @@ def arch(text):
 
 
 def run_gpu(args):
+    from ..decks import STANDARD
     from ..gpu import device
     from ..gpu.engine import ring_of
-    from ..decks import STANDARD
+    from ..gpu.launch import GpuFault
 
-    print(f"bindings: cuda-bindings {_version('cuda-bindings')}, NVRTC {device.nvrtc_version()}")
-    ring, cards = ring_of(STANDARD), device.cards_of(STANDARD.total)
     if args.arch is not None:
+        print(f"CUDA: cuda-bindings {_version('cuda-bindings')}, NVRTC {device.nvrtc_version()}")
         start = time.perf_counter()
-        cubin = device.compile_kernel(args.arch, ring, cards)
+        cubin = device.compile_kernel(args.arch, ring_of(STANDARD), device.cards_of(STANDARD.total))
         print(f"kernel: compiles for {args.arch} ({len(cubin):,} bytes of machine code in "
               f"{time.perf_counter() - start:.1f} s); no device was used")
         return 0
-    gpu = device.Device(args.device)
-    print(f"driver: CUDA {gpu.driver_version}")
-    print(f"GPU {args.device}: {gpu.name}, compute capability {gpu.capability[0]}.{gpu.capability[1]}, "
-          f"{gpu.memory / 2 ** 30:.1f} GiB, {gpu.multiprocessors} multiprocessors")
-    _, seconds = device.cached_kernel(gpu.arch, ring, cards=cards)
-    gpu.kernels(ring, cards)
-    said = f"compiled in {seconds:.1f} s" if seconds else "compiled before (cached)"
-    print(f"kernel: {said} for {gpu.arch}, loaded; the gpu engine can run here "
-          "(beggar search --gpu, BEGGAR_ENGINE=gpu)")
+    running = {}    # engine: [whether it is a GPU, for each device that runs the kernels]
+    reasons = []    # why the others do not
+    for name, listing in (("gpu", _cuda), ("opencl", _opencl)):
+        try:
+            running[name] = listing()
+        except GpuFault as error:
+            print(f"  {error}")
+            reasons.append(f"{name}: {error}")
+            continue
+        if not running[name]:
+            reasons.append(f"{name}: no device here runs the kernels")
+    engines = [name for name, kinds in running.items() if kinds]
+    if not engines:
+        raise GpuFault("no GPU engine can run here (" + "; ".join(reasons) + ")")
+    gpus = any(any(kinds) for kinds in running.values())
+    print(f"{' and '.join(engines)} can run here (beggar search --engine {engines[0]}"
+          + (", or --gpu)" if gpus else "); --gpu finds no GPU"))
     return 0
+
+
+def _cuda():
+    """Print the CUDA side (bindings, driver, every GPU with the kernels'
+    trial): [True] for each GPU that runs the kernels. GpuFault where CUDA
+    cannot be used."""
+    from ..gpu import device
+    try:
+        device.bindings()
+        versions = f"cuda-bindings {_version('cuda-bindings')}, NVRTC {device.nvrtc_version()}"
+    except device.GpuFault:
+        print("CUDA:")
+        raise
+    print(f"CUDA: {versions}")
+    found = device.count()
+    runs = []
+    for ordinal in range(found):
+        gpu = device.Device(ordinal)
+        print(f"  GPU {ordinal}: {gpu.name}, compute capability {gpu.capability[0]}.{gpu.capability[1]}, "
+              f"{gpu.memory / 2 ** 30:.1f} GiB, {gpu.multiprocessors} multiprocessors, driver CUDA "
+              f"{gpu.driver_version}: " + _trial("gpu", gpu))
+        if not gpu.closed:
+            runs.append(True)
+    return runs
+
+
+def _opencl():
+    """Print the OpenCL side (every device of every platform, with the
+    kernels' trial): for each device that runs the kernels, whether it is a
+    GPU. GpuFault where OpenCL cannot be used."""
+    from ..gpu import opencl
+    try:
+        opencl.bindings()
+    except opencl.GpuFault:
+        print("OpenCL:")
+        raise
+    print(f"OpenCL: pyopencl {_version('pyopencl')}")
+    runs = []
+    for number, (platform, found) in enumerate(opencl.devices()):
+        kind = "GPU" if opencl.is_gpu(found) else "CPU" if found.type & opencl.bindings().device_type.CPU else "device"
+        said = (f"  device {number}: {platform.name.strip()}: {found.name.strip()} ({kind}, "
+                f"{found.max_compute_units} compute units, {found.version.strip()}): ")
+        missing = opencl.lacks(found)
+        if missing:
+            print(said + f"lacks {missing}, which the kernels need")
+            continue
+        try:
+            backend = opencl.OpenClDevice(number)
+        except opencl.GpuFault as error:
+            print(said + str(error))
+            continue
+        print(said + _trial("opencl", backend))
+        if not backend.closed:
+            runs.append(backend.gpu)
+    return runs
+
+
+def _trial(name, backend):
+    """Play TRIAL_DEALS standard deals on `backend` and hold them to the
+    compiled engine: what to say of it. A backend that fails is closed."""
+    from .. import _engine
+    from ..gpu.engine import RangeEngine
+    from ..gpu.launch import GpuFault
+    engine = RangeEngine(name, lambda: backend)
+    args = (TRIAL_DEALS, 1, 1000, 0)
+    start = time.perf_counter()
+    try:
+        played = engine.sample_best(*args)
+    except GpuFault as error:
+        backend.close()
+        return f"the kernels do not run: {error}"
+    seconds = time.perf_counter() - start
+    if played != _engine.sample_best(*args):
+        backend.close()
+        return (f"the kernels run, but {TRIAL_DEALS:,} deals do NOT give what the compiled engine gives: "
+                "this is a bug in beggar or in the device's compiler; please report it")
+    return (f"the kernels build and run here, {TRIAL_DEALS:,} deals as the compiled engine plays them "
+            f"in {seconds:.1f} s, the build included")
 
 
 def _version(package):
@@ -51,15 +138,15 @@ def _version(package):
 def add(commands):
     """Declare this command on the `beggar` parser's subcommands."""
     gpu = commands.add_parser(
-        "gpu", help="show the GPUs, the CUDA versions and whether the kernel compiles",
-        description="Say where this machine stands with the GPU engine: NVIDIA's CUDA bindings and "
-                    "NVRTC, the driver, the GPU (name, compute capability, memory), and whether the "
-                    "kernel compiles and loads. With --arch, compile the kernel for that "
-                    "architecture only, without a device. Exit 0 when all is well, 3 when the "
-                    "machine cannot run the GPU engine (no bindings, no driver, no GPU, a failed "
-                    "compile).",
-        epilog="Install the engine's dependencies with pip install '.[gpu]' in beggar's source "
-               "folder (a clone, or its unpacked release).")
+        "gpu", help="show the GPUs and OpenCL devices, and whether the kernels run there",
+        description="Say where this machine stands with the GPU engines: NVIDIA's CUDA bindings, "
+                    "NVRTC and driver, and every GPU (the engine gpu); pyopencl and every OpenCL "
+                    "device of every platform (the engine opencl), with the numbers --devices "
+                    "takes; and for each device whether the kernels build and run there, giving "
+                    f"the compiled engine's results on {TRIAL_DEALS:,} deals. With --arch, compile the "
+                    "CUDA kernels for that architecture only, without a device. Exit 0 when a GPU "
+                    "engine can run here, 3 when none can (the reasons in one line).",
+        epilog="Install the engines' dependencies with pip install '.[gpu]' (CUDA) or '.[opencl]' "
+               "(OpenCL) in beggar's source folder (a clone, or its unpacked release).")
     gpu.add_argument("--arch", type=arch, metavar="SM", help="compile for this architecture (sm_90), no device")
-    gpu.add_argument("--device", type=whole_in(0, 1023), default=0, metavar="N", help="which GPU (default 0)")
     gpu.set_defaults(run=run_gpu)

@@ -176,6 +176,15 @@ def split(text):
     raise argparse.ArgumentTypeError(f"must be 'even', 'random' or a number of cards, not {cut(text)}")
 
 
+def devices(text):
+    """--devices: 'all' or device numbers such as '0,2'."""
+    try:
+        return checks.devices(text, "")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'all' or device numbers such as '0,2', each once, "
+                                         f"not {cut(text)}") from None
+
+
 def add_deck_option(parser, more=""):
     parser.add_argument("--deck", default=ANY, metavar="DECK",
                         help="demand exactly this deck: standard, camicia, half, half-camicia, or "

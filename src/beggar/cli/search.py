@@ -7,7 +7,7 @@ from ..archive import DEFAULT_PATH, Archive
 from ..engine import ALL_ENGINES, GPU_ENGINES
 from ..loops import of_deal
 from ..search import SearchError
-from .options import UsageError, count, players, seconds, seed, split, workers
+from .options import UsageError, count, devices, players, seconds, seed, split, workers
 
 
 #: The options that make a job's spec (the rest, --time and --workers, only say how to run it).
@@ -41,43 +41,21 @@ def run(args, data=None, where="job", resume=None):
     or go on with job `resume`, as the run options of `args` say (add_run_options),
     then print its summary; returns (exit status, job id)."""
     from ..search.cluster import Cluster
-    if args.cluster is not None and resume is None:
-        # Before a cluster is started or a job stored: the engine a new job
-        # would get (its option, its file's, BEGGAR_ENGINE's).
-        _off_cluster("gpu" if args.gpu else args.engine or data.get("engine") or os.environ.get("BEGGAR_ENGINE"))
-    elif args.cluster is not None:
-        _off_cluster("gpu" if args.gpu else args.engine or _stored_engine(args.archive, resume), resumed=True)
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
+    if args.cluster is not None and resume is None:
+        # Before the cluster is reached: a GPU engine's climb (its engine as
+        # the job will have it).
+        engine_name = ("gpu" if args.gpu else None) or args.engine or data.get("engine") or \
+            os.environ.get("BEGGAR_ENGINE")
+        if engine_name in GPU_ENGINES:
+            _climbs_off_cluster({"driver": data.get("driver"), "engine": engine_name})
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
         return _run(args, cluster, data, where, resume)
     finally:
         if cluster is not None:
             cluster.close()
-
-
-def _off_cluster(engine_name, resumed=False):
-    """Refuse a job whose engine cannot play on a cluster's workers: the GPU
-    engines play on this machine (its GPU, or the kernels on its cores) and
-    a cluster's workers have neither."""
-    if engine_name in GPU_ENGINES:
-        raise UsageError(f"a GPU job (engine {engine_name}) plays on this machine, not on a cluster: "
-                         "run it without --cluster" + (", or resume it with --engine compiled" if resumed else ""))
-
-
-def _stored_engine(archive_path, resume):
-    """The engine job `resume` ('last': the job run last) was stored with, read
-    before a cluster is started; None where the archive cannot tell now (the
-    open that runs the job says why)."""
-    from ..errors import BadInput, Fault
-    from ..search import job as jobs
-    try:
-        with Archive(archive_path, readonly=True) as archive:
-            job_id = archive.last_job() if resume == "last" else resume
-            return None if job_id is None else jobs.stored(archive.job(job_id)["spec"])["engine"]
-    except (BadInput, Fault):
-        return None
 
 
 def _run(args, cluster, data, where, resume):
@@ -89,15 +67,18 @@ def _run(args, cluster, data, where, resume):
     from ..search.spec import CHUNK_SECONDS, PART_SECONDS
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
-    if args.gpu and args.engine not in (None, "gpu"):
-        raise UsageError(f"--gpu is --engine gpu: give one of them, not --engine {args.engine} too")
-    engine_name = "gpu" if args.gpu else args.engine
+    engine_name = engine_option(args, cluster)
+    if args.devices is not None and engine_name is not None and engine_name not in GPU_ENGINES:
+        raise UsageError(f"--devices names a GPU job's devices; --engine {engine_name} plays on the CPU")
     if resume is None:
         if engine_name is not None:
             data["engine"] = engine_name
-        new = jobs.prepare(data, where)
-        if cluster is not None:
-            _off_cluster(new.spec["engine"])
+        if args.devices is not None:
+            data["devices"] = "all" if args.devices == "all" else list(args.devices)
+        new = jobs.prepare(data, where, here=cluster is None)
+        if cluster is not None and new.spec["engine"] in GPU_ENGINES:
+            _climbs_off_cluster(new.spec)
+            cluster.for_gpu(new.spec["engine"])     # before the job is stored
     # The archive plays no game: an old one whose loop games must be linked to
     # their loops as it is brought to this format is handed what plays them.
     # A resume creates no archive: one that is not there is the one line every command gives.
@@ -135,6 +116,10 @@ def _run(args, cluster, data, where, resume):
                 chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, "
                          "measured)")
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
+            if spec["devices"] is not None:
+                engine += (" of every device" if spec["devices"] == "all" else
+                           f" of device{'s' if len(spec['devices']) > 1 else ''} "
+                           f"{', '.join(map(str, spec['devices']))}")
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
                   f"archive {args.archive}", file=sys.stderr)
             flood = pace.warning(spec, new.pace if new is not None else pace.measure(spec))
@@ -143,16 +128,19 @@ def _run(args, cluster, data, where, resume):
 
         if resume is not None:
             engine_then = engine_name or jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["engine"]
-            if cluster is not None:
-                _off_cluster(engine_then, resumed=True)
-            if engine_then == "gpu":
-                _check_gpu()
+            if cluster is None:
+                jobs.check_device(engine_then, args.devices if args.devices is not None else
+                                  jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
+            elif engine_then in GPU_ENGINES:
+                _climbs_off_cluster({**jobs.stored(job["spec"], f"{args.archive}: job {job_id}"),
+                                     "engine": engine_then})
+                cluster.for_gpu(engine_then)
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
         before = job if resume is not None and job["chunks"] else None
         try:
             summary = run_job(archive, job_id, args.time, args.workers, progress=not args.quiet,
-                              cluster=cluster, started=started, engine_name=engine_name)
+                              cluster=cluster, started=started, engine_name=engine_name, devices=args.devices)
         except SearchError as error:
             print_summary(error.summary, args.archive, args.cluster, _whole_job(archive, job_id, before))
             raise
@@ -185,11 +173,29 @@ def _whole_job(archive, job_id, before):
     return job
 
 
-def _check_gpu():
-    """No bindings, driver or GPU: one line, before a resumed job plays a chunk
-    (a new job's device is checked before it is stored: job.prepare)."""
-    from ..gpu import device
-    device.check()
+def _climbs_off_cluster(spec):
+    """A GPU engine climbs a group of walks at once (the chunks after the one
+    asked for too): on a cluster every GPU worker handed one of a group's
+    walks would climb the whole group. One line, before anything is stored."""
+    if spec["driver"] == "climb":
+        raise UsageError(f"a climb job on the {spec['engine']} engine climbs its walks in groups on one machine's "
+                         "devices, not on a cluster: run it without --cluster, or on the compiled engine")
+
+
+def engine_option(args, cluster=None):
+    """The engine --gpu or --engine names (None: neither): --gpu is "gpu" where
+    an NVIDIA GPU can be used here, else "opencl" where OpenCL has a GPU; on
+    a cluster, whose GPU workers have the devices, "gpu" (--engine opencl
+    says otherwise)."""
+    if not args.gpu:
+        return args.engine
+    if args.engine is not None and args.engine not in ("gpu", "opencl"):
+        raise UsageError(f"--gpu plays on a GPU (--engine gpu or opencl): give one of them, "
+                         f"not --engine {args.engine} too")
+    if args.engine is not None or cluster is not None:
+        return args.engine or "gpu"
+    from .. import gpu
+    return gpu.pick()
 
 
 def print_summary(summary, archive_path, cluster=None, whole=None):
@@ -271,12 +277,18 @@ def add_run_options(parser, workers_default):
                         help=f"the archive (default {DEFAULT_PATH})")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="play the chunks on a Dask cluster: tcp://HOST:8786 for a running "
-                             "scheduler, local:N to start N worker processes here "
-                             "(needs the cluster extra: pip install '.[cluster]')")
+                             "scheduler, local:N to start N worker processes here; a GPU job plays on the "
+                             "workers with the resource GPU (dask worker ADDRESS --resources GPU=1 --nthreads 1, "
+                             "one per device) and checks on any worker, and local:N starts one such GPU worker "
+                             "beside the N (needs the cluster extra: pip install '.[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--engine", choices=ALL_ENGINES,
                         help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
                              "else compiled); a resumed job may go on on another")
     parser.add_argument("--gpu", action="store_true",
-                        help="play on the GPU: --engine gpu (two-player sample and census jobs; "
-                             "needs the gpu extra: pip install '.[gpu]')")
+                        help="play on the GPU: --engine gpu where an NVIDIA GPU can be used, else --engine "
+                             "opencl on an OpenCL GPU (two-player sample, census and perturb jobs; needs the gpu or "
+                             "opencl extra: pip install '.[gpu]' or '.[opencl]')")
+    parser.add_argument("--devices", type=devices, metavar="LIST",
+                        help="a GPU job's devices: 'all', or numbers such as '0,2' as beggar gpu lists them "
+                             "(default: the job's, else one)")

@@ -15,39 +15,16 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from .. import lengths
-from ..contract import EngineFault
-from .engine import HIT
+from . import source
+# The shared names are device.py's too: callers have always found them here.
+from .launch import (BUFFER, CAPACITY, KERNELS, SHARED, THREADS, TOTAL, Backend, GpuFault,  # noqa: F401
+                     block_threads, cards_of, defines)
 
-#: Threads per block, at most: four warps, whose games (both hands, the
-#: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
-#: and counts fit the 48 KB of static shared memory a block may have with
-#: hands of up to 32 pieces, several blocks a multiprocessor. A deck of more
-#: court cards gets fewer threads a block (block_threads).
-THREADS = 128
-#: Static shared memory a block may have, and what a block holds besides
-#: its threads' games: its counts, the launch's shape or census block
-#: (kernel.cu's bg_block_memory).
-SHARED = 48 * 1024
-SHARED_FIXED = 6 * 1024
-#: Census arrangements a thread takes at a time, unranked once.
-CENSUS_GRAB = 64
-#: Hits a launch can hand back; more and the launch is played again in parts.
-CAPACITY = 1 << 16
-KERNELS = ("bg_sample", "bg_census")
-#: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
-TOTAL = 256
 EXTRA = "'.[gpu]' in beggar's source folder"
-
-
-class GpuFault(EngineFault):
-    """The machine cannot run the GPU engine: no bindings, no driver, no
-    device, a compile or launch that failed (a fault: exit 3)."""
 
 
 def bindings():
@@ -66,37 +43,11 @@ def nvrtc_version():
     return f"{result[0]}.{result[1]}"
 
 
-def source():
-    """kernel.cu and game.h, as shipped."""
-    folder = resources.files("beggar.gpu")
-    return folder.joinpath("kernel.cu").read_text(), folder.joinpath("game.h").read_text()
-
-
-def block_threads(ring):
-    """Threads a block of the kernels for hands of `ring` pieces: THREADS,
-    halved while their shared memory would not fit SHARED."""
-    threads = THREADS
-    while threads > 1 and threads * (8 * ring + 16) + SHARED_FIXED > SHARED:
-        threads //= 2
-    return threads
-
-
-def cards_of(total):
-    """The cards a kernel for decks of `total` cards deals (the length of
-    its local arrays): a power of two, at least 16, so that few kernels serve
-    every deck."""
-    cards = 16
-    while cards < total:
-        cards *= 2
-    return cards
-
-
 def options(arch, ring, cards=TOTAL):
     """NVRTC's options for the kernels of `arch`, hands of `ring` pieces
     and decks of at most `cards` cards: what the machine code depends on
     besides the source and NVRTC."""
-    return [f"--gpu-architecture={arch}", f"-DBG_RING={ring}", f"-DBG_TOTAL={TOTAL}", f"-DBG_CARDS={cards}",
-            f"-DBG_BLOCK={block_threads(ring)}", "--std=c++14"]
+    return [f"--gpu-architecture={arch}", *defines(ring, cards, block_threads(ring)), "--std=c++14"]
 
 
 def compile_program(arch, ring, extra=(), cards=TOTAL):
@@ -106,9 +57,11 @@ def compile_program(arch, ring, extra=(), cards=TOTAL):
     figures so): no device is needed. GpuFault with NVRTC's first error
     line if it fails."""
     nvrtc, _ = bindings()
-    kernel, header = source()
+    kernel, *headers = source.FILES
+    texts = source.files()
     program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
-        kernel.encode(), b"kernel.cu", 1, [header.encode()], [b"game.h"]))[0]
+        texts[kernel].encode(), kernel.encode(), len(headers), [texts[name].encode() for name in headers],
+        [name.encode() for name in headers]))[0]
     try:
         encoded = [option.encode() for option in [*options(arch, ring, cards), *extra]]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
@@ -130,12 +83,12 @@ def compile_kernel(arch, ring, cards=TOTAL):
     return compile_program(arch, ring, cards=cards)[0]
 
 
-def cache_key(version, compile_options, kernel, header):
+def cache_key(version, compile_options, texts):
     """What a cached cubin was made from, as one hash: NVRTC's version, every
-    compile option and both sources, each part framed by its length so that
-    no two lists of parts read alike."""
+    compile option and the text of every source file, each part framed by its
+    length so that no two lists of parts read alike."""
     digest = hashlib.sha256()
-    for part in (version, *compile_options, "", kernel, header):
+    for part in (version, *compile_options, "", *texts):
         data = part.encode()
         digest.update(len(data).to_bytes(8, "little") + data)
     return digest.hexdigest()[:32]
@@ -143,8 +96,7 @@ def cache_key(version, compile_options, kernel, header):
 
 def cache_path(arch, ring, cards=TOTAL):
     """Where the cubin for `arch`, `ring` and `cards` is cached, named by cache_key."""
-    kernel, header = source()
-    key = cache_key(nvrtc_version(), options(arch, ring, cards), kernel, header)
+    key = cache_key(nvrtc_version(), options(arch, ring, cards), source.files().values())
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "beggar" / "gpu"
     return folder / f"kernel-{arch}-ring{ring}-cards{cards}-{key}.cubin"
 
@@ -206,7 +158,7 @@ def check():
     nvrtc_version()
 
 
-class Device:
+class Device(Backend):
     """One GPU and its primary context: what `beggar gpu` shows, and the
     backend of the engine "gpu" (gpu/engine.py).
 
@@ -221,10 +173,10 @@ class Device:
         _, self.driver = bindings()
         driver = self.driver
         self.closed = False
-        check()
-        count = self._check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
-        if not 0 <= ordinal < count:
-            raise GpuFault(f"no GPU number {ordinal}: the driver sees {count}")
+        self.ordinal = ordinal
+        found = count()
+        if not 0 <= ordinal < found:
+            raise GpuFault(f"no GPU number {ordinal}: the driver sees {found}")
         self.device = self._check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
         attribute = driver.CUdevice_attribute
         self.capability = (self._attribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
@@ -240,16 +192,6 @@ class Device:
         self.context = self._check(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
         self._current()
         self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
-        self.RING = 256
-        self.TOTAL = TOTAL
-        self.HISTOGRAM = 1 << 16
-        self.CAPACITY = CAPACITY
-        # Deals a launch plays (gpu/sizing.py): the first size, the most,
-        # and the seconds a launch aims at, so that a Ctrl-C waits no
-        # longer than about that.
-        self.LAUNCH = 1 << 22
-        self.LARGEST = 1 << 32
-        self.SECONDS = 0.5
         self._modules = {}
         self._buffers = {}
 
@@ -258,7 +200,7 @@ class Device:
     def _check(self, result, what):
         error, *values = result if isinstance(result, tuple) else (result,)
         if error != self.driver.CUresult.CUDA_SUCCESS:
-            raise GpuFault(f"CUDA {what} failed: {getattr(error, 'name', error)}")
+            raise GpuFault(f"CUDA {what} failed on GPU {self.ordinal}: {getattr(error, 'name', error)}")
         return values[0] if len(values) == 1 else tuple(values) if values else None
 
     def _current(self):
@@ -271,7 +213,6 @@ class Device:
         return self._check(self.driver.cuDeviceGetAttribute(attribute, self.device), "cuDeviceGetAttribute")
 
     def _buffer(self, name, size):
-        """Device memory of `size` bytes kept between launches."""
         held = self._buffers.get(name)
         if held is None or held[1] < size:
             if held is not None:
@@ -290,10 +231,11 @@ class Device:
         self._check(self.driver.cuMemsetD8(pointer, 0, size), "cuMemsetD8")
         return pointer
 
-    def _to_host(self, array, pointer, size=None):
+    def _to_host(self, array, name, size=None):
         size = array.nbytes if size is None else size
         if size:
-            self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, pointer, size), "cuMemcpyDtoH")
+            self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size),
+                        "cuMemcpyDtoH")
 
     def kernels(self, ring, cards=TOTAL):
         """The module for hands of `ring` pieces and decks of at most `cards`
@@ -327,12 +269,11 @@ class Device:
         return self._check(self.driver.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData"), image
 
     def _launch(self, kernel, variant, arguments):
-        """Launch `kernel` of `variant` (kernels' ring and cards) over every
-        multiprocessor; arguments are (value, NumPy type) pairs, device
-        pointers as uint64. Waits for it. The kernel is compiled for
-        exactly its block's threads (its shared memory has a column each)."""
+        """Launch `kernel` of `variant` over every multiprocessor, device
+        pointers passed as uint64, and wait for it. The kernel is compiled
+        for exactly its block's threads (its shared memory has a column each)."""
         function, blocks, threads = self.kernels(*variant)[kernel]
-        values = [np.array([value], dtype) for value, dtype in arguments]
+        values = [np.array([value], np.uint64 if dtype is BUFFER else dtype) for value, dtype in arguments]
         pointers = np.array([value.ctypes.data for value in values], np.uint64)
         self._check(self.driver.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 0, 0,
                                                pointers.ctypes.data, 0), "cuLaunchKernel")
@@ -349,49 +290,15 @@ class Device:
         self.driver.cuDevicePrimaryCtxRelease(self.device)
         self.driver.cuDevicePrimaryCtxReset(self.device)
 
-    # ------------------------------------------------------------ the kernels (gpu/engine.py's backend)
 
-    def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
-        variant = _variant(shape)
-        self.kernels(*variant)
-        u64, i64 = np.uint64, np.int64
-        self._launch("bg_sample", variant, [
-            (self._to_device("shape", shape), u64), (seed, u64), (first, u64), (count, u64),
-            (min_cards, i64), (cap, i64), (self._zeros("next", 8), u64),
-            (self._zeros("lengths", lengths.BINS * 8), u64), (self._zeros("best", 8), u64),
-            (self._buffer("hits", CAPACITY * HIT.itemsize), u64), (self._zeros("n_hits", 8), u64),
-            (CAPACITY, u64)])
-        self._to_host(counts, self._buffers["lengths"][0])
-        self._to_host(best, self._buffers["best"][0])
-        return self._hits()
-
-    def census(self, block, count, threshold, cap, cards, tricks):
-        variant = _variant(block)
-        self.kernels(*variant)
-        u64, i64 = np.uint64, np.int64
-        self._launch("bg_census", variant, [
-            (self._to_device("block", block), u64), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
-            (cap, i64), (self._zeros("next", 8), u64), (self._zeros("cards", cards.nbytes), u64),
-            (self._zeros("tricks", tricks.nbytes), u64),
-            (self._buffer("hits", CAPACITY * HIT.itemsize), u64), (self._zeros("n_hits", 8), u64),
-            (CAPACITY, u64)])
-        self._to_host(cards, self._buffers["cards"][0])
-        self._to_host(tricks, self._buffers["tricks"][0])
-        return self._hits()
-
-    def _hits(self):
-        n_hits = np.zeros(1, np.uint64)
-        self._to_host(n_hits, self._buffers["n_hits"][0])
-        hits = np.zeros(CAPACITY, HIT)
-        self._to_host(hits, self._buffers["hits"][0], min(int(n_hits[0]), CAPACITY) * HIT.itemsize)
-        return hits, int(n_hits[0])
-
-
-def _variant(launch):
-    """(ring, cards) of the kernels for a bg_shape or bg_block: both begin
-    with the deck's cards, and have the ring fourth."""
-    fields = launch.view(np.int32)
-    return int(fields[3]), cards_of(int(fields[0]))
+def count():
+    """GPUs the NVIDIA driver sees (GpuFault where it cannot be used, or sees none)."""
+    check()
+    _, driver = bindings()
+    error, found = driver.cuDeviceGetCount()
+    if error != driver.CUresult.CUDA_SUCCESS:
+        raise GpuFault(f"the NVIDIA driver cannot count its GPUs ({getattr(error, 'name', error)})")
+    return found
 
 
 def _call_nvrtc(nvrtc, what, call):

@@ -1,21 +1,26 @@
-"""An engine made of the GPU kernels' launches: "gpu" on the device, "gpu-host" on the CPU.
+"""An engine made of the GPU kernels' launches: "gpu", "opencl" and "gpu-host".
 
-The kernels (kernel.cu, game.h) play ranges of random deals and of census
-ranks and hand back what a launch can count on the device: the length
-histograms of the games that finished, the longest, and the games worth a
-look (long ones, loops, games that reached the cap of tricks) as hits. This
-module turns those into the results of contract.Engine, equal to the compiled
-engine's bit for bit: every loop and capped game is played again by the
-compiled engine with exact loop detection; a launch whose hits overflow the
-buffer is played again in parts; a census block is cut where the prefix of
-its arrangements changes, so that the device unranks in 64 bits.
+The kernels (kernel.cu, game.h) play ranges of random deals, of census
+ranks, of a perturbation walk's tries, rows of deals they are handed, and
+walks of the hill climber,
+and hand back what a launch can count on the device: the length histograms
+of the games that finished, the longest, and the games worth a look (long
+ones, loops, games that reached the cap of tricks, a walk's loops not known
+yet) as hits. This module turns those into the results of contract.Engine,
+equal to the compiled engine's bit for bit: every loop and capped game is
+played again by the compiled engine with exact loop detection; a launch
+whose hits overflow the buffer is played again in parts; a census block is
+cut where the prefix of its arrangements changes, so that the device
+unranks in 64 bits; a perturbation walk is the compiled engine's
+(beggar._loops.perturb), its tries launched here.
 
-A backend is an object with `sample(...)` and `census(...)`, the kernels'
-arguments with NumPy arrays for their buffers (gpu/host.py's, or
-gpu/device.py's launches), and the sizes it launches in (gpu/sizing.py
-sizes each launch from them). A backend whose call fails with an
-EngineFault is closed and forgotten: the next call makes a new one, since
-after a kernel's fault a GPU's context cannot be used again.
+A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`
+and `batch(...)`, the kernels' arguments with NumPy arrays for their buffers
+(gpu/host.py's, gpu/launch.py's on a device, gpu/several.py's over several),
+and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
+backend whose call fails with an EngineFault is closed and forgotten: the
+next call makes a new one, since after a kernel's fault a GPU's context
+cannot be used again.
 """
 
 from __future__ import annotations
@@ -29,10 +34,12 @@ from .. import census as census_order
 from .. import lengths
 from ..census import _arrangements
 from ..checks import whole
+from ..climbing import check_climb_rules
 from ..deal import Deal
-from ..decks import STANDARD, check_table, deal_out, hand_sizes
+from ..decks import STANDARD, Deck, check_table, deal_out, hand_sizes
 from ..contract import EngineError, EngineFault
-from ..outcome import Outcome
+from ..outcome import STATUSES, Outcome
+from ..rules import Rules
 from ..shuffle import check_seed
 from ..states import CensusBlock
 from .sizing import LaunchSizes
@@ -41,6 +48,22 @@ from .sizing import LaunchSizes
 HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
                 ("winner", "<i4")], align=True)
 FINISHED, LOOP, CAPPED = 0, 1, 2
+#: game.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
+CLIMB_RULES = np.dtype([("accept", "<i4"), ("by_cards", "<i4"), ("history", "<i4"), ("swap_percent", "<u4"),
+                        ("patience", "<i8"), ("threshold", "<i8"), ("steps", "<i8")], align=True)
+CLIMB_HIT = np.dtype([("walk", "<u8"), ("step", "<i8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
+                      ("winner", "<i4"), ("first", "<i4")], align=True)
+
+
+def walk_dtype(cards):
+    """game.h's bg_walk for a build of `cards` cards (BG_CARDS)."""
+    return np.dtype([("rng", "<u8"), ("played", "<i8"), ("k", "<i8"), ("stale", "<i8"), ("restarts", "<i8"),
+                     ("current_value", "<i8"), ("walk_best", "<i8"), ("best_value", "<i8"), ("best_cards", "<i8"),
+                     ("best_tricks", "<i8"), ("best_status", "<i4"), ("best_winner", "<i4"), ("sizes", "<i4", 2),
+                     ("best_sizes", "<i4", 2), ("fresh", "<i4"), ("waiting", "<i4"), ("lost", "<i4"),
+                     ("current", "u1", cards), ("candidate", "u1", cards), ("best", "u1", cards)], align=True)
+
+
 #: Tricks after which a game is handed to the compiled engine: far above the
 #: longest finished game known (1164 tricks), and small enough that its cards
 #: fit bg_best_key's 24 bits.
@@ -79,15 +102,17 @@ def _counts(cards):
 
 
 class RangeEngine:
-    """contract.Engine's sample, sample_best and census on a backend's launches,
-    for two players; the one-game calls (play, play_batch, backward play) are
-    the compiled engine's, and their outcomes say so; climbing is refused."""
+    """contract.Engine's sample, sample_best, census, play_batch and climb
+    on a backend's launches, for two players, and perturbation walks
+    (perturb); the one-game calls (play, backward play) are the compiled
+    engine's, and their outcomes say so; climbing by anneal is refused."""
 
     def __init__(self, name, make_backend):
         self.NAME = name
         self._make_backend = make_backend
         self._backend = None
         self.sizes = None
+        self._climbs = {}       # the walks of the last group climbed, not yet asked for
 
     @property
     def backend(self):
@@ -100,23 +125,21 @@ class RangeEngine:
         return self._backend
 
     def _run(self, kernel, *arguments):
-        """One launch of `kernel` on the backend: (hits, n_hits, seconds).
-        A backend that fails is closed and forgotten (the next call makes a
-        new one): after a kernel's fault its context is dead."""
+        """One launch of `kernel` on the backend: (hits, n_hits, seconds),
+        (results, None, seconds) for a batch, (hits, decks, n_hits, seconds)
+        for a climb. A backend that fails is closed
+        and forgotten (the next call makes a new one): after a kernel's fault
+        its context is dead."""
         backend = self.backend
         start = time.perf_counter()
         try:
-            hits, n_hits = getattr(backend, kernel)(*arguments)
+            result = getattr(backend, kernel)(*arguments)
         except EngineFault:
             self._backend = None
-            close = getattr(backend, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:       # a dead context may refuse even its release
-                    pass
+            close_quietly(backend)
             raise
-        return hits, n_hits, time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        return (*result, seconds) if isinstance(result, tuple) else (result, None, seconds)
 
     # ------------------------------------------------------------ the compiled engine's calls
 
@@ -126,16 +149,111 @@ class RangeEngine:
         return _engine
 
     def __getattr__(self, name):
-        # The one-game calls of the contract (play, play_batch, backward
-        # play) are the compiled engine's, and their outcomes say so.
+        # The one-game calls of the contract (play, backward play) are the
+        # compiled engine's, and their outcomes say so.
         from ..contract import FUNCTIONS
         if name in FUNCTIONS:
             return getattr(self._compiled(), name)
         raise AttributeError(name)
 
+    def play_batch(self, decks, split=None, rules=Rules()):
+        """Rows of card codes as two-player deals (contract.Engine.play_batch),
+        played by the kernel bg_batch; a game that did not finish there, or
+        that a limit of `rules` may have stopped first, is played again by the
+        compiled engine, which finds its loop or its stop exactly."""
+        from ..batch import batch_array, check_batch
+        decks, splits = check_batch(decks, split)
+        out = batch_array(len(decks))
+        if not len(decks):
+            return out
+        total = decks.shape[1]
+        courts = int((decks != 0).sum(axis=1).max())
+        ring = _power_above(courts + 1)
+        if ring > self.backend.RING or total > self.backend.TOTAL:
+            raise GpuRequestError(f"the {self.NAME} engine plays deals of at most {self.backend.TOTAL} cards and "
+                                  f"{self.backend.RING - 1} court cards, not {total} and {courts}")
+        max_cards = rules.max_cards if rules.max_cards is not None else 2 ** 62
+        max_tricks = rules.max_tricks if rules.max_tricks is not None else 2 ** 62
+        rows, cuts = decks.reshape(-1), splits.astype(np.int32)
+        again = []
+        step = self.sizes.size(("batch", total))
+        for first in range(0, len(decks), step):
+            last = min(first + step, len(decks))
+            results, _, _ = self._run("batch", rows[first * total:last * total], cuts[first:last], total, ring,
+                                      CAP_TRICKS)
+            finished = (results["status"] == FINISHED) & (results["cards"] < max_cards) & \
+                (results["tricks"] < max_tricks)
+            kept = out[first:last]
+            kept["status"][finished] = STATUSES.index("finished")
+            kept["winner"][finished] = results["winner"][finished]
+            kept["cards"][finished] = results["cards"][finished]
+            kept["tricks"][finished] = results["tricks"][finished]
+            for p, count in enumerate(("count0", "count1")):
+                kept[count][finished] = np.where(results["winner"][finished] == p, total, 0)
+            for name in ("entry_tricks", "entry_cards", "period_tricks", "period_cards"):
+                kept[name][finished] = -1
+            again.extend(first + np.flatnonzero(~finished))
+        if again:
+            again = np.array(again)
+            out[again] = self._compiled().play_batch(decks[again], splits[again], rules)
+        return out
+
+    def perturb(self, states, deck, seed, index, tries, *, changes=2, reach=3):
+        """Perturbation walk `index` of `seed` (beggar._loops.perturb), its
+        tries played by the kernel bg_perturb: the compiled engine's walk, its
+        loops played again there. Two-player states of `deck`."""
+        from .. import _loops
+        deck = Deck.parse(deck)
+        ring = ring_of(deck)
+        if ring > self.backend.RING or deck.total > self.backend.TOTAL:
+            raise GpuRequestError(f"the {self.NAME} engine plays decks of at most {self.backend.TOTAL} cards, "
+                                  f"not deck {deck} ({deck.total})")
+        key = ("perturb", deck)
+
+        def launcher(pool, n_pool, total, walk_seed, first, most, known):
+            count = min(most, self.sizes.size(key))
+            return count, self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                          first, count)
+        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, launcher=launcher)
+
+    def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
+                   part=False):
+        """The tries of first .. first + count - 1 the kernel hands back, in order."""
+        hits, n_hits, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                          first, count, CAP_TRICKS)
+        if not part:
+            self.sizes.record(key, count, seconds, n_hits)
+        if n_hits > len(hits):
+            return [try_ for offset, size in _parts(count, n_hits, len(hits))
+                    for try_ in self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                                first + offset, size, part=True)]
+        return sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
-        raise GpuRequestError(f"the {self.NAME} engine does not climb: hill climbing runs on the "
-                              "compiled engine (engine = \"compiled\")")
+        """Walk `index` of `seed` of the hill climber (contract.Engine.climb),
+        the compiled engine's walk bit for bit, played by the kernel bg_climb
+        with the walks beside it: a call plays walks index .. index + WALKS - 1
+        of their group (WALKS aligned, the backend's CLIMB_WALKS), and keeps the
+        others for the calls that ask for them next (a job asks for its walks
+        in order). Anneal's draws need the host's exp: it climbs on the
+        compiled engine."""
+        check_seed(seed)
+        check_seed(index, "index")
+        whole(steps, "steps")
+        whole(min_cards, "min_cards")
+        check_climb_rules(rules)
+        deck, split = self._table(deck, players, split)
+        if rules.accept == "anneal":
+            raise GpuRequestError(f"the {self.NAME} engine does not climb by anneal (its draws need the host's exp): "
+                                  "anneal climbs on the compiled engine (engine = \"compiled\")")
+        if not steps:
+            return self._compiled().climb(seed, index, 0, min_cards, rules, deck, 2, split)
+        key = (seed, steps, min(min_cards, 2 ** 62), rules, deck, split)
+        walks = self.backend.CLIMB_WALKS
+        first = index - index % walks
+        if self._climbs.get("key") != key or index not in self._climbs.get("walks", {}):
+            self._climbs = {"key": key, "walks": _Climbing(self, key, first, walks).walks()}
+        return self._climbs["walks"].pop(index)
 
     # ------------------------------------------------------------ random deals
 
@@ -266,6 +384,116 @@ class _Sampled:
                                          f"played {cards} cards, the compiled engine {outcome.cards}")
             best = (self.deal(index), outcome)
         return self.hits, best, lengths.Lengths(tuple(int(c) for c in self.lengths))
+
+
+class _Climbing:
+    """A group of walks of the hill climber, played on a backend's launches
+    (bg_climb) until each has played its steps: a step whose game does not
+    finish on the device (a loop, the cap) is played by the compiled engine
+    and taken by game.h's own code on the host (beggar._gpu_host.climb_accept);
+    a walk whose long games found no room among a launch's hits is played
+    again, whole, by the compiled engine."""
+
+    def __init__(self, engine, key, first, count):
+        from .. import _gpu_host
+        from ..climbing import ACCEPTS
+        self.engine, self.host = engine, _gpu_host
+        self.backend = engine.backend
+        self.seed, self.steps, self.min_cards, self.rules, self.deck, self.split = key
+        self.first, self.count = first, count
+        self.total = self.deck.total
+        self.cards = self.backend.walk_cards(self.total)
+        rules = self.rules
+        self.climb_rules = np.zeros(1, CLIMB_RULES)
+        self.climb_rules[0] = (ACCEPTS.index(rules.accept), rules.fitness == "cards", rules.history,
+                               rules.swap_percent, rules.patience, self.min_cards, self.steps)
+        self.shape = np.zeros(1, shape_dtype(self.backend.TOTAL))
+        self.shape["total"], self.shape["n_courts"] = self.total, len(self.deck.courts)
+        self.shape["ring"] = ring_of(self.deck)
+        self.shape["split"] = 0 if self.split is None else -1 if self.split == "random" else self.split
+        self.shape["courts"][0, :len(self.deck.courts)] = self.deck.courts
+        self.key = ("climb", self.deck, self.split)
+
+    def walks(self):
+        """{index: climbing.Climb} of the group's walks."""
+        from ..shuffle import Stream
+        walks = np.zeros(self.count, walk_dtype(self.cards))
+        walks["rng"] = [Stream(self.seed, self.first + k).state for k in range(self.count)]
+        walks["restarts"] = -1
+        walks["best_value"] = -1
+        history = np.zeros(self.count * self.rules.history, np.int64)
+        counted = np.zeros(self.count * lengths.BINS, np.uint32)
+        found = [[] for _ in range(self.count)]        # each walk's hits: (step, Deal, Outcome)
+        while not ((walks["played"] >= self.steps) | (walks["lost"] != 0)).all():
+            budget = max(1, self.engine.sizes.size(self.key) // self.count)
+            hits, decks, n_hits, seconds = self.engine._run(
+                "climb", self.shape.view(np.uint8), self.climb_rules.view(np.uint8), walks, history, counted,
+                budget, CAP_TRICKS)
+            self.engine.sizes.record(self.key, budget * self.count, seconds, n_hits)
+            for hit, deck in zip(hits[:min(n_hits, len(hits))], decks):
+                first = int(hit["first"])
+                deal = Deal.from_codes([list(deck[:first]), list(deck[first:self.total])])
+                found[int(hit["walk"])].append((int(hit["step"]), deal, _finished(hit, self.total, self.engine.NAME)))
+            for walk in np.flatnonzero(walks["waiting"]):
+                self._host_step(walks, history, counted, int(walk), found[walk])
+        climbs = {}
+        compiled = self.engine._compiled()
+        for k in range(self.count):
+            index = self.first + k
+            if walks[k]["lost"]:
+                # Its long games outgrew a launch's hits: played again whole, exactly.
+                climbs[index] = compiled.climb(self.seed, index, self.steps, self.min_cards, self.rules, self.deck,
+                                               2, self.split)
+            else:
+                climbs[index] = self._climb(walks[k], found[k], counted[k * lengths.BINS:(k + 1) * lengths.BINS])
+        return climbs
+
+    def _host_step(self, walks, history, counted, walk, found):
+        """The step of walk `walk` whose candidate's game the device left to
+        the host: played by the compiled engine, taken by game.h's code."""
+        record = walks[walk]
+        first = int(record["sizes"][0])
+        cards = record["candidate"][:self.total]
+        deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
+        outcome = self._replayed(deal)
+        counted[walk * lengths.BINS + lengths.bin_of(outcome.cards)] += 1
+        if outcome.status == "loop" or outcome.cards >= self.min_cards:
+            found.append((int(record["played"]), deal, outcome))
+        # game.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
+        host = np.zeros(1, walk_dtype(self.host.TOTAL))
+        for name in record.dtype.names:
+            if record.dtype[name].shape and record.dtype[name].shape[0] == self.cards:
+                host[name][0, :self.cards] = record[name]
+            else:
+                host[name] = record[name]
+        rows = history[walk * self.rules.history:(walk + 1) * self.rules.history]
+        status = STATUSES.index(outcome.status)
+        self.host.climb_accept(host.view(np.uint8), rows, self.climb_rules.view(np.uint8), self.total, status,
+                               -1 if outcome.winner is None else outcome.winner, outcome.cards, outcome.tricks)
+        for name in record.dtype.names:
+            walks[walk][name] = host[name][0, :self.cards] if record.dtype[name].shape and \
+                record.dtype[name].shape[0] == self.cards else host[name][0]
+
+    def _replayed(self, deal):
+        return replace(self.engine._compiled().play(deal), engine=self.engine.NAME)
+
+    def _climb(self, record, found, counted):
+        """The climbing.Climb of a walk played to its end."""
+        from ..climbing import Climb
+        found.sort(key=lambda hit: hit[0])
+        best = None
+        if record["played"]:
+            first = int(record["best_sizes"][0])
+            cards = record["best"][:self.total]
+            deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
+            if record["best_status"] == FINISHED:
+                outcome = _finished({"winner": record["best_winner"], "cards": record["best_cards"],
+                                     "tricks": record["best_tricks"]}, self.total, self.engine.NAME)
+            else:
+                outcome = self._replayed(deal)
+            best = (deal, outcome)
+        return Climb([(deal, outcome) for _, deal, outcome in found], best, max(int(record["restarts"]), 0),
+                     lengths.Lengths(tuple(int(c) for c in counted)))
 
 
 class EngineMismatch(EngineFault):
@@ -403,6 +631,25 @@ def _parts(count, n_hits, capacity):
     parts = min(count, -(-2 * n_hits // capacity))
     edges = [count * k // parts for k in range(parts + 1)]
     return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+def close_quietly(backend):
+    """Close a backend that failed, if it has anything to close: a dead
+    context may refuse even its release."""
+    close = getattr(backend, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:
+            pass
+
+
+def _power_above(n):
+    """The least power of two, at least 2, that is n or more."""
+    ring = 2
+    while ring < n:
+        ring *= 2
+    return ring
 
 
 def _add(counts, length, n=1):

@@ -1,10 +1,10 @@
 /* The GPU engine's game: one two-player deal dealt, played and counted.
 
-   This header is the one source of the GPU engine's game logic. It compiles
-   as CUDA device code (kernel.cu, through NVRTC) and as host C (the Cython
-   extension beggar._gpu_host, the engine "gpu-host"), so the lines a GPU
-   runs are the lines the test suite holds to the compiled engine on every
-   machine. It follows the rules of docs/rules.md, two players only, and the
+   This header is the one source of the GPU engines' game logic. It compiles
+   as CUDA device code (kernel.cu, through NVRTC), as OpenCL C (through
+   pyopencl) and as host C (the Cython extension beggar._gpu_host, the engine
+   "gpu-host"), the differences in vendor.h, so the lines a GPU runs are the
+   lines the test suite holds to the compiled engine on every machine. It follows the rules of docs/rules.md, two players only, and the
    dealing of shuffle.py.
 
    A hand is held by court: a ring of pieces, each a run of plain cards and
@@ -32,26 +32,7 @@
 #ifndef BEGGAR_GPU_GAME_H
 #define BEGGAR_GPU_GAME_H
 
-#ifdef __CUDACC__
-typedef unsigned long long bg_u64;
-typedef long long bg_i64;
-typedef unsigned int bg_u32;
-typedef unsigned short bg_u16;
-typedef unsigned char bg_u8;
-#define BG_FN __device__ __forceinline__
-#else
-#include <stdint.h>
-typedef uint64_t bg_u64;
-typedef int64_t bg_i64;
-typedef uint32_t bg_u32;
-typedef uint16_t bg_u16;
-typedef uint8_t bg_u8;
-#define BG_FN static inline
-#endif
-/* A pointer into the block's shared memory (OpenCL's address space). */
-#ifndef BG_LOCAL
-#define BG_LOCAL
-#endif
+#include "vendor.h"
 
 /* The most places in a hand's ring, the most cards in the launch structs,
    the most cards of a deck this build deals (its local arrays), and the
@@ -234,48 +215,116 @@ BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
     e->row = (e->row + 1) & ~1;
 }
 
+/* A hand being dealt, by its court cards alone: bit j of word j / 64 of
+   `courts` marks place j of the hand; the court card there is code 1 + low +
+   2 * high of the same bits of `low` and `high`. Words are picked by a mask
+   of the place, constant for hands of at most 64 cards, so that a GPU keeps
+   them in registers. */
+#define BG_WORDS ((BG_CARDS + 63) / 64)
+typedef struct {
+    bg_u64 courts[BG_WORDS], low[BG_WORDS], high[BG_WORDS];
+} bg_hand_bits;
+
+/* Mark the court card of `code` (1-4) at place k of the deck in its hand:
+   place k is card k / 2 of hand k % 2 while both hands get cards (k < 2 *
+   short), card k - short of the longer hand after. The hand is chosen by a
+   mask, not by indexing. */
+BG_FN void bg_place(bg_hand_bits* h0, bg_hand_bits* h1, int k, bg_u32 code, int short_hand, int longer) {
+    int both = k < 2 * short_hand;
+    int p = both ? k & 1 : longer, j = both ? k >> 1 : k - short_hand;
+    int w = (j >> 6) & (BG_WORDS - 1);
+    bg_u64 bit = (bg_u64)1 << (j & 63), to1 = (bg_u64)0 - (bg_u64)p;
+    bg_u64 low = (code - 1) & 1 ? bit : 0, high = (code - 1) & 2 ? bit : 0;
+    h0->courts[w] |= bit & ~to1;
+    h0->low[w] |= low & ~to1;
+    h0->high[w] |= high & ~to1;
+    h1->courts[w] |= bit & to1;
+    h1->low[w] |= low & to1;
+    h1->high[w] |= high & to1;
+}
+
+/* Put hand p of n cards in entry `e` from its court cards: a run of plain
+   cards is the gap between two court places, so only court cards are visited. */
+BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
+    BG_LOCAL bg_u16* pieces = e->pieces;
+    int slot = e->slot, first_row = e->row, row = first_row, next = 0;  /* next: the place after the last court */
+    for (int w = 0; w < BG_WORDS; w++) {
+        bg_u64 bits = h->courts[w], low = h->low[w], high = h->high[w];
+        while (bits) {
+            int bit = BG_CTZ64(bits), j = w * 64 + bit;
+            bits &= bits - 1;
+            bg_u32 code = 1 + (bg_u32)(low >> bit & 1) + 2 * (bg_u32)(high >> bit & 1);
+            pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
+            row++;
+            next = j + 1;
+        }
+    }
+    e->row = row;
+    e->run = (bg_u32)(n - next);
+    bg_end_hand(e, p, first_row);
+}
+
 /* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
-   uniformly random free position for each court card in turn, then for
-   split "random" the first hand's size, then the cards one at a time, the
-   leader first, the rest to the longer hand (card j of hand p comes from
-   place 2j + p of the deck while both hands get cards, from place
-   short + j after). */
+   uniformly random free place of the deck for each court card in turn (a
+   partial Fisher-Yates shuffle of the places), then for split "random" the
+   first hand's size, then the cards one at a time, the leader first, the
+   rest to the longer hand (bg_place). Only the court cards are placed, and
+   the hands are put from those; a split known beforehand places each court
+   card as it is drawn. */
 BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
-    bg_u8 positions[BG_CARDS];
-    bg_u8 deck[BG_CARDS];
-    int total = s->total;
+    /* The shuffle's free places, set four at a time. */
+    union {
+        bg_u8 place[BG_CARDS];
+        bg_u32 word[BG_CARDS / 4];
+    } free_places;
+    bg_hand_bits hands[2];
+    int total = s->total, n_courts = s->n_courts, drawn = s->split < 0;
+    int first_hand = s->split > 0 ? s->split : total - total / 2;
     bg_u64 state = bg_stream_start(seed, index);
-    for (int i = 0; i < total; i++) {
-        positions[i] = (bg_u8)i;
-        deck[i] = 0;
-    }
-    for (int i = 0; i < s->n_courts; i++) {
+    for (int w = 0; w < BG_WORDS; w++)
+        hands[0].courts[w] = hands[0].low[w] = hands[0].high[w] =
+            hands[1].courts[w] = hands[1].low[w] = hands[1].high[w] = 0;
+    for (int k = 0; k < (total + 3) / 4; k++)
+        free_places.word[k] = 0x03020100u + 0x04040404u * (bg_u32)k;
+    int short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
+    int longer = first_hand < total - first_hand;
+    for (int i = 0; i < n_courts; i++) {
         int j = i + (int)bg_below(&state, (bg_u32)(total - i));
-        bg_u8 position = positions[j];
-        positions[j] = positions[i];
-        positions[i] = position;
-        deck[position] = s->courts[i];
+        bg_u8 place = free_places.place[j];
+        free_places.place[j] = free_places.place[i];
+        free_places.place[i] = place;
+        if (!drawn)
+            bg_place(&hands[0], &hands[1], place, s->courts[i], short_hand, longer);
     }
-    int first_hand = s->split > 0 ? s->split
-                   : s->split < 0 ? 1 + (int)bg_below(&state, (bg_u32)(total - 1))
-                   : total - total / 2;
-    int second_hand = total - first_hand;
-    int short_hand = first_hand < second_hand ? first_hand : second_hand;
+    if (drawn) {
+        first_hand = 1 + (int)bg_below(&state, (bg_u32)(total - 1));
+        short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
+        longer = first_hand < total - first_hand;
+        for (int i = 0; i < n_courts; i++)
+            bg_place(&hands[0], &hands[1], free_places.place[i], s->courts[i], short_hand, longer);
+    }
     e->row = 0;
-    e->run = 0;
-    for (int p = 0; p < 2; p++) {
-        int first_row = e->row, n = p ? second_hand : first_hand;
-        for (int j = 0; j < n; j++)
-            bg_put(e, deck[j < short_hand ? 2 * j + p : short_hand + j]);
-        bg_end_hand(e, p, first_row);
-    }
+    bg_put_hand(e, 0, &hands[0], first_hand);
+    bg_put_hand(e, 1, &hands[1], total - first_hand);
+}
+
+/* x / d, where d (1 .. 2^31) divides x exactly: a multiplication by the
+   inverse of d's odd part modulo 2^64 (Newton's iteration doubles its exact
+   bits from 3, x * x = 1 modulo 8 for every odd x), after a shift by its
+   powers of two. No 64-bit division, which a GPU has no instruction for. */
+BG_FN bg_u64 bg_exact_quotient(bg_u64 x, bg_u32 d) {
+    int twos = BG_CTZ64((bg_u64)d);
+    bg_u64 odd = (bg_u64)(d >> twos), inverse = odd;
+    for (int i = 0; i < 5; i++)
+        inverse *= 2 - odd * inverse;
+    return (x >> twos) * inverse;
 }
 
 /* A block's arrangement at `offset`: the prefix, and the suffix unranked in
    lexicographic order (plain < J < Q < K < A). The arrangements of a
    multiset that start with code c are arrangements(left) * left[c] / n; the
    common factor of left[c] and n is divided out first, so nothing exceeds
-   the suffix's arrangements. */
+   the suffix's arrangements, and the division is exact. */
 BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
     int left[5];
     int start = b->total - b->suffix;
@@ -295,7 +344,7 @@ BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
                 x = y;
                 y = t;
             }
-            bg_u64 below = arrangements / (bg_u64)(n / x) * (bg_u64)(left[c] / x);
+            bg_u64 below = bg_exact_quotient(arrangements, (bg_u32)(n / x)) * (bg_u64)(left[c] / x);
             if (rank < below) {
                 cards[i] = (bg_u8)c;
                 left[c]--;
@@ -340,6 +389,332 @@ BG_FN void bg_deal_arrangement(bg_entry* e, const BG_LOCAL bg_block* b, const BG
         bg_end_hand(e, p, first_row);
     }
 }
+
+/* Deal the given cards into entry `e`: hand 0 holds the first n0 of the n
+   cards, hand 1 the rest. */
+BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
+    e->row = 0;
+    e->run = 0;
+    for (int p = 0; p < 2; p++) {
+        int first_row = e->row, from = p ? n0 : 0, to = p ? n : n0;
+        for (int k = from; k < to; k++)
+            bg_put(e, cards[k]);
+        bg_end_hand(e, p, first_row);
+    }
+}
+
+
+/* Put the given cards on the thread's table: hand 0 the first n0 of the n
+   cards, hand 1 the rest, both from place 0; hand 0 leads. */
+BG_FN void bg_load_cards(bg_game* g, const BG_GLOBAL bg_u8* cards, int n0, int n) {
+    for (int p = 0; p < 2; p++) {
+        int row = p * BG_RING, from = p ? n0 : 0, to = p ? n : n0;
+        bg_u32 run = 0;
+        for (int k = from; k < to; k++) {
+            if (cards[k]) {
+                g->hands[bg_cell(row, g->column)] = (bg_u16)(run << BG_COURT_BITS | cards[k]);
+                row++;
+                run = 0;
+            } else {
+                run++;
+            }
+        }
+        g->hands[bg_cell(row, g->column)] = (bg_u16)(run << BG_COURT_BITS);
+        if (p)
+            g->size1 = row - BG_RING + 1;
+        else
+            g->size0 = row + 1;
+    }
+    g->head0 = g->head1 = 0;
+    g->leader = 0;
+    g->cards = 0;
+    g->tricks = 0;
+}
+
+
+/* ---------------------------------------------------------------- perturbation (beggar._loops)
+
+   A perturbation try: a state on a known loop, changed one to `changes`
+   times by small changes, played. These mirror _loops.pyx's change(),
+   draw for draw and byte for byte: the compiled engine and every GPU target
+   derive the same candidate from the same stream. */
+
+/* A state as the deal it stands for: the leader's hand (n0 cards) first. */
+typedef struct {
+    int n, n0;
+    bg_u8 cards[BG_CARDS];
+} bg_state;
+
+BG_FN void bg_state_insert(bg_state* s, int position, bg_u8 card) {
+    int at = position <= s->n0 ? position : position - 1;
+    for (int k = s->n; k > at; k--)
+        s->cards[k] = s->cards[k - 1];
+    s->cards[at] = card;
+    s->n++;
+    if (position <= s->n0)
+        s->n0++;
+}
+
+BG_FN void bg_state_remove(bg_state* s, int at) {
+    for (int k = at; k < s->n - 1; k++)
+        s->cards[k] = s->cards[k + 1];
+    s->n--;
+    if (at < s->n0)
+        s->n0--;
+}
+
+/* One small change (_loops.change): two cards of different rank swapped,
+   one card moved into the other hand, a court card moved 1 to `reach`
+   places, or the split shifted by 1-3 cards. */
+BG_FN void bg_change(bg_u64* rng, bg_state* s, int reach) {
+    int kind = (int)bg_below(rng, 4);
+    if (kind == 0) {
+        for (int tries = 0; tries < 64; tries++) {
+            int i = (int)bg_below(rng, (bg_u32)s->n), j = (int)bg_below(rng, (bg_u32)s->n);
+            if (s->cards[i] != s->cards[j]) {
+                bg_u8 card = s->cards[i];
+                s->cards[i] = s->cards[j];
+                s->cards[j] = card;
+                return;
+            }
+        }
+    } else if (kind == 1) {
+        int i = (int)bg_below(rng, (bg_u32)s->n);
+        bg_u8 card = s->cards[i];
+        int from_leader = i < s->n0;
+        bg_state_remove(s, i);
+        if (from_leader)
+            bg_state_insert(s, s->n0 + 1 + (int)bg_below(rng, (bg_u32)(s->n - s->n0 + 1)), card);
+        else
+            bg_state_insert(s, (int)bg_below(rng, (bg_u32)(s->n0 + 1)), card);
+    } else if (kind == 2) {
+        int i;
+        do
+            i = (int)bg_below(rng, (bg_u32)s->n);
+        while (!s->cards[i]);
+        int d = 1 + (int)bg_below(rng, (bg_u32)reach);
+        int j = bg_below(rng, 2) ? i + d : i - d;
+        j = j < 0 ? 0 : j >= s->n ? s->n - 1 : j;
+        bg_u8 card = s->cards[i];
+        if (j > i)
+            for (int k = i; k < j; k++)
+                s->cards[k] = s->cards[k + 1];
+        else
+            for (int k = i; k > j; k--)
+                s->cards[k] = s->cards[k - 1];
+        s->cards[j] = card;
+    } else {
+        int d = 1 + (int)bg_below(rng, 3);
+        s->n0 += bg_below(rng, 2) ? d : -d;
+        s->n0 = s->n0 < 1 ? 1 : s->n0 > s->n - 1 ? s->n - 1 : s->n0;
+    }
+}
+
+/* A perturbation walk's try `t`: from its walk's stream (bg_stream_start
+   of the walk's seed and t), a state of the pool (rows of `stride` bytes:
+   n0, then the n cards), changed 1 to `changes` times. Whether both its
+   hands hold a card (a try that is no game plays nothing). */
+BG_FN int bg_perturbed(bg_state* s, const BG_GLOBAL bg_u8* pool, int n_pool, int n, bg_u64 walk_seed, bg_u64 t,
+                       int changes, int reach) {
+    bg_u64 rng = bg_stream_start(walk_seed, t);
+    const BG_GLOBAL bg_u8* row = pool + (bg_u64)bg_below(&rng, (bg_u32)n_pool) * (bg_u64)(n + 1);
+    s->n = n;
+    s->n0 = row[0];
+    for (int k = 0; k < n; k++)
+        s->cards[k] = row[1 + k];
+    int made = 1 + (int)bg_below(&rng, (bg_u32)changes);
+    for (int m = 0; m < made; m++)
+        bg_change(&rng, s, reach);
+    return 0 < s->n0 && s->n0 < s->n;
+}
+
+
+/* ---------------------------------------------------------------- hill climbing (_engine.climb)
+
+   A walk of the hill climber as _engine.pyx's climb takes it, draw for
+   draw: a fresh random deal (as _game.deal_random deals it: a card array,
+   the hands one after another) or a mutation of the current one, played,
+   and kept by the rule of acceptance. The walk lives in global memory
+   between launches (bg_walk), so that a launch plays any number of its
+   steps; a candidate whose game does not finish on the device (a loop, or
+   the cap) waits there for the host, which plays it exactly and takes the
+   step with this very code (beggar._gpu_host.climb_accept). */
+
+enum { BG_STRICT = 0, BG_EQUAL = 1, BG_ANNEAL = 2, BG_LATE = 3, BG_FITNESS_SHIFT = 24 };
+
+/* The climber's rules and a walk's length, as the host gives them
+   (climbing.ClimbRules; anneal's draws need the host's exp: it is not played
+   here). */
+typedef struct {
+    int accept;             /* climbing.ACCEPTS' index */
+    int by_cards;           /* fitness "cards" (tricks break ties), else "tricks" */
+    int history;            /* late acceptance: the steps back it compares with */
+    bg_u32 swap_percent;
+    bg_i64 patience;
+    bg_i64 threshold;       /* min_cards: a game this long is a hit */
+    bg_i64 steps;           /* deals a walk plays */
+} bg_climb_rules;
+
+/* A walk between two of its steps (or with a candidate whose game waits for
+   the host), as the compiled engine's climb keeps it. */
+typedef struct {
+    bg_u64 rng;
+    bg_i64 played, k, stale, restarts;
+    bg_i64 current_value, walk_best, best_value;
+    bg_i64 best_cards, best_tricks;
+    int best_status, best_winner;
+    int sizes[2], best_sizes[2];
+    int fresh;              /* the candidate is a fresh deal */
+    int waiting;            /* the candidate's game is the host's to play */
+    int lost;               /* a long game found no room among a launch's hits: the host plays the walk */
+    bg_u8 current[BG_CARDS], candidate[BG_CARDS], best[BG_CARDS];
+} bg_walk;
+
+/* A fitness: the primary count above the secondary (capped), so that
+   integers compare as pairs (climbing.SECONDARY_BITS). */
+BG_FN bg_i64 bg_fitness(int by_cards, bg_i64 cards, bg_i64 tricks) {
+    bg_i64 primary = by_cards ? cards : tricks, secondary = by_cards ? tricks : cards;
+    bg_i64 most = ((bg_i64)1 << BG_FITNESS_SHIFT) - 1;
+    return primary << BG_FITNESS_SHIFT | (secondary > most ? most : secondary);
+}
+
+/* The walk's next fresh deal into its candidate, from its stream (as
+   _game.deal_random: a random free place for each court card in turn, then
+   split "random"'s draw, then the cards one at a time to the hands). */
+BG_FN void bg_climb_deal(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s) {
+    bg_u8 place[BG_CARDS], deck[BG_CARDS];
+    bg_u64 rng = w->rng;        /* in a register (OpenCL: private, not the walk's global memory) */
+    int total = s->total;
+    for (int k = 0; k < total; k++) {
+        place[k] = (bg_u8)k;
+        deck[k] = 0;
+    }
+    for (int i = 0; i < s->n_courts; i++) {
+        int j = i + (int)bg_below(&rng, (bg_u32)(total - i));
+        bg_u8 position = place[j];
+        place[j] = place[i];
+        place[i] = position;
+        deck[position] = s->courts[i];
+    }
+    int first = s->split > 0 ? s->split
+              : s->split < 0 ? 1 + (int)bg_below(&rng, (bg_u32)(total - 1))
+              : total - total / 2;
+    w->rng = rng;
+    int short_hand = first < total - first ? first : total - first;
+    w->sizes[0] = first;
+    w->sizes[1] = total - first;
+    for (int i = 0; i < short_hand; i++) {
+        w->candidate[i] = deck[2 * i];
+        w->candidate[first + i] = deck[2 * i + 1];
+    }
+    int rest = first > total - first ? -short_hand : first - short_hand;   /* where the longer hand's last cards go */
+    for (int i = 2 * short_hand; i < total; i++)
+        w->candidate[rest + i] = deck[i];
+}
+
+/* Swap two cards of different rank, or move a court card elsewhere (the
+   cards between shift by one), in the candidate (_engine.mutate). */
+BG_FN void bg_mutate(BG_GLOBAL bg_u8* deck, int total, bg_u64* rng, bg_u32 swap_percent) {
+    if (bg_below(rng, 100) < swap_percent) {
+        bg_u32 i = bg_below(rng, (bg_u32)total), j = bg_below(rng, (bg_u32)total);
+        while (deck[j] == deck[i])
+            j = bg_below(rng, (bg_u32)total);
+        bg_u8 card = deck[i];
+        deck[i] = deck[j];
+        deck[j] = card;
+        return;
+    }
+    bg_u32 courts = 0;
+    for (int i = 0; i < total; i++)
+        courts += deck[i] != 0;
+    bg_u32 k = bg_below(rng, courts), i = 0;
+    for (;; i++) {         /* i: the place of court card number k */
+        if (deck[i]) {
+            if (k == 0)
+                break;
+            k--;
+        }
+    }
+    bg_u32 j = bg_below(rng, (bg_u32)(total - 1));
+    if (j >= i)
+        j++;
+    bg_u8 card = deck[i];
+    for (int m = (int)i; m < total - 1; m++)
+        deck[m] = deck[m + 1];
+    for (int m = total - 1; m > (int)j; m--)
+        deck[m] = deck[m - 1];
+    deck[j] = card;
+}
+
+/* The walk's next candidate: a fresh deal where it starts or has not beaten
+   its best for `patience` steps, else a mutation of its current deal. */
+BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
+    w->fresh = w->restarts < 0 || w->stale >= rules->patience;
+    if (w->fresh) {
+        w->restarts++;
+        bg_climb_deal(w, s);
+        return;
+    }
+    for (int k = 0; k < s->total; k++)
+        w->candidate[k] = w->current[k];
+    bg_u64 rng = w->rng;
+    bg_mutate(w->candidate, s->total, &rng, rules->swap_percent);
+    w->rng = rng;
+}
+
+/* The step of a candidate whose game ended with `status` after `cards`
+   cards and `tricks` tricks (exact: a loop's played by the host): its
+   best, and whether the walk takes it. `history` is the walk's late
+   acceptance's. */
+BG_FN void bg_climb_accept(BG_GLOBAL bg_walk* w, BG_GLOBAL bg_i64* history, const BG_LOCAL bg_climb_rules* rules,
+                           int total, int status, int winner, bg_i64 cards, bg_i64 tricks) {
+    bg_i64 value = bg_fitness(rules->by_cards, cards, tricks);
+    w->played++;
+    w->waiting = 0;
+    if (value > w->best_value) {
+        w->best_value = value;
+        w->best_cards = cards;
+        w->best_tricks = tricks;
+        w->best_status = status;
+        w->best_winner = winner;
+        w->best_sizes[0] = w->sizes[0];
+        w->best_sizes[1] = w->sizes[1];
+        for (int k = 0; k < total; k++)
+            w->best[k] = w->candidate[k];
+    }
+    if (w->fresh) {
+        for (int k = 0; k < total; k++)
+            w->current[k] = w->candidate[k];
+        w->current_value = w->walk_best = value;
+        w->stale = 0;
+        w->k = 0;
+        for (int i = 0; i < rules->history; i++)
+            history[i] = value;
+        return;
+    }
+    w->k++;
+    int accepted;
+    if (value >= w->current_value)
+        accepted = rules->accept != BG_STRICT || value > w->current_value;
+    else if (rules->accept == BG_LATE)
+        accepted = value >= history[w->k % rules->history];
+    else
+        accepted = 0;
+    if (accepted) {
+        for (int k = 0; k < total; k++)
+            w->current[k] = w->candidate[k];
+        w->current_value = value;
+    }
+    if (rules->accept == BG_LATE)
+        history[w->k % rules->history] = w->current_value;
+    if (w->current_value > w->walk_best) {
+        w->walk_best = w->current_value;
+        w->stale = 0;
+    } else {
+        w->stale++;
+    }
+}
+
 
 /* ---------------------------------------------------------------- play */
 
@@ -485,6 +860,49 @@ BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u
     return -1;
 }
 
+/* A state's hash, the same from either seat: FNV-1a over the pieces of the
+   leader's hand, a mark, then the other hand's (pieces describe a hand
+   uniquely: its last always the trailing plain cards, court 0). */
+#define BG_FNV_START 14695981039346656037ULL
+#define BG_FNV_PRIME 1099511628211ULL
+BG_FN bg_u64 bg_state_hash(const bg_game* g, int mask) {
+    bg_u64 h = BG_FNV_START;
+    for (int seat = 0; seat < 2; seat++) {
+        int p = g->leader ^ seat;
+        for (int i = 0; i < bg_size(g, p); i++)
+            h = (h ^ BG_AT(g, p, i, mask)) * BG_FNV_PRIME;
+        h = (h ^ 0xFFFFu) * BG_FNV_PRIME;
+    }
+    return h;
+}
+
+/* A loop's identity, from a state on its cycle of `period` tricks: the least
+   of its states' hashes, whichever state the game entered it by
+   (_loops.cycle_hash gives the same from the cards). The game is played on
+   around the cycle meanwhile. */
+BG_FN bg_u64 bg_cycle_hash(bg_game* g, bg_u32 period, int mask) {
+    bg_u64 least = bg_state_hash(g, mask);
+    for (bg_u32 k = 1; k < period; k++) {
+        bg_trick(g, mask);
+        bg_u64 h = bg_state_hash(g, mask);
+        least = h < least ? h : least;
+    }
+    return least;
+}
+
+/* Whether `hash` is among the n sorted `known`. */
+BG_FN int bg_known(const BG_GLOBAL bg_u64* known, int n, bg_u64 hash) {
+    int low = 0, high = n;
+    while (low < high) {
+        int middle = (low + high) >> 1;
+        if (known[middle] < hash)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < n && known[low] == hash;
+}
+
 /* A game that ended with `status`, as the host is told of it. */
 BG_FN void bg_result_of(bg_result* r, const bg_game* g, int status) {
     r->status = status;
@@ -526,7 +944,7 @@ BG_FN int bg_census_keeps(const bg_result* r, bg_i64 threshold) {
         || r->cards >= BG_HISTOGRAM || r->tricks >= BG_HISTOGRAM;
 }
 
-BG_FN void bg_hit_of(bg_hit* hit, const bg_result* r, bg_u64 offset) {
+BG_FN void bg_hit_of(BG_GLOBAL bg_hit* hit, const bg_result* r, bg_u64 offset) {
     hit->offset = offset;
     hit->cards = r->cards;
     hit->tricks = r->tricks;

@@ -1,54 +1,38 @@
-/* The GPU engine's kernels: random deals (sample) and census blocks.
+/* The GPU engines' kernels: random deals (bg_sample), census blocks
+   (bg_census), a perturbation walk's tries (bg_perturb), deals they are
+   handed (bg_batch), and walks of the hill climber (bg_climb, at the end of
+   this file).
 
-   Both kernels are one flat loop in which a warp never waits for its
-   longest game. Every step plays one trick for every thread that has a
-   game; a thread whose game ended records it and takes at once a deal that
-   is already dealt, from its block's queue in shared memory. Every
-   BG_STEPS steps the block meets at a barrier and, when half its queue is
-   free, refills it: threads 0 .. free - 1 deal one deal each, so that whole
-   warps deal together and dealing stays converged too. The queue holds one
-   deal a thread; a block plays about half as many games in BG_STEPS
-   tricks, so a thread rarely finds it empty. Deals come from a shared
-   counter in runs of `grab` (a census run is unranked once and stepped on
-   by next-arrangement), so the counter is touched once a run.
+   The first four are one flat loop in which a warp never waits for its longest
+   game. Every step plays one trick for every thread that has a game; a
+   thread whose game ended records it and takes at once a deal that is
+   already dealt, from its block's queue in shared memory. Every BG_STEPS
+   steps the block meets at a barrier and, when half its queue is free,
+   refills it: threads 0 .. free - 1 deal one deal each, so that whole warps
+   deal together and dealing stays converged too. The queue holds one deal a
+   thread; a block plays about half as many games in BG_STEPS tricks, so a
+   thread rarely finds it empty. Deals come from a shared counter in runs of
+   `grab` (a census run is unranked once and stepped on by next-arrangement),
+   so the counter is touched once a run. A deal is dealt from (seed, index)
+   (random deals), unranked (a census), derived from the walk's pool and
+   (seed, try) (perturbation), or read from the rows given (a batch).
    benchmarks/gpu_kernel_model.py models the warps' efficiency under this
    scheduling from logged games.
 
    Lengths are counted per thread block in shared memory and added to the
    totals once (long ones, rarer, straight to the totals); the games handed
-   to the host (long ones, loops, capped ones) go to a buffer through an
-   atomic counter, and a count above the buffer's capacity tells the host to
-   play the launch again in parts. The game itself is game.h's.
+   to the host (long ones, loops, capped ones; a walk's loops not known yet)
+   go to a buffer through an atomic counter, and a count above the buffer's
+   capacity tells the host to play the launch again in parts; a batch's
+   games each to their own row. The game itself is game.h's.
 
-   This file also compiles as host C (beggar._gpu_host, with one thread and
-   the atomics as plain operations), so the engine "gpu-host" runs these
-   very kernels on the CPU; and in tests/gpu_harness.c, with many threads
-   of several blocks. */
+   One body for every target (vendor.h holds the differences): CUDA through
+   NVRTC (the engine "gpu"), OpenCL C (the engine "opencl"), and host C:
+   beggar._gpu_host with one thread and the atomics as plain operations (the
+   engine "gpu-host", these very kernels on the CPU), and tests/gpu_harness.c
+   with many threads of several blocks. */
 
 #include "game.h"
-
-#ifdef __CUDACC__
-#define BG_KERNEL extern "C" __global__ void __launch_bounds__(BG_BLOCK)
-#define BG_SHARED __shared__
-#define BG_THREAD ((int)threadIdx.x)
-#define BG_THREADS ((int)blockDim.x)
-#define BG_SYNC() __syncthreads()
-#define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
-#define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
-#define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
-#elif !defined(BG_HARNESS)      /* the test suite's concurrency harness (tests/gpu_harness.c) has its own */
-#define BG_KERNEL static void
-#define BG_SHARED
-#define BG_THREAD 0
-#define BG_THREADS 1
-#define BG_SYNC()
-BG_FN bg_u32 bg_add32(bg_u32* p, bg_u32 v) { bg_u32 old = *p; *p += v; return old; }
-BG_FN bg_u64 bg_add64(bg_u64* p, bg_u64 v) { bg_u64 old = *p; *p += v; return old; }
-BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
-#define BG_ADD32(p, v) bg_add32((p), (bg_u32)(v))
-#define BG_ADD64(p, v) bg_add64((p), (bg_u64)(v))
-#define BG_MAX64(p, v) bg_max64((p), (bg_u64)(v))
-#endif
 
 enum {
     /* Tricks a block plays between its barriers: long enough that the
@@ -63,6 +47,12 @@ enum {
     BG_SHARED_CARDS = 1024,
     BG_SHARED_TRICKS = 256
 };
+
+/* Where a block's queue counters start: 0, or in the tests just below 2^32,
+   to show that they never run past it (the barrier brings them down). */
+#ifndef BG_QUEUE_START
+#define BG_QUEUE_START 0u
+#endif
 
 /* The census's counts, zeroed, cover the sample's bins. */
 typedef char bg_bins_covered[BG_SHARED_CARDS >= BG_SHARED_BINS ? 1 : -1];
@@ -105,21 +95,48 @@ typedef struct {
     } deals;
 } bg_block_memory;
 
-/* What a launch is asked for: the kernels' arguments. */
+/* What a launch plays: random deals, a census block's, a perturbation
+   walk's tries, or deals it is given. */
+enum { BG_SAMPLE = 0, BG_CENSUS = 1, BG_PERTURB = 2, BG_BATCH = 3 };
+
+/* What a launch is asked for: the kernels' arguments. Each kernel sets
+   those of its kind (the rest are 0): after inlining `kind` is a constant,
+   and the code of the other kinds is gone. */
 typedef struct {
-    int census;
+    int kind;
     bg_u64 seed, first, count, grab;
     bg_i64 keep_cards;          /* sample: min_cards; census: the threshold */
     bg_u32 cap;
-    bg_u64* next;
-    bg_u64* lengths;            /* sample */
-    bg_u64* best;
-    bg_u64* cards;              /* census */
-    bg_u64* tricks;
-    bg_hit* hits;
-    bg_u64* n_hits;
+    int total, ring;            /* perturb, batch: the deals' cards and ring */
+    BG_GLOBAL bg_u64* next;
+    BG_GLOBAL bg_u64* lengths;  /* sample */
+    BG_GLOBAL bg_u64* best;
+    BG_GLOBAL bg_u64* cards;    /* census */
+    BG_GLOBAL bg_u64* tricks;
+    BG_GLOBAL bg_hit* hits;
+    BG_GLOBAL bg_u64* n_hits;
     bg_u64 capacity;
+    const BG_GLOBAL bg_u8* pool;    /* perturb: the pool's rows (n0, then the cards) */
+    int n_pool, changes, reach, n_known;
+    const BG_GLOBAL bg_u64* known;  /* perturb: the loops' hashes known, sorted */
+    const BG_GLOBAL bg_u8* rows;    /* batch: the deals, `total` cards a row */
+    const BG_GLOBAL int* splits;    /* batch: each deal's first hand */
 } bg_launch_of;
+
+/* A launch of `kind` over deals 0 .. count - 1 taken `grab` at a time from
+   the counter `next`: what every kind of launch has; its hits (a batch's
+   results) to `hits`, counted in `n_hits`, room for `capacity`. */
+BG_FN void bg_launch_start(bg_launch_of* l, int kind, bg_u64 count, bg_u64 grab, bg_i64 cap, BG_GLOBAL bg_u64* next,
+                           BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity) {
+    l->kind = kind;
+    l->count = count;
+    l->grab = grab;
+    l->cap = (bg_u32)cap;
+    l->next = next;
+    l->hits = hits;
+    l->n_hits = n_hits;
+    l->capacity = capacity;
+}
 
 BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
     bg_u64 slot = BG_ADD64(l->n_hits, 1);
@@ -148,7 +165,7 @@ BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot) {
 /* Count a game that ended, and hand it to the host if it is one to look at. */
 BG_FN void bg_record(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_result* r, bg_u64 offset,
                      bg_u64* best) {
-    if (!l->census) {
+    if (l->kind == BG_SAMPLE) {
         if (r->status == BG_FINISHED) {
             int bin = bg_length_bin(r->cards);
             if (bin < BG_SHARED_BINS)
@@ -179,7 +196,9 @@ BG_FN void bg_record(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const b
 
 /* Add the block's counts to the totals. */
 BG_FN void bg_flush(const bg_launch_of* l, BG_LOCAL bg_block_memory* m) {
-    if (!l->census) {
+    if (l->kind == BG_PERTURB || l->kind == BG_BATCH)
+        return;
+    if (l->kind == BG_SAMPLE) {
         for (int i = BG_THREAD; i < BG_SHARED_BINS; i += BG_THREADS)
             if (m->counts.bins[i])
                 BG_ADD64(&l->lengths[i], m->counts.bins[i]);
@@ -194,27 +213,29 @@ BG_FN void bg_flush(const bg_launch_of* l, BG_LOCAL bg_block_memory* m) {
 }
 
 /* The kernels' one loop (see the top of this file). */
-BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_shape* shape,
-                   const bg_block* block) {
+BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_GLOBAL bg_shape* shape,
+                   const BG_GLOBAL bg_block* block) {
     const int t = BG_THREAD, threads = BG_THREADS;
+    const int census = l->kind == BG_CENSUS;
     /* The census's counts cover the sample's bins. */
     for (int i = t; i < BG_SHARED_CARDS; i += threads)
         m->counts.census.cards[i] = 0;
     for (int i = t; i < BG_SHARED_TRICKS; i += threads)
         m->counts.census.tricks[i] = 0;
     if (t == 0) {
-        if (l->census)
+        if (census)
             m->deals.census.block = *block;
-        else
+        else if (l->kind == BG_SAMPLE)
             m->deals.shape = *shape;
-        m->head = m->tail = m->filled = m->live = m->dry = 0;
+        m->head = m->tail = BG_QUEUE_START;
+        m->filled = m->live = m->dry = 0;
     }
     BG_SYNC();
-    if (l->census)
+    if (census)
         for (int i = t; i < m->deals.census.block.total; i += threads)
             m->deals.census.source[m->deals.census.block.target[i]] = (bg_u8)i;
-    int total = l->census ? m->deals.census.block.total : m->deals.shape.total;
-    int mask = (l->census ? m->deals.census.block.ring : m->deals.shape.ring) - 1;
+    int total = census ? m->deals.census.block.total : l->kind == BG_SAMPLE ? m->deals.shape.total : l->total;
+    int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
     bg_game g;
     g.hands = m->hands.pieces;
     g.pile = m->pile;
@@ -226,6 +247,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
     e.pieces = m->queue.pieces;
     e.sizes = m->queue_sizes;
     bg_u8 arrangement[BG_CARDS];        /* census: the run's current one */
+    bg_state state;                     /* perturb, batch: the deal to play */
     bg_u64 offset = 0, run = 0, run_end = 0, best = 0;
     int playing = 0, dry = 0;
     bg_u32 limit = 0;                   /* entries below it are dealt */
@@ -245,7 +267,18 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
             int status = bg_step(&g, &brent, &snap, mask, l->cap);
             if (status >= 0) {
                 bg_result_of(&r, &g, status);
-                bg_record(l, m, &r, offset, &best);
+                if (l->kind == BG_PERTURB) {
+                    /* A loop known already is no news: only a new one, or
+                       a game that reached the cap, goes to the host. */
+                    if (status == BG_CAPPED
+                        || (status == BG_LOOP
+                            && !bg_known(l->known, l->n_known, bg_cycle_hash(&g, brent.steps, mask))))
+                        bg_keep(l, &r, offset);
+                } else if (l->kind == BG_BATCH) {
+                    bg_hit_of(&l->hits[offset], &r, offset);
+                } else {
+                    bg_record(l, m, &r, offset, &best);
+                }
                 playing = 0;
             }
         }
@@ -258,6 +291,12 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
             m->filled = 0;
             if (m->head > m->tail)
                 m->head = m->tail;
+            /* Whole turns of the queue off both ends, so that the counters
+               stay small however many deals a block takes in a launch (the
+               slots are the counters modulo the threads). */
+            bg_u32 turns = m->head - m->head % (bg_u32)threads;
+            m->head -= turns;
+            m->tail -= turns;
             bg_u32 queued = m->tail - m->head;
             m->done = m->live == 0 && queued == 0 && m->dry == (bg_u32)threads;
             m->refill = threads - queued >= (threads + 1) / 2;
@@ -268,25 +307,43 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
             break;
         bg_u32 free_entries = (bg_u32)threads - (m->tail - m->head);
         if (m->refill && !dry && (bg_u32)t < free_entries) {
-            if (run == run_end) {
-                run = BG_ADD64(l->next, l->grab);
-                if (run >= l->count) {
-                    dry = 1;
-                    BG_ADD32(&m->dry, 1);
-                } else {
+            int dealt = 0;
+            while (!dealt) {
+                if (run == run_end) {
+                    run = BG_ADD64(l->next, l->grab);
+                    if (run >= l->count) {
+                        dry = 1;
+                        BG_ADD32(&m->dry, 1);
+                        break;
+                    }
                     run_end = run + l->grab < l->count ? run + l->grab : l->count;
-                    if (l->census)
+                    if (census)
                         bg_unrank(arrangement, &m->deals.census.block, run);
+                } else if (census) {
+                    bg_next_arrangement(arrangement, total);
                 }
-            } else if (l->census) {
-                bg_next_arrangement(arrangement, total);
+                /* A perturbation try whose hand is empty is no game: it
+                   counts as played, and the next is taken. */
+                dealt = l->kind != BG_PERTURB || bg_perturbed(&state, l->pool, l->n_pool, total, l->seed,
+                                                               l->first + run, l->changes, l->reach);
+                if (!dealt)
+                    run++;
             }
-            if (!dry) {
+            if (dealt) {
                 e.slot = (int)((m->tail + BG_ADD32(&m->filled, 1)) % (bg_u32)threads);
-                if (l->census)
+                if (census) {
                     bg_deal_arrangement(&e, &m->deals.census.block, m->deals.census.source, arrangement);
-                else
+                } else if (l->kind == BG_SAMPLE) {
                     bg_deal_random(&e, &m->deals.shape, l->seed, l->first + run);
+                } else {
+                    if (l->kind == BG_BATCH) {
+                        state.n = total;
+                        state.n0 = l->splits[run];
+                        for (int k = 0; k < total; k++)
+                            state.cards[k] = l->rows[run * (bg_u64)total + (bg_u64)k];
+                    }
+                    bg_deal_cards(&e, state.cards, state.n0, state.n);
+                }
                 m->queue_offsets[e.slot] = run;
                 run++;
             }
@@ -303,12 +360,18 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const bg_
    are counted in `lengths` (lengths.py's bins) and the longest is `best`
    (bg_best_key); every game bg_sample_keeps goes to `hits`. `next` starts
    at 0. */
-BG_KERNEL bg_sample(const bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count, bg_i64 min_cards,
-                    bg_i64 cap, bg_u64* next, bg_u64* lengths, bg_u64* best, bg_hit* hits,
-                    bg_u64* n_hits, bg_u64 capacity) {
+BG_KERNEL bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count,
+                    bg_i64 min_cards, bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* lengths,
+                    BG_GLOBAL bg_u64* best, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
+                    bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
-    bg_launch_of l = {0, seed, first, count, BG_GRAB, min_cards, (bg_u32)cap, next, lengths, best, 0, 0,
-                      hits, n_hits, capacity};
+    bg_launch_of l = {0};
+    bg_launch_start(&l, BG_SAMPLE, count, BG_GRAB, cap, next, hits, n_hits, capacity);
+    l.seed = seed;
+    l.first = first;
+    l.keep_cards = min_cards;
+    l.lengths = lengths;
+    l.best = best;
     bg_flat(&l, &m, shape, 0);
 }
 
@@ -317,11 +380,162 @@ BG_KERNEL bg_sample(const bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 cou
    by next-arrangement. Finished games shorter than BG_HISTOGRAM in cards
    and tricks are counted in `cards` and `tricks` (one number per length);
    every game bg_census_keeps goes to `hits`. */
-BG_KERNEL bg_census(const bg_block* block, bg_u64 count, bg_u64 grab, bg_i64 threshold, bg_i64 cap,
-                    bg_u64* next, bg_u64* cards, bg_u64* tricks, bg_hit* hits, bg_u64* n_hits,
-                    bg_u64 capacity) {
+BG_KERNEL bg_census(const BG_GLOBAL bg_block* block, bg_u64 count, bg_u64 grab, bg_i64 threshold,
+                    bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* cards, BG_GLOBAL bg_u64* tricks,
+                    BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity) {
     BG_SHARED bg_block_memory m;
-    bg_launch_of l = {1, 0, 0, count, grab, threshold, (bg_u32)cap, next, 0, 0, cards, tricks,
-                      hits, n_hits, capacity};
+    bg_launch_of l = {0};
+    bg_launch_start(&l, BG_CENSUS, count, grab, cap, next, hits, n_hits, capacity);
+    l.keep_cards = threshold;
+    l.cards = cards;
+    l.tricks = tricks;
     bg_flat(&l, &m, 0, block);
+}
+
+/* Tries first .. first + count - 1 of a perturbation walk (bg_perturbed:
+   its seed `walk_seed`, a pool of `n_pool` rows of total + 1 bytes, each a
+   state on a known loop of `total` cards and hands of `ring` places). A
+   try whose game falls into a loop that is not among the `n_known` sorted
+   hashes of `known` (bg_cycle_hash), or that reaches the cap, goes to
+   `hits`; the rest are no news. */
+BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int ring, int changes, int reach,
+                     bg_u64 walk_seed, const BG_GLOBAL bg_u64* known, int n_known, bg_u64 first, bg_u64 count,
+                     bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
+                     bg_u64 capacity) {
+    BG_SHARED bg_block_memory m;
+    bg_launch_of l = {0};
+    bg_launch_start(&l, BG_PERTURB, count, BG_GRAB, cap, next, hits, n_hits, capacity);
+    l.seed = walk_seed;
+    l.first = first;
+    l.total = total;
+    l.ring = ring;
+    l.pool = pool;
+    l.n_pool = n_pool;
+    l.changes = changes;
+    l.reach = reach;
+    l.known = known;
+    l.n_known = n_known;
+    bg_flat(&l, &m, 0, 0);
+}
+
+/* The `count` deals it is given, rows of `total` cards whose first hand
+   holds `splits[i]` (hands of `ring` places): the game of row i ends in
+   results[i] (its status, winner, cards and tricks; a loop and a game that
+   reached the cap are played again by the host). */
+BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int total, int ring, bg_u64 count,
+                   bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* results) {
+    BG_SHARED bg_block_memory m;
+    bg_launch_of l = {0};
+    bg_launch_start(&l, BG_BATCH, count, BG_GRAB, cap, next, results, 0, count);
+    l.total = total;
+    l.ring = ring;
+    l.rows = rows;
+    l.splits = splits;
+    bg_flat(&l, &m, 0, 0);
+}
+
+
+/* ---------------------------------------------------------------- hill climbing
+
+   Walks of the hill climber (game.h's bg_walk), a thread a walk at a time:
+   every step of the loop plays one trick of the thread's game, and a
+   thread whose game ended takes the step (bg_climb_accept) and plays its
+   walk's next candidate, so that its warp never waits for its longest
+   game. A thread takes the walks through a counter, and plays each up to
+   `budget` more steps (a launch's length); a candidate whose game does not
+   finish here (a loop, the cap) leaves its walk waiting for the host. */
+
+/* A long game of a walk (its step: the games it played before), handed to
+   the host with its deal. 48 bytes, laid out as gpu/engine.py's CLIMB_HIT. */
+typedef struct {
+    bg_u64 walk;
+    bg_i64 step, cards, tricks;
+    int status, winner;
+    int first;          /* the deal's first hand */
+} bg_climb_hit;
+
+/* A block's shared memory for climbing: its threads' tables, the shape and rules. */
+typedef struct {
+    union {
+        bg_u16 pieces[2 * BG_RING * BG_BLOCK];
+        bg_u32 words[BG_RING * BG_BLOCK];
+    } hands;
+    bg_u16 pile[BG_RING * BG_BLOCK];
+    bg_shape shape;
+    bg_climb_rules rules;
+} bg_climb_memory;
+
+/* Steps of walks 0 .. n_walks - 1 (`walks`, their late acceptance's
+   `history` rows and their lengths' rows of BG_LENGTHS_BINS counts): each
+   walk on until it has played rules.steps, or `budget` more, or waits for
+   the host. Every finished game of rules.threshold cards or more goes to
+   `hits`, its deal to row `slot` of `decks` (shape.total cards a row). */
+BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rules* rules, bg_u64 n_walks,
+                   bg_i64 budget, bg_i64 cap, BG_GLOBAL bg_walk* walks, BG_GLOBAL bg_i64* history,
+                   BG_GLOBAL bg_u32* lengths, BG_GLOBAL bg_climb_hit* hits, BG_GLOBAL bg_u8* decks,
+                   BG_GLOBAL bg_u64* n_hits, bg_u64 capacity, BG_GLOBAL bg_u64* next) {
+    BG_SHARED bg_climb_memory m;
+    if (BG_THREAD == 0) {
+        m.shape = *shape;
+        m.rules = *rules;
+    }
+    BG_SYNC();
+    int total = m.shape.total, mask = m.shape.ring - 1;
+    bg_game g;
+    g.hands = m.hands.pieces;
+    g.pile = m.pile;
+    g.column = BG_THREAD;
+    bg_brent brent;
+    bg_snapshot snap;
+    BG_GLOBAL bg_walk* w = 0;
+    bg_u64 walk = 0;
+    bg_i64 stop = 0;
+    int playing = 0;
+    for (;;) {
+        if (!playing) {
+            /* The next step: of this walk while its budget lasts, else of the next walk. */
+            while (w == 0 || w->waiting || w->played >= stop) {
+                walk = BG_ADD64(next, 1);
+                if (walk >= n_walks) {
+                    w = 0;
+                    break;
+                }
+                w = &walks[walk];
+                stop = w->played + budget < m.rules.steps ? w->played + budget : m.rules.steps;
+            }
+            if (w == 0)
+                break;
+            bg_climb_propose(w, &m.shape, &m.rules);
+            bg_load_cards(&g, w->candidate, w->sizes[0], total);
+            bg_brent_start(&brent);
+            playing = 1;
+        }
+        int status = bg_step(&g, &brent, &snap, mask, (bg_u32)cap);
+        if (status < 0)
+            continue;
+        playing = 0;
+        if (status != BG_FINISHED) {
+            w->waiting = 1;         /* the host plays it exactly, and takes the step */
+            continue;
+        }
+        lengths[walk * BG_LENGTHS_BINS + (bg_u64)bg_length_bin(g.cards)]++;
+        if ((bg_i64)g.cards >= m.rules.threshold) {
+            bg_u64 slot = BG_ADD64(n_hits, 1);
+            if (slot >= capacity)
+                w->lost = 1;
+            else {
+                hits[slot].walk = walk;
+                hits[slot].step = w->played;
+                hits[slot].cards = g.cards;
+                hits[slot].tricks = g.tricks;
+                hits[slot].status = status;
+                hits[slot].winner = g.leader;
+                hits[slot].first = w->sizes[0];
+                for (int k = 0; k < total; k++)
+                    decks[slot * (bg_u64)total + (bg_u64)k] = w->candidate[k];
+            }
+        }
+        bg_climb_accept(w, history + walk * (bg_u64)m.rules.history, &m.rules, total, status, g.leader, g.cards,
+                        g.tricks);
+    }
 }

@@ -6,24 +6,43 @@ the cross-check runs on the cluster's cores; this process is still the only
 writer of the archive. A chunk whose worker dies is run again
 by Dask on another worker; its hits are kept once, since the archive keeps a
 deal once and a chunk's record once.
+
+A GPU job (an engine of engine.GPU_ENGINES) plays its chunks as tasks that
+need the worker resource GPU (`dask worker ADDRESS --resources GPU=1`, one
+worker per device) and checks them as tasks on any worker: gpu_pool.GpuPool
+over the two executors. `local:N` starts N workers, and for a GPU job one
+more, with the resource GPU, that plays on this machine's GPU.
 """
 
 import logging
 
 from ..checks import cut, is_digits
-from ..errors import BadInput
+from ..contract import EngineFault
+from ..errors import BadInput, Fault
 from .spec import WORKERS_PER_CORE, max_workers
 
 CONNECT_SECONDS = 5
+
+#: The Dask worker resource of a worker that plays a GPU job's chunks, one
+#: at a time: a worker per device, each with GPU=1.
+GPU = "GPU"
+
+#: How long a local cluster's GPU worker may take to start (imports, a busy machine).
+START_SECONDS = 120
 
 
 class ClusterError(BadInput):
     """A cluster that cannot be used; the message says which and why."""
 
 
+class ClusterFault(Fault):
+    """A local cluster whose GPU worker did not start; the message says so."""
+
+
 class Cluster:
     """A connection to a Dask cluster: "tcp://HOST:PORT" for a running
-    scheduler, or "local:N" for a cluster of N worker processes started here."""
+    scheduler, or "local:N" for a cluster of N worker processes started here
+    (and one GPU worker for a GPU job: for_gpu)."""
 
     def __init__(self, address):
         try:
@@ -40,7 +59,7 @@ class Cluster:
                 raise ClusterError(f"--cluster {cut(address)}: this machine runs at most {max_workers()} "
                                    f"workers ({WORKERS_PER_CORE} per core)")
             self.local = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                                      dashboard_address=None, silence_logs=logging.ERROR)
+                                      dashboard_address=":0", silence_logs=logging.ERROR)
             self.client = Client(self.local)
         else:
             try:
@@ -48,13 +67,58 @@ class Cluster:
             except (OSError, TimeoutError, ValueError) as error:
                 raise ClusterError(f"--cluster {address}: no Dask scheduler answers there ({error})") from None
         self.executor = self.client.get_executor(pure=False)
+        # A GPU job's chunks, played on the workers with the resource GPU.
+        self.gpu_executor = self.client.get_executor(pure=False, resources={GPU: 1})
+
+    def _workers(self):
+        """{address: the scheduler's description} of every worker alive."""
+        return self.client.scheduler_info(n_workers=-1).get("workers", {})
 
     def workers(self):
         """Threads alive across the cluster's workers: the chunks it can play at once."""
-        info = self.client.scheduler_info().get("workers", {})
-        return sum(worker.get("nthreads", 1) for worker in info.values())
+        return sum(worker.get("nthreads", 1) for worker in self._workers().values())
+
+    def gpu_counts(self):
+        """(GPU workers, checking threads) alive: the workers with the
+        resource GPU, and the threads left to check what they play (a GPU
+        worker's chunks take one of its threads; with no other, any thread)."""
+        info = self._workers().values()
+        gpus = sum(1 for worker in info if _has_gpu(worker))
+        return gpus, max(1, sum(worker.get("nthreads", 1) for worker in info) - gpus)
+
+    def for_gpu(self, engine_name):
+        """Make the cluster ready for a job on the GPU engine `engine_name`,
+        before the job is stored or goes on: a local cluster gets its GPU
+        worker; then ClusterError unless a worker has the resource GPU, and
+        EngineFault, naming the worker, where a GPU worker's device cannot
+        play the engine (job.check_device run there)."""
+        from .job import check_device
+        if self.local is not None and "gpu" not in self.local.worker_spec:
+            like = next(iter(self.local.worker_spec.values()))
+            self.local.worker_spec["gpu"] = {"cls": like["cls"], "options": {**like["options"], "resources": {GPU: 1}}}
+            self.local.scale(len(self.local.worker_spec))
+            try:
+                self.client.wait_for_workers(len(self.local.worker_spec), timeout=START_SECONDS)
+            except TimeoutError:
+                raise ClusterFault(f"--cluster {self.address}: its GPU worker did not start within "
+                                   f"{START_SECONDS} s") from None
+        gpus = sorted(address for address, worker in self._workers().items() if _has_gpu(worker))
+        if not gpus:
+            raise ClusterError(f"--cluster {self.address}: no worker there has the resource {GPU} to play this "
+                               f"{engine_name} job's chunks; start one per device: "
+                               f"dask worker {self.address} --resources {GPU}=1 --nthreads 1")
+        checked = self.client.run(check_device, engine_name, workers=gpus, on_error="return")
+        for address in gpus:
+            if isinstance(checked.get(address), Exception):
+                raise EngineFault(f"--cluster {self.address}: the GPU worker {address} cannot play the "
+                                  f"{engine_name} engine: {checked[address]}")
 
     def close(self):
         self.client.close()
         if self.local is not None:
             self.local.close()
+
+
+def _has_gpu(worker):
+    """Whether a worker (as the scheduler describes it) has the resource GPU."""
+    return worker.get("resources", {}).get(GPU, 0) > 0

@@ -1,14 +1,17 @@
-"""The pool of a GPU job: one process drives the GPU, the cores check what it plays.
+"""The pool of a GPU job: the GPU plays the chunks, the cores check what it plays.
 
 A GPU plays a chunk far faster than a core can replay its hits on the
 reference engine and search their families, so a GPU job does not check a
-chunk where it was played (drivers.work): its one GPU process plays the
-chunks (drivers.play) and hands each result to a pool of checking
-processes (crosscheck.check), one per core. To the job runner it is one
-executor: submit() gives a future of the checked chunk, as a worker's would
-be, that can be cancelled while the chunk waits for the GPU or for a core.
-It counts the GPU's seconds and the checkers', so that the summary can say
-when the CPU side fell behind (the GPU then waits for it: never a hit
+chunk where it was played (drivers.work): the chunks are played where a GPU
+is (drivers.play) and each result is handed to where the cores are to be
+checked (crosscheck.check). On this machine that is one process that drives
+the GPU and a pool of checking processes, one per core; on a Dask cluster
+(cluster.py), tasks on the workers that have the resource GPU and tasks on
+any worker: the same two stages over two executors. To the job runner it
+is one executor: submit() gives a future of the checked chunk, as a worker's
+would be, that can be cancelled while the chunk waits for the GPU or for a
+core. It counts the GPU's seconds and the checkers', so that the summary can
+say when the CPU side fell behind (the GPU then waits for it: never a hit
 dropped, never a check skipped).
 """
 
@@ -31,13 +34,35 @@ class _Chunk(Future):
         super().__init__()
         self.stage = None
         self.lock = threading.Lock()
+        self.notified = False
 
     def cancel(self):
         with self.lock:
             stage = self.stage
         if stage is not None and not stage.cancel():
             return False
-        return super().cancel()
+        if not super().cancel():
+            return False
+        with self.lock:
+            # No executor runs this future, so it is told here that it is
+            # done: else wait() never returns it, and a stop would wait for
+            # it until the chunks in flight are cut off.
+            if not self.notified:
+                self.notified = True
+                self.set_running_or_notify_cancel()
+        return True
+
+
+#: One chunk at a time plays in a process: a GPU engine keeps one device's
+#: state a process (gpu.get), which two chunks at once would share (a Dask
+#: worker given more than GPU=1 would run two).
+_one_at_a_time = threading.Lock()
+
+
+def played(spec, chunk, parts=1):
+    """Stage one, where the GPU is: the chunk played (drivers.play)."""
+    with _one_at_a_time:
+        return drivers.play(spec, chunk, parts)
 
 
 def checked(spec, result):
@@ -49,15 +74,24 @@ def checked(spec, result):
 
 
 class GpuPool:
-    """The executor of a GPU job: `checkers` checking processes beside the GPU's."""
+    """The executor of a GPU job: `gpu` plays the chunks, on `players` GPUs;
+    `cpu` checks them, on `checkers` cores (a cluster's runner keeps both
+    counts up to date as workers come and go)."""
 
-    def __init__(self, checkers, initializer=None, initargs=()):
-        context = get_context("spawn")
-        self.gpu = ProcessPoolExecutor(1, mp_context=context, initializer=initializer, initargs=initargs)
-        self.cpu = ProcessPoolExecutor(checkers, mp_context=context, initializer=initializer, initargs=initargs)
-        self.checkers = checkers
-        self.gpu_seconds = 0.0          # the GPU's play of the chunks checked
+    def __init__(self, gpu, cpu, checkers, players=1):
+        self.gpu, self.cpu = gpu, cpu
+        self.checkers, self.players = checkers, players
+        self.gpu_seconds = 0.0          # the GPUs' play of the chunks checked
         self.check_seconds = 0.0        # the checkers' work on them
+
+    @classmethod
+    def here(cls, checkers, initializer=None, initargs=()):
+        """The pool on this machine: one process drives the GPU (gpu-host:
+        plays its kernels), `checkers` processes check what it plays."""
+        context = get_context("spawn")
+        return cls(ProcessPoolExecutor(1, mp_context=context, initializer=initializer, initargs=initargs),
+                   ProcessPoolExecutor(checkers, mp_context=context, initializer=initializer, initargs=initargs),
+                   checkers)
 
     def submit(self, function, spec, chunk, parts=1):
         """A future of chunk `chunk` of `spec` (of `parts` parts: units.py),
@@ -65,8 +99,8 @@ class GpuPool:
         here in two stages)."""
         future = _Chunk()
         with future.lock:
-            future.stage = self.gpu.submit(drivers.play, spec, chunk, parts)
-        future.stage.add_done_callback(lambda played: self._played(played, future, spec))
+            future.stage = self.gpu.submit(played, spec, chunk, parts)
+        future.stage.add_done_callback(lambda stage: self._played(stage, future, spec))
         return future
 
     def _played(self, played, future, spec):
@@ -97,15 +131,16 @@ class GpuPool:
             _settle(future, result=result)
 
     def behind(self):
-        """Whether the checkers' work outlasted the GPU's play: the GPU waited for the cores."""
-        return self.check_seconds / max(1, self.checkers) > 1.1 * self.gpu_seconds > 0
+        """Whether the checkers' work outlasted the GPUs' play: the GPUs waited for the cores."""
+        return self.check_seconds / max(1, self.checkers) > 1.1 * self.gpu_seconds / max(1, self.players) > 0
 
     @property
     def pools(self):
-        """The two pools (runner._kill_workers ends their processes)."""
+        """The two executors (runner._kill_workers ends the processes of a local pool's)."""
         return (self.gpu, self.cpu)
 
     def shutdown(self, wait=True, cancel_futures=False):
+        """Shut a local pool's processes down (a cluster's executors are the cluster's)."""
         self.gpu.shutdown(wait=wait, cancel_futures=cancel_futures)
         self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
 

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..checks import MAX_COUNT, cut, seconds, whole
+from ..checks import devices as checks_devices
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
@@ -125,8 +126,7 @@ def check(data, where="job"):
     spec["deck"] = str(deck)
     spec["split"] = "even" if split is None else split
     spec["engine"] = check_engine(spec, spec["engine"], where)
-    if spec["engine"] == "gpu":
-        spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
+    spec["devices"] = check_devices(spec, spec["devices"], where)
     for other in drivers.ALL:
         # The climber's table is checked below: every spec holds its rules.
         if other.options not in (None, "climb") and other.options in data and other is not driver:
@@ -162,7 +162,17 @@ def check(data, where="job"):
         raise JobError(f"{where}: [climb]: {error}") from None
     except ValueError as error:
         raise JobError(f"{where}: [climb]: {error}") from None
+    check_gpu_climb(spec, spec["engine"], where)
     return spec
+
+
+def check_gpu_climb(spec, name, where="job"):
+    """JobError for a climb by anneal on a GPU engine: its draws need the
+    host's exp, so it climbs on the compiled engine."""
+    from ..engine import GPU_ENGINES
+    if name in GPU_ENGINES and spec["driver"] == "climb" and spec.get("climb", {}).get("accept") == "anneal":
+        raise JobError(f"{where}: the {name} engine does not climb by anneal (its draws need the host's exp); "
+                       "anneal climbs on the compiled engine")
 
 
 def check_engine(spec, name, where="job"):
@@ -180,12 +190,31 @@ def check_engine(spec, name, where="job"):
     if name in GPU_ENGINES:
         if not drivers.of(spec).gpu:
             played = [driver.name for driver in drivers.ALL if driver.gpu]
-            raise JobError(f"{where}: the {name} engine plays {' and '.join(played)} jobs; the "
+            played = ", ".join(played[:-1]) + " and " + played[-1]
+            raise JobError(f"{where}: the {name} engine plays {played} jobs; the "
                            f"{spec['driver']} driver runs on the compiled engine")
         if spec["players"] != 2:
             raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
                            "jobs run on the compiled engine")
+        check_gpu_climb(spec, name, where)
     return name
+
+
+def check_devices(spec, devices, where="job"):
+    """The devices a GPU job of `spec` plays on: None (its engine's default
+    device), "all", or a sorted list of device numbers; JobError for any
+    other value. A job of another engine has none (a GPU job's file run on
+    the CPU, --engine compiled, plays there whatever devices it names)."""
+    from ..engine import GPU_ENGINES
+    if devices is None:
+        return None
+    try:
+        devices = checks_devices(devices, "'devices'")
+    except ValueError as error:
+        raise JobError(f"{where}: {error}") from None
+    if spec["engine"] not in GPU_ENGINES:
+        return None
+    return devices if devices == "all" else list(devices)
 
 
 #: The keys of a stored spec that every archive format has held.
@@ -260,11 +289,12 @@ class NewJob:
     pace: object            # pace.Pace of its first deals, or None
 
 
-def prepare(data, where="job"):
+def prepare(data, where="job", here=True):
     """A new job from a job file's keys `data`: checked (check: its defaults
     filled in, a fresh seed drawn where none is given), a GPU job's device
-    checked, its pace measured and its chunk sized where `data` gives none.
-    Nothing is stored: a bad job leaves no archive behind.
+    checked where it plays `here` (on a cluster its GPU workers check theirs:
+    cluster.Cluster.for_gpu), its pace measured and its chunk sized where
+    `data` gives none. Nothing is stored: a bad job leaves no archive behind.
 
     A sample or census job whose file gives no chunk numbers its deals in
     parts of about PART_SECONDS of a core (smaller where their hits would take
@@ -274,15 +304,18 @@ def prepare(data, where="job"):
     it gives chunk_seconds too."""
     spec = check(data, where)
     timed = False
-    if spec["engine"] == "gpu":
-        from ..gpu import device
-        device.check()      # no bindings, driver or GPU: one line, before anything is stored
+    # No bindings, driver or device: one line, before anything is stored.
+    # On a cluster its GPU workers check theirs (cluster.Cluster.for_gpu),
+    # and a GPU job there is taken to play on GPUs.
+    on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"] in ("gpu", "opencl")
+    if on_gpus:
+        spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
     measured = pace.measure(spec)
     driver = drivers.of(spec)
     if "chunk" not in data and driver.timed:
         if "chunk_seconds" not in data:
             spec["chunk_seconds"] = CHUNK_SECONDS
-        if spec["engine"] != "gpu":
+        if not on_gpus:
             # Sized by time on this deck and table, then fixed in the spec: a
             # resumed job, or one run again with its seed, plays the same parts.
             spec["chunk"] = drivers.timed_chunk(spec, PART_SECONDS if spec["chunk_seconds"] else CHUNK_SECONDS)
@@ -293,6 +326,18 @@ def prepare(data, where="job"):
         spec["chunk"] = (pace.chunk_for(measured, spec["chunk"], PART_SECONDS, PART_GAMES) if spec["chunk_seconds"]
                          else pace.chunk_for(measured, spec["chunk"]))
     return NewJob(spec, data.get("seed") is None, timed, measured)
+
+
+def check_device(engine_name, devices=None):
+    """Whether the engine `engine_name` can play on `devices` in this
+    process: the GPU engines' bindings, driver and devices (GpuFault: one
+    line, before a job is stored or goes on); the CPU engines need nothing
+    checked. Returns whether it plays on GPUs (gpu.check)."""
+    from ..engine import GPU_ENGINES
+    if engine_name not in GPU_ENGINES:
+        return False
+    from .. import gpu
+    return gpu.check(engine_name, devices)
 
 
 def create(archive, new):

@@ -28,7 +28,7 @@ from ..engine import GPU_ENGINES
 from . import SearchError, drivers
 from .drivers import keep, work
 from .gpu_pool import GpuPool
-from .job import check_engine, stored
+from .job import check_devices, check_engine, stored
 from .progress import Progress
 from .keep import Cut
 from .spec import WORKERS_PER_CORE, extends, grouped, max_workers
@@ -79,7 +79,8 @@ class Summary:
     # A hunt: the loops it perturbs from and what its seats reached (hunt.Hunt).
     hunt: object = None
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
-    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine)
+    gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
+                                    # GPUs: 1 here, the GPU workers on a cluster; devices)
 
 
 class _Stop:
@@ -135,12 +136,12 @@ def _follow_parent(parent):
 
 
 def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None,
-        engine_name=None):
+        engine_name=None, devices=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
     `time_limit` seconds pass, or it is stopped: on worker processes of this
     machine, or on `cluster`, a connected cluster.Cluster; on the job's
     engine, or on `engine_name` for this run (every engine plays the same
-    games). The job is claimed first (Archive.claim: a job runs in one
+    games), and `devices` (a GPU job's, for this run). The job is claimed first (Archive.claim: a job runs in one
     process at a time), then `started(spec)` is called, if given. Returns a
     Summary; raises SearchError when it had to stop on a failure (the Summary
     is its .summary)."""
@@ -149,6 +150,10 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         spec = stored(job["spec"], f"{archive.path}: job {job_id}")
         if engine_name is not None:
             spec["engine"] = check_engine(spec, engine_name, f"job {job_id}")
+        if spec["engine"] not in GPU_ENGINES:
+            spec["devices"] = None          # a GPU job gone on on the CPU
+        elif devices is not None:
+            spec["devices"] = check_devices(spec, devices, f"job {job_id}")
         if started is not None:
             started(spec)
         return _run(archive, job, spec, time_limit, workers, progress, cluster)
@@ -164,15 +169,21 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
         if spec["engine"] in GPU_ENGINES:
-            # One process drives the GPU (gpu-host: plays its kernels); `count`
-            # processes check what it plays.
-            pool = GpuPool(count, _worker_start, (os.getpid(),))
+            pool = GpuPool.here(count, _worker_start, (os.getpid(),))
         else:
             pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
                                        initargs=(os.getpid(),))
 
         def alive():
             return count
+    elif spec["engine"] in GPU_ENGINES:
+        # The GPU workers play the chunks, any worker checks them (cluster.py).
+        players, checkers = cluster.gpu_counts()
+        pool = GpuPool(cluster.gpu_executor, cluster.executor, checkers, players)
+
+        def alive():
+            pool.players, pool.checkers = cluster.gpu_counts()
+            return cluster.workers()
     else:
         pool, alive = cluster.executor, cluster.workers
     workers = alive()
@@ -378,7 +389,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         bar.close()
         summary.seconds = time.monotonic() - start
         if isinstance(pool, GpuPool):
-            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"])
+            summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"],
+                           pool.players, spec["devices"])
         try:
             archive.set_job_state(job_id, summary.state)
         except ArchiveFault:

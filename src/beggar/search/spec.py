@@ -32,6 +32,7 @@ DEFAULTS = {
     "basin_states": 2_000_000,  # grow, perturb: the bounds of a new loop's basin search
     "basin_seconds": 60.0,
     "engine": None,         # None: $BEGGAR_ENGINE, else compiled (engine.py); gpu for GPU jobs
+    "devices": None,        # a GPU job's devices: None (the engine's default one), "all", or numbers
 }
 
 #: What a job on the GPU engine takes where its file and command line give

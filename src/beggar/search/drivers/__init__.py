@@ -75,14 +75,20 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
     for this job's deck and table: measured by playing chunk 0 of the job,
     ever larger, for a tenth of a second of processor time; two significant
     digits. (A busy machine gives a worker less than a core: units.py sizes
-    a job's chunks by the time they take as it runs.)"""
+    a job's chunks by the time they take as it runs.) An engine that plays
+    on a device of its own (opencl: on its threads, not this one) is timed
+    by the clock, after a first play that builds its kernels."""
     deals, spent = 1_000, 0.0
     budget = spec["deals"] or MAX_CHUNK
+    on_device = spec["engine"] in ("gpu", "opencl")
+    clock = time.perf_counter if on_device else time.thread_time
+    if on_device:
+        play({**spec, "chunk": 1, "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}, 0)
     while True:
         trial = {**spec, "chunk": min(deals, budget), "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
-        began = time.thread_time()
+        began = clock()
         play(trial, 0)
-        spent = time.thread_time() - began
+        spent = clock() - began
         if spent >= 0.1 or trial["chunk"] >= budget:
             break
         deals *= 4

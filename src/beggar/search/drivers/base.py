@@ -145,20 +145,26 @@ class Driver:
         rate = summary.deals / summary.seconds if summary.seconds else 0
         run = " in this run" if whole is not None else ""
         unit = self.unit
-        lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-                 f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s "
-                 + (f"on the {'GPU' if summary.gpu[4] == 'gpu' else 'GPU kernels on one core'}, "
-                    f"{processes(summary.workers)} checking its hits" if summary.gpu else
-                    f"on {plural(summary.workers, 'worker')}")
-                 + (f" of the cluster {cluster}" if cluster else "")]
         if summary.gpu:
-            played, checked, checkers, behind, engine = summary.gpu
-            player = "the GPU" if engine == "gpu" else "the GPU kernels on one core"
-            lines.append(f"gpu      {played:.1f} s of {player} played the chunks kept, at "
-                         f"{summary.deals / played if played else 0:,.0f} deals/s; checking them took "
-                         f"{checked:.1f} s of {processes(checkers)}"
-                         + ("; the CPU side fell behind: the GPU waited for it (nothing was dropped); a higher "
-                            "min_cards or extend_cards, or more cores, keeps up" if behind else ""))
+            played, checked, checkers, behind, engine, players, devices = summary.gpu
+            if cluster:         # GPU workers play, any worker checks (cluster.py)
+                player_name, checking = "the GPU workers", plural(checkers, "worker")
+                where = f"on {plural(players, 'GPU worker')} of the cluster {cluster}, {checking} checking its hits"
+            else:
+                player_name, checking = player(engine, devices), processes(checkers)
+                where = f"on {player_name}, {processes(summary.workers)} checking its hits"
+        else:
+            where = f"on {plural(summary.workers, 'worker')}" + (f" of the cluster {cluster}" if cluster else "")
+        lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
+                 f"{unit:<8} {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} {unit}/s {where}"]
+        if summary.gpu:
+            # `played` adds up every GPU's seconds: its rate is a GPU's.
+            lines.append(f"gpu      {played:.1f} s of {player_name} played the chunks kept, at "
+                         f"{summary.deals / played if played else 0:,.0f} deals/s{' a GPU worker' if cluster else ''}"
+                         f"; checking them took {checked:.1f} s of {checking}"
+                         + (f"; the CPU side fell behind: {'the GPU workers' if cluster else 'the GPU'} waited for it "
+                            "(nothing was dropped); a higher min_cards or extend_cards, or more cores, keeps up"
+                            if behind else ""))
         if summary.best is not None:
             deal, outcome = summary.best
             lines.append(f"best     {outcome.cards} cards, {outcome.tricks} tricks{run}: {deal}"
@@ -179,6 +185,15 @@ def whole_line(whole, unit):
     return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
             f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
             "kept (every run of the job)")
+
+
+def player(engine, devices=None):
+    """What plays a GPU job's chunks on `devices` (the job's), in words."""
+    one, several = {"gpu": ("the GPU", "GPUs"), "opencl": ("the OpenCL device", "OpenCL devices")}.get(
+        engine, ("the GPU kernels on one core", "cores of the GPU kernels"))
+    if devices == "all":
+        return f"every one of the {several}"
+    return one if devices is None or len(devices) == 1 else f"{len(devices)} {several}"
 
 
 def plural(count, word):

@@ -33,7 +33,6 @@ from ...cycle import key_deal, key_hands
 from ...deal import Deal
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
-from ...engine import GPU_ENGINES
 from ...rules import Rules
 from .. import SearchError
 from ..keep import dispute, kept, stop_if_disputed
@@ -227,6 +226,7 @@ class Perturb(_Factory):
     options = "perturb"
     rules = PerturbRules
     starts_from_loops = True
+    gpu = True
 
     def walk(self, spec, chunk, tries, rules):
         return perturbation(spec, start_states(spec), chunk, tries, rules)
@@ -245,11 +245,10 @@ def perturbation(spec, states, chunk, tries, rules):
     most `tries` tries, with the walk's options `rules` (PerturbRules as a
     dict): a beggar._loops.Growth. The one place a perturbation walk is
     played, for every driver that perturbs (perturb, hunt) and for
-    benchmarks/hunt_speed.py: an engine that perturbs is chosen here."""
-    from ... import _loops
-    if spec["engine"] in GPU_ENGINES:
-        raise SearchError(f"perturbation runs on the compiled engine, not on {spec['engine']}")
-    return _loops.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, **rules)
+    benchmarks/hunt_speed.py: the job's engine plays it (engine.perturb: the
+    compiled engine or a GPU engine, which find the same loops)."""
+    return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
+                          **rules)
 
 
 def start_keys(archive, deck, players=2):

@@ -16,11 +16,13 @@ record (its searches too, where basin_seconds stopped none of them). A
 chunk cut off by a stop was never recorded: it is played again on resume,
 from the loops known then.
 
-A walk draws each try from one loop's cycle (the canonical state, moved a
-random number of tricks along it): one state a loop, so that every loop
-counts alike and _loops.perturb's pool holds POOL loops, not POOL states.
-A job that knows more than POOL loops has each walk draw from POOL of them,
-chosen by its seed and number.
+A walk is given one state of each loop it starts from (its canonical
+state): every one of them is known to the walk, which reports only others,
+and the states of their cycles fill the pool its changes are drawn from, as
+many as the pool holds (engine.perturb: 4,096 states, some 66 loops of the
+standard deck). The loops are given in an order drawn from the seed and
+the walk, so that a job that knows more loops than one pool holds draws
+from all of them over its chunks.
 
 In the worker, after the walk, each loop it reports that the chunk did not
 start from is looked at again (factory.reported: both engines) and
@@ -61,10 +63,6 @@ from .factory import PerturbRules, _Factory, perturbation, reported, start_keys,
 
 #: The tables a new loop is seated at.
 SEATS = (3, 4)
-
-#: Loops a walk draws from at most: beggar._loops.perturb draws from the
-#: first 4096 states it is given (its POOL) and only checks the rest.
-POOL = 4096
 
 #: New loops named one by one in a run's summary.
 SHOWN = 10
@@ -152,13 +150,13 @@ def in_order(records):
                   key=lambda item: (item[1]["at"], item[0]))
 
 
-def drawn(keys, seed, chunk):
-    """The loops walk `chunk` of `seed` draws from: all of them, or POOL of
-    them chosen by the seed and the walk."""
-    if len(keys) <= POOL:
-        return list(keys)
-    chosen = random.Random(f"hunt {seed} {chunk}").sample(range(len(keys)), POOL)
-    return [keys[i] for i in sorted(chosen)]
+def ordered(keys, seed, chunk):
+    """The loops `keys` in the order walk `chunk` of `seed` is given them:
+    drawn from the seed and the walk, so that the loops whose states fill
+    its pool, where not all of them fit, are others in each walk."""
+    keys = list(keys)
+    random.Random(f"hunt {seed} {chunk}").shuffle(keys)
+    return keys
 
 
 def seat(spec, loop, guide):
@@ -393,7 +391,7 @@ class Hunt(_Factory):
         began = time.perf_counter()
         known = spec.get("known") or spec["start"]
         rules = HuntRules(**spec.get(self.name, {}))
-        states = [(key_hands(key), 0) for key in drawn(known, spec["seed"], chunk)]
+        states = [(key_hands(key), 0) for key in ordered(known, spec["seed"], chunk)]
         walk = perturbation(spec, states, chunk, chunk_deals(spec, chunk), rules.walk())
         walked = time.perf_counter()
         seen, reports, seated = set(known), [], []

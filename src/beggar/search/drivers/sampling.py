@@ -47,6 +47,8 @@ class Climb(_Dealing):
     name = "climb"
     options = "climb"
     walks = True
+    # A GPU engine plays a group of walks at once, the next chunks' too.
+    gpu = True
 
     def play(self, spec, chunk):
         start = time.perf_counter()

@@ -1,0 +1,187 @@
+"""The kernels on an OpenCL device: built by the device's own OpenCL compiler
+through pyopencl, launched on its queue. The backend of the engine "opencl".
+
+Any OpenCL 1.2 device with 64-bit atomics on global memory runs them: AMD,
+Intel and Apple GPUs, NVIDIA's too (where the engine "gpu" is the better
+choice), and PoCL's CPU device, a real OpenCL runtime that runs each
+work-group on a thread of this machine (the test extra installs it, so the
+kernels run in parallel under a real runtime on every machine the tests run
+on). The source is kernel.cu and its headers in one text (source.inlined),
+built with the deck's sizes (launch.defines) once per device, ring and cards;
+pyopencl caches the built program on disk. Everything here is the launch and
+the copies; the game is game.h's and the results are made in gpu/engine.py.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import source
+from .launch import BUFFER, KERNELS, SHARED, THREADS, TOTAL, Backend, GpuFault, block_threads, defines
+
+EXTRA = "'.[opencl]' in beggar's source folder"
+#: What the kernels need of a device beyond OpenCL 1.2, and what it is for.
+NEEDED = {"cl_khr_int64_base_atomics": "64-bit atomic additions",
+          "cl_khr_int64_extended_atomics": "64-bit atomic maxima"}
+#: Work-groups a launch has per compute unit: a GPU's unit holds several
+#: (more than fit are harmless: a work-group that starts late finds the
+#: deals taken and ends); a CPU's runs one at a time, a few balance the end.
+GROUPS_PER_UNIT = {"gpu": 8, "other": 2}
+
+
+def bindings():
+    """pyopencl, or GpuFault naming the extra."""
+    try:
+        import pyopencl
+    except ImportError as error:
+        raise GpuFault(f"the opencl engine needs pyopencl ({error}): pip install {EXTRA}") from None
+    return pyopencl
+
+
+def devices():
+    """Every OpenCL device of every platform, in the order `beggar gpu` numbers
+    them: [(platform, device)] (GpuFault where no platform can be listed)."""
+    cl = bindings()
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as error:
+        raise GpuFault(f"no OpenCL platform can be listed ({error}): install a device's OpenCL driver, "
+                       "or PoCL for the CPU (pip install pocl-binary-distribution)") from None
+    found = []
+    for platform in platforms:
+        try:
+            found.extend((platform, device) for device in platform.get_devices())
+        except cl.Error:
+            continue        # a platform whose devices are all gone (its driver unloaded)
+    if not found:
+        raise GpuFault("OpenCL lists no device")
+    return found
+
+
+def is_gpu(device):
+    cl = bindings()
+    return bool(device.type & cl.device_type.GPU)
+
+
+def lacks(device):
+    """What the kernels need and `device` lacks, in words, or None."""
+    extensions = set(device.extensions.split())
+    missing = [f"{name} ({use})" for name, use in NEEDED.items() if name not in extensions]
+    return ", ".join(missing) if missing else None
+
+
+def default_number(found):
+    """The device the engine plays on when none is named: the first GPU, else the first device."""
+    return next((number for number, (_, device) in enumerate(found) if is_gpu(device)), 0)
+
+
+class OpenClDevice(Backend):
+    """One OpenCL device: its context, queue and built kernels. `capacity`
+    (hits a launch holds), `launch` (the first launch's deals) and
+    `climb_walks` (walks climbed together) smaller than the defaults are for
+    the tests."""
+
+    def __init__(self, number=None, capacity=None, launch=None, climb_walks=None):
+        cl = self.cl = bindings()
+        found = devices()
+        if number is None:
+            number = default_number(found)
+        if not 0 <= number < len(found):
+            raise GpuFault(f"no OpenCL device number {number}: OpenCL lists {len(found)}")
+        self.number = number
+        self.platform, self.device = found[number]
+        self.name = self.device.name.strip()
+        missing = lacks(self.device)
+        if missing:
+            raise GpuFault(f"OpenCL device {number} ({self.name}) lacks {missing}, which the kernels need")
+        self.gpu = is_gpu(self.device)
+        self.units = self.device.max_compute_units
+        if not self.gpu:
+            self.CLIMB_WALKS = 256      # a CPU's work-groups: a few walks a thread are enough
+        # Shared memory for a block: the device's local memory, up to what a
+        # CUDA block may have statically (the kernels are sized alike).
+        self.shared = min(SHARED, self.device.local_mem_size)
+        self.closed = False
+        try:
+            self.context = cl.Context([self.device])
+            self.queue = cl.CommandQueue(self.context)
+        except cl.Error as error:
+            raise GpuFault(f"OpenCL device {number} ({self.name}) cannot be opened: {error}") from None
+        self._programs = {}
+        self._buffers = {}
+        if capacity is not None:
+            self.CAPACITY = capacity
+        if launch is not None:
+            self.LAUNCH = launch
+        if climb_walks is not None:
+            self.CLIMB_WALKS = climb_walks
+
+    def threads(self, ring):
+        """Threads a block of the kernels for hands of `ring` pieces has here."""
+        return min(block_threads(ring, self.shared), THREADS, self.device.max_work_group_size)
+
+    def kernels(self, ring, cards=TOTAL):
+        """The kernels for hands of `ring` pieces and decks of at most `cards`
+        cards, built at the first call: {name: (kernel, work-groups, threads a group)}."""
+        key = (ring, cards)
+        if key not in self._programs:
+            cl = self.cl
+            threads = self.threads(ring)
+            try:
+                with warnings.catch_warnings():
+                    # A compiler's remarks are not the build's failure.
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                    program = cl.Program(self.context, source.inlined()).build(
+                        options=defines(ring, cards, threads))
+            except cl.Error as error:
+                raise GpuFault(f"OpenCL device {self.number} ({self.name}) cannot build the kernels: "
+                               f"{_first_error(str(error))}") from None
+            groups = self.units * GROUPS_PER_UNIT["gpu" if self.gpu else "other"]
+            self._programs[key] = (program, {name: (getattr(program, name), groups, threads) for name in KERNELS})
+        return self._programs[key][1]
+
+    def _buffer(self, name, size):
+        held = self._buffers.get(name)
+        if held is None or held.size < size:
+            held = self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, max(size, 8))
+            self._buffers[name] = held
+        return held
+
+    def _to_device(self, name, array):
+        buffer = self._buffer(name, array.nbytes)
+        self.cl.enqueue_copy(self.queue, buffer, array)
+        return buffer
+
+    def _zeros(self, name, size):
+        buffer = self._buffer(name, size)
+        self.cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
+        return buffer
+
+    def _to_host(self, array, name, size=None):
+        size = array.nbytes if size is None else size
+        if size:
+            self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
+
+    def _launch(self, kernel, variant, arguments):
+        function, groups, threads = self.kernels(*variant)[kernel]
+        values = [value if dtype is BUFFER else dtype(value) for value, dtype in arguments]
+        try:
+            function(self.queue, (groups * threads,), (threads,), *values)
+            self.queue.finish()
+        except self.cl.Error as error:
+            raise GpuFault(f"OpenCL device {self.number} ({self.name}): the kernel {kernel} failed: {error}") \
+                from None
+
+    def close(self):
+        """Forget the device's kernels and memory; a new OpenClDevice starts afresh."""
+        self.closed = True
+        self._programs.clear()
+        self._buffers.clear()
+
+
+def _first_error(log):
+    """The first line of a build log that says 'error', else its first line."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    return next((line for line in lines if "error" in line), lines[0] if lines else "no log")

@@ -1,0 +1,103 @@
+/* What differs between the targets the kernels compile for, and nothing else.
+
+   game.h and kernel.cu are one body of code for three targets: CUDA (NVRTC,
+   gpu/device.py), OpenCL C (pyopencl, gpu/opencl.py) and host C (the
+   extension beggar._gpu_host, one thread; tests/gpu_harness.c, many). Their
+   differences are these macros:
+
+   bg_u64 .. bg_u8       fixed-width integers
+   BG_FN                 a function of the kernels' code
+   BG_KERNEL             a kernel (an entry point of a launch)
+   BG_GLOBAL, BG_LOCAL   pointers into the launch's memory and into the
+                         block's shared memory (OpenCL's address spaces)
+   BG_SHARED             a block's shared memory, declared in a kernel
+   BG_THREAD, BG_THREADS the thread's number in its block, and the block's threads
+   BG_SYNC()             a barrier of the block's threads (shared and global memory)
+   BG_ADD32, BG_ADD64    atomic additions (32-bit on shared memory, 64-bit on
+                         global memory), returning the old value
+   BG_MAX64              an atomic maximum on global memory
+   BG_CTZ64              the trailing zero bits of a nonzero 64-bit word
+
+   The host build is one thread: its "atomics" are plain operations and its
+   barrier nothing. The concurrency harness defines BG_HARNESS and its own
+   threads, barriers and atomics before it includes kernel.cu. The kernels use
+   no warp or sub-group primitive: a block's threads meet only at its barriers
+   and through atomics. */
+
+#ifndef BEGGAR_GPU_VENDOR_H
+#define BEGGAR_GPU_VENDOR_H
+
+#if defined(__CUDACC__)
+
+typedef unsigned long long bg_u64;
+typedef long long bg_i64;
+typedef unsigned int bg_u32;
+typedef unsigned short bg_u16;
+typedef unsigned char bg_u8;
+#define BG_FN __device__ __forceinline__
+#define BG_KERNEL extern "C" __global__ void __launch_bounds__(BG_BLOCK)
+#define BG_GLOBAL
+#define BG_LOCAL
+#define BG_SHARED __shared__
+#define BG_THREAD ((int)threadIdx.x)
+#define BG_THREADS ((int)blockDim.x)
+#define BG_SYNC() __syncthreads()
+#define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
+#define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
+#define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
+#define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
+
+#elif defined(__OPENCL_VERSION__)
+
+/* The 64-bit atomics on global memory: gpu/opencl.py refuses a device
+   without these extensions, in one line, before it builds the kernels. */
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+typedef ulong bg_u64;
+typedef long bg_i64;
+typedef uint bg_u32;
+typedef ushort bg_u16;
+typedef uchar bg_u8;
+#define BG_FN static inline
+#define BG_KERNEL __kernel void
+#define BG_GLOBAL __global
+#define BG_LOCAL __local
+#define BG_SHARED __local
+#define BG_THREAD ((int)get_local_id(0))
+#define BG_THREADS ((int)get_local_size(0))
+#define BG_SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define BG_ADD32(p, v) atomic_add((p), (bg_u32)(v))
+#define BG_ADD64(p, v) atom_add((p), (bg_u64)(v))
+#define BG_MAX64(p, v) atom_max((p), (bg_u64)(v))
+/* OpenCL C 1.2 has clz and no ctz: the lowest set bit, counted from the top. */
+#define BG_CTZ64(x) (63 - (int)clz((x) & (0 - (x))))
+
+#else
+
+#include <stdint.h>
+typedef uint64_t bg_u64;
+typedef int64_t bg_i64;
+typedef uint32_t bg_u32;
+typedef uint16_t bg_u16;
+typedef uint8_t bg_u8;
+#define BG_FN static inline
+#define BG_GLOBAL
+#define BG_LOCAL
+#define BG_CTZ64(x) __builtin_ctzll(x)
+#ifndef BG_HARNESS
+#define BG_KERNEL static void
+#define BG_SHARED
+#define BG_THREAD 0
+#define BG_THREADS 1
+#define BG_SYNC()
+BG_FN bg_u32 bg_add32(bg_u32* p, bg_u32 v) { bg_u32 old = *p; *p += v; return old; }
+BG_FN bg_u64 bg_add64(bg_u64* p, bg_u64 v) { bg_u64 old = *p; *p += v; return old; }
+BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
+#define BG_ADD32(p, v) bg_add32((p), (bg_u32)(v))
+#define BG_ADD64(p, v) bg_add64((p), (bg_u64)(v))
+#define BG_MAX64(p, v) bg_max64((p), (bg_u64)(v))
+#endif
+
+#endif
+
+#endif
