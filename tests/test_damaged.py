@@ -101,6 +101,7 @@ FIELDS = [
     ("chunks", "stats", "$.loops", ("'abc'", """json('{"00": [1, 2, 3]}')""", "json('null')")),
     ("chunks", "stats", "$.longest", ("'abc'", "json('[1, 2, \"x\", \"1\"]')", "json('[]')")),
     ("chunks", "stats", "$.workers", ("'abc'", "0", "json('null')")),
+    ("chunks", "stats", "$.hunt", ("'abc'", """json('{"from": -1}')""", "json('null')")),
 ]
 
 #: Which rows a case damages: {table: [(name, WHERE clause)]}; {sample},
@@ -110,8 +111,9 @@ ROWS = {
                                            "ORDER BY cards DESC LIMIT 1)"),
               ("a loop game", "id = (SELECT min(id) FROM games WHERE status = 'loop')")],
     "loops": [("loop 1", "id = 1")],
-    "jobs": [(job, f"id = '{{{job}}}'") for job in ("sample", "census", "eliminate")],
-    "chunks": [(f"{job}'s chunk 0", f"job = '{{{job}}}' AND chunk = 0") for job in ("sample", "census", "eliminate")],
+    "jobs": [(job, f"id = '{{{job}}}'") for job in ("sample", "census", "eliminate", "hunt")],
+    "chunks": [(f"{job}'s chunk 0", f"job = '{{{job}}}' AND chunk = 0")
+               for job in ("sample", "census", "eliminate", "hunt")],
 }
 
 
@@ -137,21 +139,26 @@ CASES = _cases()
 SAMPLED = random.Random(27).sample(CASES, 3)
 
 ELIMINATE = 'driver = "eliminate"\ndeck = "6 2J 2Q 1K"\nplayers = 3\nchunk = 20000\nworkers = 1\n'
+HUNT = ('driver = "hunt"\ndeck = "6 2J 2Q 1K"\nseed = 1\ndeals = 20000\nchunk = 20000\nworkers = 1\n'
+        'basin_states = 20000\n')
 
 
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory):
     """An archive with a census (games, loops, statistics with loops), a sample
-    job (games, length histograms) and an eliminate job (a start, loops of
-    three players): (path, {kind: job id})."""
+    job (games, length histograms), an eliminate job (a start, loops of
+    three players) and a hunt (a start, its records of loops added and
+    seated): (path, {kind: job id})."""
     folder = tmp_path_factory.mktemp("whole")
     path = folder / "a.sqlite"
     job = folder / "eliminate.toml"
     job.write_text(ELIMINATE)
+    hunt = folder / "hunt.toml"
+    hunt.write_text(HUNT)
     ids = {}
     for kind, args in (("census", ("census", "6 2J 2Q 1K", "--workers", 1)),
                        ("sample", ("search", "--deals", 20_000, "--min-cards", 900, "--seed", 2, "--workers", 1)),
-                       ("eliminate", ("search", job))):
+                       ("eliminate", ("search", job)), ("hunt", ("search", hunt))):
         result = beggar(*args, "--archive", path, "--quiet")
         assert result.returncode == 0, result.stderr
         ids[kind] = job_id(result.stdout + "\n" + result.stderr)

@@ -30,7 +30,8 @@ VOLATILE = [
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00)?"), "DATE"),
     (re.compile(r"\bin [\d,.]+ s\b"), "in T s"),
     (re.compile(r"\b[\d,.]+ (minutes?|hours?|days?|years?)\b"), "D"),      # a time at the rate measured
-    (re.compile(r"[\d,.]+ (deals|tries|states)/s\b"), r"R \1/s"),
+    (re.compile(r"[\d,.]+ (deals|tries|states|perturbations)/s\b"), r"R \1/s"),
+    (re.compile(r"\bin [\d.]+ h \([\d,.]+ an hour\)"), "in T h (R an hour)"),      # a hunt's hours
     (re.compile(r"\bon \d+ workers?\b"), "on W workers"),
     (re.compile(r"\bworkers[= ]\d+"), "workers=W"),
     (re.compile(r"chunks of [\d,]+ (\w+) \(about [\d.]+ s of a core here, measured\)"),

@@ -382,8 +382,15 @@ def read_job(path, row):
 #: eliminate, the loop factory's) and what each holds: a count, {status:
 #: count}, a histogram ({length: count}, or [count] in bins), a census's
 #: loops ({key: [deals, period]}) or a walk's ([key]), a census's longest
-#: game, an eliminate chunk's ascent, a walk's growth.
-STATS_FIELDS = {"statuses", "lengths", "cards", "tricks", "workers", "loops", "longest", "ascent", "growth"}
+#: game, an eliminate chunk's ascent, a walk's growth, a hunt's start and seats.
+STATS_FIELDS = {"statuses", "lengths", "cards", "tricks", "workers", "loops", "longest", "ascent", "growth",
+                "hunt"}
+
+#: A hunt chunk's record (search/drivers/hunt.py): its fields, and those of
+#: each loop it seated and of each of that loop's searches.
+HUNT_FIELDS = {"from", "at", "added", "new", "workers", "walk_ms", "seat_ms", "seated"}
+SEATED_FIELDS = {"loop", "basin", "3", "4"}
+SEARCH_FIELDS = {"states", "deals", "stopped_by", "smallest", "best"}
 
 
 def _counts_within(value):
@@ -461,17 +468,65 @@ def stats_problem(stats, deck=None):
                 if not isinstance(value, dict):
                     raise _holds(value, "what a search reached")
                 _counts_within(value)
+            elif field == "hunt":
+                _hunt(value, deck)
     except _Damaged as problem:
         return f"'{field}' {problem}"
     return None
 
 
+def _fields(value, known, what):
+    """`value` when it is a JSON object of exactly the fields `known`, else _Damaged."""
+    if not isinstance(value, dict) or set(value) != known:
+        raise _holds(value, what)
+    return value
+
+
+def _hunt(value, deck):
+    """A hunt chunk's record: the loops it started from and added, and what
+    the searches from each loop it seated reached, else _Damaged."""
+    _fields(value, HUNT_FIELDS, "a hunt's start, loops added and seats")
+    for name in ("from", "at", "new", "walk_ms", "seat_ms"):
+        count(value[name])
+    count(value["workers"], 1, MOST_WORKERS)
+    if value["from"] < 1 or value["from"] > value["at"]:
+        raise _Damaged(f"says it started from {cut(value['from'])} loops, of {cut(value['at'])} known when kept")
+    for name in ("added", "seated"):
+        if not isinstance(value[name], list):
+            raise _holds(value[name], "a list")
+    for key in value["added"]:
+        _key(key, deck, 2)
+    for seated in value["seated"]:
+        _fields(seated, SEATED_FIELDS, "a loop's seats: its key, basin, tables of 3 and 4")
+        _key(seated["loop"], deck, 2)
+        for table in ("basin", "3", "4"):
+            search = _fields(seated[table], SEARCH_FIELDS, "what a search reached")
+            count(search["states"])
+            count(search["deals"])
+            if search["stopped_by"] is not None:
+                _one_of(search["stopped_by"], BASIN_BOUNDS)
+            if search["best"] is None:
+                if search["smallest"] is not None:
+                    raise _holds(search["smallest"], "none (no best state)")
+                continue
+            try:
+                best = Deal.parse(search["best"]) if isinstance(search["best"], str) else None
+            except (DealError, DeckError, ValueError):
+                best = None
+            players = 2 if table == "basin" else int(table)
+            if best is None or best.players != players or (deck is not None and best.total != deck.total):
+                raise _holds(search["best"], f"a state of {players} hands of the deck")
+            if search["smallest"] != min(len(hand) for hand in best.hands):
+                raise _holds(search["smallest"], f"the smallest hand of {search['best']}")
+
+
 #: The statistics each driver writes (sampling: statuses, lengths and workers;
 #: a census: statuses, cards and tricks, since format 4 loops and longest,
 #: and now its workers; eliminate: its ascent; the loop factory: growth and
-#: loops), as {field: the fields that come with it}.
+#: loops, and a hunt its own record with them), as {field: the fields that come with it}.
 _WITH = {"statuses": ("lengths", "cards"), "lengths": ("statuses",), "cards": ("statuses", "tricks"),
-         "tricks": ("statuses", "cards"), "longest": ("cards",), "workers": ("lengths", "cards")}
+         "tricks": ("statuses", "cards"), "longest": ("cards",), "workers": ("lengths", "cards"),
+         "hunt": ("growth", "loops")}
 #: The fields that come with one of their fields, not all: a sample's or a census's.
 _WITH_ONE = ("statuses", "workers")
 

@@ -726,12 +726,16 @@ class Archive:
             readback.read_job(self.path, {"id": row[0], "spec": row[1]})
             for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid"))]
 
-    @_guarded
     def chunk_stats(self, job_id):
         """The statistics of every finished chunk of a job that has them: [dict],
         each checked (readback.stats_problem): ArchiveFault for one that makes no sense."""
+        return [stats for _, stats in self.chunk_records(job_id)]
+
+    @_guarded
+    def chunk_records(self, job_id):
+        """chunk_stats with each chunk's number: [(chunk, dict)], by chunk."""
         deck = self._deck_of(job_id)
-        return [readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck)["stats"]
+        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck)["stats"])
                 for chunk, text in self.db.execute(
                     "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
 

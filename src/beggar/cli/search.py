@@ -253,7 +253,8 @@ def add(commands):
     add_run_options(search, "default: the job's, else one per core")
     search.add_argument("--seed", type=seed, metavar="S", help="the job's seed")
     search.add_argument("--deals", type=count, metavar="N",
-                        help="budget in deals, in tries for grow and perturb (0: until stopped)")
+                        help="budget in deals, in tries for grow and perturb, perturbations for hunt "
+                             "(0: until stopped)")
     search.add_argument("--min-cards", type=count, metavar="N", help="keep games at least this long")
     search.add_argument("--extend-cards", type=count, metavar="N",
                         help="give a kept game this long a family search (0: none)")

@@ -76,6 +76,8 @@ class Summary:
     new_loops: list = field(default_factory=list)   # [(loop id, loops.Loop)] new to the archive
     prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
+    # A hunt: the loops it perturbs from and what its seats reached (hunt.Hunt).
+    hunt: object = None
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
                                     # GPUs: 1 here, the GPU workers on a cluster; devices)
@@ -192,11 +194,12 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                      f"{spec['players']}-player deals")
     summary.note = "; ".join(notes)
     plan = Plan(spec, archive.chunks_kept(job_id))
+    driver = drivers.of(spec)
+    driver.going_on(archive, job_id, spec, summary)
     # A job whose chunks are runs of parts gets them sized as it runs (units.py).
     pacer = Pacer(spec, spec["chunk_seconds"]) if grouped(spec) else None
     in_flight = {}              # a chunk handed out: its parts
     archive.set_job_state(job_id, "running")
-    driver = drivers.of(spec)
     bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit,
                    bound=driver.bound(spec))
     best_cards = job["best_cards"]
@@ -281,7 +284,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     chunk = next_chunk()
                     if chunk is None:
                         break
-                    future = pool.submit(work, spec, *chunk)
+                    future = pool.submit(work, driver.handed(spec, summary), *chunk)
                     pending.add(future)
                     in_flight[future] = chunk[1]
                 if not pending:
@@ -321,8 +324,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                     if result.growth is not None:
                         best_cards = max(best_cards, result.growth["largest"])
                     workers = summary.workers = alive()
-                    bar.update(result.deals, best=best_cards, kept=summary.kept, loop_deals=summary.loops,
-                               workers=workers)
+                    bar.update(result.deals, **driver.progress(summary, best_cards), workers=workers)
                 if lost is not None:
                     raise lost
                 if cut:

@@ -18,12 +18,13 @@ from .base import ChunkResult, Driver
 from .census import Census
 from .eliminate import Eliminate
 from .factory import Grow, Perturb
+from .hunt import Hunt
 from .sampling import Climb, Sample
 
 __all__ = ["ALL", "NAMES", "ChunkResult", "Driver", "get", "of", "play", "work", "keep", "timed_chunk"]
 
 #: Every driver, in the order the job file's errors name them.
-ALL = (Sample(), Climb(), Census(), Grow(), Perturb(), Eliminate())
+ALL = (Sample(), Climb(), Census(), Grow(), Perturb(), Eliminate(), Hunt())
 NAMES = tuple(driver.name for driver in ALL)
 _BY_NAME = {driver.name: driver for driver in ALL}
 

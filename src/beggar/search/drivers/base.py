@@ -91,6 +91,26 @@ class Driver:
         """Fix in the spec of a new job what it starts from (the archive's
         loops), before the job is stored."""
 
+    def going_on(self, archive, job_id, spec, summary):
+        """At the start of each run of the job (its first too): what it goes
+        on from that its kept chunks say, set on the run's summary (a hunt's
+        loops). Nothing by default: a chunk depends on its number alone."""
+
+    def handed(self, spec, summary):
+        """The spec that a chunk handed out now is played with (in a worker):
+        the job's own by default; a hunt's with the loops it knows now."""
+        return spec
+
+    def progress(self, summary, best):
+        """The figures of a run's progress bar and lines as they now stand
+        (`best`: the longest game, or the largest looping state, so far)."""
+        return {"best": best, "kept": summary.kept, "loop_deals": summary.loops}
+
+    def job_figures(self, archive, job_id, spec):
+        """What `beggar archive jobs` shows of the job beyond every job's
+        figures, as plain data, or None."""
+        return None
+
     def stats(self, result, workers):
         """What the chunk's archive record keeps of its games, or None."""
         return None

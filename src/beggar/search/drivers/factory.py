@@ -229,9 +229,7 @@ class Perturb(_Factory):
     gpu = True
 
     def walk(self, spec, chunk, tries, rules):
-        # The compiled engine or a GPU engine plays the walk's tries: the same loops.
-        return engine.perturb(start_states(spec), Deck.parse(spec["deck"]), spec["seed"], chunk, tries,
-                              engine=spec["engine"], **rules)
+        return perturbation(spec, start_states(spec), chunk, tries, rules)
 
     def start(self, archive, spec):
         """The full loops of the deck, the archive's and those known (start_keys)."""
@@ -239,6 +237,18 @@ class Perturb(_Factory):
         if not spec["start"]:
             raise JobError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
                            "and none is published (run a grow job first)")
+
+
+def perturbation(spec, states, chunk, tries, rules):
+    """Perturbation walk number `chunk` of job `spec`'s seed from `states`
+    (each (hands, leader), on the full loops of its deck it starts from), at
+    most `tries` tries, with the walk's options `rules` (PerturbRules as a
+    dict): a beggar._loops.Growth. The one place a perturbation walk is
+    played, for every driver that perturbs (perturb, hunt) and for
+    benchmarks/hunt_speed.py: the job's engine plays it (engine.perturb: the
+    compiled engine or a GPU engine, which find the same loops)."""
+    return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
+                          **rules)
 
 
 def start_keys(archive, deck, players=2):
@@ -270,11 +280,23 @@ def start_keys(archive, deck, players=2):
 
 
 def start_states(spec):
-    """Every state on the cycles of a perturb job's start loops, in a fixed order."""
+    """Every state on the cycles of a perturb job's start loops, in a fixed
+    order: each loop's two players' (a loop the archive holds only at a
+    table of 3 or 4, as an eliminate job keeps it, is a start under that key)."""
     states = []
     for key in spec["start"]:
-        states.extend(loops.of_deal(key_deal(key)).states)
+        states.extend(loops.of_deal(key_deal(two_player_key(key))).states)
     return states
+
+
+def two_player_key(key):
+    """The canonical state (hex) of the loop of a loop's two players, its
+    seats that are empty on its cycle left out."""
+    hands = key_hands(key)
+    playing = [hand for hand in hands if hand]
+    if len(playing) == len(hands):
+        return key
+    return loops.of_deal(Deal.from_codes(playing)).hex
 
 
 @dataclass
@@ -288,33 +310,45 @@ class ReportedLoop:
     games: list = field(default_factory=list)      # [(deal, compiled outcome, reference outcome)]
 
 
+def reported(spec, hands, leader):
+    """The full loop that a walk of job `spec` reported by the state (hands,
+    leader) on its cycle, looked at again (loops.of_state: compiled play,
+    the cycle walked by the reference engine) and its canonical state played
+    by both engines: a ReportedLoop; SearchError (a bug in beggar, nothing
+    of the chunk kept) for a state that is no loop, a loop of another deck
+    or one the engines play differently."""
+    try:
+        loop = loops.of_state(hands, leader)
+    except loops.LoopError as error:
+        raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
+                          "This is a bug in beggar: please report it.") from None
+    if loop.deck != spec["deck"]:
+        raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
+                          f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
+                          "report it.")
+    deal = loop.deal()
+    item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
+    if item.compiled != item.reference:
+        # Nothing of the chunk is kept: a loop rests on both engines' word.
+        raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
+                          f"reported: compiled {item.compiled}, reference {item.reference}. This is "
+                          "a bug in beggar: please report the deal.")
+    return item
+
+
 def checked(archive, spec, growth):
     """The full loops of a chunk's walk, each checked and, when new to the
     archive (or kept without a basin search), with its basin searched."""
     found = {}
     for hands, leader in growth["loops"]:
-        try:
-            loop = loops.of_state(hands, leader)
-        except loops.LoopError as error:
-            raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
-                              "This is a bug in beggar: please report it.") from None
+        item = reported(spec, hands, leader)
+        loop = item.loop
         if loop.key in found:
             continue
-        if loop.deck != spec["deck"]:
-            raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
-                              f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
-                              "report it.")
-        deal = loop.deal()
-        item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
-        if item.compiled != item.reference:
-            # Nothing of the chunk is kept: a loop rests on both engines' word.
-            raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
-                              f"reported: compiled {item.compiled}, reference {item.reference}. This is "
-                              "a bug in beggar: please report the deal.")
         found[loop.key] = item
         known = archive.loop_id(loop.deck, loop.hex)
         if known is not None and archive.loop(known)["basin_states"] is not None:
             continue
-        item.basin = basin(deal, spec["basin_states"], spec["basin_seconds"])
+        item.basin = basin(loop.deal(), spec["basin_states"], spec["basin_seconds"])
         item.games = [(member, engine.play(member), replay) for member, replay in item.basin.deals]
     return list(found.values())
