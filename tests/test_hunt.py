@@ -11,6 +11,7 @@ from the known loops."""
 
 import json
 import re
+import shutil
 import signal
 import sqlite3
 import time
@@ -87,7 +88,8 @@ def test_the_hunt_s_walk_has_the_perturb_walk_s_defaults():
     ({"players": 3}, "the hunt driver builds two-player loops, not 3-player ones"),
     ({"split": 20}, "the hunt driver builds loops of any split: 'split' does not apply"),
     ({"deck": "1 1J 1Q"}, "a deck of 3 cards is too small"),
-    ({"engine": "gpu"}, "the hunt driver runs on the compiled engine"),
+    ({"engine": "reference"}, "the hunt driver's walks run on the compiled engine or a GPU engine"),
+    ({"players": 2, "engine": "gpu-host", "hunt": {"guide": "wide"}}, "[hunt]: guide must be one of"),
 ])
 def test_bad_hunt_job_files_are_refused(keys, message):
     with pytest.raises(jobs.JobError) as refused:
@@ -324,6 +326,25 @@ def _replays_as_loops(archive, job):
         assert loops.of_deal(deal, engine_name="reference").hex == game["loop"]
         kept.append((game["deal"], deal.players))
     return kept
+
+
+@pytest.mark.slow
+def test_a_hunt_on_the_gpu_kernels_finds_seats_and_keeps_what_one_on_the_compiled_engine_does(tmp_path):
+    # One chunk (what it starts from is then fixed): its walk on the kernels,
+    # its seats searched by the GPU job's checkers.
+    path, _ = _grown_archive(tmp_path)
+    other = tmp_path / "b.sqlite"
+    shutil.copy(path, other)
+    hunt = _hunt_file(tmp_path, 200_000, chunk=200_000)
+    kept_by = {}
+    for archive, engine_name in ((path, "gpu-host"), (other, "compiled")):
+        run = beggar("search", hunt, "--engine", engine_name, "--archive", archive, "--quiet")
+        assert run.returncode == 0, run.stderr
+        with Archive(archive) as opened:
+            name = opened.last_job()
+            kept_by[engine_name] = (sorted(row["key"] for row in opened.loops(job=name)),
+                                    sorted((game["deal"], game["players"]) for game in opened.games(job=name)))
+    assert kept_by["gpu-host"] == kept_by["compiled"] and kept_by["compiled"][1]
 
 
 @pytest.mark.slow

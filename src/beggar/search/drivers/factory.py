@@ -116,6 +116,11 @@ class _Factory(Driver):
         if spec["split"] != "even":
             raise JobError(f"{where}: the {self.name} driver builds loops of any split: 'split' does not apply")
         spec["extend_cards"] = 0
+        if self.gpu and spec["engine"] == "reference":
+            # Its walks are the compiled engine's, or a GPU engine's; the
+            # reference engine checks every loop they report.
+            raise JobError(f"{where}: the {self.name} driver's walks run on the compiled engine or a GPU engine, "
+                           "not the reference engine")
 
     def play(self, spec, chunk):
         """Run chunk `chunk`: a ChunkResult whose growth is a plain dict of what

@@ -24,8 +24,10 @@ standard deck). The loops are given in an order drawn from the seed and
 the walk, so that a job that knows more loops than one pool holds draws
 from all of them over its chunks.
 
-In the worker, after the walk, each loop it reports that the chunk did not
-start from is looked at again (factory.reported: both engines) and
+After the walk (in the worker that played it, or, on a GPU engine, in a
+checking process while the device plays on: Driver.games), each loop it
+reports that the chunk did not start from is looked at again
+(factory.reported: both engines) and
 **seated**: its basin searched (backward.basin), and its cycle searched back
 at tables of three and four seats with elimination (elimination.from_loop,
 guided by the [hunt] guide), each search bounded by the job's basin_states
@@ -202,6 +204,8 @@ class Hunt(_Factory):
     rules = HuntRules
     unit = "perturbations"
     starts_from_loops = True
+    # A GPU engine plays the walks; the seats are searched by the checkers.
+    gpu = True
 
     def check(self, spec, data, where):
         """The factory's checks (two-player loops of the job's whole deck, of
@@ -386,34 +390,41 @@ class Hunt(_Factory):
 
     def play(self, spec, chunk):
         """Walk `chunk` from the loops handed with it (`known`; the start where
-        none are), then seat each loop it reports that is not among them: a
-        ChunkResult whose growth holds the walk's figures and the seats."""
+        none are): a ChunkResult whose growth holds the walk's figures and the
+        states it reported (`walked`), seated by games()."""
         began = time.perf_counter()
         known = spec.get("known") or spec["start"]
         rules = HuntRules(**spec.get(self.name, {}))
         states = [(key_hands(key), 0) for key in ordered(known, spec["seed"], chunk)]
         walk = perturbation(spec, states, chunk, chunk_deals(spec, chunk), rules.walk())
-        walked = time.perf_counter()
-        seen, reports, seated = set(known), [], []
-        for hands, leader in walk.loops:
-            loop = reported(spec, tuple(tuple(hand) for hand in hands), leader).loop
+        walked = time.perf_counter() - began
+        growth = {"tries": walk.tries, "largest": walk.largest, "restarts": walk.restarts,
+                  "sizes": [tuple(size) for size in walk.sizes], "from": len(known), "walk_seconds": walked,
+                  "walked": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in walk.loops]}
+        return ChunkResult(chunk, walk.tries, [], None, walked, growth=growth)
+
+    def games(self, spec, result):
+        """Seat each loop the chunk's walk reported that it did not start from
+        (after the walk in a worker; a GPU job's checkers, while the device
+        plays on), then the balanced deals its seats found, as checked
+        games: each replayed by the reference engine where it was found,
+        each with its loop (a deal of three or four players falls into the
+        loop of its table, the empty seats of those out in it: loops.of_deal).
+        The seats go in the chunk's growth (`reported`, `seated`)."""
+        growth = result.growth
+        began = time.perf_counter()
+        known = spec.get("known") or spec["start"]
+        rules = HuntRules(**spec.get(self.name, {}))
+        seen, reports, seats = set(known), [], []
+        for hands, leader in growth.pop("walked"):
+            loop = reported(spec, hands, leader).loop
             if loop.hex in reports:
                 continue
             reports.append(loop.hex)
             if loop.hex not in seen:
                 seen.add(loop.hex)
-                seated.append(seat(spec, loop, rules.guide))
-        done = time.perf_counter()
-        growth = {"tries": walk.tries, "largest": walk.largest, "restarts": walk.restarts,
-                  "sizes": [tuple(size) for size in walk.sizes], "reported": reports, "from": len(known),
-                  "seated": seated, "walk_seconds": walked - began, "seat_seconds": done - walked}
-        return ChunkResult(chunk, walk.tries, [], None, done - began, growth=growth)
-
-    def games(self, spec, result):
-        """The balanced deals the chunk's seats found, as checked games: each
-        replayed by the reference engine where it was found, each with its
-        loop (a deal of three or four players falls into the loop of its
-        table, the empty seats of those out in it: loops.of_deal)."""
+                seats.append(seat(spec, loop, rules.guide))
+        growth.update(reported=reports, seated=seats, seat_seconds=time.perf_counter() - began)
         checker = Checker()
         games = []
         for seated in result.growth["seated"]:
