@@ -20,7 +20,7 @@
    drops the barrier after each of the kernels' play phases (the block's
    queue and counts are read while other threads still play).
 
-       gpu_harness sample|census|perturb|batch BLOCKS THREADS IN OUT
+       gpu_harness sample|census|perturb|batch|climb BLOCKS THREADS IN OUT
 
    IN holds the launch's arguments, OUT receives its results (see main). */
 
@@ -85,12 +85,15 @@ extern char __start_bg_shared[], __stop_bg_shared[];
 
 /* The launch's arguments, as IN holds them: this header, then `size` bytes:
    the shape (sample), the block (census), the pool's rows and then the
-   `n_known` hashes known (perturb), the rows and then their splits (batch). */
+   `n_known` hashes known (perturb), the rows and then their splits (batch),
+   the shape, the rules, the walks, their `history` rows a walk and their
+   lengths' rows (climb: the walks, history and lengths changed in place). */
 typedef struct {
     uint64_t size, seed, first, count, capacity, grab;
     int64_t min_cards, threshold, cap;
     uint64_t garbage;           /* the seed of the shared memory's garbage */
     int32_t total, ring, changes, reach, n_pool, n_known;   /* perturb, batch */
+    int64_t budget, history;    /* climb: a walk's steps this launch, its late acceptance's rows */
 } bg_launch;
 
 /* The kernels' global memory, one mapping for every block. */
@@ -106,6 +109,13 @@ static unsigned char* input;
 static bg_hit* hits;            /* a batch's: one result a row */
 static const char* kind;
 
+/* A climb's parts of the input, and its hits and their deals. */
+static bg_walk* climb_walks;
+static bg_i64* climb_history;
+static bg_u32* climb_lengths;
+static bg_climb_hit* climb_hits;
+static bg_u8* climb_decks;
+
 static void* run_thread(void* index) {
     bg_thread = (int)(intptr_t)index;
     bg_syncs = 0;
@@ -119,6 +129,10 @@ static void* run_thread(void* index) {
         bg_perturb(input, launch.n_pool, launch.total, launch.ring, launch.changes, launch.reach, launch.seed,
                    (const uint64_t*)(input + (size_t)launch.n_pool * (size_t)(launch.total + 1)), launch.n_known,
                    launch.first, launch.count, launch.cap, &global->next, hits, &global->n_hits, launch.capacity);
+    else if (!strcmp(kind, "climb"))
+        bg_climb((const bg_shape*)input, (const bg_climb_rules*)(input + sizeof(bg_shape)), launch.count,
+                 launch.budget, launch.cap, climb_walks, climb_history, climb_lengths, climb_hits, climb_decks,
+                 &global->n_hits, launch.capacity, &global->next);
     else
         bg_batch(input, (const int*)(input + launch.count * (uint64_t)launch.total), launch.total, launch.ring,
                  launch.count, launch.cap, &global->next, hits);
@@ -169,15 +183,20 @@ static uint64_t expected_size(void) {
         return sizeof(bg_block);
     if (!strcmp(kind, "perturb"))
         return (uint64_t)launch.n_pool * (uint64_t)(launch.total + 1) + 8 * (uint64_t)launch.n_known;
+    if (!strcmp(kind, "climb"))
+        return sizeof(bg_shape) + sizeof(bg_climb_rules) +
+               launch.count * (sizeof(bg_walk) + 8 * (uint64_t)launch.history + 4 * BG_LENGTHS_BINS);
     return launch.count * ((uint64_t)launch.total + 4);
 }
 
-/* OUT: next, best, n_hits, the lengths (sample) or the cards and tricks
-   (census), then min(n_hits, capacity) hits (a batch: a result a row). */
+/* OUT: next, best, n_hits, the lengths (sample), the cards and tricks
+   (census) or the walks, history and lengths (climb), then min(n_hits,
+   capacity) hits (a batch: a result a row; a climb: then their deals). */
 int main(int argc, char** argv) {
     kind = argc == 6 ? argv[1] : "";
-    if (strcmp(kind, "sample") && strcmp(kind, "census") && strcmp(kind, "perturb") && strcmp(kind, "batch")) {
-        fprintf(stderr, "usage: gpu_harness sample|census|perturb|batch BLOCKS THREADS IN OUT\n");
+    if (strcmp(kind, "sample") && strcmp(kind, "census") && strcmp(kind, "perturb") && strcmp(kind, "batch") &&
+        strcmp(kind, "climb")) {
+        fprintf(stderr, "usage: gpu_harness sample|census|perturb|batch|climb BLOCKS THREADS IN OUT\n");
         return 2;
     }
     int blocks = atoi(argv[2]);
@@ -195,10 +214,17 @@ int main(int argc, char** argv) {
     input = shared_map(launch.size);
     transfer(in, input, launch.size, 0, "the launch's input");
     fclose(in);
-    int batch = !strcmp(kind, "batch");
+    int batch = !strcmp(kind, "batch"), climb = !strcmp(kind, "climb");
     uint64_t room = batch ? launch.count : launch.capacity;
     global = shared_map(sizeof *global);
     hits = shared_map(room * sizeof *hits);
+    if (climb) {
+        climb_walks = (bg_walk*)(input + sizeof(bg_shape) + sizeof(bg_climb_rules));
+        climb_history = (bg_i64*)(climb_walks + launch.count);
+        climb_lengths = (bg_u32*)(climb_history + launch.count * (uint64_t)launch.history);
+        climb_hits = shared_map(room * sizeof *climb_hits);
+        climb_decks = shared_map(room * (uint64_t)((const bg_shape*)input)->total);
+    }
     pid_t* children = calloc((size_t)blocks, sizeof *children);
     fflush(NULL);
     for (int b = 0; b < blocks; b++) {
@@ -231,8 +257,13 @@ int main(int argc, char** argv) {
     else if (!strcmp(kind, "census")) {
         transfer(out, global->cards, sizeof global->cards, 1, "the cards");
         transfer(out, global->tricks, sizeof global->tricks, 1, "the tricks");
-    }
+    } else if (climb)
+        transfer(out, climb_walks, launch.size - sizeof(bg_shape) - sizeof(bg_climb_rules), 1, "the walks");
     uint64_t kept = batch ? launch.count : global->n_hits < launch.capacity ? global->n_hits : launch.capacity;
-    transfer(out, hits, kept * sizeof *hits, 1, "the hits");
+    if (climb) {
+        transfer(out, climb_hits, kept * sizeof *climb_hits, 1, "the hits");
+        transfer(out, climb_decks, kept * (uint64_t)((const bg_shape*)input)->total, 1, "the deals");
+    } else
+        transfer(out, hits, kept * sizeof *hits, 1, "the hits");
     return fclose(out) ? 3 : 0;
 }

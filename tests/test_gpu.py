@@ -22,7 +22,7 @@ from beggar.deal import Deal
 from beggar.decks import Deck
 from beggar.engine import EngineFault
 from beggar.census import _arrangements
-from beggar.gpu.engine import (CAP_TRICKS, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
+from beggar.gpu.engine import (CAP_TRICKS, CLIMB_HIT, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
                                block_dtype, ring_of, shape_dtype)
 from beggar.gpu.host import HostBackend
 from beggar.gpu.several import Several
@@ -324,7 +324,7 @@ def test_a_standard_census_block_across_a_change_of_its_64_bit_suffix():
 
 
 def test_the_structs_are_laid_out_alike_in_c_and_numpy():
-    from beggar.gpu.engine import CLIMB_HIT, CLIMB_RULES, walk_dtype
+    from beggar.gpu.engine import CLIMB_RULES, walk_dtype
     assert _gpu_host.SIZES == {"shape": shape_dtype(_gpu_host.TOTAL).itemsize,
                                "block": block_dtype(_gpu_host.TOTAL).itemsize, "hit": HIT.itemsize,
                                "climb rules": CLIMB_RULES.itemsize, "walk": walk_dtype(_gpu_host.TOTAL).itemsize,
@@ -362,7 +362,7 @@ def test_outcomes_say_which_engine_played_them():
 LAUNCH = np.dtype([("size", "<u8"), ("seed", "<u8"), ("first", "<u8"), ("count", "<u8"), ("capacity", "<u8"),
                    ("grab", "<u8"), ("min_cards", "<i8"), ("threshold", "<i8"), ("cap", "<i8"),
                    ("garbage", "<u8"), ("total", "<i4"), ("ring", "<i4"), ("changes", "<i4"), ("reach", "<i4"),
-                   ("n_pool", "<i4"), ("n_known", "<i4")])
+                   ("n_pool", "<i4"), ("n_known", "<i4"), ("budget", "<i8"), ("history", "<i8")])
 
 
 def build_harness(folder, race=0, sanitize=False, queue_start=0):
@@ -401,16 +401,22 @@ class HarnessBackend:
     HISTOGRAM = _gpu_host.HISTOGRAM
     SECONDS = None
 
-    def __init__(self, program, blocks=3, threads=32, launch=1 << 14, capacity=64, grab=16):
+    def __init__(self, program, blocks=3, threads=32, launch=1 << 14, capacity=64, grab=16, climb_walks=16):
         self.program = program
         self.blocks = blocks
         self.threads = threads
         self.LAUNCH = self.LARGEST = launch
         self.CAPACITY = capacity
+        self.CLIMB_WALKS = climb_walks
         self.grab = grab
         self.launches = 0
 
-    def _run(self, kernel, data, results, **arguments):
+    def walk_cards(self, total):
+        return self.TOTAL
+
+    def _run(self, kernel, data, results, hit=HIT, **arguments):
+        """One launch: its hits, their count, the best key, and what the
+        output holds after the hits; `results`, arrays, filled in place."""
         self.launches += 1
         header = np.zeros(1, LAUNCH)
         for name, value in dict(arguments, size=data.nbytes, capacity=self.CAPACITY, grab=self.grab,
@@ -430,32 +436,49 @@ class HarnessBackend:
             array[:] = np.frombuffer(output[at:at + array.nbytes], array.dtype)
             at += array.nbytes
         room = arguments["count"] if kernel == "batch" else self.CAPACITY
-        hits = np.zeros(room, HIT)
+        hits = np.zeros(room, hit)
         kept = room if kernel == "batch" else min(int(n_hits), self.CAPACITY)
-        hits[:kept] = np.frombuffer(output[at:], HIT)
-        assert len(output) == at + kept * HIT.itemsize
-        return hits, int(n_hits), int(best)
+        hits[:kept] = np.frombuffer(output[at:at + kept * hit.itemsize], hit)
+        return hits, int(n_hits), int(best), output[at + kept * hit.itemsize:]
 
     def sample(self, shape, seed, first, count, min_cards, cap, lengths, best):
-        hits, n_hits, best[0] = self._run("sample", shape, [lengths], seed=seed, first=first, count=count,
-                                          min_cards=min_cards, cap=cap)
+        hits, n_hits, best[0], rest = self._run("sample", shape, [lengths], seed=seed, first=first, count=count,
+                                                min_cards=min_cards, cap=cap)
+        assert not rest
         return hits, n_hits
 
     def census(self, block, count, threshold, cap, cards, tricks):
-        hits, n_hits, _ = self._run("census", block, [cards, tricks], count=count, threshold=threshold, cap=cap)
+        hits, n_hits, _, rest = self._run("census", block, [cards, tricks], count=count, threshold=threshold,
+                                          cap=cap)
+        assert not rest
         return hits, n_hits
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         data = np.concatenate([pool, known.view(np.uint8)])
-        hits, n_hits, _ = self._run("perturb", data, [], seed=walk_seed, first=first, count=count, cap=cap,
-                                    total=total, ring=ring, changes=changes, reach=reach, n_pool=n_pool,
-                                    n_known=len(known))
+        hits, n_hits, _, rest = self._run("perturb", data, [], seed=walk_seed, first=first, count=count, cap=cap,
+                                          total=total, ring=ring, changes=changes, reach=reach, n_pool=n_pool,
+                                          n_known=len(known))
+        assert not rest
         return hits, n_hits
 
     def batch(self, rows, splits, total, ring, cap):
         data = np.concatenate([rows, splits.astype(np.int32).view(np.uint8)])
-        results, _, _ = self._run("batch", data, [], count=len(splits), cap=cap, total=total, ring=ring)
+        results, _, _, rest = self._run("batch", data, [], count=len(splits), cap=cap, total=total, ring=ring)
+        assert not rest
         return results
+
+    def climb(self, shape, rules, walks, history, lengths, budget, cap):
+        # The walks, their history rows and their lengths travel both ways.
+        data = np.concatenate([shape, rules, walks.view(np.uint8), history.view(np.uint8), lengths.view(np.uint8)])
+        hits, n_hits, _, rest = self._run("climb", data, [walks, history, lengths], hit=CLIMB_HIT,
+                                          count=len(walks), budget=budget, cap=cap,
+                                          history=len(history) // max(len(walks), 1))
+        total = int(shape.view(np.int32)[0])
+        decks = np.zeros((self.CAPACITY, total), np.uint8)
+        kept = min(n_hits, self.CAPACITY)
+        assert len(rest) == kept * total
+        decks[:kept] = np.frombuffer(rest, np.uint8).reshape(kept, total)
+        return hits, decks, n_hits
 
 
 def _shape(deck, split):
@@ -537,6 +560,23 @@ def test_perturbation_walks_and_batches_on_threads_of_several_blocks_as_the_comp
 
 
 @pytest.mark.slow
+def test_hill_climbing_on_threads_of_several_blocks_takes_the_compiled_engines_walks(harness):
+    # Threads take walks from one counter, several launches a walk, in
+    # blocks whose shared tables start as garbage; a buffer of 6 hits
+    # overflows, and the walks that lost a hit are played again whole.
+    from beggar.climbing import ClimbRules
+    rules = ClimbRules(accept="late", patience=30, history=20, swap_percent=60)
+    for capacity in (6, 1 << 12):
+        climber = RangeEngine("gpu-host", lambda: HarnessBackend(harness, 3, 8, launch=3000, capacity=capacity,
+                                                                 climb_walks=24))
+        for deck, split, min_cards in (("standard", None, 450), ("16 2J", "random", 30)):
+            on_threads, compiled = climb_walks(climber, rules, deck, split, min_cards, walks=24, steps=500)
+            assert on_threads == compiled
+            assert sum(len(walk.hits) for walk in compiled) > 24
+        assert climber.backend.launches > 10
+
+
+@pytest.mark.slow
 def test_the_engine_on_the_concurrency_harness_is_the_compiled_engine(harness):
     threaded = RangeEngine("gpu-host", lambda: HarnessBackend(harness, capacity=64))
     for deck, split in (("standard", None), ("camicia", "random"), ("16 2J", "random")):
@@ -576,9 +616,16 @@ def test_the_concurrency_harness_catches_a_planted_race(tmp_path, race):
 @pytest.mark.slow
 def test_the_concurrency_harness_under_threadsanitizer(tmp_path):
     # No report on the kernels as they are; the planted race is reported.
-    clean = HarnessBackend(build_harness(tmp_path, sanitize=True), 2, 8, capacity=16)
+    from beggar.climbing import ClimbRules
+    program = build_harness(tmp_path, sanitize=True)
+    clean = HarnessBackend(program, 2, 8, capacity=16)
     on_threads, single = _launches([clean, HostBackend(capacity=16)], "camicia", "random", 2000, 150)
     assert on_threads == single
+    climber = RangeEngine("gpu-host", lambda: HarnessBackend(program, 2, 8, launch=1000, capacity=16,
+                                                             climb_walks=16))
+    on_threads, compiled = climb_walks(climber, ClimbRules(accept="late", history=10), "16 2J", "random", 30,
+                                       walks=16, steps=150)
+    assert on_threads == compiled
     with pytest.raises(AssertionError, match="ThreadSanitizer: data race"):
         _launches([HarnessBackend(build_harness(tmp_path, 1, sanitize=True), 2, 8, capacity=16)], "camicia",
                   "random", 2000, 150)
@@ -808,7 +855,7 @@ def test_without_a_gpu_the_gpu_options_are_one_line(tmp_path):
         device.Device()
     except device.GpuFault as error:
         listed = beggar("gpu")
-        assert f"CUDA: cuda-bindings" in listed.stdout and f"  {error}" in listed.stdout, listed
+        assert "CUDA: cuda-bindings" in listed.stdout and f"  {error}" in listed.stdout, listed
         archive = tmp_path / "a.sqlite"
         for command in (["search", "--gpu", "--deals", "1000"], ["census", "half", "--gpu"]):
             line = one_line(beggar(*command, "--archive", archive), 3, f"beggar {command[0]}: no GPU can be used here")
