@@ -493,8 +493,10 @@ BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rul
     int playing = 0;
     for (;;) {
         if (!playing) {
-            /* The next step: of this walk while its budget lasts, else of the next walk. */
-            while (w == 0 || w->waiting || w->played >= stop) {
+            /* The next step: of this walk while its budget lasts, else of the
+               next walk. A walk that lost a hit is played again whole on the
+               host: its further steps here would be wasted. */
+            while (w == 0 || w->waiting || w->lost || w->played >= stop) {
                 walk = BG_ADD64(next, 1);
                 if (walk >= n_walks) {
                     w = 0;
