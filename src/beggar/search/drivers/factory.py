@@ -135,6 +135,11 @@ class _Factory(Driver):
     def games(self, spec, result):
         return None         # a walk's loops are checked as they are kept (checked): only the archive knows the new
 
+    def progress(self, summary, best):
+        """Its walks count full loops new to the archive (summary.loops), not
+        loop deals: its balanced deals are what it keeps."""
+        return {"best": best, "kept": summary.kept, "new_loops": summary.loops}
+
     def describe(self, spec):
         return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split"
 
