@@ -30,6 +30,15 @@ chunk = {chunk}
 """
 
 
+def known_loops(deck):
+    """The two-player loops of `deck` known before any search (published and
+    shipped with beggar), by their canonical states: those a perturb, hunt
+    or eliminate job of the deck starts from in an empty archive."""
+    from beggar import finds
+    from beggar.search.drivers.factory import two_player_key
+    return sorted({two_player_key(key) for key in finds.known_loops(deck)})
+
+
 def load_data(name):
     """A JSON file shipped in beggar/data."""
     return json.loads(resources.files("beggar").joinpath("data", name).read_text())

@@ -13,9 +13,9 @@ import pytest
 from beggar import Deal, finds, loops, play
 from beggar.archive import Archive
 from beggar.rules import Rules
-from beggar.savefile import SavedGame, load, one_line, parse, to_json, to_text
+from beggar.savefile import SavedGame, load, mismatches, one_line, parse, to_json, to_text
 from beggar.search.announce import announcement
-from helpers import CASELLA, beggar, job_file
+from helpers import CASELLA, beggar, job_file, known_loops
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,11 +58,30 @@ def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
     known = finds.known_loops("standard")
     assert known[loops.of_deal(loop_52).hex] == f"shipped with beggar: {shipped[str(loop_52)].name}"
     assert known[loops.of_deal(Deal.parse(CASELLA)).hex] == "published: Casella 2024"
+    # The hunt's loops are known too, and the deals of 3 and 4 players shipped
+    # beside them fall into them: Casella's, loop-52-balanced's and theirs.
+    hunt = games[ROOT / "results" / "loops-52-hunt.json"]
+    assert {known[loops.of_deal(game.deal).hex] for game in hunt} == {f"shipped with beggar: {game.name}" for game in hunt} and \
+        len(known_loops("standard")) == 2 + len(hunt)
     result = beggar("verify", *files)
     total = sum(map(len, games.values()))
     assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"{total} deals, 2 engines: all OK"
     assert [line.split()[0].rstrip(":") for line in result.stdout.splitlines()[1:-1]] == \
         [f"{p}" for p in files for _ in games[p]]
+
+
+@pytest.mark.parametrize("name, hands", [("loop-3-players-standard", [18, 17, 17]),
+                                         ("loop-4-players-standard-hunt", [13, 13, 13, 13])])
+def test_the_hunt_s_balanced_deals_of_3_and_4_players_never_end_on_both_engines(name, hands):
+    """The first balanced deals of the 52-card deck at a table of three that
+    never end (and four-player ones into the same loops): some of each file,
+    as saved, on both engines."""
+    saved = load(str(ROOT / "results" / f"{name}.json"))
+    for game in saved[:3] + saved[-3:]:
+        assert [len(hand) for hand in game.deal.hands] == hands
+        for engine in ("compiled", "reference"):
+            outcome = play(game.deal, engine=engine)
+            assert outcome.status == "loop" and not mismatches(game.expected, outcome), (engine, game.name)
 
 
 def test_the_readme_casella_example_replays_as_shown():

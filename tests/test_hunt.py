@@ -27,11 +27,11 @@ from beggar.decks import Deck, hand_sizes
 from beggar.contract import EngineError
 from beggar.search import drivers
 from beggar.search import job as jobs
-from beggar.search.drivers.factory import perturbation, two_player_key
+from beggar.search.drivers.factory import PerturbRules, perturbation, two_player_key
 from beggar.search.drivers.hunt import HuntRules, HuntState, in_order, ordered, record_of, seat
 from beggar.search.job import check
 from beggar.search.runner import Summary
-from helpers import bad_input, beggar, job_file, job_id, start
+from helpers import bad_input, beggar, job_file, job_id, known_loops, start
 
 #: A small deck whose loops are common and whose perturbation finds new ones.
 SMALL = "28 3J 1Q"
@@ -75,9 +75,10 @@ def played(archive, job_id, spec, summary, chunk):
 
 # ---------------------------------------------------------------- its checks and small pieces
 
-def test_the_hunt_s_walk_has_the_perturb_walk_s_defaults():
+def test_the_hunt_s_walk_is_wider_than_the_perturb_walk_s():
     rules = HuntRules()
-    assert rules.walk() == {"changes": 2, "reach": 3} and rules.guide == "smallest"
+    assert rules.walk() == {"changes": 3, "reach": 6} and rules.guide == "smallest"
+    assert PerturbRules() == PerturbRules(changes=2, reach=3)
 
 
 @pytest.mark.parametrize("keys, message", [
@@ -118,9 +119,9 @@ def test_the_shipped_hunt_jobs_start_from_the_known_loops_of_their_decks(tmp_pat
         assert HuntRules(**spec["hunt"]) == HuntRules()
         with Archive(tmp_path / f"{name}.sqlite") as archive:
             drivers.of(spec).start(archive, spec)
-        # Standard: Casella's and the shipped loop-52-balanced; camicia: Zanotto's and Carmicia.
-        expected = sorted({two_player_key(key) for key in finds.known_loops(deck)})
-        assert spec["start"] == expected and len(expected) == 2
+        # Standard: Casella's, the shipped loop-52-balanced and the hunt's
+        # loops-52-hunt; camicia: Zanotto's and Carmicia.
+        assert spec["start"] == known_loops(deck)
 
 
 def test_a_seated_loop_s_key_is_its_two_players_key(tiny_loops):
@@ -144,7 +145,7 @@ def test_perturbation_is_played_by_the_job_s_engine(tiny_loops):
     spec = check({"driver": "hunt", "deck": TINY, "seed": 1})
     states = [tiny_loops[0].state]
     walk = perturbation(spec, states, 0, 20_000, HuntRules().walk())
-    assert walk == _loops.perturb(states, TINY, 1, 0, 20_000, changes=2, reach=3) and walk.tries == 20_000
+    assert walk == _loops.perturb(states, TINY, 1, 0, 20_000, changes=3, reach=6) and walk.tries == 20_000
     assert len(walk.loops) == 2
     assert perturbation({**spec, "engine": "gpu-host"}, states, 0, 20_000, HuntRules().walk()) == walk
     with pytest.raises(EngineError, match="not the reference engine"):
@@ -438,7 +439,6 @@ def test_a_hunt_of_a_full_deck_starts_from_its_known_loops(tmp_path, deck):
     assert run.returncode == 0, run.stderr
     with Archive(path) as archive:
         ((name, spec),) = archive.jobs()
-    known = sorted({two_player_key(key) for key in finds.known_loops(str(Deck.parse(deck)))})
-    assert spec["start"] == known and len(known) == 2
+    assert spec["start"] == known_loops(deck)
     assert re.search(r"^tries    200,000 perturbations in", run.stdout, re.M)
-    assert re.search(r"it perturbs from \d+ loops now \(2 to start with\)$", run.stdout, re.M), run.stdout
+    assert re.search(rf"it perturbs from \d+ loops now \({len(known_loops(deck))} to start with\)$", run.stdout, re.M), run.stdout

@@ -32,6 +32,7 @@ VOLATILE = [
     (re.compile(r"\b[\d,.]+ (minutes?|hours?|days?|years?)\b"), "D"),      # a time at the rate measured
     (re.compile(r"[\d,.]+ (deals|tries|states|perturbations)/s\b"), r"R \1/s"),
     (re.compile(r"\bin [\d.]+ h \([\d,.]+ an hour\)"), "in T h (R an hour)"),      # a hunt's hours
+    (re.compile(r"\([\d,.]+ an hour\)"), "(R an hour)"),         # a hunt's new loops an hour
     (re.compile(r"\bon \d+ workers?\b"), "on W workers"),
     (re.compile(r"\bworkers[= ]\d+"), "workers=W"),
     (re.compile(r"chunks of [\d,]+ (\w+) \(about [\d.]+ s of a core here, measured\)"),
