@@ -441,4 +441,5 @@ def test_a_hunt_of_a_full_deck_starts_from_its_known_loops(tmp_path, deck):
         ((name, spec),) = archive.jobs()
     assert spec["start"] == known_loops(deck)
     assert re.search(r"^tries    200,000 perturbations in", run.stdout, re.M)
-    assert re.search(rf"it perturbs from \d+ loops now \({len(known_loops(deck))} to start with\)$", run.stdout, re.M), run.stdout
+    starts = len(known_loops(deck))
+    assert re.search(rf"it perturbs from \d+ loops now \({starts} to start with\)$", run.stdout, re.M), run.stdout
