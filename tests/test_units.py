@@ -13,7 +13,7 @@ from beggar.search import drivers
 from beggar.search import job as jobs
 from beggar.search.keep import PART_GAMES, Cut, keep_games
 from beggar.search.runner import Summary
-from beggar.search.units import GROWTH, KEEP_SECONDS, Pacer, Plan
+from beggar.search.units import GROWTH, KEEP_SECONDS, Pacer, Plan, Unit
 
 from helpers import MANN_WU
 
@@ -106,7 +106,7 @@ def flood_chunk():
     """A chunk of a small deck's job whose every deal loops or lasts: 2,000
     deals of 18 cards (153 deals in all: most come again), checked."""
     spec = jobs.check({"deck": "16 2J", "seed": 5, "chunk": 6000, "min_cards": 0})
-    result = drivers.work(spec, 0)
+    result = drivers.work(spec, Unit(0))
     assert len(result.games) > 2 * PART_GAMES
     return spec, result
 

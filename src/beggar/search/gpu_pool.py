@@ -58,10 +58,10 @@ class _Chunk(Future):
 _one_at_a_time = threading.Lock()
 
 
-def played(spec, chunk, parts=1):
+def played(spec, unit):
     """Stage one, where the GPU is: the chunk played (drivers.play)."""
     with _one_at_a_time:
-        return drivers.play(spec, chunk, parts)
+        return drivers.play(spec, unit.chunk, unit.parts)
 
 
 def checked(spec, result):
@@ -94,13 +94,16 @@ class GpuPool:
                    ProcessPoolExecutor(checkers, mp_context=context, initializer=initializer, initargs=initargs),
                    checkers)
 
-    def submit(self, function, spec, chunk, parts=1):
-        """A future of chunk `chunk` of `spec` (of `parts` parts: units.py),
-        played and checked (the runner's `function`, drivers.work, is done
-        here in two stages)."""
+    def submit(self, function, spec, unit):
+        """A future of the unit of work `unit` of `spec` (units.Unit), played
+        and checked: the runner's `function`, drivers.work, done here in two
+        stages for a chunk; a task of the driver's own (a hunt's seat) is no
+        GPU's work, and goes to the checkers whole."""
+        if unit.task is not None:
+            return self.cpu.submit(function, spec, unit)
         future = _Chunk()
         with future.lock:
-            future.stage = self.gpu.submit(played, spec, chunk, parts)
+            future.stage = self.gpu.submit(played, spec, unit)
         future.stage.add_done_callback(lambda stage: self._played(stage, future, spec))
         return future
 

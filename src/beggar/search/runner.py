@@ -1,6 +1,9 @@
-"""Running a search job: chunks to worker processes, which play them and
+"""Running a search job: its units of work (a driver's units: chunks of its
+budget, a hunt's seats too) to worker processes, which play them and
 replay their hits by the reference engine (drivers.work), the checked games
-into the archive (drivers.keep), progress on the terminal.
+into the archive (drivers.keep), progress on the terminal. Dispatch is the
+loop; StopPolicy says, by the clock it is given, when it takes no more work
+and when the work in flight is cut off.
 
 Only this process writes the archive. A finished chunk is kept in one
 transaction, its hits and the record that it is done together (keep.kept), so whatever
@@ -31,13 +34,8 @@ from .gpu_pool import GpuPool
 from .job import check_devices, check_engine, stored
 from .progress import Progress
 from .keep import Cut
-from .spec import WORKERS_PER_CORE, extends, grouped, max_workers
-from .units import Pacer, Plan
-
-
-#: How long chunks in flight may run on once the time limit has passed (a run
-#: that has kept no chunk yet gives them STOP_SECONDS: it makes progress).
-CUT_OFF_SECONDS = 1.0
+from .spec import WORKERS_PER_CORE, extends, max_workers
+from .units import CUT_OFF_SECONDS
 
 #: How long chunks in flight may run on after a first Ctrl-C or SIGTERM.
 STOP_SECONDS = 3.0
@@ -84,15 +82,14 @@ class Summary:
 
 
 class _Stop:
-    """SIGINT and SIGTERM: the first asks for a calm stop, the second for one at
-    once. `told(reason)`, when given, is called at the first, from the handler:
-    a user who pressed Ctrl-C learns at once what it does."""
+    """SIGINT and SIGTERM: the first asks for a calm stop (`told(reason)`,
+    called from the handler: a user who pressed Ctrl-C learns at once what
+    it does), one after a stop was asked for (by a signal or the clock's
+    StopPolicy) for one at once."""
 
-    def __init__(self, told=None):
-        self.reason = None
-        self.at = None          # when it was asked for (time.monotonic)
+    def __init__(self, policy, told):
+        self.policy, self.told = policy, told
         self.previous = {}
-        self.told = told
         # The signal that asked for a stop at once: the command's exit status
         # reports it (130 or 143), as a shell reports the signal that ends a command.
         self.at_once = None
@@ -107,18 +104,10 @@ class _Stop:
             signal.signal(sig, handler)
 
     def _handle(self, signum, frame):
-        if self.reason is not None:
+        if self.policy.reason is not None:
             self.at_once = signum
             raise KeyboardInterrupt
-        self.reason = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
-        self.at = time.monotonic()
-        if self.told is not None:
-            self.told(self.reason)
-
-    def request(self, reason):
-        if self.reason is None:
-            self.reason = reason
-            self.at = time.monotonic()
+        self.told("Ctrl-C" if signum == signal.SIGINT else "SIGTERM")
 
 
 def _worker_start(parent):
@@ -161,203 +150,32 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
 
 def _run(archive, job, spec, time_limit, workers, progress, cluster):
     job_id = job["id"]
-    notes = []
-    if cluster is None:
-        asked = workers or spec["workers"] or os.cpu_count() or 1
-        count = min(asked, max_workers())
-        if count < asked:
-            notes.append(f"{asked} workers asked for; this machine runs at most {count} "
-                         f"({WORKERS_PER_CORE} per core)")
-        if spec["engine"] in GPU_ENGINES:
-            pool = GpuPool.here(count, _worker_start, (os.getpid(),))
-        else:
-            pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
-                                       initargs=(os.getpid(),))
-
-        def alive():
-            return count
-    elif spec["engine"] in GPU_ENGINES:
-        # The GPU workers play the chunks, any worker checks them (cluster.py).
-        players, checkers = cluster.gpu_counts()
-        pool = GpuPool(cluster.gpu_executor, cluster.executor, checkers, players)
-
-        def alive():
-            pool.players, pool.checkers = cluster.gpu_counts()
-            return cluster.workers()
-    else:
-        pool, alive = cluster.executor, cluster.workers
-    workers = alive()
-    summary = Summary(job_id, "stopped", workers)
+    pool, alive, notes = _pool(spec, workers, cluster)
+    summary = Summary(job_id, "stopped", alive())
     summary.driver = spec["driver"]
     if spec["extend_cards"] and not extends(spec):
         notes.append(f"family extension is for two players; it does not apply to these "
                      f"{spec['players']}-player deals")
     summary.note = "; ".join(notes)
-    plan = Plan(spec, archive.chunks_kept(job_id))
     driver = drivers.of(spec)
     driver.going_on(archive, job_id, spec, summary)
-    # A job whose chunks are runs of parts gets them sized as it runs (units.py).
-    pacer = Pacer(spec, spec["chunk_seconds"]) if grouped(spec) else None
-    in_flight = {}              # a chunk handed out: its parts
+    source = driver.units(archive, job, spec, summary)
     archive.set_job_state(job_id, "running")
     bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit,
                    bound=driver.bound(spec))
-    best_cards = job["best_cards"]
-    at_once = False
-    pending = set()
-    start = time.monotonic()
-    cut_off_at = None           # once the time limit has passed: when chunks in flight are cut off
-    # A chunk's seconds on a worker: the job's so far, then this run's.
-    chunk_seconds = job["seconds"] / job["chunks"] if job["chunks"] else None
-    kept_chunks = job["chunks"]
-
-    def told(reason):
-        # Chunks not yet handed to a worker are dropped (played on resume);
-        # those a worker has finish and are kept.
-        left = [future for future in pending if not future.cancel()]
-        if not left:
-            return
-        each = [expected(in_flight.get(future, 1)) for future in left]
-        seconds = None if None in each else sum(each) / len(each) * -(-len(left) // max(1, workers))
-        if seconds is not None and seconds <= STOP_SECONDS - EXIT_SECONDS:
-            about = f" in about {seconds:.0f} s and {'are' if len(left) != 1 else 'is'} kept"
-        else:       # a flood of hits to cross-check, or chunks of minutes
-            about = (f" and {'are' if len(left) != 1 else 'is'} kept if done within {STOP_SECONDS - EXIT_SECONDS:g} s, "
-                     "else cut off then")
-        bar.announce(f"stopping ({reason}): {len(left)} chunk{'s' if len(left) != 1 else ''} in flight "
-                     f"finish{'es' if len(left) == 1 else ''}{about}"
-                     + ("; Ctrl-C again stops now (they are played again on resume)"
-                        if reason == "Ctrl-C" else ""))
-
-    def expected(parts):
-        # The seconds a chunk of `parts` parts takes in a worker, as far as
-        # this job's chunks so far tell (None: none is known yet).
-        return chunk_seconds if pacer is None else pacer.expected(parts)
-
-    def grace(reason):
-        # How long chunks in flight may go on once a stop is asked for: a
-        # time limit gives them a second, or, where this run has kept no chunk
-        # yet (its workers were starting, a part takes long on a busy
-        # machine), as long as a stop signal does, so that a run makes progress.
-        return CUT_OFF_SECONDS if reason.startswith("time limit") and summary.deals else STOP_SECONDS - EXIT_SECONDS
-
-    def between():
-        # Between two parts of a large keep: a stop's or the clock's deadline
-        # passed gives the keep up; its chunk is rolled back, played on resume.
-        if stop.at is not None:
-            deadline = stop.at + grace(stop.reason)
-        elif time_limit is not None:
-            deadline = start + time_limit + grace("time limit")
-        else:
-            return
-        if time.monotonic() >= deadline:
-            raise Cut
-
-    def next_chunk():
-        """(first part, parts) of the chunk to hand out now, or None: none
-        is left, or none would finish within the time limit."""
-        now = time.monotonic()
-        if pacer is None:
-            if time_limit is not None and (
-                    len(pending) >= max(1, workers) if chunk_seconds is None else
-                    now - start + chunk_seconds * (1 + len(pending) // max(1, workers))
-                    > time_limit + CUT_OFF_SECONDS):
-                return None         # it would be cut off at the time limit: its work would be lost
-            return plan.take(1)
-        seconds = None
-        if time_limit is not None:
-            if now - start >= time_limit:
-                return None
-            # What is left of the time once the chunks already handed out
-            # are done; with none in flight, one part at least (progress).
-            queued = sum(expected(in_flight[future]) or 0 for future in pending)
-            seconds = time_limit - (now - start) - queued / max(1, workers)
-            if pending and (pacer.expected(1) or 0) > seconds:
-                return None
-        return plan.take(pacer.parts(seconds))
-
-    stop = _Stop(told)
+    policy = StopPolicy(time_limit)
+    dispatch = Dispatch(archive, job, spec, pool, alive, source, policy, summary, bar)
+    stop = _Stop(policy, dispatch.stopping)
     try:
         with stop:
-            while True:
-                while stop.reason is None and len(pending) < 2 * max(1, workers):
-                    chunk = next_chunk()
-                    if chunk is None:
-                        break
-                    future = pool.submit(work, driver.handed(spec, summary), *chunk)
-                    pending.add(future)
-                    in_flight[future] = chunk[1]
-                if not pending:
-                    if time_limit is not None and stop.reason is None and plan.left():
-                        stop.request(f"time limit of {time_limit:g} s" + (
-                            "" if time.monotonic() - start >= time_limit else
-                            "; no further chunk would finish within it"))
-                    break
-                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                lost = None
-                cut = 0         # chunks given up by a keep cut off at a deadline (keep.Cut)
-                for future in finished:
-                    parts = in_flight.pop(future, 1)
-                    if future.cancelled():
-                        continue
-                    if cut:
-                        cut += 1
-                        continue
-                    if isinstance(future.exception(), BrokenProcessPool):
-                        lost = future.exception()
-                        continue
-                    result = future.result()
-                    kept_chunks += 1
-                    chunk_seconds = result.seconds if chunk_seconds is None else \
-                        chunk_seconds + (result.seconds - chunk_seconds) / kept_chunks
-                    began = time.monotonic()
-                    try:
-                        between()       # a deadline passed while it waited: kept on resume
-                        keep(archive, job_id, spec, result, summary, bar.announce, between)
-                    except Cut:
-                        cut = 1
-                        continue
-                    if pacer is not None:
-                        pacer.finished(result, parts, time.monotonic() - began)
-                    if summary.best is not None:
-                        best_cards = max(best_cards, summary.best[1].cards)
-                    if result.growth is not None:
-                        best_cards = max(best_cards, result.growth["largest"])
-                    workers = summary.workers = alive()
-                    bar.update(result.deals, **driver.progress(summary, best_cards), workers=workers)
-                if lost is not None:
-                    raise lost
-                if cut:
-                    at_once = True
-                    if stop.reason is None:         # the clock's deadline passed, not a stop's
-                        stop.request(f"time limit of {time_limit:g} s")
-                    cut += len(pending)
-                    stop.reason += (f"; {cut} chunk{'s' if cut != 1 else ''} in flight cut off, played again "
-                                    "on resume")
-                    _kill_workers(pool)
-                    break
-                now = time.monotonic()
-                if time_limit is not None and now - start >= time_limit:
-                    stop.request(f"time limit of {time_limit:g} s")
-                if stop.reason is not None:
-                    if cut_off_at is None:
-                        cut_off_at = stop.at + grace(stop.reason)
-                    elif pending and now >= cut_off_at:
-                        # A chunk may run for minutes (a flood of hits to check):
-                        # neither the clock nor the user waits for it. Its deals
-                        # are played again on resume.
-                        at_once = True
-                        stop.reason += (f"; {len(pending)} chunk{'s' if len(pending) != 1 else ''} in "
-                                        "flight cut off, played again on resume")
-                        _kill_workers(pool)
-                        break
-            if stop.reason is None:
+            dispatch.run()
+            if dispatch.policy.reason is None:
                 driver.finish(archive, job_id, spec, summary)
                 summary.state, summary.reason = "done", driver.done_reason
             else:
-                summary.reason = stop.reason
+                summary.reason = dispatch.policy.reason + dispatch.cut_off_words()
     except KeyboardInterrupt:
-        at_once = True
+        dispatch.at_once = True
         # "SIGTERM ..." exits 143 (cli.search.exit_status); a Ctrl-C, 130.
         by_term = stop.at_once == signal.SIGTERM
         summary.reason = (("SIGTERM: " if by_term else "")
@@ -375,19 +193,8 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         error.summary = summary
         raise error from None
     finally:
-        if cluster is None:
-            if not at_once and stop is not None and stop.reason is not None:
-                # Stopped, its chunks kept: the workers are idle, and ending
-                # them is quicker than waiting for each to wind down on a
-                # busy machine (a stop's promise is to have ended in 3 s).
-                at_once = True
-                _kill_workers(pool)
-            pool.shutdown(wait=not at_once, cancel_futures=True)
-        else:
-            for future in pending:      # the cluster is the caller's to close
-                future.cancel()
-        bar.close()
-        summary.seconds = time.monotonic() - start
+        dispatch.close(cluster is None)
+        summary.seconds = dispatch.policy.elapsed()
         if isinstance(pool, GpuPool):
             summary.gpu = (pool.gpu_seconds, pool.check_seconds, pool.checkers, pool.behind(), spec["engine"],
                            pool.players, spec["devices"])
@@ -396,6 +203,229 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
         except ArchiveFault:
             pass        # the archive is what failed; its chunks say how far the job got
     return summary
+
+
+def _pool(spec, workers, cluster):
+    """(the executor a job's units go to, a function of the workers alive,
+    notes for the summary): worker processes here, a GPU job's player and
+    checkers, or the cluster's."""
+    notes = []
+    if cluster is None:
+        asked = workers or spec["workers"] or os.cpu_count() or 1
+        count = min(asked, max_workers())
+        if count < asked:
+            notes.append(f"{asked} workers asked for; this machine runs at most {count} "
+                         f"({WORKERS_PER_CORE} per core)")
+        if spec["engine"] in GPU_ENGINES:
+            pool = GpuPool.here(count, _worker_start, (os.getpid(),))
+        else:
+            pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
+                                       initargs=(os.getpid(),))
+        return pool, lambda: count, notes
+    if spec["engine"] in GPU_ENGINES:
+        # The GPU workers play the chunks, any worker checks them (cluster.py).
+        players, checkers = cluster.gpu_counts()
+        pool = GpuPool(cluster.gpu_executor, cluster.executor, checkers, players)
+
+        def alive():
+            pool.players, pool.checkers = cluster.gpu_counts()
+            return cluster.workers()
+        return pool, alive, notes
+    return cluster.executor, cluster.workers, notes
+
+
+class StopPolicy:
+    """When a run takes no more work and when the work in flight is cut off,
+    by the clock it is given (time.monotonic; a test's own): a time limit,
+    a stop asked for (a signal), and the grace each gives the units in
+    flight to be kept."""
+
+    def __init__(self, time_limit, clock=time.monotonic):
+        self.clock = clock
+        self.start = clock()
+        self.time_limit = time_limit
+        self.reason = None          # why the run stops, once it does
+        self.at = None              # when the stop was asked for
+        self.by_clock = False       # whether the time limit asked for it
+
+    def elapsed(self):
+        return self.clock() - self.start
+
+    def left(self):
+        """Seconds to the time limit (None: there is none)."""
+        return None if self.time_limit is None else self.time_limit - self.elapsed()
+
+    def ask(self, reason, by_clock=False):
+        """Ask for a stop; the first reason stands."""
+        if self.reason is None:
+            self.reason, self.at, self.by_clock = reason, self.clock(), by_clock
+
+    def tick(self):
+        """Ask for a stop when the time limit has passed."""
+        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+            self.ask(f"time limit of {self.time_limit:g} s", by_clock=True)
+
+    def grace(self, kept_any, by_clock=None):
+        """How long units in flight may go on once a stop is asked for: a time
+        limit gives them a second, or, where the run has kept nothing yet
+        (its workers were starting, a part takes long on a busy machine), as
+        long as a stop signal does, so that a run makes progress."""
+        by_clock = self.by_clock if by_clock is None else by_clock
+        return CUT_OFF_SECONDS if by_clock and kept_any else STOP_SECONDS - EXIT_SECONDS
+
+    def deadline(self, kept_any):
+        """When the units in flight are cut off (None: no stop is near): a
+        stop's grace after it was asked for, or the time limit's."""
+        if self.at is not None:
+            return self.at + self.grace(kept_any)
+        if self.time_limit is not None:
+            return self.start + self.time_limit + self.grace(kept_any, by_clock=True)
+        return None
+
+    def passed(self, kept_any):
+        """Whether the deadline has passed."""
+        deadline = self.deadline(kept_any)
+        return deadline is not None and self.clock() >= deadline
+
+
+class Dispatch:
+    """A run's loop: units of work from the driver's source to the pool,
+    the finished ones kept in the archive in the order they come, until the
+    work is done or the stop policy says to stop (runner.StopPolicy)."""
+
+    def __init__(self, archive, job, spec, pool, alive, source, policy, summary, bar):
+        self.archive, self.job_id, self.spec = archive, job["id"], spec
+        self.pool, self.alive, self.source, self.policy = pool, alive, source, policy
+        self.summary, self.bar = summary, bar
+        self.driver = drivers.of(spec)
+        self.workers = summary.workers
+        self.in_flight = {}         # future: its Unit
+        self.best_cards = job["best_cards"]
+        self.at_once = False        # the workers were ended: a pool's shutdown waits for none
+        self.cut = 0                # units in flight cut off at the end
+
+    def run(self):
+        while True:
+            self.hand_out()
+            if not self.in_flight:
+                if self.policy.reason is None and self.policy.time_limit is not None and self.source.left():
+                    self.policy.ask(f"time limit of {self.policy.time_limit:g} s" + (
+                        "" if self.policy.left() <= 0 else "; no further chunk would finish within it"),
+                        by_clock=True)
+                return
+            if not self.collect():
+                return
+
+    def hand_out(self):
+        """Units to the pool while it has room and no stop is asked for."""
+        while self.policy.reason is None and len(self.in_flight) < 2 * max(1, self.workers):
+            unit = self.source.take(self.policy.left(), list(self.in_flight.values()), max(1, self.workers))
+            if unit is None:
+                return
+            self.in_flight[self.pool.submit(work, self.driver.handed(self.spec, self.summary), unit)] = unit
+
+    def collect(self):
+        """Keep the units finished within a quarter of a second; False when
+        the run must end now (its units in flight cut off)."""
+        finished, _ = wait(list(self.in_flight), timeout=0.25, return_when=FIRST_COMPLETED)
+        lost = None
+        for future in finished:
+            unit = self.in_flight.pop(future)
+            if future.cancelled():
+                continue
+            if isinstance(future.exception(), BrokenProcessPool):
+                lost = future.exception()
+                continue
+            if not self.keep_one(unit, future.result()):
+                self.cut_off()      # it, those finished beside it and those still running
+                return False
+        if lost is not None:
+            raise lost
+        self.policy.tick()
+        if self.policy.reason is not None and self.in_flight and self.policy.passed(self.summary.deals > 0):
+            # A unit may run for minutes (a flood of hits to check): neither
+            # the clock nor the user waits for it. It is played again on resume.
+            self.cut_off()
+            return False
+        return True
+
+    def keep_one(self, unit, result):
+        """Keep a finished unit in the archive and count it; False when its
+        keep was given up at the stop's deadline (keep.Cut: wholly unkept)."""
+        began = time.monotonic()
+        try:
+            self.between()      # a deadline passed while it waited: kept on resume
+            keep(self.archive, self.job_id, self.spec, result, self.summary, self.bar.announce, self.between)
+        except Cut:
+            self.cut += 1
+            return False
+        self.source.finished(unit, result, time.monotonic() - began)
+        if self.summary.best is not None:
+            self.best_cards = max(self.best_cards, self.summary.best[1].cards)
+        if result.growth is not None:
+            self.best_cards = max(self.best_cards, result.growth["largest"])
+        self.workers = self.summary.workers = self.alive()
+        self.bar.update(result.deals, **self.driver.progress(self.summary, self.best_cards), workers=self.workers)
+        return True
+
+    def between(self):
+        """Between two parts of a large keep: a stop's or the clock's deadline
+        passed gives the keep up; its unit is rolled back, played on resume."""
+        if self.policy.passed(self.summary.deals > 0):
+            raise Cut
+
+    def cut_off(self):
+        """End the run now: the units in flight, and any finished but not
+        kept, are cut off, played again on resume."""
+        self.at_once = True
+        if self.policy.reason is None:      # the clock's deadline passed in a keep, not a stop's
+            self.policy.ask(f"time limit of {self.policy.time_limit:g} s", by_clock=True)
+        self.cut += sum(1 for future in self.in_flight if not future.cancelled())
+        _kill_workers(self.pool)
+
+    def cut_off_words(self):
+        """What the summary's reason adds for the units cut off (none: nothing)."""
+        if not self.cut:
+            return ""
+        return f"; {self.cut} chunk{'s' if self.cut != 1 else ''} in flight cut off, played again on resume"
+
+    def stopping(self, reason):
+        """The first Ctrl-C or SIGTERM (from the signal handler): no new unit;
+        those not yet handed to a worker are dropped (played on resume), and
+        the user is told at once what happens to the others."""
+        self.policy.ask(reason)
+        # Cancelled futures leave in_flight in collect(): this handler may
+        # run while the loop goes through it.
+        running = [unit for future, unit in list(self.in_flight.items()) if not future.cancel()]
+        if not running:
+            return
+        grace = self.policy.grace(self.summary.deals > 0)
+        each = [self.source.expected(unit) for unit in running]
+        seconds = None if None in each else sum(each) / len(each) * -(-len(running) // max(1, self.workers))
+        many = len(running) != 1
+        if seconds is not None and seconds <= grace:
+            about = f" in about {seconds:.0f} s and {'are' if many else 'is'} kept"
+        else:       # a flood of hits to cross-check, or chunks of minutes
+            about = f" and {'are' if many else 'is'} kept if done within {grace:g} s, else cut off then"
+        self.bar.announce(f"stopping ({reason}): {len(running)} chunk{'s' if many else ''} in flight "
+                          f"finish{'' if many else 'es'}{about}"
+                          + ("; Ctrl-C again stops now (they are played again on resume)"
+                             if reason == "Ctrl-C" else ""))
+
+    def close(self, here):
+        """End a local pool (its workers, when the run was stopped: they are
+        idle or cut off, and ending them is quicker than waiting for each on a
+        busy machine); a cluster's units in flight are cancelled, the cluster
+        is the caller's to close."""
+        if here:
+            if not self.at_once and self.policy.reason is not None:
+                self.at_once = True
+                _kill_workers(self.pool)
+            self.pool.shutdown(wait=not self.at_once, cancel_futures=True)
+        else:
+            for future in self.in_flight:
+                future.cancel()
+        self.bar.close()
 
 
 def how_died(pool):

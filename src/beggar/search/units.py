@@ -24,7 +24,13 @@ than GROWTH times the largest one finished yet.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .spec import chunks_in, grouped
+
+#: How long chunks in flight may run on once the time limit has passed (a run
+#: that has kept no chunk yet gives them longer: runner.StopPolicy).
+CUT_OFF_SECONDS = 1.0
 
 #: How many times the largest chunk finished yet the next one may be.
 GROWTH = 4
@@ -120,3 +126,67 @@ class Pacer:
         """Seconds a chunk of `parts` parts is expected to take in a worker
         (None: nothing measured yet)."""
         return None if self.per_deal is None else parts * self.size * self.per_deal
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit of work handed to a worker: a chunk (its first part and its
+    parts), or a task of the driver's own (a hunt's seat: `task`, played
+    where the cores are, whatever the job's engine)."""
+    chunk: int | None
+    parts: int = 1
+    task: object = None
+
+
+class Chunks:
+    """The default work of a job: the parts of its budget not yet kept (Plan),
+    handed out as chunks, sized as the job runs where its spec says so
+    (Pacer), else of one part each, none started that would not end within
+    the time left. A driver with work of its own (a hunt) builds on it."""
+
+    def __init__(self, spec, kept, chunk_seconds=None):
+        """`kept`: [(first part, deals)] of the chunks the archive holds;
+        `chunk_seconds`: what a chunk of this job took so far (None: no chunk
+        is kept yet; a job of chunks of one part goes by it)."""
+        self.plan = Plan(spec, kept)
+        self.pacer = Pacer(spec, spec["chunk_seconds"]) if grouped(spec) else None
+        self.seconds = chunk_seconds
+        self.kept = len(kept)
+
+    def take(self, left, in_flight, workers):
+        """The next unit, or None: none is left, or none would end within
+        `left` seconds (None: no time limit) once the units `in_flight` are
+        done on `workers` workers. With none in flight, one part at least."""
+        if self.pacer is None:
+            if left is not None and (
+                    len(in_flight) >= workers if self.seconds is None
+                    else self.seconds * (1 + len(in_flight) // workers) > left + CUT_OFF_SECONDS):
+                return None         # it would be cut off at the time limit: its work would be lost
+            chunk = self.plan.take(1)
+        else:
+            seconds = None
+            if left is not None:
+                if left <= 0:
+                    return None
+                seconds = left - sum(self.expected(unit) or 0 for unit in in_flight) / workers
+                if in_flight and (self.pacer.expected(1) or 0) > seconds:
+                    return None
+            chunk = self.plan.take(self.pacer.parts(seconds))
+        return None if chunk is None else Unit(*chunk)
+
+    def expected(self, unit):
+        """The seconds `unit` is expected to take in a worker (None: nothing
+        is known yet)."""
+        return self.seconds if self.pacer is None else self.pacer.expected(unit.parts)
+
+    def finished(self, unit, result, keep_seconds):
+        """`unit` was kept (its ChunkResult `result`) in `keep_seconds`."""
+        self.kept += 1
+        self.seconds = result.seconds if self.seconds is None else \
+            self.seconds + (result.seconds - self.seconds) / self.kept
+        if self.pacer is not None:
+            self.pacer.finished(result, unit.parts, keep_seconds)
+
+    def left(self):
+        """Whether work is still to be handed out."""
+        return self.plan.left()

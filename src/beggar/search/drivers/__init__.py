@@ -39,21 +39,24 @@ def of(spec):
     return _BY_NAME[spec["driver"]]
 
 
-def play(spec, chunk, parts=1):
+def play(spec, chunk, parts=1, task=None):
     """Play chunk number `chunk` of the job `spec` (in a worker), or the
     `parts` chunks from it on as one (a job whose chunks are runs of parts:
-    units.py; sample and census)."""
+    units.py; sample and census), or the driver's own `task` (a hunt's seat)."""
+    driver = of(spec)
+    if task is not None:
+        return driver.play_task(spec, task)
     if parts == 1:
-        return of(spec).play(spec, chunk)
-    return of(spec).play(spec, chunk, parts)
+        return driver.play(spec, chunk)
+    return driver.play(spec, chunk, parts)
 
 
-def work(spec, chunk, parts=1):
-    """What a worker does with chunk `chunk` of the job `spec` (of `parts`
-    parts): play it and check its games (crosscheck.check, where the
-    driver's are checked where they are played); the ChunkResult with
-    `games` and `check_seconds` set."""
-    result = play(spec, chunk, parts)
+def work(spec, unit):
+    """What a worker does with a unit of work of the job `spec` (units.Unit):
+    play it and check its games (crosscheck.check, where the driver's are
+    checked where they are played); the ChunkResult with `games` and
+    `check_seconds` set."""
+    result = play(spec, unit.chunk, unit.parts, unit.task)
     start = time.perf_counter()
     result.games = of(spec).games(spec, result)
     result.check_seconds = time.perf_counter() - start

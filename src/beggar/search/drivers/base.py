@@ -13,6 +13,7 @@ from ...decks import Deck, hand_sizes
 from ..crosscheck import check
 from ..keep import keep_games
 from ..spec import table
+from ..units import Chunks
 
 
 @dataclass
@@ -81,6 +82,17 @@ class Driver:
         timed driver's play also takes `parts`, the chunks from `chunk` on
         that it plays as one (units.py)."""
         raise NotImplementedError
+
+    def play_task(self, spec, task):
+        """Play a task of the driver's own that its units hand out (a hunt's
+        seat), where the cores are: a ChunkResult."""
+        raise NotImplementedError
+
+    def units(self, archive, job, spec, summary):
+        """The work of a run of the job (job: its archive row), handed out
+        unit by unit (units.Chunks: the parts of its budget not yet kept)."""
+        return Chunks(spec, archive.chunks_kept(job["id"]),
+                      job["seconds"] / job["chunks"] if job["chunks"] else None)
 
     def games(self, spec, result):
         """The games chunk `result` keeps, checked where it was played
