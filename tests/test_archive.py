@@ -118,8 +118,8 @@ def test_an_sqlite_too_old_to_rename_a_column_leaves_an_old_archive_as_it_was(tm
     before = path.read_bytes()
     monkeypatch.setattr(schema.sqlite3, "sqlite_version_info", (3, 24, 0))
     version = old[len("archive-v")]
-    with pytest.raises(ArchiveFault, match=f"archive format {version}, to be brought to format 5: that needs "
-                                           "SQLite 3.25 or newer"):
+    with pytest.raises(ArchiveFault, match=f"archive format {version}, to be brought to format {SCHEMA_VERSION}: "
+                                           "that needs SQLite 3.25 or newer"):
         Archive(str(path), link_loop=loops.of_deal)
     assert path.read_bytes() == before
 
@@ -154,9 +154,9 @@ def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
     assert {game["id"]: game["chunk"] for game in seen[0]} == walks and "walk" not in seen[0][0]
     assert len(seen[1]) == 3 and len(seen[3]) == 3
     assert path.read_bytes() == V4_ARCHIVE.read_bytes()
-    # Opened to be written, it is brought to format 5 and reads the same.
+    # Opened to be written, it is brought to this format and reads the same.
     with Archive(str(path)) as archive:
-        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert _everything(archive) == seen
     assert beggar("archive", "list", "--json", "--archive", path).stdout == listed.stdout
     assert beggar("archive", "jobs", "--json", "--archive", path).stdout == listed_jobs.stdout
@@ -168,11 +168,11 @@ def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
 def test_an_old_archive_is_linked_to_its_loops_by_the_opener_or_not_migrated(tmp_path):
     path = tmp_path / "old.sqlite"
     shutil.copy(V3_ARCHIVE, path)
-    with pytest.raises(ArchiveFault, match="archive format 3, to be brought to format 5: open it once with a "
-                                           "search"):
+    with pytest.raises(ArchiveFault, match=f"archive format 3, to be brought to format {SCHEMA_VERSION}: "
+                                           "open it once with a search"):
         Archive(str(path))
-    with pytest.raises(ArchiveFault, match="archive format 3, to be brought to format 5: open it once where it "
-                                           "can be written"):
+    with pytest.raises(ArchiveFault, match=f"archive format 3, to be brought to format {SCHEMA_VERSION}: "
+                                           "open it once where it can be written"):
         Archive(str(path), readonly=True)
     with closing(sqlite3.connect(path)) as old:
         assert old.execute("PRAGMA user_version").fetchone()[0] == 3
@@ -180,8 +180,8 @@ def test_an_old_archive_is_linked_to_its_loops_by_the_opener_or_not_migrated(tmp
 
 def test_the_archive_stores_and_plays_no_game():
     """Of the package, the archive imports only deal, decks, checks, errors,
-    and the rules and outcomes it checks what it reads against (and itself);
-    its schema is written once."""
+    and the rules, outcomes and chunk records it checks what it reads
+    against (and itself); its schema is written once."""
     import ast
 
     import beggar.archive
@@ -190,14 +190,15 @@ def test_the_archive_stores_and_plays_no_game():
     for file in folder.glob("*.py"):
         for node in ast.walk(ast.parse(file.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level == 2:
-                assert node.module in ("deal", "decks", "checks", "errors", "rules", "outcome"), \
-                    (file.name, node.module)
+                modules = [node.module] if node.module else [alias.name for alias in node.names]
+                assert set(modules) <= {"deal", "decks", "checks", "errors", "rules", "outcome", "records"}, \
+                    (file.name, modules)
             elif isinstance(node, ast.ImportFrom):
                 assert node.level == 1 or not (node.module or "").startswith("beggar"), (file.name, node.module)
             elif isinstance(node, ast.Import):
                 assert not any(alias.name.startswith("beggar") for alias in node.names), file.name
     assert schema.TABLES["games"] >= {"id", "deal", "chunk", "loop"} and "walk" not in schema.TABLES["games"]
-    assert sorted(schema.TABLES) == ["chunks", "games", "jobs", "loops"]
+    assert sorted(schema.TABLES) == ["chunks", "games", "jobs", "loops", "seats"]
     # Nothing else of the package speaks SQLite: what it raises is an ArchiveFault.
     speaking = [str(file.relative_to(folder.parent)) for file in folder.parent.rglob("*.py")
                 if folder not in file.parents and re.search(r"^\s*(import|from) sqlite3\b", file.read_text(), re.M)]

@@ -118,12 +118,13 @@ def test_a_chunk_s_loops_are_checked_searched_and_kept_once(tmp_path):
         spec = factory_job(archive)
         summary = Summary("t-job", "stopped", 1)
         report = growth(casella.states[0], casella.states[30], (hands[::-1], 1 - leader))
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report), summary)
-        assert summary.full_loops == 1 and [loop for _, loop in summary.new_loops] == [casella]
-        assert len(summary.prizes) == 30 and summary.kept == 30 and summary.bounds == []
-        assert summary.deals == 1000 and summary.largest == 52
-        keep(archive, "t-job", spec, ChunkResult(1, 1000, [], None, 0.5, growth=report), summary)
-        assert summary.full_loops == 2 and len(summary.new_loops) == 1 and len(summary.prizes) == 30
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary)
+        tally = summary.payload
+        assert tally.full_loops == 1 and [loop for _, loop in tally.new_loops] == [casella]
+        assert len(tally.prizes) == 30 and summary.kept == 30 and tally.bounds == []
+        assert summary.deals == 1000 and tally.largest == 52
+        keep(archive, "t-job", spec, ChunkResult(1, 1000, [], None, 0.5, payload=report), summary)
+        assert tally.full_loops == 2 and len(tally.new_loops) == 1 and len(tally.prizes) == 30
         (row,) = archive.loops()
         assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == \
             (2670, 30, None, 30)
@@ -141,10 +142,10 @@ def test_a_basin_bound_is_said_and_kept(tmp_path):
         spec = factory_job(archive, basin_states=100)
         summary = Summary("t-job", "stopped", 1)
         report = growth(loops.of_deal(Deal.parse(CASELLA)).state)
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report), summary)
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary)
         (row,) = archive.loops()
         assert (row["basin_states"], row["basin_stopped_by"]) == (100, "states")
-        (line,) = summary.bounds
+        (line,) = summary.payload.bounds
         assert "stopped at its bound of 100 states (basin_states)" in line
 
 
@@ -154,7 +155,7 @@ def test_a_loop_of_another_deck_is_refused_and_nothing_kept(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         spec = factory_job(archive)
         with pytest.raises(SearchError, match="camicia deck, not of the job's standard deck"):
-            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=growth(zanotto.state)),
+            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=growth(zanotto.state)),
                  Summary("t-job", "stopped", 1))
         assert archive.loops() == [] and archive.chunks_done("t-job") == set()
 
@@ -247,7 +248,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     with Archive(path) as archive:
         spec = factory_job(archive)
         report = growth(loops.of_deal(Deal.parse(CASELLA)).state)
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report),
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report),
              Summary("t-job", "stopped", 1))
     listed = beggar("archive", "list", "--loops", "--archive", path)
     assert re.search(r"^1\s+standard\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
@@ -305,9 +306,10 @@ def test_the_walks_rules_have_the_cores_defaults():
     from beggar import _loops
     from beggar.search.drivers.factory import GrowRules, PerturbRules
     for rules, walker in ((GrowRules, _loops._grow), (PerturbRules, _loops.perturb)):
-        # perturb's launcher says what plays its tries (a GPU engine), not how the walk goes.
+        # perturb's launcher says what plays its tries (a GPU engine), and its
+        # known loops what it reports no more, not how the walk goes.
         core = {name: parameter.default for name, parameter in inspect.signature(walker).parameters.items()
-                if parameter.kind == parameter.KEYWORD_ONLY and name != "launcher"}
+                if parameter.kind == parameter.KEYWORD_ONLY and name not in ("launcher", "known")}
         assert asdict(rules()) == core
 
 

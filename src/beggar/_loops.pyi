@@ -1,6 +1,6 @@
 """Types of the loop factory's engine (beggar/_loops.pyx)."""
 
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -22,7 +22,8 @@ def grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: in
 def _grow(deck: Deck | str, seed: int, walk: int, tries: int, *, start_courts: int = ..., start_plain: int = ...,
           patience: int = ..., stall: int = ..., lateral_percent: int = ...
           ) -> tuple[Growth, dict[int | str, tuple[int, int] | _State]]: ...
+def cycle_hashes(states: Iterable[_State], deck: Deck | str) -> list[int]: ...
 def perturb(states: Sequence[_State], deck: Deck | str, seed: int, index: int, tries: int, *, changes: int = ...,
-            reach: int = ...,
+            reach: int = ..., known: Iterable[int] = ...,
             launcher: Callable[[np.ndarray, int, int, int, int, int, np.ndarray], tuple[int, Sequence[int]]] | None
             = ...) -> Growth: ...

@@ -674,11 +674,36 @@ cdef int load_state(State* s, state, deck, int number) except -1:
     return 0
 
 
-def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, launcher=None):
+def cycle_hashes(states, deck):
+    """The cycle hash of the loop each of `states` falls into (each (hands,
+    leader), two players, the cards of `deck`): the least state hash of its
+    cycle, by which perturb() knows a loop. ValueError for a state whose
+    game does not loop."""
+    deck = check_deck(deck)
+    cdef Work w
+    cdef State s
+    cdef Result r
+    if work_init(&w, 2, deck.total, True) != 0:
+        raise MemoryError()
+    hashes = []
+    try:
+        for number, state in enumerate(states):
+            load_state(&s, state, deck, number)
+            if play_state(&w, &s, &r) != LOOP:
+                raise ValueError(f"state {number}: its game does not loop")
+            hashes.append(cycle_hash(&w, r.period_tricks))
+    finally:
+        work_free(&w)
+    return hashes
+
+
+def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), launcher=None):
     """Run `index` of `seed`: small changes of states on known full loops of
     `deck` (`states`, each (hands, leader), on a loop's cycle or leading to
     one), at most `tries` played; every loop reached that is not one of
-    theirs is reported once. The pool that changes are drawn from holds the
+    theirs, nor one of `known` (cycle hashes: cycle_hashes), is reported
+    once. A loop of `known` is as one of theirs, but for the pool: its
+    states are not drawn from. The pool that changes are drawn from holds the
     states of the cycles of the loops given, and of each loop found (POOL at
     most: then those of the loops given, and a random part of the rest).
 
@@ -706,6 +731,9 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, launcher=No
     states = list(states) if not isinstance(states, (str, bytes)) else None
     if not states:
         raise ValueError("perturb needs states on known loops of the deck, and none were given")
+    known = list(known)
+    if any(isinstance(h, bool) or not isinstance(h, Integral) or not 0 < h < 2 ** 64 for h in known):
+        raise ValueError("known loops are given by their cycle hashes, whole numbers from 1 to 2^64 - 1")
     cdef Perturber* p = <Perturber*>calloc(1, sizeof(Perturber))
     if p == NULL:
         raise MemoryError()
@@ -740,6 +768,10 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, launcher=No
                 read_game(&p.w.first, &s)
                 add_loop(p, &s, r.period_tricks, True)
         p.n_given = p.n_pool
+        for h in known:
+            if seen_add(&p.cycles, h) and p.n_known < SEEN_SLOTS // 2:
+                p.known[p.n_known] = h
+                p.n_known += 1
         p.changes = changes
         p.reach = reach
         p.walk_seed = stream_start(seed, index)

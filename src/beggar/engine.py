@@ -114,18 +114,19 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2
     return get(engine).sample_best(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
 
 
-def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None):
+def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None, known=()):
     """Perturbation walk `index` of `seed` from `states` on known loops of
     `deck` (beggar._loops.perturb: the loop factory's): a loops.Growth of the
-    loops new to the walk. The compiled engine plays its tries, or a GPU
-    engine, with the same loops found; the reference engine has no walks."""
+    loops new to the walk, none of `known` (cycle hashes, not drawn from). The
+    compiled engine plays its tries, or a GPU engine, with the same loops
+    found; the reference engine has no walks."""
     chosen = get(engine)
     if chosen is reference:
         raise EngineError("perturbation walks run on the compiled engine or a GPU engine, not the reference engine")
     if getattr(chosen, "NAME", None) == "compiled":
         from . import _loops
-        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach)
-    return chosen.perturb(states, deck, seed, index, tries, changes=changes, reach=reach)
+        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known)
+    return chosen.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known)
 
 
 def tricks(deal):

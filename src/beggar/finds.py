@@ -22,6 +22,7 @@ from .archive import ArchiveError, ArchiveFault, now
 from .archive.readback import count
 from .deal import Deal
 from .outcome import Outcome
+from .records import how_found
 from .rules import Rules
 from .savefile import SavedGame, parse
 
@@ -73,9 +74,7 @@ def describe_game(game):
     what = (f"a deal of the {game['deck']} deck ({hands_of(game['deal'])}) that never ends (period "
             f"{game['period_tricks']} tricks / {game['period_cards']} cards)" if game["status"] == "loop"
             else f"a {game['cards']}-card {game['status']} game of the {game['deck']} deck ({hands_of(game['deal'])})")
-    how = {"extension": "by family extension", "basin": "by a basin search", "census": "by a census",
-           "elimination": "by backward play with elimination"}.get(
-        game["driver"], f"by {game['driver']}" if game["driver"] else "")
+    how = how_found(game["driver"])
     job = f" in job {game['job']}" if game["job"] else ""
     return f"{what}, found {how}{job} on {game['found_at'][:10]}".replace("found  in", "found in")
 

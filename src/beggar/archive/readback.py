@@ -12,6 +12,7 @@ listing that reads a few columns has those checked, a full row every one."""
 import json
 from datetime import datetime
 
+from .. import records
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, shown
 from ..deal import MAX_CARDS, Deal, DealError
 from ..decks import MAX_PLAYERS, MIN_PLAYERS, Deck, DeckError
@@ -353,6 +354,49 @@ def read_loop(path, row):
     return loop
 
 
+# ------------------------------------------------------------------ seats
+
+#: What stopped a seat's search (NULL: it was complete): its bound in states
+#: alone (a bound in seconds stops work, and keeps nothing).
+SEAT_BOUNDS = ("states",)
+
+
+def read_seat(path, row, deck=None):
+    """A row of table seats (a dict of its columns), checked column by column:
+    ArchiveFault naming the file, the seat and the column. `deck`: the job's
+    decks.Deck, which the loop's key and the best state hold the cards of."""
+    seat = dict(row)
+    what = f"the seat of loop {cut(seat.get('loop'))} at {cut(seat.get('players'))} of job {cut(seat.get('job'))}"
+    column = "job"
+    try:
+        _name(seat["job"])
+        for column, check in (("players", lambda v: count(v, MIN_PLAYERS, MAX_PLAYERS)), ("states", count),
+                              ("deals", count), ("stopped_by", _optional(lambda v: _one_of(v, SEAT_BOUNDS))),
+                              ("smallest", _optional(count)), ("done_at", _stamp)):
+            seat[column] = check(seat[column])
+        column = "loop"
+        _key(seat["loop"], deck)
+        column = "seconds"
+        if isinstance(seat["seconds"], bool) or not isinstance(seat["seconds"], (int, float)) \
+                or not 0 <= seat["seconds"] < 1e12:
+            raise _holds(seat["seconds"], "a time from 0 to 10^12 s")
+        column = "best"
+        best = seat["best"]
+        if best is None:
+            if seat["smallest"] is not None:
+                raise _holds(seat["smallest"], "none (no best state)")
+        else:
+            deal = _written_by_beggar(best)
+            if deal is None or deal.players != seat["players"] or (deck is not None and deal.counts() != deck.counts):
+                raise _holds(best, f"a state of {seat['players']} hands of the job's deck")
+            if seat["smallest"] != min(len(hand) for hand in deal.hands):
+                column = "smallest"
+                raise _holds(seat["smallest"], f"the smallest hand of {best}")
+    except _Damaged as problem:
+        raise _damaged(path, what, column, problem) from None
+    return seat
+
+
 # ------------------------------------------------------------------ jobs
 
 def read_job(path, row):
@@ -378,21 +422,6 @@ def read_job(path, row):
 
 # ------------------------------------------------------------------ chunks
 
-#: The fields of a chunk's statistics (drivers' stats: sampling, census,
-#: eliminate, the loop factory's) and what each holds: a count, {status:
-#: count}, a histogram ({length: count}, or [count] in bins), a census's
-#: loops ({key: [deals, period]}) or a walk's ([key]), a census's longest
-#: game, an eliminate chunk's ascent, a walk's growth, a hunt's start and seats.
-STATS_FIELDS = {"statuses", "lengths", "cards", "tricks", "workers", "loops", "longest", "ascent", "growth",
-                "hunt"}
-
-#: A hunt chunk's record (search/drivers/hunt.py): its fields, and those of
-#: each loop it seated and of each of that loop's searches.
-HUNT_FIELDS = {"from", "at", "added", "new", "workers", "walk_ms", "seat_ms", "seated"}
-SEATED_FIELDS = {"loop", "basin", "3", "4"}
-SEARCH_FIELDS = {"states", "deals", "stopped_by", "smallest", "best"}
-
-
 def _counts_within(value):
     """Every number in `value` (nested lists and objects) a count, else _Damaged."""
     if isinstance(value, dict):
@@ -405,74 +434,104 @@ def _counts_within(value):
         count(value)
 
 
-def stats_problem(stats, deck=None):
-    """What makes no sense in a chunk's statistics as read back (every number
-    a count from 0 to MAX_COUNT, the workers from 1 to MOST_WORKERS; keys of
-    histograms digits; each field of the shape its driver writes), or None.
-    `deck`: the job's decks.Deck, which a census's loop keys are checked against."""
-    field = None
-    try:
-        unknown = sorted(set(stats) - STATS_FIELDS)
+def stats_problem(stats, deck=None, driver=None):
+    """What makes no sense in a chunk's statistics as read back, or None:
+    fields other than a chunk record of its job's `driver` holds, or one it
+    always holds missing (records.SHAPES: any driver's where `driver` is
+    None), and each field's value of its kind (every number a count from 0
+    to MAX_COUNT, the workers from 1 to MOST_WORKERS, keys of histograms
+    digits, loop keys states of `deck`, a decks.Deck)."""
+    if not isinstance(stats, dict) or not stats:
+        return "hold no field"
+    shapes = records.SHAPES.get(driver) or [shape for shapes in records.SHAPES.values() for shape in shapes]
+    fitting = [shape for shape in shapes if set(shape.always) <= set(stats) <= set(shape.fields)]
+    if not fitting:
+        shape = min(shapes, key=lambda shape: len(set(stats) ^ set(shape.always)))
+        unknown = sorted(set(stats) - set(shape.fields))
         if unknown:
-            return f"an unknown field {cut(unknown[0])}"
-        problem = _shape_problem(stats)
-        if problem is not None:
-            return problem
-        for field, value in stats.items():
-            if field == "workers":
-                count(value, 1, MOST_WORKERS)
-            elif field == "statuses":
-                if not isinstance(value, dict) or set(value) - set(STATUSES):
-                    raise _holds(value, "the games of each status")
-                for games in value.values():
-                    count(games)
-            elif field == "lengths":
-                if not isinstance(value, list):
-                    raise _holds(value, "a list of counts")
-                for games in value:
-                    count(games)
-            elif field in ("cards", "tricks"):
-                if not isinstance(value, dict):
-                    raise _holds(value, "the games of each length")
-                for length, games in value.items():
-                    if not (length.isascii() and length.isdigit() and len(length) <= 19):
-                        return f"'{field}' counts a length {cut(length)}"
-                    count(games)
-            elif field == "loops":
-                if not isinstance(value, (dict, list)):
-                    raise _holds(value, "the loops of a census block or of a walk")
-                for key in value:
-                    problem = key_problem(key, deck)
-                    if problem is not None:
-                        return f"'loops': the key {problem}"
-                for entry in value.values() if isinstance(value, dict) else ():
-                    if not isinstance(entry, list) or len(entry) != 3:
-                        raise _holds(entry, "[deals, period tricks, period cards]")
-                    count(entry[0])
-                    count(entry[1], 1)
-                    count(entry[2], 1)
-            elif field == "longest":
-                if value is not None:
-                    if not isinstance(value, list) or len(value) != 4:
-                        raise _holds(value, "[cards, tricks, deal, rank]")
-                    count(value[0])
-                    count(value[1])
-                    try:
-                        Deal.parse(value[2])
-                    except (DealError, DeckError, TypeError, ValueError):
-                        raise _holds(value[2], "a deal") from None
-                    if not (isinstance(value[3], str) and value[3].isascii() and value[3].isdigit()
-                            and len(value[3]) <= 200):
-                        raise _holds(value[3], "an arrangement number in decimal")
-            elif field in ("ascent", "growth"):
-                if not isinstance(value, dict):
-                    raise _holds(value, "what a search reached")
-                _counts_within(value)
-            elif field == "hunt":
-                _hunt(value, deck)
-    except _Damaged as problem:
-        return f"'{field}' {problem}"
+            return f"an unknown field {cut(unknown[0])}" + (f" for a {driver} job's chunk" if driver else "")
+        missing = sorted(set(shape.always) - set(stats))
+        return f"hold no '{missing[0]}'" + (f", which a {driver} job's chunk records hold" if driver else "")
+    kinds = fitting[0].fields
+    for field, value in stats.items():
+        try:
+            _KINDS[kinds[field]](value, deck)
+        except _Damaged as problem:
+            return f"'{field}' {problem}"
     return None
+
+
+def _statuses(value, deck):
+    if not isinstance(value, dict) or set(value) - set(STATUSES):
+        raise _holds(value, "the games of each status")
+    for games in value.values():
+        count(games)
+
+
+def _bins(value, deck):
+    if not isinstance(value, list):
+        raise _holds(value, "a list of counts")
+    for games in value:
+        count(games)
+
+
+def _histogram(value, deck):
+    if not isinstance(value, dict):
+        raise _holds(value, "the games of each length")
+    for length, games in value.items():
+        if not (length.isascii() and length.isdigit() and len(length) <= 19):
+            raise _Damaged(f"counts a length {cut(length)}")
+        count(games)
+
+
+def _workers(value, deck):
+    count(value, 1, MOST_WORKERS)
+
+
+def _loop_keys(keys, deck, hands=None):
+    for key in keys:
+        problem = key_problem(key, deck, hands)
+        if problem is not None:
+            raise _Damaged(f"the key {problem}")
+
+
+def _census_loops(value, deck):
+    if not isinstance(value, dict):
+        raise _holds(value, "the loops of a census block")
+    _loop_keys(value, deck)
+    for entry in value.values():
+        if not isinstance(entry, list) or len(entry) != 3:
+            raise _holds(entry, "[deals, period tricks, period cards]")
+        count(entry[0])
+        count(entry[1], 1)
+        count(entry[2], 1)
+
+
+def _walk_loops(value, deck):
+    if not isinstance(value, list):
+        raise _holds(value, "the loops of a walk")
+    _loop_keys(value, deck)
+
+
+def _longest(value, deck):
+    if value is None:
+        return
+    if not isinstance(value, list) or len(value) != 4:
+        raise _holds(value, "[cards, tricks, deal, rank]")
+    count(value[0])
+    count(value[1])
+    try:
+        Deal.parse(value[2])
+    except (DealError, DeckError, TypeError, ValueError):
+        raise _holds(value[2], "a deal") from None
+    if not (isinstance(value[3], str) and value[3].isascii() and value[3].isdigit() and len(value[3]) <= 200):
+        raise _holds(value[3], "an arrangement number in decimal")
+
+
+def _counts(value, deck):
+    if not isinstance(value, dict):
+        raise _holds(value, "what a search reached")
+    _counts_within(value)
 
 
 def _fields(value, known, what):
@@ -482,10 +541,10 @@ def _fields(value, known, what):
     return value
 
 
-def _hunt(value, deck):
-    """A hunt chunk's record: the loops it started from and added, and what
-    the searches from each loop it seated reached, else _Damaged."""
-    _fields(value, HUNT_FIELDS, "a hunt's start, loops added and seats")
+def _hunt_first(value, deck):
+    """A hunt chunk's record of the first kind: the loops it started from and
+    added, and what the searches from each loop it seated reached, else _Damaged."""
+    _fields(value, records.HUNT_FIRST_FIELDS, "a hunt's start, loops added and seats")
     for name in ("from", "at", "new", "walk_ms", "seat_ms"):
         count(value[name])
     count(value["workers"], 1, MOST_WORKERS)
@@ -494,13 +553,12 @@ def _hunt(value, deck):
     for name in ("added", "seated"):
         if not isinstance(value[name], list):
             raise _holds(value[name], "a list")
-    for key in value["added"]:
-        _key(key, deck, 2)
+    _loop_keys(value["added"], deck)
     for seated in value["seated"]:
-        _fields(seated, SEATED_FIELDS, "a loop's seats: its key, basin, tables of 3 and 4")
-        _key(seated["loop"], deck, 2)
+        _fields(seated, records.SEATED_FIELDS, "a loop's seats: its key, basin, tables of 3 and 4")
+        _loop_keys([seated["loop"]], deck)
         for table in ("basin", "3", "4"):
-            search = _fields(seated[table], SEARCH_FIELDS, "what a search reached")
+            search = _fields(seated[table], records.SEARCH_FIELDS, "what a search reached")
             count(search["states"])
             count(search["deals"])
             if search["stopped_by"] is not None:
@@ -520,37 +578,44 @@ def _hunt(value, deck):
                 raise _holds(search["smallest"], f"the smallest hand of {search['best']}")
 
 
-#: The statistics each driver writes (sampling: statuses, lengths and workers;
-#: a census: statuses, cards and tricks, since format 4 loops and longest,
-#: and now its workers; eliminate: its ascent; the loop factory: growth and
-#: loops, and a hunt its own record with them), as {field: the fields that come with it}.
-_WITH = {"statuses": ("lengths", "cards"), "lengths": ("statuses",), "cards": ("statuses", "tricks"),
-         "tricks": ("statuses", "cards"), "longest": ("cards",), "workers": ("lengths", "cards"),
-         "hunt": ("growth", "loops")}
-#: The fields that come with one of their fields, not all: a sample's or a census's.
-_WITH_ONE = ("statuses", "workers")
+def _hunt_walk(value, deck):
+    """A hunt walk chunk's record (records.HUNT_WALK_FIELDS): its round, its
+    figures, and each loop its walks reported as [key, part, period in
+    tricks, cycle hash (16 hex digits), a score for each table], else _Damaged."""
+    _fields(value, records.HUNT_WALK_FIELDS, "a hunt walk's round, tries, loops and times")
+    for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
+        count(value[name])
+    count(value["workers"], 1, MOST_WORKERS)
+    if not isinstance(value["loops"], list):
+        raise _holds(value["loops"], "a list of the loops its walks reported")
+    seen = set()
+    for entry in value["loops"]:
+        if not isinstance(entry, list) or len(entry) != 4 + records.HUNT_SCORES:
+            raise _holds(entry, "[key, part, period, cycle hash, scores]")
+        key, part, period, cycle, *scores = entry
+        _loop_keys([key], deck)
+        if key in seen:
+            raise _Damaged(f"lists loop {cut(key)} twice")
+        seen.add(key)
+        count(part)
+        count(period, 1)
+        if not (isinstance(cycle, str) and len(cycle) == 16 and all(ch in "0123456789abcdef" for ch in cycle)):
+            raise _holds(cycle, "a loop's cycle hash (16 hex digits)")
+        for score in scores:
+            count(score, 0, deck.total if deck is not None else MAX_COUNT)
 
 
-def _shape_problem(stats):
-    """What makes a chunk's statistics none that a driver writes, or None."""
-    if not stats:
-        return "hold no field"
-    for field, needs in _WITH.items():
-        if field in stats:
-            # Every field named must be there; of statuses' two and workers' two, one.
-            missing = [need for need in needs if need not in stats]
-            if missing and (field not in _WITH_ONE or len(missing) == len(needs)):
-                return f"hold '{field}' without '{missing[0]}'"
-    if "loops" in stats and not ("cards" in stats if isinstance(stats["loops"], dict) else "growth" in stats):
-        return "hold 'loops' without the census or the walk they come from"
-    return None
+_KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,
+          records.WORKERS: _workers, records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops,
+          records.LONGEST: _longest, records.COUNTS: _counts, records.HUNT_FIRST: _hunt_first,
+          records.HUNT_WALK: _hunt_walk}
 
 
-def read_chunk(path, row, deck=None):
+def read_chunk(path, row, deck=None, driver=None):
     """A row of table chunks (a dict of the columns read), checked, with its
     statistics read (a JSON object, or None): ArchiveFault naming the file,
-    the chunk, its job and the column. `deck`: the job's decks.Deck, for the
-    loop keys of a census's statistics."""
+    the chunk, its job and the column. `deck` and `driver`: the job's
+    decks.Deck and driver, which its statistics are checked against."""
     chunk = dict(row)
     what = f"chunk {cut(chunk.get('chunk'))} of job {chunk.get('job')}"
     column = "chunk"
@@ -570,7 +635,7 @@ def read_chunk(path, row, deck=None):
     if chunk.get("stats") is not None:
         where = f"the statistics of {what}"
         chunk["stats"] = stats = stored_json(path, chunk["stats"], where)
-        problem = stats_problem(stats, deck)
+        problem = stats_problem(stats, deck, driver)
         if problem is not None:
             raise ArchiveFault(f"{path}: damaged: {where}: {problem}")
     return chunk

@@ -15,7 +15,7 @@ from .faults import ArchiveFault
 from .readback import stored_deal
 
 APPLICATION_ID = 0x42474752     # "BGGR": marks the file as a beggar archive
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE games (
@@ -85,12 +85,30 @@ CREATE TABLE loops (
     basin_stopped_by TEXT,          -- NULL: complete, else "states" or "time", the bound that stopped it
     UNIQUE (deck, key)
 );
+""" + """
+CREATE TABLE seats (
+    job TEXT NOT NULL REFERENCES jobs(id),
+    loop TEXT NOT NULL,             -- the loop seated: its canonical state (hex), of the job's deck
+    players INTEGER NOT NULL,       -- the table: 2 (its basin), 3 or 4 (backward play with elimination)
+    states INTEGER NOT NULL,        -- states the search visited
+    deals INTEGER NOT NULL,         -- balanced deals it found (kept as games of status loop)
+    stopped_by TEXT,                -- NULL: complete, else "states": its bound stopped it
+    smallest INTEGER,               -- the largest smallest hand of a state it reached with every player in
+    best TEXT,                      -- that state, as a deal (the leader's hand first)
+    seconds REAL NOT NULL,
+    done_at TEXT NOT NULL,
+    PRIMARY KEY (job, loop, players)
+);
 """
 
 #: The older formats that a read-only open reads as they stand (it never
 #: migrates), with what columns of this format were named then:
 #: {format: {table: {name now: name then}}}.
-NAMED_THEN = {4: {"games": {"chunk": "walk"}}}
+NAMED_THEN = {4: {"games": {"chunk": "walk"}}, 5: {}}
+
+#: The tables each format added ({format: [table]}): an older one read as it
+#: stands has none of them (its readers find them empty).
+ADDED = {6: ["seats"]}
 
 #: ALTER TABLE ... RENAME COLUMN (the 4 -> 5 migration) came with SQLite 3.25.
 RENAME_SQLITE = (3, 25, 0)
@@ -123,6 +141,8 @@ def check_tables(db, path, version=SCHEMA_VERSION):
     of NAMED_THEN) is in `db`, whole."""
     named = NAMED_THEN.get(version, {})
     for table, columns in TABLES.items():
+        if table in tables_after(version):
+            continue
         columns = {named.get(table, {}).get(column, column) for column in columns}
         found = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if not found:
@@ -130,6 +150,11 @@ def check_tables(db, path, version=SCHEMA_VERSION):
         missing = sorted(columns - found)
         if missing:
             raise ArchiveFault(f"{path}: damaged: its table '{table}' has no column '{missing[0]}'")
+
+
+def tables_after(version):
+    """The tables that formats after `version` added."""
+    return [table for added, tables in ADDED.items() if added > version for table in tables]
 
 
 def table_of(deal):
@@ -149,7 +174,8 @@ def migrate(archive, link_loop):
     3 -> 4: the loops table; every game of status loop gets its loop's
     canonical state (`link_loop(deal)` plays it when it had none) and its
     loop a row, found by the first such game's job (no basin search yet).
-    4 -> 5: games' column walk, which always held the chunk, is named chunk."""
+    4 -> 5: games' column walk, which always held the chunk, is named chunk.
+    5 -> 6: the seats table (a hunt's searches from a loop at each table)."""
     db, path = archive.db, archive.path
     with archive.transaction():
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -184,13 +210,17 @@ def migrate(archive, link_loop):
         if version == 4:
             db.execute("ALTER TABLE games RENAME COLUMN walk TO chunk")
             db.execute("PRAGMA user_version = 5")
+            version = 5
+        if version == 5:
+            db.execute(SCHEMA[SCHEMA.index("CREATE TABLE seats"):])
+            db.execute("PRAGMA user_version = 6")
 
 
 def _add_loops_table(archive, link_loop):
     """Format 3 -> 4 (inside the migration's transaction). The loops table
     is written as this format has it: no format since has changed it."""
     db, path = archive.db, archive.path
-    db.execute(SCHEMA[SCHEMA.index("CREATE TABLE loops"):])
+    db.execute(SCHEMA[SCHEMA.index("CREATE TABLE loops"):SCHEMA.index("CREATE TABLE seats")])
     rows = db.execute("SELECT id, deal, loop, job, driver, walk FROM games WHERE status = 'loop' "
                       "ORDER BY id").fetchall()
     described = {}

@@ -209,6 +209,7 @@ class Archive:
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
+        self.version = version
         if version < SCHEMA_VERSION and self.readonly and version in schema.NAMED_THEN:
             named = schema.NAMED_THEN[version].get("games", {})
             self._game_names = {old: new for new, old in named.items()}
@@ -217,7 +218,7 @@ class Archive:
                 raise ArchiveFault(f"{self.path}: archive format {version}, to be brought to format "
                                    f"{SCHEMA_VERSION}: open it once where it can be written (a search does)")
             self._migrate()
-            version = SCHEMA_VERSION
+            version = self.version = SCHEMA_VERSION
         elif version > SCHEMA_VERSION:
             raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION} "
                                "and older: update beggar")
@@ -565,6 +566,27 @@ class Archive:
     # ------------------------------------------------------------ jobs
 
     @_guarded
+    def add_seat(self, job_id, loop_key, players, states, deals, stopped_by, smallest, best, seconds):
+        """Keep what a search from a loop at a table found (inside the
+        transaction that keeps its deals): `best`, the state it reached with
+        the largest smallest hand, as a deal's text (or None)."""
+        self.db.execute("INSERT OR REPLACE INTO seats (job, loop, players, states, deals, stopped_by, smallest, "
+                        "best, seconds, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (job_id, loop_key, players, states, deals, stopped_by, smallest, best, seconds, now()))
+
+    @_guarded
+    def seats(self, job_id):
+        """The seats job `job_id` searched, as dicts in the order they were
+        kept, each checked (readback.read_seat); none in an archive of a
+        format before seats (read as it stands)."""
+        if "seats" in schema.tables_after(self.version):
+            return []
+        deck, _ = self._table_of(job_id)
+        cursor = self.db.execute("SELECT * FROM seats WHERE job = ? ORDER BY rowid", (job_id,))
+        names = [d[0] for d in cursor.description]
+        return [readback.read_seat(self.path, dict(zip(names, row)), deck) for row in cursor]
+
+    @_guarded
     def add_job(self, job_id, spec):
         with self.transaction():
             if self.db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone():
@@ -734,20 +756,23 @@ class Archive:
     @_guarded
     def chunk_records(self, job_id):
         """chunk_stats with each chunk's number: [(chunk, dict)], by chunk."""
-        deck = self._deck_of(job_id)
-        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck)["stats"])
+        deck, driver = self._table_of(job_id)
+        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck,
+                                            driver)["stats"])
                 for chunk, text in self.db.execute(
                     "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
 
-    def _deck_of(self, job_id):
-        """The Deck job `job_id` deals, which its chunks' loop keys are checked
-        against; None where its spec does not say (the search's check of the
-        spec, job.stored, names what is wrong with it)."""
+    def _table_of(self, job_id):
+        """(the Deck job `job_id` deals, its driver), which its chunks' records
+        are checked against; None for what its spec does not say (the
+        search's check of the spec, job.stored, names what is wrong with it)."""
         row = self.db.execute("SELECT spec FROM jobs WHERE id = ?", (job_id,)).fetchone()
         try:
-            return Deck.parse(json.loads(row[0]).get("deck", "standard"))
+            spec = json.loads(row[0])
+            driver = spec.get("driver")
+            return Deck.parse(spec.get("deck", "standard")), driver if isinstance(driver, str) else None
         except (TypeError, ValueError, AttributeError, RecursionError):
-            return None
+            return None, None
 
     @_guarded
     def keep_longest(self, job_id, top):

@@ -102,6 +102,7 @@ def _compact(number):
 
 
 def run_archive_jobs(args):
+    from ..search import drivers
     with Archive(args.archive, readonly=True) as archive:
         rows = job_rows(archive, args.archive)
     if args.json:
@@ -127,24 +128,14 @@ def run_archive_jobs(args):
             print(f"  played {_played(row)}; best {_best(row)}")
             print(f"  {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
                   f"{row['loops']:,} loop{'' if row['loops'] == 1 else 's'} kept")
-            if "hunt" in row:
-                print(f"  {_hunted(row['hunt'])}")
+            for line in drivers.get(row["driver"]).job_lines(row):
+                print(f"  {line}")
             print(f"  started {when(row['started'])}, last ran {when(row['last_ran'])} (UTC)")
             if row["resume"]:
                 print(f"  resume  {row['resume']}")
     print(f"{len(rows)} job{'s' if len(rows) != 1 else ''}; best: the longest finished game kept "
           "(beggar archive show GAME);\nloops: those it found first" + ("" if args.wide else "; --wide: one line a job"))
     return 0
-
-
-def _hunted(hunt):
-    """A hunt job's rates and best 3-seat balance, in a line (hunt.Hunt.job_figures)."""
-    best = hunt["best3"]
-    return (f"new loops {hunt['new_loops']:,} in {hunt['hours']:.2f} h ({hunt['new_loops_per_hour']:,.1f} an hour); "
-            f"{hunt['perturbations_per_second']:,} perturbations/s a worker; {hunt['loops_known']:,} loops to perturb "
-            "from; best 3-seat balance "
-            + ("none yet" if best is None else
-               f"{best['smallest']} ({best['sizes']}) from loop {best['loop_id']} (chunk {best['chunk']})"))
 
 
 def _played(row):

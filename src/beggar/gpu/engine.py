@@ -198,7 +198,7 @@ class RangeEngine:
             out[again] = self._compiled().play_batch(decks[again], splits[again], rules)
         return out
 
-    def perturb(self, states, deck, seed, index, tries, *, changes=2, reach=3):
+    def perturb(self, states, deck, seed, index, tries, *, changes=2, reach=3, known=()):
         """Perturbation walk `index` of `seed` (beggar._loops.perturb), its
         tries played by the kernel bg_perturb: the compiled engine's walk, its
         loops played again there. Two-player states of `deck`."""
@@ -214,7 +214,8 @@ class RangeEngine:
             count = min(most, self.sizes.size(key))
             return count, self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
                                           first, count)
-        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, launcher=launcher)
+        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known,
+                              launcher=launcher)
 
     def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
                    part=False):

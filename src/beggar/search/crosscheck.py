@@ -80,17 +80,10 @@ def check(spec, result):
     """The games chunk `result` (a drivers.ChunkResult of job `spec`) keeps,
     each replayed by the reference engine: its hits, and after a finished
     game of at least extend_cards cards the longest balanced deal of its
-    family. A census keeps every loop deal, with its rank and its loop's
-    canonical state, and the chunk's `top` longest games: what a chunk keeps
-    depends on the chunk alone, never on which chunks were kept before it.
-    Each loop game gets its loop's canonical state and description (Game.loop,
-    Game.described)."""
+    family: what a chunk keeps depends on the chunk alone, never on which
+    chunks were kept before it. Each loop game gets its loop's canonical
+    state and description (Game.loop, Game.described)."""
     checker = Checker()
-    if result.block is not None:
-        games = [checker.game(deal, outcome, "census", rank=rank, loop=key)
-                 for rank, deal, outcome, key in result.block.loops]
-        games += [checker.game(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.block.longest]
-        return games
     games = []
     for deal, outcome in result.hits:
         games.append(checker.game(deal, outcome, spec["driver"]))

@@ -308,11 +308,13 @@ def prepare(data, where="job", here=True):
     # On a cluster its GPU workers check theirs (cluster.Cluster.for_gpu),
     # and a GPU job there is taken to play on GPUs.
     on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"] in ("gpu", "opencl")
-    if on_gpus:
-        spec.update({key: value for key, value in GPU_DEFAULTS.items() if key not in data})
-    measured = pace.measure(spec)
     driver = drivers.of(spec)
-    if "chunk" not in data and driver.timed:
+    if on_gpus:
+        # A driver whose parts are fixed (a hunt) keeps them on a GPU too.
+        spec.update({key: value for key, value in GPU_DEFAULTS.items()
+                     if key not in data and not (key == "chunk" and driver.part)})
+    measured = pace.measure(spec)
+    if "chunk" not in data and driver.timed and not driver.part:
         if "chunk_seconds" not in data:
             spec["chunk_seconds"] = CHUNK_SECONDS
         if not on_gpus:

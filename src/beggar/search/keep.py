@@ -37,13 +37,22 @@ def kept(archive, job_id, result):
     Record it is given; all of it or none. An archive that cannot take it
     stops the job (SearchError) saying what is kept and how to go on."""
     record = Record()
+    with stored(archive, job_id, f"chunk {result.chunk}"):
+        yield record
+        archive.add_chunk(job_id, result.chunk, result.deals, record.hits, record.best_cards, result.seconds,
+                          record.stats)
+
+
+@contextmanager
+def stored(archive, job_id, what):
+    """One transaction of job `job_id` that keeps `what` ("chunk 3", "the
+    seat of loop 12 at 3"): all of it or none. An archive that cannot take
+    it stops the job (SearchError) saying what is kept and how to go on."""
     try:
         with archive.transaction():
-            yield record
-            archive.add_chunk(job_id, result.chunk, result.deals, record.hits, record.best_cards, result.seconds,
-                              record.stats)
+            yield
     except ArchiveFault as error:
-        raise SearchError(f"cannot keep chunk {result.chunk}: {error}; every chunk committed before "
+        raise SearchError(f"cannot keep {what}: {error}; everything committed before "
                           f"is kept, resume with: beggar search --resume {job_id}") from None
 
 

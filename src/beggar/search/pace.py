@@ -102,7 +102,8 @@ def measure(spec):
     backward searches keep a loop now and then, never a flood). A GPU job's
     deals are played here on the compiled engine, which plays the same games:
     what its checkers must follow is what those deals keep."""
-    if not drivers.of(spec).plays_deals:
+    driver = drivers.of(spec)
+    if not driver.plays_deals:
         return None
     deals, budget = 500, spec["deals"] or MEASURE_DEALS
     while True:
@@ -113,9 +114,7 @@ def measure(spec):
         if seconds >= PLAY_SECONDS or deals >= min(budget, MEASURE_DEALS):
             break
         deals *= 4
-    games = [(deal, outcome) for deal, outcome in result.hits]
-    if result.block is not None:       # what a census keeps: its loop deals (its top longest are few)
-        games = [(deal, outcome) for _, deal, outcome, _ in result.block.loops]
+    games = driver.checked_hits(result)
     checked = cards = 0
     # The checks a worker does (crosscheck.Checker): the reference engine's
     # replay, and a loop game's loop described.
@@ -127,7 +126,7 @@ def measure(spec):
         checker.game(deal, outcome, spec["driver"])
         checked += 1
         cards += outcome.cards
-    return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, result.lengths)
+    return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, driver.lengths(result))
 
 
 def chunk_for(pace, chunk, seconds=CHUNK_CHECK_SECONDS, hits=None):

@@ -67,15 +67,8 @@ class Summary:
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
-    # The loop factory (grow, perturb): deals counts tries, loops the new full loops.
     driver: str = ""
-    largest: int = 0            # most cards in a looping state its walks reached
-    full_loops: int = 0         # full loops reported (new or not)
-    new_loops: list = field(default_factory=list)   # [(loop id, loops.Loop)] new to the archive
-    prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
-    bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
-    # A hunt: the loops it perturbs from and what its seats reached (hunt.Hunt).
-    hunt: object = None
+    payload: object = None      # the driver's own part (its tally: drivers.Driver.own)
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
                                     # GPUs: 1 here, the GPU workers on a cluster; devices)
@@ -143,6 +136,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
             spec["devices"] = None          # a GPU job gone on on the CPU
         elif devices is not None:
             spec["devices"] = check_devices(spec, devices, f"job {job_id}")
+        drivers.of(spec).can_go_on(spec, job_id)
         if started is not None:
             started(spec)
         return _run(archive, job, spec, time_limit, workers, progress, cluster)
@@ -308,10 +302,14 @@ class Dispatch:
         while True:
             self.hand_out()
             if not self.in_flight:
-                if self.policy.reason is None and self.policy.time_limit is not None and self.source.left():
-                    self.policy.ask(f"time limit of {self.policy.time_limit:g} s" + (
-                        "" if self.policy.left() <= 0 else "; no further chunk would finish within it"),
-                        by_clock=True)
+                if self.policy.reason is None and self.source.left():
+                    stuck = self.source.stuck()
+                    if stuck is not None:
+                        self.policy.ask(stuck)
+                    elif self.policy.time_limit is not None:
+                        self.policy.ask(f"time limit of {self.policy.time_limit:g} s" + (
+                            "" if self.policy.left() <= 0 else "; no further chunk would finish within it"),
+                            by_clock=True)
                 return
             if not self.collect():
                 return
@@ -322,7 +320,8 @@ class Dispatch:
             unit = self.source.take(self.policy.left(), list(self.in_flight.values()), max(1, self.workers))
             if unit is None:
                 return
-            self.in_flight[self.pool.submit(work, self.driver.handed(self.spec, self.summary), unit)] = unit
+            handed = self.driver.handed(self.spec, self.summary, unit)
+            self.in_flight[self.pool.submit(work, handed, unit)] = unit
 
     def collect(self):
         """Keep the units finished within a quarter of a second; False when
@@ -362,8 +361,7 @@ class Dispatch:
         self.source.finished(unit, result, time.monotonic() - began)
         if self.summary.best is not None:
             self.best_cards = max(self.best_cards, self.summary.best[1].cards)
-        if result.growth is not None:
-            self.best_cards = max(self.best_cards, result.growth["largest"])
+        self.best_cards = max(self.best_cards, self.driver.reached(result))
         self.workers = self.summary.workers = self.alive()
         self.bar.update(result.deals, **self.driver.progress(self.summary, self.best_cards), workers=self.workers)
         return True

@@ -82,6 +82,10 @@ class Plan:
         """Whether a part is still to be handed out."""
         return self._gap is not None
 
+    def peek(self):
+        """The part the next chunk starts with, or None when none is left."""
+        return None if self._gap is None else self._gap[0]
+
 
 class Pacer:
     """How many parts the next chunk of a job whose chunks are sized as it
@@ -153,10 +157,11 @@ class Chunks:
         self.seconds = chunk_seconds
         self.kept = len(kept)
 
-    def take(self, left, in_flight, workers):
+    def take(self, left, in_flight, workers, most=None):
         """The next unit, or None: none is left, or none would end within
         `left` seconds (None: no time limit) once the units `in_flight` are
-        done on `workers` workers. With none in flight, one part at least."""
+        done on `workers` workers. With none in flight, one part at least;
+        `most` parts at most, where given."""
         if self.pacer is None:
             if left is not None and (
                     len(in_flight) >= workers if self.seconds is None
@@ -171,7 +176,8 @@ class Chunks:
                 seconds = left - sum(self.expected(unit) or 0 for unit in in_flight) / workers
                 if in_flight and (self.pacer.expected(1) or 0) > seconds:
                     return None
-            chunk = self.plan.take(self.pacer.parts(seconds))
+            parts = self.pacer.parts(seconds)
+            chunk = self.plan.take(parts if most is None else min(parts, most))
         return None if chunk is None else Unit(*chunk)
 
     def expected(self, unit):
@@ -190,3 +196,7 @@ class Chunks:
     def left(self):
         """Whether work is still to be handed out."""
         return self.plan.left()
+
+    def stuck(self):
+        """Why work left cannot be handed out in this run, in words, or None."""
+        return None

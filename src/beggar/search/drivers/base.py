@@ -18,15 +18,15 @@ from ..units import Chunks
 
 @dataclass
 class ChunkResult:
-    chunk: int
+    """What a unit of work played hands back, plain data: what every driver's
+    has, and its driver's own `payload` (a census block, a walk's figures,
+    the lengths of the games played: each driver's module says)."""
+    chunk: int | None   # its first part (None: a task of the driver's own, a hunt's seat)
     deals: int
     hits: list          # [(deal, outcome)] from the compiled engine
     best: tuple | None  # (deal, outcome) of the longest game played, or None
     seconds: float
-    block: object = None            # a census chunk's whole result (states.CensusBlock)
-    lengths: object = None          # sample and climb: the lengths of every game played (lengths.Lengths)
-    growth: dict | None = None      # a grow or perturb chunk's walk (factory.Grow.walk, Perturb.walk)
-    ascent: dict | None = None      # an eliminate chunk's search, what it reached (eliminate.play)
+    payload: object = None          # the driver's own
     games: list | None = None       # the games it keeps, checked (crosscheck.check)
     check_seconds: float = 0.0      # the seconds their check took where it was done
 
@@ -65,6 +65,10 @@ class Driver:
     #: none (drivers.timed_chunk; a climb's chunk is one walk, and the loop
     #: factory's one walk of tries: their length is part of the search).
     timed = False
+    #: The tries of a part, fixed whatever the machine and the engine (a
+    #: hunt's walks: the same on any), or None: sized by time when a timed
+    #: job gives none.
+    part = None
     #: Whether it is one of the loop factory's (it builds loops, not games).
     factory = False
     #: Whether its spec holds the loops it starts from (`start`: canonical
@@ -72,6 +76,28 @@ class Driver:
     #: `start_chunks`.
     starts_from_loops = False
     start_chunks = False
+    #: The dataclass of its own part of a run's summary (runner.Summary's
+    #: payload), or None: own() makes it at first use.
+    tally = None
+
+    def own(self, summary):
+        """Its own part of the run's summary (summary.payload), made at first use."""
+        if summary.payload is None and self.tally is not None:
+            summary.payload = self.tally()
+        return summary.payload
+
+    def checked_hits(self, result):
+        """The (deal, outcome) of chunk `result` that are checked where it is
+        played: its hits (pace.py measures what checking them costs)."""
+        return result.hits
+
+    def lengths(self, result):
+        """The lengths of every game chunk `result` played (lengths.Lengths), or None."""
+        return None
+
+    def reached(self, result):
+        """The most cards unit `result` reached: its longest game's."""
+        return result.best[1].cards if result.best is not None else 0
 
     def check(self, spec, data, where):
         """Its part of the check of a job file's keys `data` (job.check), on
@@ -103,13 +129,17 @@ class Driver:
         """Fix in the spec of a new job what it starts from (the archive's
         loops), before the job is stored."""
 
+    def can_go_on(self, spec, job_id):
+        """JobError where a stored job of this driver cannot run again (a
+        spec of a kind this beggar no longer plays), before anything is said."""
+
     def going_on(self, archive, job_id, spec, summary):
         """At the start of each run of the job (its first too): what it goes
         on from that its kept chunks say, set on the run's summary (a hunt's
         loops). Nothing by default: a chunk depends on its number alone."""
 
-    def handed(self, spec, summary):
-        """The spec that a chunk handed out now is played with (in a worker):
+    def handed(self, spec, summary, unit):
+        """The spec that unit `unit` handed out now is played with (in a worker):
         the job's own by default; a hunt's with the loops it knows now."""
         return spec
 
@@ -122,6 +152,11 @@ class Driver:
         """What `beggar archive jobs` shows of the job beyond every job's
         figures, as plain data, or None."""
         return None
+
+    def job_lines(self, figures):
+        """The lines `beggar archive jobs` adds for a job of this driver, from
+        its figures (the job's row with its job_figures)."""
+        return []
 
     def stats(self, result, workers):
         """What the chunk's archive record keeps of its games, or None."""

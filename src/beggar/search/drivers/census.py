@@ -4,7 +4,8 @@ ranks first + c*chunk onward; its record keeps the counts of the whole
 block (the census table of beggar archive census is summed from them), and
 its games are every loop deal, with its rank and its loop's canonical
 state, and the block's `top` longest games; a complete census then keeps
-its `top` longest of those.
+its `top` longest of those. A chunk's payload: its block
+(states.CensusBlock).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ... import engine
 from ...archive import ArchiveFault
 from ...checks import is_digits, whole
 from .. import SearchError
+from ..crosscheck import Checker
 from ..keep import keep_games
 from ..spec import JobError, chunk_deals, table
 from .base import ChunkResult, Driver
@@ -56,6 +58,20 @@ class Census(Driver):
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
 
+    def games(self, spec, result):
+        """Every loop deal of the block, with its rank and its loop's canonical
+        state, and the block's `top` longest games, each replayed by the
+        reference engine: what a chunk keeps depends on the chunk alone."""
+        checker = Checker()
+        games = [checker.game(deal, outcome, "census", rank=rank, loop=key)
+                 for rank, deal, outcome, key in result.payload.loops]
+        games += [checker.game(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.payload.longest]
+        return games
+
+    def checked_hits(self, result):
+        """Its loop deals (its top longest are few)."""
+        return [(deal, outcome) for _, deal, outcome, _ in result.payload.loops]
+
     def keep(self, archive, job_id, spec, result, summary, between=None):
         keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers), between)
         return []       # a census tells its loops in its own table (beggar archive census), by loop, not by deal
@@ -76,7 +92,7 @@ class Census(Driver):
         workers the job ran on (its rate: beggar stats). The census
         table is summed from these, so it is a fact of the deck, whatever games
         the archive held before (a game is kept once, under its first finder)."""
-        block = result.block
+        block = result.payload
         loops = {}
         for _, _, outcome, key in block.loops:
             entry = loops.setdefault(key.hex(), [0, *outcome.loop_period])

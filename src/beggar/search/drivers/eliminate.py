@@ -11,8 +11,8 @@ processor seconds; the job's "budget" is one chunk per loop, a bound the
 searches may stop short of (bound), and the search is deterministic: the
 job has no seed to tell (seeded). Each deal a chunk finds is a hit: the
 worker replays it by the reference engine and the job keeps it as a game of
-status loop, of its table. What the search reached is kept in the chunk's
-record.
+status loop, of its table. What the search reached is the chunk's payload,
+kept in its record.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class Eliminate(Driver):
                   "deals": len(found.deals),
                   "best": None if best is None else {"deal": str(best), "sizes": [len(hand) for hand in best.hands]}}
         hits = [(deal, compiled) for deal, compiled, _ in found.deals]
-        return ChunkResult(chunk, found.states, hits, None, time.perf_counter() - start, ascent=ascent)
+        return ChunkResult(chunk, found.states, hits, None, time.perf_counter() - start, ascent)
 
     def stats(self, result, workers):
-        return {"ascent": result.ascent}
+        return {"ascent": result.payload}

@@ -77,12 +77,24 @@ class PerturbRules:
         whole(self.reach, "reach", 1, MAX_DECK)
 
 
+@dataclass
+class FactoryTally:
+    """A grow or perturb run's own part of its summary."""
+    largest: int = 0            # most cards in a looping state its walks reached
+    full_loops: int = 0         # full loops reported (new or not)
+    new_loops: list = field(default_factory=list)   # [(loop id, loops.Loop)] new to the archive
+    prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: balanced loop deals
+    bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
+
+
 class _Factory(Driver):
     unit = "tries"
     replays = "walks"
     plays_deals = False
     factory = True
     rules = None            # the dataclass of its options
+    # Its chunks' payload: what the walk did (play); its run's: FactoryTally.
+    tally = FactoryTally
 
     def check(self, spec, data, where):
         """Loops are built from two-player states of the job's whole deck, of any
@@ -123,17 +135,21 @@ class _Factory(Driver):
                            "not the reference engine")
 
     def play(self, spec, chunk):
-        """Run chunk `chunk`: a ChunkResult whose growth is a plain dict of what
+        """Run chunk `chunk`: a ChunkResult whose payload is a plain dict of what
         the walk did ({loops: [(hands, leader)], tries, largest, restarts, sizes})."""
         start = time.perf_counter()
         growth = self.walk(spec, chunk, chunk_deals(spec, chunk), asdict(self.rules(**spec.get(self.name, {}))))
         growth = {"loops": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in growth.loops],
                   "tries": growth.tries, "largest": growth.largest, "restarts": growth.restarts,
                   "sizes": [tuple(size) for size in growth.sizes]}
-        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth=growth)
+        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth)
 
     def games(self, spec, result):
         return None         # a walk's loops are checked as they are kept (checked): only the archive knows the new
+
+    def reached(self, result):
+        """The most cards of a looping state its walk reached."""
+        return result.payload["largest"]
 
     def progress(self, summary, best):
         """Its walks count full loops new to the archive (summary.loops), not
@@ -145,31 +161,24 @@ class _Factory(Driver):
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
         """Tries, loops, and the prize, a balanced deal that never ends, in full."""
+        tally = self.own(summary)
         rate = summary.deals / summary.seconds if summary.seconds else 0
         run = " in this run" if whole is not None else ""
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
                  f"tries    {summary.deals:,}{run} in {summary.seconds:.1f} s: {rate:,.0f} tries/s "
                  f"on {plural(summary.workers, 'worker')}"
                  + (f" of the cluster {cluster}" if cluster else ""),
-                 f"largest  {summary.largest} cards in a looping state{run}",
-                 f"loops    {plural(summary.full_loops, 'full loop')} reported{run}, "
-                 f"{len(summary.new_loops)} new to {archive_path}"]
+                 f"largest  {tally.largest} cards in a looping state{run}",
+                 f"loops    {plural(tally.full_loops, 'full loop')} reported{run}, "
+                 f"{len(tally.new_loops)} new to {archive_path}"]
         if whole is not None:
             lines.append(whole_line(whole, "tries"))
-        from ...finds import known_loops
-        for loop_id, loop in summary.new_loops[:10]:
-            known = known_loops(loop.deck).get(loop.hex)
-            lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
-                         + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
-                         + (f" (known: {known})" if known else ""))
-        if len(summary.new_loops) > 10:
-            lines.append(f"  ... and {len(summary.new_loops) - 10} more "
-                         f"(beggar archive list --loops --job {summary.job})")
-        lines.extend(f"bound    {note}" for note in summary.bounds)
-        if summary.prizes:
-            lines.append(f"BALANCED {len(summary.prizes)} balanced deal{'s' if len(summary.prizes) != 1 else ''} "
+        lines.extend(new_loop_lines(tally.new_loops, summary.job))
+        lines.extend(f"bound    {note}" for note in tally.bounds)
+        if tally.prizes:
+            lines.append(f"BALANCED {len(tally.prizes)} balanced deal{'s' if len(tally.prizes) != 1 else ''} "
                          "that never end, replayed by the reference engine and kept:")
-            lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in summary.prizes)
+            lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in tally.prizes)
         else:
             lines.append("balanced no new balanced deal in a basin")
         lines.extend(f"NEW      {line}" for line in summary.announced)
@@ -181,44 +190,88 @@ class _Factory(Driver):
         Returns the first new balanced deal of each loop, to be announced:
         [(game id, deal, outcome, driver)]. (A walk keeps a few loops: its
         keep is never large, and `between` is not needed.)"""
-        growth = result.growth
+        growth = result.payload
         found = checked(archive, spec, growth)
-        new_loops, prizes, notes, disputed, news = [], [], [], [], []
+        tally = self.own(summary)
         with kept(archive, job_id, result) as record:
-            for item in found:
-                loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], result.chunk)
-                if new:
-                    new_loops.append((loop_id, item.loop))
-                if item.basin is None:
-                    continue
-                archive.set_basin(loop_id, item.basin.states, len(item.games), item.basin.stopped_by)
-                if item.basin.stopped_by is not None:
-                    bound = (f"{spec['basin_states']:,} states" if item.basin.stopped_by == "states"
-                             else f"{spec['basin_seconds']:g} s")
-                    notes.append(f"the basin search of loop {loop_id} stopped at its bound of {bound} "
-                                 f"(basin_{item.basin.stopped_by}): it may hold more balanced deals")
-                for deal, compiled, reference in item.games:
-                    game_id, new_game = archive.add_game(deal, Rules(), compiled, reference, job_id, "basin",
-                                                         spec["seed"], result.chunk, None, None, item.loop.key)
-                    if compiled != reference:
-                        disputed.append(dispute(game_id, deal, compiled, reference))
-                    if new_game:
-                        if not any(prize[1] == loop_id for prize in prizes):
-                            news.append((game_id, deal, compiled, "basin"))
-                        prizes.append((game_id, loop_id, deal))
+            kept_loops = keep_loops(archive, job_id, spec, result.chunk, found)
             record.hits, record.best_cards = len(found), growth["largest"]
             record.stats = {"growth": {key: growth[key] for key in ("tries", "largest", "restarts", "sizes")},
                             "loops": [item.loop.hex for item in found]}
         summary.deals += result.deals
-        summary.loops += len(new_loops)
-        summary.kept += len(prizes)
-        summary.largest = max(summary.largest, growth["largest"])
-        summary.full_loops += len(found)
-        summary.new_loops.extend(new_loops)
-        summary.prizes.extend(prizes)
-        summary.bounds.extend(notes)
-        stop_if_disputed(summary, disputed, "it")
-        return news
+        summary.loops += len(kept_loops.new)
+        summary.kept += len(kept_loops.prizes)
+        tally.largest = max(tally.largest, growth["largest"])
+        tally.full_loops += len(found)
+        tally.new_loops.extend(kept_loops.new)
+        tally.prizes.extend(kept_loops.prizes)
+        tally.bounds.extend(kept_loops.notes)
+        stop_if_disputed(summary, kept_loops.disputed, "it")
+        return kept_loops.news
+
+
+#: New loops named one by one in a run's summary.
+SHOWN = 10
+
+
+def new_loop_lines(new_loops, job_id):
+    """The lines of a summary that name a run's new loops [(loop id, loops.Loop)], SHOWN of them."""
+    from ...finds import known_loops
+    lines = []
+    for loop_id, loop in new_loops[:SHOWN]:
+        known = known_loops(loop.deck).get(loop.hex)
+        lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
+                     + (f" (known: {known})" if known else ""))
+    if len(new_loops) > SHOWN:
+        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id})")
+    return lines
+
+
+@dataclass
+class KeptLoops:
+    """What keep_loops kept: the loops new to the archive [(loop id, Loop)],
+    the balanced deals of their basins [(game id, loop id, deal)], the first
+    of each loop to be announced, the bounds their searches met, in words,
+    and the games the engines disagree on."""
+    new: list = field(default_factory=list)
+    prizes: list = field(default_factory=list)
+    news: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    disputed: list = field(default_factory=list)
+
+
+def keep_loops(archive, job_id, spec, chunk, found):
+    """Keep loops a chunk found (ReportedLoop: each with its basin search,
+    where one was made, and the balanced deals in it), inside the chunk's
+    transaction: for the loop factory's drivers and the hunt alike. A KeptLoops."""
+    done = KeptLoops()
+    for item in found:
+        loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], chunk)
+        if new:
+            done.new.append((loop_id, item.loop))
+        if item.basin is None:
+            continue
+        archive.set_basin(loop_id, item.basin.states, len(item.games), item.basin.stopped_by)
+        if item.basin.stopped_by is not None:
+            done.notes.append(bound_note(spec, "basin search", loop_id, item.basin.stopped_by))
+        for deal, compiled, reference in item.games:
+            game_id, new_game = archive.add_game(deal, Rules(), compiled, reference, job_id, "basin",
+                                                 spec["seed"], chunk, None, None, item.loop.key)
+            if compiled != reference:
+                done.disputed.append(dispute(game_id, deal, compiled, reference))
+            if new_game:
+                if not any(prize[1] == loop_id for prize in done.prizes):
+                    done.news.append((game_id, deal, compiled, "basin"))
+                done.prizes.append((game_id, loop_id, deal))
+    return done
+
+
+def bound_note(spec, what, loop_id, stopped_by):
+    """The line that says a search from a loop stopped at one of its bounds."""
+    bound = f"{spec['basin_states']:,} states" if stopped_by == "states" else f"{spec['basin_seconds']:g} s"
+    return (f"the {what} of loop {loop_id} stopped at its bound of {bound} (basin_{stopped_by}): it may hold "
+            "more balanced deals")
 
 
 class Grow(_Factory):
@@ -249,16 +302,24 @@ class Perturb(_Factory):
                            "and none is published (run a grow job first)")
 
 
-def perturbation(spec, states, chunk, tries, rules):
+def perturbation(spec, states, chunk, tries, rules, known=()):
     """Perturbation walk number `chunk` of job `spec`'s seed from `states`
     (each (hands, leader), on the full loops of its deck it starts from), at
     most `tries` tries, with the walk's options `rules` (PerturbRules as a
-    dict): a beggar._loops.Growth. The one place a perturbation walk is
-    played, for every driver that perturbs (perturb, hunt) and for
+    dict), none of the loops `known` (cycle hashes) reported: a
+    beggar._loops.Growth. The one place a perturbation walk is played, for
+    every driver that perturbs (perturb, hunt) and for
     benchmarks/hunt_speed.py: the job's engine plays it (engine.perturb: the
     compiled engine or a GPU engine, which find the same loops)."""
     return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
-                          **rules)
+                          known=known, **rules)
+
+
+def cycle_hashes(states, deck):
+    """The cycle hash of the loop of each of `states` (two-player, of `deck`),
+    by which a perturbation walk knows a loop (beggar._loops.cycle_hashes)."""
+    from ... import _loops
+    return _loops.cycle_hashes(states, deck)
 
 
 def start_keys(archive, deck, players=2):

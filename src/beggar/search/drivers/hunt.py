@@ -1,93 +1,107 @@
-"""The hunt driver: perturbation from every loop a job knows, each new loop
-seated at tables of three and four.
+"""The hunt driver: perturbation walks steered to the balanced deals a job
+hunts for, in rounds, and each promising new loop seated at its tables.
 
-A hunt job starts from the full two-player loops a perturb job of its deck
-starts from (factory.start_keys: the archive's, the published ones and the
-shipped finds'), fixed in its spec (`start`) when it is created, and adds
-every loop its walks find to them as it goes: its **known** loops, in the
-order they were added, its start first. Chunk c is perturbation walk c of
-the seed (factory.perturbation, the one call of a perturbation walk) from
-the loops known when the chunk is handed out: the first `from` of the list.
-A chunk's record says `from`, the loops it added and where in the list they
-went (`at`, the list's length when it was kept): so the list is rebuilt
-from the records when a job goes on (going_on), the same whatever stopped
-it, and any chunk can be played again from its seed, its number and its
-record (its searches too, where basin_seconds stopped none of them). A
-chunk cut off by a stop was never recorded: it is played again on resume,
-from the loops known then.
+A hunt names the tables it hunts balanced deals for ([hunt] tables: 2 for
+26/26, 3 for 18/17/17, 4 for 13/13/13/13) and starts from the full
+two-player loops of its deck a perturb job starts from (factory.start_keys),
+fixed in its spec when it is created. Its work is of two kinds:
 
-A walk is given one state of each loop it starts from (its canonical
-state): every one of them is known to the walk, which reports only others,
-and the states of their cycles fill the pool its changes are drawn from, as
-many as the pool holds (engine.perturb: 4,096 states, some 66 loops of the
-standard deck). The loops are given in an order drawn from the seed and
-the walk, so that a job that knows more loops than one pool holds draws
-from all of them over its chunks.
+- **Walks.** Its budget (perturbations) is cut into parts of `chunk` tries,
+  the same on any machine and engine; part p is perturbation walk p of the
+  seed. Parts go in rounds of [hunt] round tries: every walk of round r
+  starts from the pool fixed when round r - 2 was complete (rounds 0 and 1
+  from the start), the loops the hunt knew then nearest the tables it aims
+  at (aim.pool), and is told every other loop known then, which it reports
+  no more. So two rounds are in flight at once, and a round's walks, played
+  in any order by any number of workers or engines, report the same loops.
+  A chunk is a run of parts of one round sized by time (units.py), and its
+  record lists every loop its walks reported, each with the part that did
+  first, its period, cycle hash and scores (aim.scores): every new loop is
+  kept at once, seated or not.
+- **Seats.** A loop new to the hunt is seated at each table it aims at
+  where its score can reach a balanced deal (aim.Known.seated_at): a seat is
+  the search back from the loop at that table (elimination.from_loop,
+  guided by [hunt] guide, bounded by basin_states), a unit of its own, done
+  by any worker as the walks go on and kept with the deals it found (each
+  replayed by the reference engine) and what it reached, in the archive's
+  seats. A seat that basin_seconds stops keeps nothing, and is searched
+  again when the job goes on: a bound in seconds stops work, it never
+  changes what is kept.
 
-After the walk (in the worker that played it, or, on a GPU engine, in a
-checking process while the device plays on: Driver.games), each loop it
-reports that the chunk did not start from is looked at again
-(factory.reported: both engines) and
-**seated**: its basin searched (backward.basin), and its cycle searched back
-at tables of three and four seats with elimination (elimination.from_loop,
-guided by the [hunt] guide), each search bounded by the job's basin_states
-and basin_seconds. Every balanced deal they find is replayed by the
-reference engine there. The job's process only keeps, in one transaction:
-the loops, their basins, every balanced deal as a game of status loop (two
-players: driver "basin"; three and four: "elimination"), and the chunk's
-record with, for each loop it seated, what each search reached: its 3-seat
-search's best balance is the largest smallest hand of a state with every
-player in, the measure of how near the loop comes to a deal of 18/17/17.
-
-Two chunks in flight at once may find and seat the same loop; the first
-kept adds it to the list, both keep their deals (a deal is kept once).
+What the hunt knows is rebuilt from its kept records whenever it goes on,
+so a hunt stopped and resumed any number of times, or run on any number of
+workers, keeps the same loops, seats and deals as one run straight through.
 """
 
 from __future__ import annotations
 
-import random
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
-from ... import elimination, engine
+from ... import elimination, loops
 from ...archive import ArchiveFault
-from ...backward import basin
-from ...cycle import key_hands
+from ...cycle import key_deal, key_hands
 from ...decks import Deck
 from ...rules import Rules
 from ...states import GUIDES
 from .. import SearchError
 from ..crosscheck import Checker
-from ..keep import dispute, kept, loops_of_games, stop_if_disputed
-from ..spec import JobError, chunk_deals
+from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
+from ..spec import CHUNK_SECONDS, JobError, chunk_deals
+from ..units import Chunks, Unit
+from . import aim
 from .base import ChunkResult, plural, whole_line
-from .factory import PerturbRules, _Factory, perturbation, reported, start_keys, two_player_key
+from .factory import (PerturbRules, _Factory, bound_note, cycle_hashes, new_loop_lines, perturbation, reported,
+                      start_keys, two_player_key)
 
-#: The tables a new loop is seated at.
-SEATS = (3, 4)
+#: The tries of a part (four of a walk's own rounds of 16,384): a twentieth
+#: of a second of a core.
+PART = 65_536
 
-#: New loops named one by one in a run's summary.
-SHOWN = 10
+#: The parts of a round where a job gives no round: a minute of a core at
+#: the standard deck's million walks a second (a few seconds of a
+#: workstation's), long beside a chunk, short beside a hunt.
+ROUND_PARTS = 1024
+
+#: What a seat's search keeps of the deals it found, by table: a two-seat
+#: search is the loop's basin search.
+FOUND_BY = {2: "basin", 3: "elimination", 4: "elimination"}
+
+#: The choices of [hunt] seat.
+SEAT = ("aimed", "all", "none")
 
 
 @dataclass(frozen=True)
 class HuntRules:
-    """The [hunt] table: the walk's options (PerturbRules: 1 to `changes`
-    changes a try, a court card moving up to `reach` places) and the guide
-    of the searches at tables of three and four (states.GUIDES).
+    """The [hunt] table: the tables hunted for, the walks' width (PerturbRules:
+    1 to `changes` changes a try, a court card moving up to `reach` places),
+    the tries of a round, the elite's margin in cards (aim.pool), which new
+    loops are seated (aim.Known.seated_at) and the seats' guide
+    (states.GUIDES)."""
 
-    Its walk is wider than a perturb job's (2 and 3): from the standard
-    deck's two known loops, 1.2 * 10^8 perturbations of changes 3 and reach 6
-    found 25, 25 and 71 new loops under three seeds, where changes 2 or
-    reach 3 (either) found none in as many, and 8.7 * 10^9 of the perturb
-    walk's found none (docs/loops.md)."""
-
-    changes: int = 3
-    reach: int = 6
+    tables: tuple = aim.TABLES
+    changes: int = 4
+    reach: int = 8
+    round: int | None = None        # None: ROUND_PARTS parts
+    elite: int = 5
+    seat: str = "aimed"
     guide: str = "smallest"
 
     def __post_init__(self):
+        tables = self.tables
+        if isinstance(tables, (str, bytes)) or not isinstance(tables, (list, tuple)) or not tables or any(
+                table not in aim.TABLES or isinstance(table, bool) for table in tables) or len(set(tables)) != len(tables):
+            raise ValueError(f"tables must be a list of the tables hunted for, of 2, 3 and 4, each once, "
+                             f"not {tables!r}")
+        object.__setattr__(self, "tables", tuple(sorted(tables)))
         PerturbRules(self.changes, self.reach)
+        if self.round is not None and (isinstance(self.round, bool) or not isinstance(self.round, int)
+                                       or not 1 <= self.round <= 10 ** 15):
+            raise ValueError(f"round must be a whole number of tries from 1 to 10^15, not {self.round!r}")
+        if isinstance(self.elite, bool) or not isinstance(self.elite, int) or not 0 <= self.elite <= 52:
+            raise ValueError(f"elite must be a whole number of cards from 0 to 52, not {self.elite!r}")
+        if self.seat not in SEAT:
+            raise ValueError(f"seat must be one of {', '.join(SEAT)}, not {self.seat!r}")
         if self.guide not in GUIDES:
             raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {self.guide!r}")
 
@@ -95,113 +109,205 @@ class HuntRules:
         """The walk's options, as factory.perturbation takes them."""
         return {option.name: getattr(self, option.name) for option in fields(PerturbRules)}
 
+    def stored(self):
+        """The rules as a job's spec keeps them (every one, so that a job
+        goes on as it began whatever the defaults become)."""
+        return {**asdict(self), "tables": list(self.tables)}
+
+
+def rules_of(spec):
+    return HuntRules(**spec["hunt"])
+
+
+def first_kind(spec):
+    """Whether a stored hunt job is of the first kind, which went by chunks
+    that each walked from the loops known when it was handed out."""
+    return "tables" not in spec.get("hunt", {})
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat to search: a loop (its canonical state, hex) at a table of `players`."""
+    loop: str
+    players: int
+
+
+@dataclass
+class Walked:
+    """A walk chunk's payload: its round and figures, and the loops its walks
+    reported ([((hands, leader), part, cycle hash)], each once), looked at
+    again by games() (`found`: [Found])."""
+    round: int
+    tries: int
+    largest: int
+    reported: list
+    walk_seconds: float
+    found: list | None = None
+    check_seconds: float = 0.0
+
+
+@dataclass
+class Found:
+    """A loop a walk reported, looked at again (factory.reported: both
+    engines): the Loop, the part that found it, its cycle hash and scores."""
+    loop: object
+    part: int
+    hash: int
+    scores: tuple
+
+    def record(self):
+        """Its entry in a chunk's record (records.HUNT_WALK_FIELDS' loops)."""
+        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", *self.scores]
+
 
 @dataclass
 class Seated:
-    """A new loop a walk reported and what the searches from it found: its
-    basin (two players) and its tables of three and four
-    (elimination.TableBasin)."""
-    loop: object                    # loops.Loop
-    basin_states: int
-    basin_stopped_by: str | None
-    basin_games: list               # [(deal, compiled, reference)] balanced two-player deals
-    tables: dict                    # {3: TableBasin, 4: TableBasin}
+    """A seat's payload: the seat and what its search found (elimination.TableBasin)."""
+    seat: Seat
+    table: object
 
 
-@dataclass
 class HuntState:
-    """What a hunt job knows as it runs (runner.Summary.hunt): its loops and
-    its best 3-seat balance, over every run; and what this run did."""
-    keys: list                      # every loop it perturbs from (hex), in the order added, its start first
-    given: int                      # of which its start
-    best: dict | None = None        # its best 3-seat balance: smallest, deal, loop (hex), loop_id, chunk
-    walk_seconds: float = 0.0       # this run: its walks, summed over its workers
-    seated: list = field(default_factory=list)     # this run: [(loop id, new, Loop, record)] of the loops seated
-    deals: dict = field(default_factory=lambda: {2: 0, 3: 0, 4: 0})   # this run: balanced deals kept, by players
+    """What a hunt knows as it runs (the run's summary payload): the loops it
+    knows, its rounds and seats, over every run; and what this run did."""
 
-    def __post_init__(self):
-        self.known = set(self.keys)
+    def __init__(self, spec, start):
+        self.rules = rules_of(spec)
+        self.total = Deck.parse(spec["deck"]).total
+        self.parts_a_round = max(1, self.rules.round // spec["chunk"])
+        self.known = {known.key: known for known in start}       # key: aim.Known
+        self.given = len(start)
+        self.kept_parts = {}        # round: parts of it kept
+        self.total_parts = -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
+        self.seats_done = {}        # Seat: (smallest, best, deals)
+        self.due = []               # Seats to search, nearest first
+        self.gave_up = set()        # this run: seats basin_seconds stopped (searched again on resume)
+        self.pools = {}             # round: (pool keys, elite, known hashes)
+        self.ids = {}               # key: its loop's id in the archive, where looked up
+        # This run's:
+        self.new_loops = []         # [(loop id, Loop)] new to the archive
+        self.found = 0              # loops new to the hunt
+        self.walk_seconds = 0.0
+        self.deals = {players: 0 for players in aim.TABLES}
+        self.notes = []
+        self.largest = 0
 
-    def add(self, keys):
-        for key in keys:
-            self.keys.append(key)
-            self.known.add(key)
+    # ------------------------------------------------------------ what it knows
 
-    def better(self, record, chunk, loop_id=None):
-        """Take a seated loop's record (record_of) as the best where its 3-seat
-        search reached a larger smallest hand (the first one reached stays on
-        a tie); `loop_id`: the loop's id in the archive, where known."""
-        table = record["3"]
-        if table["smallest"] is not None and (self.best is None or table["smallest"] > self.best["smallest"]):
-            self.best = {"smallest": table["smallest"], "deal": table["best"], "loop": record["loop"],
-                         "loop_id": loop_id, "chunk": chunk}
+    def learn(self, known):
+        """A loop a walk reported: known from the least round that did (a
+        chunk kept later may be of an earlier round). Seats it where the
+        rules say, if it is new to the hunt; True when it is."""
+        old = self.known.get(known.key)
+        if old is not None:
+            if (known.round, known.part) < (old.round, old.part):
+                self.known[known.key] = known
+            return False
+        self.known[known.key] = known
+        for players in known.seated_at(self.rules.tables, self.total, self.rules.seat):
+            seat = Seat(known.key, players)
+            if seat not in self.seats_done:
+                self.due.append(seat)
+        return True
 
-    def follow(self, chunk, record, where):
-        """Go on with the hunt record of chunk `chunk` (the records taken in
-        the order their loops were added: in_order): its loops added, and the
-        seats of those. ArchiveFault, naming `where`, for loops that do not
-        follow on from those before."""
-        added = record["added"]
-        if added and (record["at"] != len(self.keys) or self.known & set(added) or len(set(added)) != len(added)):
-            raise ArchiveFault(f"{where}: the loops chunk {chunk} added (at {record['at']:,}) do not follow on "
-                               f"from the {len(self.keys):,} before them")
-        for seated in record["seated"]:
-            if seated["loop"] in added:
-                self.better(seated, chunk)
-        self.add(added)
+    def sort_due(self):
+        """The seats to search, the nearest first (then by key and table)."""
+        self.due.sort(key=lambda seat: (self.known[seat.loop].gap(seat.players, self.total), seat.loop,
+                                        seat.players))
 
+    def seated(self, seat, smallest, best, deals):
+        self.seats_done[seat] = (smallest, best, deals)
+        if seat in self.due:
+            self.due.remove(seat)
 
-def in_order(records):
-    """A hunt's chunk records [(chunk, stats)] as [(chunk, hunt record)], in
-    the order their loops were added to the job's (by `at`, then chunk)."""
-    return sorted(((chunk, stats["hunt"]) for chunk, stats in records if "hunt" in stats),
-                  key=lambda item: (item[1]["at"], item[0]))
+    def best(self, players):
+        """(smallest, best state, loop key) of the seats at `players` with the
+        largest smallest hand, one that found a balanced deal first, then the
+        least key, or None."""
+        reached = [(smallest, deals > 0, seat.loop, best) for seat, (smallest, best, deals) in self.seats_done.items()
+                   if seat.players == players and smallest is not None]
+        if not reached:
+            return None
+        smallest, _, key, best = min(reached, key=lambda item: (-item[0], not item[1], item[2]))
+        return smallest, best, key
 
+    # ------------------------------------------------------------ rounds
 
-def ordered(keys, seed, chunk):
-    """The loops `keys` in the order walk `chunk` of `seed` is given them:
-    drawn from the seed and the walk, so that the loops whose states fill
-    its pool, where not all of them fit, are others in each walk."""
-    keys = list(keys)
-    random.Random(f"hunt {seed} {chunk}").shuffle(keys)
-    return keys
+    def round_of(self, part):
+        return part // self.parts_a_round
 
+    def parts_of(self, round_):
+        """The parts of round `round_` within the budget."""
+        first = round_ * self.parts_a_round
+        last = first + self.parts_a_round
+        if self.total_parts is not None:
+            last = min(last, self.total_parts)
+        return max(0, last - first)
 
-def seat(spec, loop, guide):
-    """The searches from a new loop: its basin, and back at tables of three
-    and four with elimination, each bounded by the job's basin_states and
-    basin_seconds; every deal found replayed by the reference engine."""
-    searched = basin(loop.deal(), spec["basin_states"], spec["basin_seconds"])
-    games = [(member, engine.play(member), replay) for member, replay in searched.deals]
-    total = Deck.parse(spec["deck"]).total
-    cycle = elimination.players_of(loop)
-    tables = {}
-    for players in SEATS:
-        try:
-            tables[players] = elimination.from_loop(cycle, players, total, guide, spec["basin_states"],
-                                                    spec["basin_seconds"])
-        except elimination.EliminationFault as error:
-            raise SearchError(str(error)) from None
-    return Seated(loop, searched.states, searched.stopped_by, games, tables)
+    def complete(self, round_):
+        return self.kept_parts.get(round_, 0) >= self.parts_of(round_)
 
+    def open(self, round_):
+        """Whether walks of `round_` may start: every round before round_ - 1 is complete."""
+        return all(self.complete(earlier) for earlier in range(round_ - 1))
 
-def record_of(seated):
-    """What a chunk's record keeps of a seated loop (archive.readback checks it)."""
-    record = {"loop": seated.loop.hex, "basin": {"states": seated.basin_states, "deals": len(seated.basin_games),
-                                                 "stopped_by": seated.basin_stopped_by, "smallest": None,
-                                                 "best": None}}
-    for players, table in seated.tables.items():
-        # A deal found is as balanced as a table allows: the best there is.
-        best = table.deals[0][0] if table.deals else table.best
-        record[str(players)] = {"states": table.states, "deals": len(table.deals), "stopped_by": table.stopped_by,
-                                "smallest": None if best is None else min(map(len, best.hands)),
-                                "best": None if best is None else str(best)}
-    return record
+    def pool(self, round_):
+        """(the pool's keys, how many of them are the elite, the cycle hashes of
+        the other loops known) of round `round_`'s walks: of the loops known
+        from the start and rounds before round_ - 1."""
+        if round_ not in self.pools:
+            known = [loop for loop in self.known.values() if loop.round < 0 or loop.round < round_ - 1]
+            keys, elite = aim.pool(known, self.rules.tables, self.total, self.rules.elite)
+            chosen = set(keys)
+            others = sorted(loop.hash for loop in known if loop.key not in chosen)
+            self.pools[round_] = (keys, elite, others)
+        return self.pools[round_]
 
 
-def sizes(deal):
-    """'14/15/23': the hand sizes of a deal in record notation, the leader first."""
-    return "/".join(str(len(hand)) for hand in deal.split("/"))
+class HuntUnits(Chunks):
+    """A hunt's work: seats first, nearest first, then walk chunks of the
+    parts not yet kept, each within one round, of rounds open (HuntState.open)."""
+
+    def __init__(self, spec, kept, state):
+        super().__init__(spec, kept)
+        self.state = state
+        self.seat_seconds = None        # a seat's time in a worker, lately
+
+    def take(self, left, in_flight, workers):
+        busy = {unit.task for unit in in_flight if unit.task is not None}
+        for seat in self.state.due:
+            if seat not in busy and seat not in self.state.gave_up:
+                if left is not None and in_flight and (self.seat_seconds or 0) > left:
+                    return None
+                return Unit(None, 1, seat)
+        part = self.plan.peek()
+        if part is None or not self.state.open(self.state.round_of(part)):
+            return None
+        end = (self.state.round_of(part) + 1) * self.state.parts_a_round
+        walks = [unit for unit in in_flight if unit.task is None]
+        unit = super().take(left, walks, workers, most=end - part)
+        return unit
+
+    def expected(self, unit):
+        return self.seat_seconds if unit.task is not None else super().expected(unit)
+
+    def finished(self, unit, result, keep_seconds):
+        if unit.task is None:
+            super().finished(unit, result, keep_seconds)
+        else:
+            seconds = result.seconds + result.check_seconds
+            self.seat_seconds = seconds if self.seat_seconds is None else (self.seat_seconds + seconds) / 2
+
+    def left(self):
+        return super().left() or bool(self.state.due)
+
+    def stuck(self):
+        """Seats that basin_seconds stopped, with nothing else left: searched again on resume."""
+        if super().left() or any(seat not in self.state.gave_up for seat in self.state.due):
+            return None
+        count = len(self.state.gave_up)
+        return (f"{plural(count, 'seat')} stopped at basin_seconds, searched again when the job goes on "
+                "(bound lines below)")
 
 
 class Hunt(_Factory):
@@ -210,18 +316,33 @@ class Hunt(_Factory):
     rules = HuntRules
     unit = "perturbations"
     starts_from_loops = True
-    # A GPU engine plays the walks; the seats are searched by the checkers.
+    done_reason = "budget spent, every seat searched"
+    # A GPU engine plays the walks; the seats are searched where the cores are.
     gpu = True
+    timed = True
+    part = PART
+    tally = None
 
     def check(self, spec, data, where):
         """The factory's checks (two-player loops of the job's whole deck, of
-        any split; the [hunt] options, as given), and a deck whose tables of
-        three and four deal every player a card."""
+        any split; the [hunt] options), a round of whole parts, and a deck
+        whose tables aimed at deal every player a card."""
         super().check(spec, data, where)
+        if "chunk" not in data:
+            spec["chunk"] = PART
+        if "chunk_seconds" not in data:
+            spec["chunk_seconds"] = CHUNK_SECONDS
+        rules = HuntRules(**spec["hunt"])
+        if rules.round is None:
+            rules = HuntRules(**{**asdict(rules), "round": ROUND_PARTS * spec["chunk"]})
+        spec["hunt"] = rules.stored()
+        if rules.round % spec["chunk"]:
+            raise JobError(f"{where}: [hunt]: round must be a whole number of parts ('chunk', {spec['chunk']:,} "
+                           f"tries), not {rules.round:,} tries")
         total = Deck.parse(spec["deck"]).total
-        if total < max(SEATS):
-            raise JobError(f"{where}: the hunt driver seats loops at tables of {' and '.join(map(str, SEATS))}: "
-                           f"a deck of {total} cards is too small")
+        if total < max(rules.tables):
+            raise JobError(f"{where}: the hunt driver seats loops at tables of {' and '.join(map(str, rules.tables))}:"
+                           f" a deck of {total} cards is too small")
 
     def start(self, archive, spec):
         """The full loops of the deck a perturb job starts from, each by its
@@ -232,232 +353,313 @@ class Hunt(_Factory):
                            "and none is published (run a grow job first)")
 
     def describe(self, spec):
-        return (f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split, each new one seated at tables "
-                f"of {' and '.join(map(str, SEATS))}")
+        if first_kind(spec):
+            return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split (a hunt of the first kind)"
+        rules = rules_of(spec)
+        deck = Deck.parse(spec["deck"])
+        return (f"{deck} deck, loops steered to balanced deals at tables of "
+                f"{' and '.join(map(str, rules.tables))}")
 
     # ------------------------------------------------------------ the job's process
 
-    def going_on(self, archive, job_id, spec, summary):
-        """The loops the job knows, its start and those its kept chunks added,
-        in the order they were added, and its best 3-seat balance: from the
-        chunks' records (ArchiveFault where they do not follow on)."""
-        summary.hunt = hunt = HuntState(list(spec["start"]), len(spec["start"]))
-        for chunk, record in in_order(archive.chunk_records(job_id)):
-            hunt.follow(chunk, record, f"{archive.path}: damaged: job {job_id}")
-        if hunt.best is not None:
-            hunt.best["loop_id"] = archive.loop_id(spec["deck"], hunt.best["loop"])
+    def can_go_on(self, spec, job_id):
+        """A hunt of the first kind cannot: its chunks walked from what was known when they were handed out."""
+        if first_kind(spec):
+            raise JobError(f"job {job_id} is a hunt of the first kind (beggar 0.1.0), whose chunks walked from the "
+                           "loops known when they were handed out: it cannot go on. Start a new hunt: it starts "
+                           "from every loop this one kept")
 
-    def handed(self, spec, summary):
-        """The job's spec with the loops it knows now (`known`)."""
-        return {**spec, "known": list(summary.hunt.keys)}
+    def going_on(self, archive, job_id, spec, summary):
+        """What the hunt knows, from its start, its chunks' records and its
+        seats (ArchiveFault where they do not hold together)."""
+        summary.payload = known_state(archive, job_id, spec)
+
+    def units(self, archive, job, spec, summary):
+        return HuntUnits(spec, archive.chunks_kept(job["id"]), summary.payload)
+
+    def handed(self, spec, summary, unit):
+        """A walk chunk's spec with its round's pool and the loops it is told
+        of (HuntState.pool); a seat's, the job's."""
+        if unit.task is not None:
+            return spec
+        state = summary.payload
+        round_ = state.round_of(unit.chunk)
+        keys, elite, others = state.pool(round_)
+        return {**spec, "pool": keys, "elite": elite, "known": others, "round": round_}
+
+    def bound(self, spec):
+        return None
 
     def progress(self, summary, best):
-        hunt = summary.hunt
-        return {"new_loops": len(summary.new_loops), "known": len(hunt.keys), "kept": summary.kept,
-                "best3": "-" if hunt.best is None else hunt.best["smallest"]}
+        """This run's walks a second (a worker) and new loops; the job's seats
+        searched of those known, and its best balance at each table."""
+        state = summary.payload
+        figures = {"walks/s": f"{summary.deals / state.walk_seconds:,.0f}" if state.walk_seconds else "-",
+                   "new_loops": state.found,
+                   "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}"}
+        for players in state.rules.tables:
+            reached = state.best(players)
+            figures[f"best{players}"] = "-" if reached is None else reached[0]
+        return figures
+
+    def reached(self, result):
+        return result.payload.largest if isinstance(result.payload, Walked) else 0
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
-        """Keep a hunt chunk in one transaction: its loops (each reported one,
-        and the loops at tables of three and four its deals fall into), the
-        basins, every balanced deal its seats found and its record; then add
-        its new loops to those the job knows and count them in the summary.
-        Returns the first new deal of each loop at each table, to be
-        announced."""
-        hunt, growth = summary.hunt, result.growth
-        games = result.games
-        added = [seated.loop.hex for seated in growth["seated"] if seated.loop.hex not in hunt.known]
-        records = [record_of(seated) for seated in growth["seated"]]
-        new_loops, seated_rows, notes, disputed, news = [], [], [], [], []
-        counts = {2: 0, 3: 0, 4: 0}
-        rules = Rules()
+        if isinstance(result.payload, Walked):
+            return self._keep_walk(archive, job_id, spec, result, summary)
+        return self._keep_seat(archive, job_id, spec, result, summary)
+
+    def _keep_walk(self, archive, job_id, spec, result, summary):
+        """Keep a walk chunk in one transaction: every loop its walks reported
+        (a row in the archive's loops, where it is new there) and its record;
+        then what it taught the hunt: its new loops, and their seats queued."""
+        state, walked = summary.payload, result.payload
+        found = walked.found
+        new_loops = []
         with kept(archive, job_id, result) as record:
-            for seated, row in zip(growth["seated"], records):
-                loop_id, new = archive.add_loop(seated.loop, job_id, self.name, result.chunk)
+            for item in found:
+                loop_id, new = archive.add_loop(item.loop, job_id, self.name, result.chunk)
+                state.ids[item.loop.hex] = loop_id
                 if new:
-                    new_loops.append((loop_id, seated.loop))
-                if new or archive.loops(loop_id=loop_id)[0]["basin_states"] is None:
-                    archive.set_basin(loop_id, seated.basin_states, len(seated.basin_games), seated.basin_stopped_by)
-                if seated.loop.hex not in added:
-                    continue        # seated by a chunk kept before: it told of its bounds
-                seated_rows.append((loop_id, new, seated.loop, row))
-                for table, search in row.items():
-                    if table != "loop" and search["stopped_by"] is not None:
-                        bound = (f"{spec['basin_states']:,} states" if search["stopped_by"] == "states"
-                                 else f"{spec['basin_seconds']:g} s")
-                        what = "basin search" if table == "basin" else f"search at a table of {table}"
-                        notes.append(f"the {what} of loop {loop_id} stopped at its bound of {bound} "
-                                     f"(basin_{search['stopped_by']}): it may hold more balanced deals")
+                    new_loops.append((loop_id, item.loop))
+            record.hits, record.best_cards = len(found), walked.largest
+            record.stats = {"hunt": {"round": walked.round, "tries": walked.tries, "largest": walked.largest,
+                                     "loops": [item.record() for item in found],
+                                     "walk_ms": round(1000 * walked.walk_seconds),
+                                     "check_ms": round(1000 * walked.check_seconds), "workers": max(1, summary.workers)}}
+        parts = result.deals // spec["chunk"] if result.deals % spec["chunk"] == 0 else -(-result.deals // spec["chunk"])
+        state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
+        for item in found:
+            state.found += state.learn(known_of(item, walked.round))
+        state.sort_due()
+        state.new_loops.extend(new_loops)
+        state.walk_seconds += walked.walk_seconds
+        state.largest = max(state.largest, walked.largest)
+        summary.deals += result.deals
+        summary.loops += len(new_loops)
+        return []
+
+    def _keep_seat(self, archive, job_id, spec, result, summary):
+        """Keep a seat in one transaction: the balanced deals its search found
+        (as games of status loop, linked to the loop) and what it reached; a
+        two-seat search is the loop's basin search too. A seat basin_seconds
+        stopped keeps nothing (it is searched again when the job goes on).
+        Returns the first new deal, to be announced."""
+        state, seated = summary.payload, result.payload
+        seat, table = seated.seat, seated.table
+        if table.stopped_by == "time":
+            state.gave_up.add(seat)
+            state.notes.append(f"the search of loop {archive.loop_id(spec['deck'], seat.loop)} at a table of "
+                               f"{seat.players} stopped at basin_seconds ({spec['basin_seconds']:g} s): nothing of it "
+                               "is kept, and it is searched again when the job goes on (a larger basin_seconds, or "
+                               "a smaller basin_states, lets it end)")
+            return []
+        games = result.games
+        smallest = None if table.best is None else min(len(hand) for hand in table.best.hands)
+        if table.deals:
+            smallest = min(len(hand) for hand in table.deals[0][0].hands)
+        best = None if smallest is None else str(table.deals[0][0] if table.deals else table.best)
+        news, disputed, counted = [], [], 0
+        rules = Rules()
+        loop_id = state.ids[seat.loop] = archive.loop_id(spec["deck"], seat.loop)
+        with stored(archive, job_id, f"the seat of loop {loop_id} at a table of {seat.players}"):
             for loop in loops_of_games(archive, games):
-                archive.add_loop(loop, job_id, self.name, result.chunk)
-            added_games = archive.add_games(
-                (game.deal, rules, game.outcome, game.replay, job_id, game.driver, spec["seed"], result.chunk, None,
-                 None, game.loop) for game in games)
-            told = set()
-            for game, origin, (game_id, new) in zip(games, origins(growth["seated"]), added_games):
+                archive.add_loop(loop, job_id, self.name, None)
+            added = archive.add_games((game.deal, rules, game.outcome, game.replay, job_id, game.driver,
+                                       spec["seed"], None, None, None, game.loop) for game in games)
+            for game, (game_id, new) in zip(games, added):
                 if game.outcome != game.replay:
                     disputed.append(dispute(game_id, game.deal, game.outcome, game.replay))
                 if new:
-                    counts[game.deal.players] += 1
-                    if origin not in told:
-                        told.add(origin)
+                    counted += 1
+                    if not news:
                         news.append((game_id, game.deal, game.outcome, game.driver))
-            record.hits, record.best_cards = len(games), growth["largest"]
-            record.stats = {
-                "growth": {key: growth[key] for key in ("tries", "largest", "restarts", "sizes")},
-                "loops": growth["reported"],
-                "hunt": {"from": growth["from"], "at": len(hunt.keys), "added": added, "new": len(new_loops),
-                         "workers": max(1, summary.workers), "walk_ms": round(1000 * growth["walk_seconds"]),
-                         "seat_ms": round(1000 * growth["seat_seconds"]), "seated": records}}
-        for loop_id, _, _, row in seated_rows:
-            hunt.better(row, result.chunk, loop_id)
-        hunt.add(added)
-        hunt.walk_seconds += growth["walk_seconds"]
-        hunt.seated.extend(seated_rows)
-        for players, number in counts.items():
-            hunt.deals[players] += number
-        summary.deals += result.deals
-        summary.loops += len(new_loops)
-        summary.kept += sum(counts.values())
-        summary.largest = max(summary.largest, growth["largest"])
-        summary.full_loops += len(growth["reported"])
-        summary.new_loops.extend(new_loops)
-        summary.bounds.extend(notes)
+            if seat.players == 2 and loop_id is not None:
+                row = archive.loop(loop_id)
+                if row["basin_states"] is None or (row["basin_stopped_by"] and table.stopped_by is None):
+                    archive.set_basin(loop_id, table.states, len(table.deals), table.stopped_by)
+            archive.add_seat(job_id, seat.loop, seat.players, table.states, len(table.deals), table.stopped_by,
+                             smallest, best, result.seconds)
+        state.seated(seat, smallest, best, len(table.deals))
+        if table.stopped_by is not None:
+            state.notes.append(bound_note(spec, f"search at a table of {seat.players}", loop_id, table.stopped_by))
+        state.deals[seat.players] += counted
+        summary.kept += counted
         stop_if_disputed(summary, disputed, "it")
         return news
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
-        """Perturbations and their rate, the new loops and their rate, what
-        their seats reached, and the job's best 3-seat balance so far."""
-        hunt = summary.hunt
+        """Walks and their rate, the new loops, the seats and the best balance
+        at each table aimed at."""
+        state = summary.payload
         run = " in this run" if whole is not None else ""
         rate = summary.deals / summary.seconds if summary.seconds else 0
-        walks = summary.deals / hunt.walk_seconds if hunt.walk_seconds else 0
+        walks = summary.deals / state.walk_seconds if state.walk_seconds else 0
         hours = summary.seconds / 3600
-        new = len(summary.new_loops)
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-                 f"tries    {summary.deals:,} perturbations{run} in {summary.seconds:.1f} s: "
-                 f"{rate:,.0f} perturbations/s on {plural(summary.workers, 'worker')}"
-                 + (f" of the cluster {cluster}" if cluster else "")
-                 + f" (their walks alone: {walks:,.0f} perturbations/s a worker)",
-                 f"loops    {plural(new, 'new loop')}{run} ({new / hours if hours else 0:,.1f} an hour), "
-                 f"{plural(summary.full_loops, 'loop')} reported; it perturbs from {plural(len(hunt.keys), 'loop')} "
-                 f"now ({hunt.given:,} to start with)"]
+                 f"walks    {summary.deals:,} perturbations{run} in {summary.seconds:.1f} s: {rate:,.0f}/s on "
+                 f"{plural(summary.workers, 'worker')}" + (f" of the cluster {cluster}" if cluster else "")
+                 + f" (the walks alone: {walks:,.0f}/s a worker)",
+                 f"loops    {plural(state.found, 'loop')} new to the hunt{run} ({state.found / hours if hours else 0:,.1f}"
+                 f" an hour), {len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
+                 f"({state.given:,} to start with)"]
         if whole is not None:
             lines.append(whole_line(whole, self.unit))
-        for loop_id, new_loop, loop, row in hunt.seated[:SHOWN]:
-            lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards, "
-                         + ("" if new_loop else "known to the archive, ")
-                         + "; ".join(f"{players} seats {_reached(row[str(players)])}" for players in SEATS)
-                         + f"; {plural(row['basin']['deals'], 'balanced deal')} of 2 players in its basin")
-        if len(hunt.seated) > SHOWN:
-            lines.append(f"  ... and {len(hunt.seated) - SHOWN} more (beggar archive list --loops --job "
-                         f"{summary.job})")
-        lines.append(f"seated   {plural(len(hunt.seated), 'loop')}{run}: balanced deals that never end, each "
-                     f"replayed by the reference engine and kept: {hunt.deals[2]:,} of 2 players, "
-                     f"{hunt.deals[3]:,} of 3, {hunt.deals[4]:,} of 4")
-        lines.append("best3    " + ("none yet: no loop seated" if hunt.best is None else
-                                    f"{hunt.best['smallest']} ({sizes(hunt.best['deal'])}: {hunt.best['deal']}), "
-                                    f"the largest smallest hand at a table of 3, from loop "
-                                    f"{hunt.best['loop_id']} (chunk {hunt.best['chunk']})"))
-        lines.extend(f"bound    {note}" for note in summary.bounds)
+        lines.extend(new_loop_lines(state.new_loops, summary.job))
+        done, due = len(state.seats_done), len(state.due)
+        lines.append(f"seats    {done:,} searched, {due:,} to search; balanced deals that never end{run}, each "
+                     f"replayed by the reference engine and kept: "
+                     + ", ".join(f"{state.deals[players]:,} of {players} players" for players in state.rules.tables))
+        for players in state.rules.tables:
+            reached = state.best(players)
+            lines.append(f"best{players}    " + ("none yet: no seat searched at that table" if reached is None else
+                                               f"{reached[0]} ({sizes(reached[1])}: {reached[1]}), the largest "
+                                               f"smallest hand at a table of {players}, from loop "
+                                               f"{state.ids.get(reached[2], reached[2])}"))
+        lines.extend(f"bound    {note}" for note in state.notes)
         lines.extend(f"NEW      {line}" for line in summary.announced)
         return lines
 
     def job_figures(self, archive, job_id, spec):
-        """The whole job's figures from its chunks' records: perturbations, and
-        per second of its walks; new loops, and per hour of the job run on its
-        workers (each chunk's seconds over the workers of its run); loops
-        known; its best 3-seat balance and where it came from; and what the
-        searches from each loop it seated reached (`seated`, in the order
-        the loops were added)."""
-        walk_ms = new = 0
-        hours = 0.0
-        hunt = HuntState(list(spec["start"]), len(spec["start"]))
-        seats = []
-        for chunk, record in in_order(archive.chunk_records(job_id)):
-            hunt.follow(chunk, record, f"{archive.path}: damaged: job {job_id}")
-            walk_ms += record["walk_ms"]
-            hours += (record["walk_ms"] + record["seat_ms"]) / record["workers"] / 3.6e6
-            new += record["new"]
-            seats.extend({"loop": seated["loop"], "loop_id": archive.loop_id(spec["deck"], seated["loop"]),
-                          "chunk": chunk, **{table: seated[table] for table in ("basin", "3", "4")}}
-                         for seated in record["seated"] if seated["loop"] in record["added"])
+        """The whole job's figures from its records: perturbations and their
+        rate a worker, loops known and new, seats searched and due, and the
+        best balance at each table with the loop it came from."""
+        if first_kind(spec):
+            return None
+        state = known_state(archive, job_id, spec)
+        walk_ms = sum(stats["hunt"]["walk_ms"] for stats in archive.chunk_stats(job_id))
         tries = archive.job(job_id)["deals"]
-        found = hunt.best
-        if found is not None:
-            found = {**found, "sizes": sizes(found["deal"]), "loop_id": archive.loop_id(spec["deck"], found["loop"])}
+        best = {}
+        for players in state.rules.tables:
+            reached = state.best(players)
+            best[str(players)] = None if reached is None else {
+                "smallest": reached[0], "deal": reached[1], "sizes": sizes(reached[1]),
+                "loop": reached[2], "loop_id": archive.loop_id(spec["deck"], reached[2])}
         return {"hunt": {"perturbations": tries, "perturbations_per_second": round(tries / walk_ms * 1000)
-                         if walk_ms else 0, "hours": round(hours, 4), "new_loops": new,
-                         "new_loops_per_hour": round(new / hours, 2) if hours else 0.0,
-                         "loops_known": len(hunt.keys), "loops_seated": len(seats), "best3": found,
-                         "seated": seats}}
+                         if walk_ms else 0, "loops_known": len(state.known), "loops_new": len(state.known) - state.given,
+                         "seats_done": len(state.seats_done), "seats_due": len(state.due),
+                         "deals": sum(deals for _, _, deals in state.seats_done.values()), "best": best}}
+
+    def job_lines(self, figures):
+        """Its walks' rate, its loops and seats, and its best balance at each table."""
+        hunt = figures.get("hunt")
+        if hunt is None:
+            return []
+        best = "; ".join(f"best at {players}: " + ("none yet" if reached is None else
+                                                  f"{reached['smallest']} ({reached['sizes']}) from loop "
+                                                  f"{reached['loop_id']}")
+                         for players, reached in hunt["best"].items())
+        return [f"{hunt['perturbations_per_second']:,} perturbations/s a worker; {hunt['loops_known']:,} loops known, "
+                f"{hunt['loops_new']:,} found; {hunt['seats_done']:,} seats searched, {hunt['seats_due']:,} to "
+                f"search; {hunt['deals']:,} balanced deals", best]
 
     # ------------------------------------------------------------ a worker
 
-    def play(self, spec, chunk):
-        """Walk `chunk` from the loops handed with it (`known`; the start where
-        none are): a ChunkResult whose growth holds the walk's figures and the
-        states it reported (`walked`), seated by games()."""
+    def play(self, spec, chunk, parts=1):
+        """Walk parts `chunk` on (`parts` of them, one round's) from the round's
+        pool, told of its other known loops: a ChunkResult whose payload is
+        Walked, its loops looked at again by games()."""
         began = time.perf_counter()
-        known = spec.get("known") or spec["start"]
-        rules = HuntRules(**spec.get(self.name, {}))
-        states = [(key_hands(key), 0) for key in ordered(known, spec["seed"], chunk)]
-        walk = perturbation(spec, states, chunk, chunk_deals(spec, chunk), rules.walk())
-        walked = time.perf_counter() - began
-        growth = {"tries": walk.tries, "largest": walk.largest, "restarts": walk.restarts,
-                  "sizes": [tuple(size) for size in walk.sizes], "from": len(known), "walk_seconds": walked,
-                  "walked": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in walk.loops]}
-        return ChunkResult(chunk, walk.tries, [], None, walked, growth=growth)
+        rules = rules_of(spec)
+        reported, hashes, tries, largest = [], set(), 0, 0
+        for part in range(chunk, chunk + parts):
+            order = aim.walk_order(spec["pool"], spec["elite"], spec["seed"], part)
+            states = [(key_hands(key), 0) for key in order]
+            walk = perturbation(spec, states, part, chunk_deals(spec, part), rules.walk(), spec["known"])
+            tries += walk.tries
+            largest = max(largest, walk.largest)
+            states = [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in walk.loops]
+            for state, cycle in zip(states, cycle_hashes(states, spec["deck"]) if states else []):
+                if cycle not in hashes:
+                    hashes.add(cycle)
+                    reported.append((state, part, cycle))
+        walked = Walked(spec["round"], tries, largest, reported, time.perf_counter() - began)
+        return ChunkResult(chunk, tries, [], None, walked.walk_seconds, walked)
+
+    def play_task(self, spec, seat):
+        """Search back from a loop at a table (a Seat): its payload Seated."""
+        began = time.perf_counter()
+        loop = loops.of_deal(key_deal(seat.loop))
+        try:
+            table = elimination.from_loop(loop.states, seat.players, Deck.parse(spec["deck"]).total,
+                                          rules_of(spec).guide, spec["basin_states"], spec["basin_seconds"])
+        except elimination.EliminationFault as error:
+            raise SearchError(str(error)) from None
+        return ChunkResult(None, 0, [], None, time.perf_counter() - began, Seated(seat, table))
 
     def games(self, spec, result):
-        """Seat each loop the chunk's walk reported that it did not start from
-        (after the walk in a worker; a GPU job's checkers, while the device
-        plays on), then the balanced deals its seats found, as checked
-        games: each replayed by the reference engine where it was found,
-        each with its loop (a deal of three or four players falls into the
-        loop of its table, the empty seats of those out in it: loops.of_deal).
-        The seats go in the chunk's growth (`reported`, `seated`)."""
-        growth = result.growth
+        """A walk's loops looked at again (in the worker, or a GPU job's
+        checkers): each played by both engines, with its scores; a seat's
+        deals as checked games, each linked to its loop."""
         began = time.perf_counter()
-        known = spec.get("known") or spec["start"]
-        rules = HuntRules(**spec.get(self.name, {}))
-        seen, reports, seats = set(known), [], []
-        for hands, leader in growth.pop("walked"):
-            loop = reported(spec, hands, leader).loop
-            if loop.hex in reports:
-                continue
-            reports.append(loop.hex)
-            if loop.hex not in seen:
-                seen.add(loop.hex)
-                seats.append(seat(spec, loop, rules.guide))
-        growth.update(reported=reports, seated=seats, seat_seconds=time.perf_counter() - began)
+        if isinstance(result.payload, Walked):
+            walked = result.payload
+            walked.found = []
+            for (hands, leader), part, cycle in walked.reported:
+                item = reported(spec, hands, leader)
+                walked.found.append(Found(item.loop, part, cycle, aim.scores(item.loop)))
+            walked.check_seconds = time.perf_counter() - began
+            return []
+        seated = result.payload
         checker = Checker()
         games = []
-        for seated in result.growth["seated"]:
-            checker.loops[seated.loop.key] = seated.loop
-            for deal, compiled, reference in seated.basin_games:
-                checker.replays[str(deal)] = reference
-                games.append(checker.game(deal, compiled, "basin", loop=seated.loop.key))
-            for players in SEATS:
-                for deal, compiled, reference in seated.tables[players].deals:
-                    checker.replays[str(deal)] = reference
-                    games.append(checker.game(deal, compiled, "elimination"))
+        for deal, compiled, reference in seated.table.deals:
+            checker.replays[str(deal)] = reference
+            games.append(checker.game(deal, compiled, FOUND_BY[seated.seat.players]))
         return games
 
 
-def origins(seated):
-    """(the loop's key, players) of each game of Hunt.games, in its order:
-    the first new deal of each loop at each table is announced, the others
-    counted in the summary."""
-    for item in seated:
-        yield from [(item.loop.key, 2)] * len(item.basin_games)
-        for players in SEATS:
-            yield from [(item.loop.key, players)] * len(item.tables[players].deals)
+def known_of(found, round_):
+    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, tuple(found.scores))
 
 
-def _reached(search):
-    """What a search at a table reached, in a few words: '14 (14/15/23), 0 deals'."""
-    best = "no state with every player in" if search["best"] is None else \
-        f"{search['smallest']} ({sizes(search['best'])})"
-    return f"{best}, {plural(search['deals'], 'deal')}" + (
-        "" if search["stopped_by"] is None else f" (stopped by {search['stopped_by']})")
+def start_known(spec):
+    """The hunt's start as aim.Known, each loop looked at once (its cycle)."""
+    keys = spec["start"]
+    found = [loops.of_deal(key_deal(key)) for key in keys]
+    hashes = cycle_hashes([loop.state for loop in found], spec["deck"])
+    return [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.scores(loop)) for loop, cycle in zip(found, hashes)]
+
+
+def known_state(archive, job_id, spec):
+    """A HuntState from the job's start, its chunks' records and its seats:
+    ArchiveFault, naming what, where they do not hold together."""
+    where = f"{archive.path}: damaged: job {job_id}"
+    state = HuntState(spec, start_known(spec))
+    kept = dict(archive.chunks_kept(job_id))
+    listed = {}
+    for chunk, stats in archive.chunk_records(job_id):
+        record = stats["hunt"]
+        round_ = state.round_of(chunk)
+        parts = -(-kept[chunk] // spec["chunk"])
+        if record["round"] != round_ or record["tries"] != kept[chunk] or state.round_of(chunk + parts - 1) != round_:
+            raise ArchiveFault(f"{where}: chunk {chunk}'s record says round {record['round']} and {record['tries']:,} "
+                               f"tries, where its parts are of round {round_} and it kept {kept[chunk]:,} tries")
+        state.kept_parts[round_] = state.kept_parts.get(round_, 0) + parts
+        for key, part, period, cycle, *scores in record["loops"]:
+            if not chunk <= part < chunk + parts:
+                raise ArchiveFault(f"{where}: chunk {chunk}'s record lists loop {key[:16]}... as found by part "
+                                   f"{part}, which is not one of its")
+            listed.setdefault(key, set()).add(chunk)
+            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), tuple(scores)))
+    for row in archive.loops(job=job_id):
+        if row["driver"] == "hunt" and row["chunk"] is not None and row["chunk"] not in listed.get(row["key"], ()):
+            raise ArchiveFault(f"{where}: loop {row['id']} says chunk {row['chunk']} found it, and that chunk's "
+                               "record does not list it")
+    for row in archive.seats(job_id):
+        seat = Seat(row["loop"], row["players"])
+        if row["loop"] not in state.known or row["players"] not in state.rules.tables:
+            raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, a loop or "
+                               "table the hunt does not know")
+        state.seated(seat, row["smallest"], row["best"], row["deals"])
+        state.ids[row["loop"]] = archive.loop_id(spec["deck"], row["loop"])
+    state.due = [seat for seat in state.due if seat not in state.seats_done]
+    state.sort_due()
+    return state
+
+
+def sizes(deal):
+    """'14/15/23': the hand sizes of a deal in record notation, the leader first."""
+    return "/".join(str(len(hand)) for hand in deal.split("/"))
+

@@ -2,7 +2,8 @@
 deals of its seed in order (chunk c: deals c*chunk .. (c+1)*chunk-1), and
 "climb" climbs over deals (chunk c: walk number c of the seed, climbing.py,
 by the rules of the job's [climb] table). Every game of at least min_cards
-cards, and every loop, is a hit.
+cards, and every loop, is a hit. A chunk's payload: the lengths of every
+game it played (lengths.Lengths).
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ class _Dealing(Driver):
         """The games by status, the histogram of their lengths in cards, binned
         as lengths.py says, and the workers the job ran on (its rate: beggar
         stats)."""
-        if result.lengths is None:
+        if result.payload is None:
             return None
         loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")
         return {"statuses": {"finished": result.deals - loops, "loop": loops, "stopped": 0},
-                "lengths": result.lengths.as_list(), "workers": workers}
+                "lengths": result.payload.as_list(), "workers": workers}
+
+    def lengths(self, result):
+        """A chunk's payload: the lengths of every game it played."""
+        return result.payload
 
 
 class Sample(_Dealing):
@@ -40,7 +45,7 @@ class Sample(_Dealing):
         hits, best, lengths = engine.sample_best(deals, spec["seed"], spec["min_cards"],
                                                  start=chunk * spec["chunk"], engine=spec["engine"],
                                                  **table(spec))
-        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths=lengths)
+        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, lengths)
 
 
 class Climb(_Dealing):
@@ -55,4 +60,4 @@ class Climb(_Dealing):
         deals = chunk_deals(spec, chunk)
         walk = engine.climb(spec["seed"], chunk, deals, spec["min_cards"], ClimbRules(**spec["climb"]),
                             engine=spec["engine"], **table(spec))
-        return ChunkResult(chunk, deals, walk.hits, walk.best, time.perf_counter() - start, lengths=walk.lengths)
+        return ChunkResult(chunk, deals, walk.hits, walk.best, time.perf_counter() - start, walk.lengths)
