@@ -24,11 +24,13 @@ so that the machine's moods fall on both alike.
 Then a hunt job as `beggar search search/hunt.toml` runs it (the job file's
 options; a temporary archive), on `--job-deck` (the deck by default; a deck
 with no known loop gets a short grow job first, whose loops it starts from)
-for `--job-seconds` on `--workers` workers (chunks of `--chunk`
-perturbations, the job file's by default): its perturbations/s, what its
-walks alone did a worker, and its new loops, an hour. New loops are rare on
-the standard deck: a short job there says how fast it looks, not how often
-it finds; a small deck such as '28 3J 1Q' shows the whole pipeline.
+for `--job-seconds` on `--workers` workers (parts of `--chunk`
+perturbations, the job file's by default): its perturbations a second a
+worker beside what its walks alone did a worker (the target: half or more:
+what checking the new loops and searching the seats take is the rest), and
+its new loops, an hour. New loops come in bursts on the standard deck: a
+short job there says how fast it looks, not how often it finds; a small deck
+such as '28 3J 1Q' shows the whole pipeline.
 """
 
 import argparse
@@ -119,7 +121,7 @@ def main():
     parser.add_argument("--job-seconds", type=float, default=600.0, help="how long the hunt job runs (0: none)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="the hunt job's workers")
     parser.add_argument("--job-deck", help="the hunt job's deck (default: --deck)")
-    parser.add_argument("--chunk", type=int, help="the hunt job's perturbations a chunk (default: the job file's)")
+    parser.add_argument("--chunk", type=int, help="the hunt job's perturbations a part (default: the job file's)")
     args = parser.parse_args()
     deck = str(Deck.parse(args.deck))
     cores = os.cpu_count() or 1
@@ -147,16 +149,18 @@ def main():
             summary, given = hunt_job(job_deck, args.job_seconds, args.workers, args.seed, args.chunk,
                                       folder)
         hours = summary.seconds / 3600
-        walks = summary.hunt.walk_seconds
-        new = len(summary.new_loops)
+        state = summary.payload
+        walked = summary.deals / state.walk_seconds if state.walk_seconds else 0
+        job = summary.deals / summary.seconds / summary.workers if summary.seconds else 0
         print(f"hunt job, {job_deck} deck, seed {args.seed}, {summary.seconds:.0f} s on "
               f"{summary.workers} worker{'s' if summary.workers != 1 else ''} from {given} loops:")
-        print(f"  {summary.deals:,} perturbations: {summary.deals / summary.seconds:,.0f}/s, their walks alone "
-              f"{summary.deals / walks if walks else 0:,.0f}/s a worker")
-        print(f"  {new} new loop{'s' if new != 1 else ''}: {new / hours:,.1f} an hour; "
-              f"{len(summary.hunt.keys)} loops known at the end; best 3-seat balance "
-              + ("none" if summary.hunt.best is None else
-                 f"{summary.hunt.best['smallest']} ({summary.hunt.best['deal']})"))
+        print(f"  {summary.deals:,} perturbations: {job:,.0f}/s a worker, its walks alone {walked:,.0f}/s a worker: "
+              f"{job / walked if walked else 0:.2f}x (target: 0.50x or more)")
+        print(f"  {state.found} new loop{'s' if state.found != 1 else ''}: {state.found / hours:,.1f} an hour; "
+              f"{len(state.known)} loops known at the end; {len(state.seats_done)} seats searched, {len(state.due)} "
+              "to search; best balance " + ", ".join(
+                  f"at {players}: " + ("none" if state.best(players) is None else str(state.best(players)[0]))
+                  for players in state.rules.tables))
 
 
 if __name__ == "__main__":

@@ -127,25 +127,24 @@ def _known(key, score, period=50, round_=-1):
     return aim.Known(key, round_, 0, period, int(key, 16) | 1, (score, score, score))
 
 
-def test_a_round_s_pool_is_the_elite_then_the_nearest_while_it_is_not_full():
+def test_a_round_s_pool_is_the_elite_or_where_none_is_the_nearest():
     total = 52
     # Scores 22, 21 (within 5 of 26: the elite), then 20, 13, 13.
-    known = [_known("05", 13), _known("01", 22), _known("04", 13), _known("02", 21), _known("03", 20, 4000)]
-    keys, elite = aim.pool(known, (2,), total, 5)
-    # The elite (100 states), then the nearest others until the pool is full:
-    # the one of 4,000 states fills it.
-    assert (keys, elite) == (["01", "02", "03"], 2)
-    keys, elite = aim.pool(known, (2,), total, 13)
-    assert (keys, elite) == (["01", "02", "03", "04", "05"], 5)      # every one within 13: all taken
+    known = [_known("05", 13), _known("01", 22), _known("04", 13), _known("02", 21), _known("03", 20)]
+    assert aim.pool(known, (2,), total, 5) == ["01", "02"]
+    assert aim.pool(known, (2,), total, 13) == ["01", "02", "03", "04", "05"]      # every one within 13
+    # None within 2 cards: those nearest, alone.
+    assert aim.pool(known, (2,), total, 2) == ["01"]
+    assert aim.pool([known[0], known[2]], (2,), total, 5) == ["04", "05"]
     # A table of 3 needs 17: a loop of score 13 is 4 away there.
-    assert aim.pool(known, (3,), total, 4)[1] == 5
+    assert len(aim.pool(known, (3,), total, 4)) == 5 and aim.pool([], (2,), total, 5) == []
 
 
-def test_a_walk_is_given_the_elite_in_an_order_of_its_own_the_rest_in_order():
+def test_a_walk_is_given_the_pool_in_an_order_of_its_own():
     keys = [f"{n:04x}" for n in range(40)]
-    first = aim.walk_order(keys, 30, 1, 0)
-    assert sorted(first[:30]) == keys[:30] and first[30:] == keys[30:] and first == aim.walk_order(keys, 30, 1, 0)
-    assert first != aim.walk_order(keys, 30, 1, 1) and first != aim.walk_order(keys, 30, 2, 0)
+    first = aim.walk_order(keys, 1, 0)
+    assert sorted(first) == keys and first == aim.walk_order(keys, 1, 0)
+    assert first != aim.walk_order(keys, 1, 1) and first != aim.walk_order(keys, 2, 0)
 
 
 def test_a_loop_is_seated_where_its_score_can_reach_a_balanced_deal():
@@ -338,7 +337,7 @@ def test_a_hunt_stopped_and_resumed_or_on_two_workers_keeps_what_one_run_straigh
             job = start("search", hunt, "--archive", path, "--quiet", "--workers", 1)
             _wait_for_hunt(path, "SELECT count(*) FROM seats", job)
             job.send_signal(signal.SIGTERM if way == "sigterm" else signal.SIGKILL)
-            out, err = job.communicate(timeout=60)
+            _, err = job.communicate(timeout=60)
             assert job.returncode == (143 if way == "sigterm" else -signal.SIGKILL), err
             with Archive(path) as archive:
                 name = archive.last_job()
@@ -351,13 +350,13 @@ def test_a_hunt_stopped_and_resumed_or_on_two_workers_keeps_what_one_run_straigh
             kept[way] = _kept(archive, name)
             if way == "straight":
                 replayed = _replays_as_loops(archive, name)
-                out = run.stdout
+                straight = run.stdout
     assert kept["sigterm"] == kept["straight"] == kept["sigkill"] == kept["two workers"]
     found, seats, deals = kept["straight"]
     assert found and not found & given and seats and deals and {players for _, players in replayed} >= {3, 4}
     assert re.search(r"^walks    262,144 perturbations in [\d.]+ s: [\d,]+/s on 1 worker \(the walks alone: [\d,]+/s "
-                     r"a worker\)$", out, re.M), out
-    assert f"seats    {len(seats)} searched, 0 to search" in out
+                     r"a worker\)$", straight, re.M), straight
+    assert f"seats    {len(seats)} searched, 0 to search" in straight
 
 
 @pytest.mark.slow

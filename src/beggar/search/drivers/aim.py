@@ -15,11 +15,13 @@ seated at a table it aims at only where its gap is at most GAIN, the most
 any loop measured gained; the others are kept, unseated (a job with seat =
 "all" seats them too).
 
-The **pool** of a round's walks is drawn from the loops the hunt knows,
-nearest first: those whose gap is at most the job's `elite` cards at a table
-it aims at, then, while they fill less than a walk's pool, the nearest of
-the rest. Each walk shuffles the elite (its seed and number), so that a
-pool too small for them all draws from all of them over the walks.
+The **pool** of a round's walks is the hunt's elite: the loops it knows
+whose gap is at most the job's `elite` cards at a table it aims at, or,
+where none is, those nearest. Nothing else joins it: loops far from balance
+are where perturbation drifts, and a pool of them floods a hunt with loops
+that can reach no balanced deal (docs/loops.md). Each walk shuffles the
+pool (its seed and number), so that a pool of more states than a walk holds
+draws from all of them over the walks.
 """
 
 from __future__ import annotations
@@ -91,26 +93,20 @@ class Known:
 
 
 def pool(known, tables, total, elite):
-    """The loops a round's walks start from (keys): of `known` (Known), those
-    whose least gap at `tables` is at most `elite`, then the nearest others
-    while the pool is not full; nearest first, then by key. Returns (the
-    keys, how many of them are the elite)."""
-    ranked = sorted(known, key=lambda loop: (loop.nearest(tables, total), loop.key))
-    chosen, states, chosen_elite = [], 0, 0
-    for loop in ranked:
-        near = loop.nearest(tables, total) <= elite
-        if not near and states >= POOL_STATES:
-            break
-        chosen.append(loop.key)
-        chosen_elite += near
-        states += loop.period
-    return chosen, chosen_elite
+    """The loops a round's walks start from (keys), the elite: of `known`
+    (Known), those whose least gap at `tables` is at most `elite` cards, or,
+    where none is, those of the least gap; nearest first, then by key."""
+    if not known:
+        return []
+    gaps = {loop.key: loop.nearest(tables, total) for loop in known}
+    within = max(elite, min(gaps.values()))
+    return sorted((key for key, gap in gaps.items() if gap <= within), key=lambda key: (gaps[key], key))
 
 
-def walk_order(keys, elite, seed, part):
-    """The pool's keys in the order walk `part` of `seed` is given them: the
-    elite (its first `elite`) shuffled by the seed and the walk, then the rest
-    as they are."""
-    mixed = list(keys[:elite])
+def walk_order(keys, seed, part):
+    """The pool's keys in the order walk `part` of `seed` is given them,
+    shuffled by the seed and the walk: a pool of more states than a walk
+    holds (POOL_STATES) draws from all of its loops over the walks."""
+    mixed = list(keys)
     random.Random(f"hunt {seed} {part}").shuffle(mixed)
-    return mixed + list(keys[elite:])
+    return mixed

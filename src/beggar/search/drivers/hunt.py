@@ -182,7 +182,7 @@ class HuntState:
         self.seats_done = {}        # Seat: (smallest, best, deals)
         self.due = []               # Seats to search, nearest first
         self.gave_up = set()        # this run: seats basin_seconds stopped (searched again on resume)
-        self.pools = {}             # round: (pool keys, elite, known hashes)
+        self.pools = {}             # round: (pool keys, known hashes)
         self.ids = {}               # key: its loop's id in the archive, where looked up
         # This run's:
         self.new_loops = []         # [(loop id, Loop)] new to the archive
@@ -252,15 +252,15 @@ class HuntState:
         return all(self.complete(earlier) for earlier in range(round_ - 1))
 
     def pool(self, round_):
-        """(the pool's keys, how many of them are the elite, the cycle hashes of
-        the other loops known) of round `round_`'s walks: of the loops known
-        from the start and rounds before round_ - 1."""
+        """(the pool's keys, the cycle hashes of the other loops known) of
+        round `round_`'s walks: of the loops known from the start and rounds
+        before round_ - 1."""
         if round_ not in self.pools:
             known = [loop for loop in self.known.values() if loop.round < 0 or loop.round < round_ - 1]
-            keys, elite = aim.pool(known, self.rules.tables, self.total, self.rules.elite)
+            keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite)
             chosen = set(keys)
             others = sorted(loop.hash for loop in known if loop.key not in chosen)
-            self.pools[round_] = (keys, elite, others)
+            self.pools[round_] = (keys, others)
         return self.pools[round_]
 
 
@@ -384,8 +384,8 @@ class Hunt(_Factory):
             return spec
         state = summary.payload
         round_ = state.round_of(unit.chunk)
-        keys, elite, others = state.pool(round_)
-        return {**spec, "pool": keys, "elite": elite, "known": others, "round": round_}
+        keys, others = state.pool(round_)
+        return {**spec, "pool": keys, "known": others, "round": round_}
 
     def bound(self, spec):
         return None
@@ -564,7 +564,7 @@ class Hunt(_Factory):
         rules = rules_of(spec)
         reported, hashes, tries, largest = [], set(), 0, 0
         for part in range(chunk, chunk + parts):
-            order = aim.walk_order(spec["pool"], spec["elite"], spec["seed"], part)
+            order = aim.walk_order(spec["pool"], spec["seed"], part)
             states = [(key_hands(key), 0) for key in order]
             walk = perturbation(spec, states, part, chunk_deals(spec, part), rules.walk(), spec["known"])
             tries += walk.tries
