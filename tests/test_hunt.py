@@ -123,21 +123,21 @@ def test_the_shipped_hunt_jobs_start_from_the_known_loops_of_their_decks(tmp_pat
         assert spec["start"] == known_loops(deck)
 
 
-def _known(key, score, period=50, round_=-1):
-    return aim.Known(key, round_, 0, period, int(key, 16) | 1, (score, score, score))
+def _known(key, balance, period=50, round_=-1):
+    return aim.Known(key, round_, 0, period, int(key, 16) | 1, balance)
 
 
 def test_a_round_s_pool_is_the_elite_or_where_none_is_the_nearest():
     total = 52
-    # Scores 22, 21 (within 5 of 26: the elite), then 20, 13, 13.
+    # Balances 22, 21 (within 5 of 26: the elite), then 20, 13, 13.
     known = [_known("05", 13), _known("01", 22), _known("04", 13), _known("02", 21), _known("03", 20)]
-    assert aim.pool(known, (2,), total, 5) == ["01", "02"]
+    assert aim.pool(known, (2, 3), total, 5) == ["01", "02"]
     assert aim.pool(known, (2,), total, 13) == ["01", "02", "03", "04", "05"]      # every one within 13
     # None within 2 cards: those nearest, alone.
     assert aim.pool(known, (2,), total, 2) == ["01"]
     assert aim.pool([known[0], known[2]], (2,), total, 5) == ["04", "05"]
-    # A table of 3 needs 17: a loop of score 13 is 4 away there.
-    assert len(aim.pool(known, (3,), total, 4)) == 5 and aim.pool([], (2,), total, 5) == []
+    # Aimed at tables of 3 and 4 alone, which no cycle says anything of: every loop.
+    assert aim.pool(known, (3, 4), total, 5) == ["01", "02", "03", "04", "05"] and aim.pool([], (2,), total, 5) == []
 
 
 def test_a_walk_is_given_the_pool_in_an_order_of_its_own():
@@ -147,17 +147,16 @@ def test_a_walk_is_given_the_pool_in_an_order_of_its_own():
     assert first != aim.walk_order(keys, 1, 1) and first != aim.walk_order(keys, 2, 0)
 
 
-def test_a_loop_is_seated_where_its_score_can_reach_a_balanced_deal():
-    near, far = _known("01", 26 - aim.GAIN[2]), _known("02", 26 - aim.GAIN[2] - 1)
-    assert near.seated_at((2,), 52, "aimed") == [2] and far.seated_at((2,), 52, "aimed") == []
+def test_a_loop_is_seated_at_two_where_its_balance_can_reach_a_balanced_deal_and_at_three_and_four_always():
+    near, far = _known("01", 26 - aim.GAIN), _known("02", 26 - aim.GAIN - 1)
+    assert near.seated_at((2, 3, 4), 52, "aimed") == [2, 3, 4] and far.seated_at((2, 3, 4), 52, "aimed") == [3, 4]
     assert far.seated_at((2,), 52, "all") == [2] and near.seated_at((2, 3), 52, "none") == []
-    assert near.gap(2, 52) == aim.GAIN[2] and near.gap(3, 52) == 17 - near.scores[1]
+    assert near.gap(52) == aim.GAIN and far.gap(40) == 20 - far.balance
 
 
-def test_a_loop_s_scores_come_from_its_cycle_alone(tiny_loops):
+def test_a_loop_s_balance_is_its_cycle_s_largest_smaller_hand(tiny_loops):
     for loop in tiny_loops:
-        two = max(min(len(hand) for hand in hands) for hands, _ in loop.states)
-        assert aim.scores(loop)[0] == two == aim.balance(loop.states)
+        assert aim.balance(loop.states) == max(min(len(hand) for hand in hands) for hands, _ in loop.states)
 
 
 # ---------------------------------------------------------------- a hunt played here

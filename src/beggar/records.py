@@ -59,11 +59,10 @@ SEATED_FIELDS = {"loop", "basin", "3", "4"}
 SEARCH_FIELDS = {"states", "deals", "stopped_by", "smallest", "best"}
 
 #: A hunt walk chunk's record: its round, its tries and what they reached,
-#: and every loop its walks reported (canonical states, hex), each with the
-#: part that found it first.
+#: and every loop its walks reported, each as [canonical state (hex), the
+#: part that found it first, its period in tricks, its cycle hash (16 hex
+#: digits), its balance].
 HUNT_WALK_FIELDS = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"}
-#: The scores of each loop a hunt walk's record lists: one a table (2, 3, 4).
-HUNT_SCORES = 3
 
 #: How a kept game was found, by the driver its row names (a game of a
 #: search's own: the job's driver; a family's longest member: extension).

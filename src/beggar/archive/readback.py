@@ -581,7 +581,7 @@ def _hunt_first(value, deck):
 def _hunt_walk(value, deck):
     """A hunt walk chunk's record (records.HUNT_WALK_FIELDS): its round, its
     figures, and each loop its walks reported as [key, part, period in
-    tricks, cycle hash (16 hex digits), a score for each table], else _Damaged."""
+    tricks, cycle hash (16 hex digits), balance], else _Damaged."""
     _fields(value, records.HUNT_WALK_FIELDS, "a hunt walk's round, tries, loops and times")
     for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
         count(value[name])
@@ -590,9 +590,9 @@ def _hunt_walk(value, deck):
         raise _holds(value["loops"], "a list of the loops its walks reported")
     seen = set()
     for entry in value["loops"]:
-        if not isinstance(entry, list) or len(entry) != 4 + records.HUNT_SCORES:
-            raise _holds(entry, "[key, part, period, cycle hash, scores]")
-        key, part, period, cycle, *scores = entry
+        if not isinstance(entry, list) or len(entry) != 5:
+            raise _holds(entry, "[key, part, period, cycle hash, balance]")
+        key, part, period, cycle, balance = entry
         _loop_keys([key], deck)
         if key in seen:
             raise _Damaged(f"lists loop {cut(key)} twice")
@@ -601,8 +601,7 @@ def _hunt_walk(value, deck):
         count(period, 1)
         if not (isinstance(cycle, str) and len(cycle) == 16 and all(ch in "0123456789abcdef" for ch in cycle)):
             raise _holds(cycle, "a loop's cycle hash (16 hex digits)")
-        for score in scores:
-            count(score, 0, deck.total if deck is not None else MAX_COUNT)
+        count(balance, 1, deck.total // 2 if deck is not None else MAX_COUNT)
 
 
 _KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,

@@ -16,10 +16,10 @@ fixed in its spec when it is created. Its work is of two kinds:
   in any order by any number of workers or engines, report the same loops.
   A chunk is a run of parts of one round sized by time (units.py), and its
   record lists every loop its walks reported, each with the part that did
-  first, its period, cycle hash and scores (aim.scores): every new loop is
-  kept at once, seated or not.
+  first, its period, cycle hash and balance (aim.balance): every new loop
+  is kept at once, seated or not.
 - **Seats.** A loop new to the hunt is seated at each table it aims at
-  where its score can reach a balanced deal (aim.Known.seated_at): a seat is
+  where it can reach a balanced deal (aim.Known.seated_at): a seat is
   the search back from the loop at that table (elimination.from_loop,
   guided by [hunt] guide, bounded by basin_states), a unit of its own, done
   by any worker as the walks go on and kept with the deals it found (each
@@ -149,15 +149,15 @@ class Walked:
 @dataclass
 class Found:
     """A loop a walk reported, looked at again (factory.reported: both
-    engines): the Loop, the part that found it, its cycle hash and scores."""
+    engines): the Loop, the part that found it, its cycle hash and balance."""
     loop: object
     part: int
     hash: int
-    scores: tuple
+    balance: int
 
     def record(self):
         """Its entry in a chunk's record (records.HUNT_WALK_FIELDS' loops)."""
-        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", *self.scores]
+        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance]
 
 
 @dataclass
@@ -211,8 +211,9 @@ class HuntState:
         return True
 
     def sort_due(self):
-        """The seats to search, the nearest first (then by key and table)."""
-        self.due.sort(key=lambda seat: (self.known[seat.loop].gap(seat.players, self.total), seat.loop,
+        """The seats to search, two seats first (the rarer prize), the nearest
+        loops first, then by key and table."""
+        self.due.sort(key=lambda seat: (seat.players != 2, self.known[seat.loop].gap(self.total), seat.loop,
                                         seat.players))
 
     def seated(self, seat, smallest, best, deals):
@@ -590,7 +591,7 @@ class Hunt(_Factory):
 
     def games(self, spec, result):
         """A walk's loops looked at again (in the worker, or a GPU job's
-        checkers): each played by both engines, with its scores; a seat's
+        checkers): each played by both engines, with its balance; a seat's
         deals as checked games, each linked to its loop."""
         began = time.perf_counter()
         if isinstance(result.payload, Walked):
@@ -598,7 +599,7 @@ class Hunt(_Factory):
             walked.found = []
             for (hands, leader), part, cycle in walked.reported:
                 item = reported(spec, hands, leader)
-                walked.found.append(Found(item.loop, part, cycle, aim.scores(item.loop)))
+                walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states)))
             walked.check_seconds = time.perf_counter() - began
             return []
         seated = result.payload
@@ -611,7 +612,7 @@ class Hunt(_Factory):
 
 
 def known_of(found, round_):
-    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, tuple(found.scores))
+    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, found.balance)
 
 
 def start_known(spec):
@@ -619,7 +620,8 @@ def start_known(spec):
     keys = spec["start"]
     found = [loops.of_deal(key_deal(key)) for key in keys]
     hashes = cycle_hashes([loop.state for loop in found], spec["deck"])
-    return [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.scores(loop)) for loop, cycle in zip(found, hashes)]
+    return [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.balance(loop.states))
+            for loop, cycle in zip(found, hashes)]
 
 
 def known_state(archive, job_id, spec):
@@ -637,12 +639,12 @@ def known_state(archive, job_id, spec):
             raise ArchiveFault(f"{where}: chunk {chunk}'s record says round {record['round']} and {record['tries']:,} "
                                f"tries, where its parts are of round {round_} and it kept {kept[chunk]:,} tries")
         state.kept_parts[round_] = state.kept_parts.get(round_, 0) + parts
-        for key, part, period, cycle, *scores in record["loops"]:
+        for key, part, period, cycle, balance in record["loops"]:
             if not chunk <= part < chunk + parts:
                 raise ArchiveFault(f"{where}: chunk {chunk}'s record lists loop {key[:16]}... as found by part "
                                    f"{part}, which is not one of its")
             listed.setdefault(key, set()).add(chunk)
-            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), tuple(scores)))
+            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), balance))
     for row in archive.loops(job=job_id):
         if row["driver"] == "hunt" and row["chunk"] is not None and row["chunk"] not in listed.get(row["key"], ()):
             raise ArchiveFault(f"{where}: loop {row['id']} says chunk {row['chunk']} found it, and that chunk's "
