@@ -100,11 +100,18 @@ def _players(value):
     return count(value, MIN_PLAYERS, MAX_PLAYERS)
 
 
-def key_problem(key, deck=None, hands=None):
+#: The last archive format whose loop keys wrote the players who are out as
+#: empty hands (cycle.py: a key since holds the hands of the players still in).
+EMPTY_HANDS_UNTIL = 5
+
+
+def key_problem(key, deck=None, hands=None, seats=None, empty_hands=False):
     """What makes a loop's canonical state as read back (cycle.state_key in
-    hex) no state of `deck` (a decks.Deck) at a table of `hands` seats, or
-    None: ASCII hex of an even length, each hand its length then its codes
-    (0-4), 2 to 4 hands of which the leader's and one other hold cards, and
+    hex) no state of `deck` (a decks.Deck) of `hands` players, of a game at a
+    table of `seats`, or None: ASCII hex of an even length, each hand its
+    length then its codes (0-4), 2 to 4 hands (at most `seats`), each
+    holding cards (`empty_hands`: a key of format EMPTY_HANDS_UNTIL or older,
+    whose hands of players out are empty: the leader's and one other), and
     between them the deck's cards exactly. Checked here, before any key
     goes on to a parser or an engine."""
     if not isinstance(key, str) or not key:
@@ -126,9 +133,14 @@ def key_problem(key, deck=None, hands=None):
     if not MIN_PLAYERS <= len(held) <= MAX_PLAYERS:
         return f"{cut(key)} holds {len(held)} hand{'s' if len(held) != 1 else ''}, not {MIN_PLAYERS} to {MAX_PLAYERS}"
     if hands is not None and len(held) != hands:
-        return f"{cut(key)} holds {len(held)} hands, at a table of {hands}"
+        return f"{cut(key)} holds {len(held)} hands, for a loop of {hands} players"
+    if seats is not None and len(held) > seats:
+        return f"{cut(key)} holds {len(held)} hands, at a table of {seats}"
     if not held[0] or sum(1 for hand in held if hand) < 2:
         return f"{cut(key)} is no state of a game going on (the leader's hand and another must hold cards)"
+    if not empty_hands and not all(held):
+        return (f"{cut(key)}: its hand {held.index(b'') + 1} is empty, where a key holds the hands of the "
+                "players still in")
     if deck is not None:
         counts = tuple(sum(hand.count(code) for hand in held) for code in range(5))
         if counts != deck.counts:
@@ -136,8 +148,8 @@ def key_problem(key, deck=None, hands=None):
     return None
 
 
-def _key(value, deck, hands=None):
-    problem = key_problem(value, deck, hands)
+def _key(value, deck, hands=None, seats=None, empty_hands=False):
+    problem = key_problem(value, deck, hands, seats, empty_hands)
     if problem is not None:
         raise _Damaged(problem)
     return value
@@ -233,11 +245,12 @@ def _rules(value):
     return value
 
 
-def read_game(path, row):
+def read_game(path, row, empty_hands=False):
     """A row of table games (a dict of the columns read, as this format names
     them), checked column by column, with its JSON read (rules, compiled,
     reference) and `disputed` a bool: ArchiveFault naming the file, the game
-    and the column for any that makes no sense."""
+    and the column for any that makes no sense. `empty_hands`: its archive
+    is of format EMPTY_HANDS_UNTIL or older (key_problem)."""
     game = dict(row)
     what = f"game {cut(game.get('id'))}"
     column = "id"
@@ -283,7 +296,9 @@ def read_game(path, row):
             raise _holds(game["rank"], "an arrangement number in decimal")
         column = "loop"
         if game.get("loop") is not None:
-            _key(game["loop"], deck or (deal.deck() if deal is not None else None))
+            # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
+            _key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
+                 game.get("players", deal.players if deal is not None else None), empty_hands)
         for column in ("rules", "compiled", "reference"):
             if column in game:
                 name = "the rules" if column == "rules" else f"the {column} outcome"
@@ -314,11 +329,13 @@ def read_game(path, row):
 
 # ------------------------------------------------------------------ loops
 
-def read_loop(path, row):
+def read_loop(path, row, empty_hands=False):
     """A row of table loops (a dict of the columns read; `games` the count a
     listing adds), checked column by column: ArchiveFault naming the file, the
     loop and the column for any that makes no sense, a key that is no state
-    of its deck and table above all."""
+    of its deck and its players (those on its cycle) above all. `empty_hands`:
+    its archive is of format EMPTY_HANDS_UNTIL or older, whose loops of games
+    that put players out held their empty hands, `players` their tables'."""
     loop = dict(row)
     what = f"loop {cut(loop.get('id'))}"
     column = "id"
@@ -338,7 +355,7 @@ def read_loop(path, row):
         deck = _deck(loop["deck"]) if "deck" in loop else None
         column = "key"
         if "key" in loop:
-            _key(loop["key"], deck, loop.get("players"))
+            _key(loop["key"], deck, loop.get("players"), None, empty_hands)
         column = "period_cards"
         if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
                 and loop["period_cards"] < loop["period_tricks"]:
@@ -405,11 +422,12 @@ def _counts_within(value):
         count(value)
 
 
-def stats_problem(stats, deck=None):
+def stats_problem(stats, deck=None, empty_hands=False):
     """What makes no sense in a chunk's statistics as read back (every number
     a count from 0 to MAX_COUNT, the workers from 1 to MOST_WORKERS; keys of
     histograms digits; each field of the shape its driver writes), or None.
-    `deck`: the job's decks.Deck, which a census's loop keys are checked against."""
+    `deck`: the job's decks.Deck, which a census's loop keys are checked
+    against; `empty_hands`: of an archive of format EMPTY_HANDS_UNTIL or older."""
     field = None
     try:
         unknown = sorted(set(stats) - STATS_FIELDS)
@@ -442,7 +460,7 @@ def stats_problem(stats, deck=None):
                 if not isinstance(value, (dict, list)):
                     raise _holds(value, "the loops of a census block or of a walk")
                 for key in value:
-                    problem = key_problem(key, deck)
+                    problem = key_problem(key, deck, empty_hands=empty_hands)
                     if problem is not None:
                         return f"'loops': the key {problem}"
                 for entry in value.values() if isinstance(value, dict) else ():
@@ -546,11 +564,12 @@ def _shape_problem(stats):
     return None
 
 
-def read_chunk(path, row, deck=None):
+def read_chunk(path, row, deck=None, empty_hands=False):
     """A row of table chunks (a dict of the columns read), checked, with its
     statistics read (a JSON object, or None): ArchiveFault naming the file,
     the chunk, its job and the column. `deck`: the job's decks.Deck, for the
-    loop keys of a census's statistics."""
+    loop keys of a census's statistics; `empty_hands`: of an archive of
+    format EMPTY_HANDS_UNTIL or older (key_problem)."""
     chunk = dict(row)
     what = f"chunk {cut(chunk.get('chunk'))} of job {chunk.get('job')}"
     column = "chunk"
@@ -570,7 +589,7 @@ def read_chunk(path, row, deck=None):
     if chunk.get("stats") is not None:
         where = f"the statistics of {what}"
         chunk["stats"] = stats = stored_json(path, chunk["stats"], where)
-        problem = stats_problem(stats, deck)
+        problem = stats_problem(stats, deck, empty_hands)
         if problem is not None:
             raise ArchiveFault(f"{path}: damaged: {where}: {problem}")
     return chunk

@@ -50,7 +50,7 @@ import time
 from dataclasses import dataclass, field, fields
 
 from ... import elimination, engine
-from ...archive import ArchiveFault
+from ...archive import ArchiveFault, archive_option
 from ...backward import basin
 from ...cycle import key_hands
 from ...decks import Deck
@@ -351,7 +351,7 @@ class Hunt(_Factory):
                          + f"; {plural(row['basin']['deals'], 'balanced deal')} of 2 players in its basin")
         if len(hunt.seated) > SHOWN:
             lines.append(f"  ... and {len(hunt.seated) - SHOWN} more (beggar archive list --loops --job "
-                         f"{summary.job})")
+                         f"{summary.job}{archive_option(archive_path)})")
         lines.append(f"seated   {plural(len(hunt.seated), 'loop')}{run}: balanced deals that never end, each "
                      f"replayed by the reference engine and kept: {hunt.deals[2]:,} of 2 players, "
                      f"{hunt.deals[3]:,} of 3, {hunt.deals[4]:,} of 4")
