@@ -363,15 +363,17 @@ def test_a_hunt_job_seats_the_loops_it_finds_and_keeps_their_deals_of_3_and_4_pl
     with Archive(path) as archive:
         ((_, spec),) = [job for job in archive.jobs() if job[0] == name]
         assert set(spec["start"]) == given
-        found = {row["key"] for row in archive.loops(job=name) if row["players"] == 2}
-        seated_loops = [row for row in archive.loops(job=name) if row["players"] > 2]
+        found = {row["key"] for row in archive.loops(job=name)}
+        on_cycles = {row["players"] for row in archive.loops(job=name)}
+        into = {game["loop"] for game in archive.games(job=name)}
         kept = _replays_as_loops(archive, name)
         records = archive.chunk_records(name)
         figures = drivers.of(spec).job_figures(archive, name, spec)["hunt"]
     assert found and not found & given
     assert re.search(rf"^loops    {len(found)} new loops \([\d,.]+ an hour\), \d+ loops reported; it perturbs "
                      rf"from {len(found) + len(given)} loops now \({len(given)} to start with\)$", out, re.M), out
-    assert {players for _, players in kept} == {2, 3, 4} and seated_loops
+    # One row a loop: the deals of 3 and 4 players fall into the two-player loops it seated.
+    assert {players for _, players in kept} == {2, 3, 4} and on_cycles == {2} and into <= found | given
     by_players = {players: sum(1 for _, p in kept if p == players) for players in (2, 3, 4)}
     assert (f"seated   {len(found)} loops: balanced deals that never end, each replayed by the reference engine and "
             f"kept: {by_players[2]:,} of 2 players, {by_players[3]:,} of 3, {by_players[4]:,} of 4") in out

@@ -196,7 +196,7 @@ def _list_loops(args):
     print("players: those still in on its cycle; period: tricks/cards; states: on its cycle; balanced state on "
           "it: whether one of them is a balanced deal; balanced deals: those its basin search found that fall into "
           "it (of a loop of two players); games: kept games that fall into it, "
-          f"at any table (beggar archive show --loop {rows[0]['id']}{archive_option(args.archive)} shows the first)")
+          f"at any table (the first in full: beggar archive show --loop {rows[0]['id']}{archive_option(args.archive)})")
     return 0
 
 
