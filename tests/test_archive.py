@@ -196,12 +196,16 @@ def _players_loop(key):
 def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_path):
     """tests/data/archive-v5.sqlite was written by the format-5 archive code
     (beggar of 2026-12-03): the censuses of V5_CENSUSES, a grow job of '6 2J
-    1Q 1A' that found the census's loop after it (its basin searched), and a
+    1Q 1A' that found the census's loop after it (its basin searched), a
     hunt of '16 2J' from one loop (kept by hand) that seated two new loops,
-    whose deals of 3 and 4 players were kept under loops of their tables:
-    15 loop rows where there are 6 loops. Format 6 names a loop by its
-    players, one row a loop: the earliest finder kept, and the basin searched."""
+    whose deals of 3 and 4 players were kept under loops of their tables,
+    and an eliminate job of '7 3J 1Q' at 4 that started from the census's
+    loops under their keys then: 15 loop rows where there are 6 loops.
+    Format 6 names a loop by its players, one row a loop: the earliest finder
+    kept, and the basin searched."""
     from beggar.reports import tally
+    from beggar.search import drivers
+    from beggar.search.job import stored
     path = tmp_path / "old.sqlite"
     shutil.copy(V5_ARCHIVE, path)
     with closing(sqlite3.connect(path)) as old:
@@ -265,6 +269,12 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
             assert all(all(key_hands(key)) for key in result.loops)
         hunt = "hunt-tiny-20261203-161927-c3ac"
         assert archive.job(hunt)["state"] == "done" and archive.chunk_records(hunt)
+        # A job's start stays as it was given, and its searches find what they found.
+        eliminate = "eliminate-7-20261203-163228-ce56"
+        spec = stored(archive.job(eliminate)["spec"])
+        assert all(not all(key_hands(key)) for key in spec["start"])
+        found = {str(deal) for chunk in range(len(spec["start"])) for deal, _ in drivers.of(spec).play(spec, chunk).hits}
+        assert found == {game["deal"] for game in archive.games(loops=True, deck="7 3J 1Q", players=4)}
         before = _everything(archive)
     with Archive(str(path), link_loop=loops.of_deal) as again:     # a second open migrates nothing more
         assert _everything(again) == before
@@ -272,7 +282,7 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
 
 @pytest.mark.parametrize("damage, told", [
     ("UPDATE loops SET period_tricks = 7, states = 7 WHERE id = 10", "damaged: loop 10: its row says period 7 tricks"),
-    ("UPDATE games SET loop = '0400000000' WHERE id = 60", "damaged: a game's loop: its loop key"),
+    ("UPDATE games SET loop = '0400000000' WHERE id = 60", "damaged: game 60: its loop key"),
     ("UPDATE chunks SET stats = replace(stats, '\"loops\":{\"04', '\"loops\":{\"05') WHERE job LIKE 'census-6%'",
      "damaged: the statistics of chunk 0 of job census-6-2J-1Q-1A-20261203-161916-2ef8: its loop key "
      "'0500000100000602000400010000' is no state of a loop (the game of --J--/Q-A-J- does not loop"),

@@ -250,7 +250,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
         keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, growth=report),
              Summary("t-job", "stopped", 1))
     listed = beggar("archive", "list", "--loops", "--archive", path)
-    assert re.search(r"^1\s+standard\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
+    assert re.search(r"^1\s+standard\s+2\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
                      listed.stdout, re.M), listed.stdout
     saved = tmp_path / "balanced.json"
     assert beggar("archive", "export", "--loop", 1, saved, "--archive", path).returncode == 0
@@ -261,7 +261,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     with Archive(path) as archive:
         game_id = next(game["id"] for game in archive.games(loops=True) if game["deal"] == data["deal"])
     shown = beggar("archive", "show", game_id, "--archive", path)
-    assert "loop     1 of the archive (beggar archive show --loop 1)" in shown.stdout, shown
+    assert f"loop     1 of the archive (beggar archive show --loop 1 --archive {path})" in shown.stdout, shown
     replayed = beggar("replay", saved, "--engine", "reference")
     assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
     assert "period   62 tricks / 440 cards" in replayed.stdout

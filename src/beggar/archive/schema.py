@@ -245,9 +245,10 @@ def _basin_searched(row):
 
 def _loops_of_their_players(archive, link_loop):
     """A loop is its players' (cycle.py; docs/rules.md: a repeat of every
-    hand, who is still in and who leads): up to format 5 a game of 3 or 4 players
-    that put players out was linked to a loop whose key held their empty
-    hands, so that one cycle could stand in two rows, one a table. Every key
+    hand, who is still in and who leads): up to format 5 a game of 3 or 4
+    players that put players out was linked to a loop whose key held their
+    empty hands, so that one cycle stood in as many rows as tables and seats
+    it was reached from. Every key
     that holds an empty hand (a loop row's, a game's, a census chunk's) is
     named again by the loop of the players still in, played once by
     `link_loop`; a loop row so named is merged into the row of its cycle where
@@ -298,8 +299,8 @@ def _loops_of_their_players(archive, link_loop):
                    (key, loop.players, len(loop.states), int(loop.balanced), first["job"], first["driver"],
                     first["chunk"], first["found_at"], basin["basin_states"], basin["basin_deals"],
                     basin["basin_stopped_by"], target["id"]))
-    for (key,) in db.execute("SELECT DISTINCT loop FROM games WHERE loop IS NOT NULL").fetchall():
-        loop = players_loop(key, "a game's loop")
+    for key, game_id in db.execute("SELECT loop, min(id) FROM games WHERE loop IS NOT NULL GROUP BY loop").fetchall():
+        loop = players_loop(key, f"game {game_id}")
         if loop is not None:
             db.execute("UPDATE games SET loop = ? WHERE loop = ?", (loop.hex, key))
     # A census chunk counts its loop deals by loop: two keys of one loop count as one.
