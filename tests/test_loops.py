@@ -169,23 +169,23 @@ def test_perturb_starts_from_the_archive_s_loops_and_the_published_ones(tmp_path
         assert start_keys(archive, "6 2J 2Q") == [small.hex]
 
 
-def test_perturb_starts_from_a_loop_the_archive_holds_only_at_a_table_of_four(tmp_path):
-    """An eliminate job keeps the loops of its deals at their tables (Casella's
-    with two seats empty): a perturb job starts from its two players (its
-    walk took the four hands, and its worker failed with a traceback)."""
+def test_a_perturb_job_given_a_loop_at_a_table_of_four_starts_from_its_two_players():
+    """A loop reached at a table of four is its two players' (Casella's with
+    two seats empty is Casella's). A perturb job given one before archive
+    format 6, under a key that held the empty hands of the players out,
+    starts from its two players' states (its walk once took the four hands,
+    and its worker failed with a traceback)."""
     from beggar import _loops
     from beggar.search.drivers.factory import start_states
+    from beggar.search.job import start_problem
     casella = loops.of_deal(Deal.parse(CASELLA))
     hands, _ = casella.state
-    seated = loops.of_deal(Deal.from_codes([hands[0], (), hands[1], ()]))
-    with Archive(tmp_path / "a.sqlite") as archive:
-        with archive.transaction():
-            archive.add_loop(seated, "e", "eliminate", 0)
-        spec = check({"driver": "perturb", "seed": 1})
-        spec["start"] = start_keys(archive, "standard")
-    assert seated.hex in spec["start"]
+    assert loops.of_deal(Deal.from_codes([hands[0], (), hands[1], ()])) == casella
+    spec = check({"driver": "perturb", "seed": 1})
+    spec["start"] = [bytes([len(hands[0]), *hands[0], 0, len(hands[1]), *hands[1], 0]).hex()]
+    assert start_problem(spec) is None
     states = start_states(spec)
-    assert set(casella.states) <= set(states) and all(len(hands) == 2 for hands, _ in states)
+    assert states == list(casella.states)
     assert _loops.perturb(states, "standard", 1, 0, 1000).tries == 1000
 
 
