@@ -460,6 +460,22 @@ def test_a_grow_job_without_a_seed_says_its_seed_plays_its_walks_again(tmp_path)
 
 # ---------------------------------------------------------------- loops of tables of 3 and 4
 
+def test_the_loops_that_deals_of_3_and_4_players_fall_into_are_listed_first(tmp_path):
+    """Those with balanced deals first: of two players found by a basin search,
+    or kept deals of three and four (the report showed none of these)."""
+    from beggar import Rules
+    deal = Deal.parse("---/-QJ/--J/J-")                     # 4 players, one goes out: a loop of 3
+    three, short = loops.of_deal(deal), loops.of_deal(Deal.parse("----------J-/----J-"))
+    assert (three.players, short.players) == (3, 2) and short.period < three.period
+    with Archive(tmp_path / "a.sqlite") as archive:
+        with archive.transaction():
+            archive.add_loop(short)
+            archive.add_loop(three)
+            archive.add_game(deal, Rules(), engine.play(deal), engine.play(deal, engine="reference"), loop=three.key)
+        assert [row["key"] for row in archive.loops()] == [three.hex, short.hex]
+        assert [row["key"] for row in archive.loops(limit=1)] == [three.hex]
+
+
 V5_ARCHIVE = Path(__file__).with_name("data") / "archive-v5.sqlite"
 
 #: A command as the tool prints it for a user: `beggar`, then words up to a
