@@ -273,7 +273,8 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
         eliminate = "eliminate-7-20261203-163228-ce56"
         spec = stored(archive.job(eliminate)["spec"])
         assert all(not all(key_hands(key)) for key in spec["start"])
-        found = {str(deal) for chunk in range(len(spec["start"])) for deal, _ in drivers.of(spec).play(spec, chunk).hits}
+        driver = drivers.of(spec)
+        found = {str(deal) for chunk in range(len(spec["start"])) for deal, _ in driver.play(spec, chunk).hits}
         assert found == {game["deal"] for game in archive.games(loops=True, deck="7 3J 1Q", players=4)}
         before = _everything(archive)
     with Archive(str(path), link_loop=loops.of_deal) as again:     # a second open migrates nothing more
