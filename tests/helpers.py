@@ -32,11 +32,11 @@ chunk = {chunk}
 
 def known_loops(deck):
     """The two-player loops of `deck` known before any search (published and
-    shipped with beggar), by their canonical states: those a perturb, hunt
-    or eliminate job of the deck starts from in an empty archive."""
+    shipped with beggar, at any table), by their canonical states: those a
+    perturb or hunt job of the deck starts from in an empty archive."""
     from beggar import finds
-    from beggar.search.drivers.factory import two_player_key
-    return sorted({two_player_key(key) for key in finds.known_loops(deck)})
+    from beggar.cycle import key_hands
+    return sorted(key for key in finds.known_loops(deck) if len(key_hands(key)) == 2)
 
 
 def load_data(name):

@@ -14,6 +14,7 @@ import pytest
 
 from beggar import Deal, Rules, loops, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive, ArchiveFault
+from beggar.cycle import key_hands
 from helpers import _command, bad_input, beggar, fault, job_id
 
 # Each process waits for the same moment, then opens the archive: whoever comes
@@ -168,14 +169,137 @@ def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
 def test_an_old_archive_is_linked_to_its_loops_by_the_opener_or_not_migrated(tmp_path):
     path = tmp_path / "old.sqlite"
     shutil.copy(V3_ARCHIVE, path)
-    with pytest.raises(ArchiveFault, match=f"archive format 3, to be brought to format {SCHEMA_VERSION}: "
-                                           "open it once with a search"):
+    with pytest.raises(ArchiveFault, match=f"archive format 3, to be brought to format {SCHEMA_VERSION}: open it "
+                                           "once with a search"):
         Archive(str(path))
-    with pytest.raises(ArchiveFault, match=f"archive format 3, to be brought to format {SCHEMA_VERSION}: "
-                                           "open it once where it can be written"):
+    with pytest.raises(ArchiveFault, match=f"archive format 3, to be brought to format {SCHEMA_VERSION}: open it "
+                                           "once where it can be written"):
         Archive(str(path), readonly=True)
     with closing(sqlite3.connect(path)) as old:
         assert old.execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+V5_ARCHIVE = Path(__file__).with_name("data") / "archive-v5.sqlite"
+
+#: The census jobs of archive-v5.sqlite and the loops each met: one of '6 2J 1Q 1A' at a table of 4, whose
+#: 14 loop deals fall into one loop of two players (kept under three keys then, one for each pair of seats
+#: left empty), and one of '7 3J 1Q' at 4, whose 7 fall into a loop of 3 players and one of 2.
+V5_CENSUSES = {"census-6-2J-1Q-1A-20261203-161916-2ef8": {"loops": 1, "deals": 14},
+               "census-7-3J-1Q-20261203-161921-b104": {"loops": 2, "deals": 7}}
+
+
+def _players_loop(key):
+    """The Loop of a key of format 5 or older: that of its players' hands."""
+    return loops.of_deal(Deal.from_codes([hand for hand in key_hands(key) if hand]))
+
+
+def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_path):
+    """tests/data/archive-v5.sqlite was written by the format-5 archive code
+    (beggar of 2026-12-03): the censuses of V5_CENSUSES, a grow job of '6 2J
+    1Q 1A' that found the census's loop after it (its basin searched), a
+    hunt of '16 2J' from one loop (kept by hand) that seated two new loops,
+    whose deals of 3 and 4 players were kept under loops of their tables,
+    and an eliminate job of '7 3J 1Q' at 4 that started from the census's
+    loops under their keys then: 15 loop rows where there are 6 loops.
+    Format 6 names a loop by its players, one row a loop: the earliest finder
+    kept, and the basin searched."""
+    from beggar.reports import tally
+    from beggar.search import drivers
+    from beggar.search.job import stored
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V5_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == 5
+        old.row_factory = sqlite3.Row
+        rows = [dict(row) for row in old.execute("SELECT * FROM loops ORDER BY id")]
+        games = {row["id"]: dict(row) for row in old.execute("SELECT * FROM games")}
+    assert len(rows) == 15 and sum(not all(key_hands(row["key"])) for row in rows) == 11
+    # Read only, it reads as it stands; nothing is written.
+    with Archive(str(path), readonly=True) as archive:
+        assert sorted(row["key"] for row in archive.loops()) == sorted(row["key"] for row in rows)
+        assert len(archive.games()) == len(games)
+        assert len(tally.tally(archive, "census-6-2J-1Q-1A-20261203-161916-2ef8").loops) == 3
+    # An open to write that is not handed what plays its loops leaves it as it was.
+    with pytest.raises(ArchiveFault, match=f"archive format 5, to be brought to format {SCHEMA_VERSION}: open it "
+                                           "once with a search"):
+        Archive(str(path))
+    assert path.read_bytes() == V5_ARCHIVE.read_bytes()
+    # The rows of each loop, by its players' key, and the row each becomes.
+    by_loop = {}
+    for row in rows:
+        by_loop.setdefault((row["deck"], _players_loop(row["key"]).hex), []).append(row)
+    assert len(by_loop) == 6 and max(len(named) for named in by_loop.values()) == 4
+    with Archive(str(path), link_loop=loops.of_deal) as archive:
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        now = {(row["deck"], row["key"]): row for row in archive.loops()}
+        assert set(now) == set(by_loop)
+        for (deck, key), named in by_loop.items():
+            row, loop = now[(deck, key)], _players_loop(key)
+            # The row of its players' key where there was one, else the first.
+            assert row["id"] == next((r["id"] for r in named if r["key"] == key), named[0]["id"])
+            assert (row["players"], row["states"], row["balanced"], row["period_tricks"], row["period_cards"]) == \
+                (loop.players, len(loop.states), loop.balanced, *loop.period)
+            first = min(named, key=lambda r: (r["found_at"], r["id"]))
+            assert (row["job"], row["driver"], row["chunk"], row["found_at"]) == \
+                (first["job"], first["driver"], first["chunk"], first["found_at"])
+            searched = [r for r in named if r["basin_states"] is not None]
+            assert len(searched) <= 1 and (row["basin_states"], row["basin_deals"], row["basin_stopped_by"]) == (
+                (searched[0]["basin_states"], searched[0]["basin_deals"], searched[0]["basin_stopped_by"])
+                if searched else (None, None, None))
+            assert row["games"] == sum(1 for game in games.values() if game["loop"] in {r["key"] for r in named})
+        # The grow job found the census's loop after it, with its basin: both are kept.
+        merged = now[("6 2J 1Q 1A", _players_loop(rows[0]["key"]).hex)]
+        assert merged["job"].startswith("census-6-2J") and merged["basin_deals"] == 14 and merged["games"] == 28
+        assert {row["players"] for row in now.values()} == {2, 3}
+        # Every game as it was, linked to its players' loop, which has a row.
+        for game in archive.games():
+            was = games[game["id"]]
+            assert (game["deal"], game["status"], game["cards"], game["job"]) == \
+                (was["deal"], was["status"], was["cards"], was["job"])
+            if was["loop"] is None:
+                assert game["loop"] is None
+                continue
+            assert game["loop"] == loops.of_deal(Deal.parse(game["deal"])).hex == _players_loop(was["loop"]).hex
+            assert (game["deck"], game["loop"]) in now
+        # A census counts its loops by their players too.
+        for job, counted in V5_CENSUSES.items():
+            result = tally.tally(archive, job)
+            assert (len(result.loops), sum(deals for deals, _, _ in result.loops.values())) == \
+                (counted["loops"], counted["deals"])
+            assert all(all(key_hands(key)) for key in result.loops)
+        hunt = "hunt-tiny-20261203-161927-c3ac"
+        assert archive.job(hunt)["state"] == "done" and archive.chunk_records(hunt)
+        # A job's start stays as it was given, and its searches find what they found.
+        eliminate = "eliminate-7-20261203-163228-ce56"
+        spec = stored(archive.job(eliminate)["spec"])
+        assert all(not all(key_hands(key)) for key in spec["start"])
+        driver = drivers.of(spec)
+        found = {str(deal) for chunk in range(len(spec["start"])) for deal, _ in driver.play(spec, chunk).hits}
+        assert found == {game["deal"] for game in archive.games(loops=True, deck="7 3J 1Q", players=4)}
+        before = _everything(archive)
+    with Archive(str(path), link_loop=loops.of_deal) as again:     # a second open migrates nothing more
+        assert _everything(again) == before
+
+
+@pytest.mark.parametrize("damage, told", [
+    ("UPDATE loops SET period_tricks = 7, states = 7 WHERE id = 10", "damaged: loop 10: its row says period 7 tricks"),
+    ("UPDATE games SET loop = '0400000000' WHERE id = 60", "damaged: game 60: its loop key"),
+    ("UPDATE chunks SET stats = replace(stats, '\"loops\":{\"04', '\"loops\":{\"05') WHERE job LIKE 'census-6%'",
+     "damaged: the statistics of chunk 0 of job census-6-2J-1Q-1A-20261203-161916-2ef8: its loop key "
+     "'0500000100000602000400010000' is no state of a loop (the game of --J--/Q-A-J- does not loop"),
+])
+def test_a_damaged_format_5_archive_is_left_as_it_was(tmp_path, damage, told):
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V5_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as db:
+        with db:
+            assert db.execute(damage).rowcount == 1
+    damaged = path.read_bytes()
+    with pytest.raises(ArchiveFault, match=re.escape(told)):
+        Archive(str(path), link_loop=loops.of_deal)
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert path.read_bytes() == damaged
 
 
 def test_the_archive_stores_and_plays_no_game():

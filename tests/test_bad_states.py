@@ -98,9 +98,13 @@ def test_a_key_cut_short_anywhere_is_refused_and_a_whole_one_read_back():
         key_hands(key, deck="camicia")
     with pytest.raises(StateError, match="a state of 2 players, not 3"):
         key_hands(key, players=3)
-    # A key written by the engines reads back as the state it was made of.
+    # A key written by the engines reads back as the state it was made of,
+    # its players only: a player who is out is no part of it.
     state = ((1, 0, 0), (), (0, 2, 0, 0))
-    assert key_hands(state_key(state, 0).hex()) == list(state)
+    assert key_hands(state_key(state, 0).hex()) == [(1, 0, 0), (0, 2, 0, 0)]
+    assert state_key(state, 2) == state_key(((0, 2, 0, 0), (1, 0, 0)), 0)
+    # A key of an archive of format 5 or older, which wrote it, is read as it stands.
+    assert key_hands("03010000000400020000") == [(1, 0, 0), (), (0, 2, 0, 0)]
 
 
 @pytest.mark.parametrize("call, told", [

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from beggar import Deal, census, engine, reference
+from beggar import Deal, census, engine, loops, reference
 from beggar.archive import Archive
-from beggar.cycle import key_deal
+from beggar.cycle import key_deal, key_hands
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.reports import tally
 from helpers import bad_input, beggar, job_file, job_id, kept, start
@@ -76,6 +76,26 @@ def test_the_canonical_state_is_the_same_from_every_state_of_a_cycle():
             assert reference._loop_key(start, replay) == key
         assert key_deal(key) in [Deal.from_codes([t.hands[(t.taker + i) % 2] for i in range(2)])
                                         for t in cycle]
+
+
+@pytest.mark.parametrize("deck, players", [("6 2J 1Q 1A", 3), ("6 2J 1Q 1A", 4), ("7 3J 1Q", 3), ("7 3J 1Q", 4)])
+def test_a_loop_reached_at_a_table_of_3_or_4_is_named_by_its_players_on_both_engines(deck, players):
+    """A player who is out is no part of a loop: its key holds the hands of
+    those still in, the least over the cycle written that way, whatever seats
+    the others left empty (cycle.state_key, _game.state_key)."""
+    every = census.count(deck)
+    compiled = engine.census(0, every, deck, players, engine="compiled").loops
+    reference = engine.census(0, every, deck, players, engine="reference").loops
+    assert compiled and [key for *_, key in compiled] == [key for *_, key in reference]
+    seatings = {}
+    for rank, deal, outcome, key in compiled:
+        still_in = sum(1 for count in outcome.counts if count)
+        loop = loops.of_deal(deal)
+        assert key == loop.key and loop.players == still_in == len(key_hands(key)) and all(key_hands(key))
+        assert loop.deal() == key_deal(key) and engine.play(key_deal(key)).loop_entry == (0, 0)
+        seatings.setdefault(key, set()).add(tuple(bool(count) for count in outcome.counts))
+    # One loop, whichever seats the players out left empty.
+    assert any(len(seated) > 1 for seated in seatings.values())
 
 
 def test_bad_blocks_are_refused():

@@ -146,9 +146,9 @@ HUNT = ('driver = "hunt"\ndeck = "6 2J 2Q 1K"\nseed = 1\ndeals = 20000\nchunk = 
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory):
     """An archive with a census (games, loops, statistics with loops), a sample
-    job (games, length histograms), an eliminate job (a start, loops of
-    three players) and a hunt (a start, its records of loops added and
-    seated): (path, {kind: job id})."""
+    job (games, length histograms), an eliminate job (a start, deals of
+    three players into its loops) and a hunt (a start, its records of loops
+    added and seated): (path, {kind: job id})."""
     folder = tmp_path_factory.mktemp("whole")
     path = folder / "a.sqlite"
     job = folder / "eliminate.toml"
@@ -260,6 +260,9 @@ def test_every_damaged_archive_is_one_line_or_read_whole(whole, tmp_path, case):
      "loop 1: its key '00' holds 1 hand"),
     pytest.param("UPDATE loops SET key = 'zz' WHERE id = 1", ("archive", "show", "--loop", "1"),
                  "loop 1: its key is 'zz'", marks=pytest.mark.slow),
+    # A key names the players still in: one with the empty hand of a player out is none (since format 6).
+    pytest.param("UPDATE loops SET key = key || '00', players = 3 WHERE id = 1", ("archive", "show", "--loop", "1"),
+                 "its hand 3 is empty, where a key holds the hands of the players still in", marks=pytest.mark.slow),
     pytest.param("UPDATE loops SET period_tricks = -1 WHERE id = 1", ("archive", "report", "{folder}/r.html"),
                  "loop 1: its period_tricks holds -1", marks=pytest.mark.slow),
     ("UPDATE games SET deal = 'KK/' WHERE id = 1", ("archive", "show", "1"), "game 1 holds no deal"),
@@ -342,7 +345,7 @@ def test_archive_list_loops_json_prints_json(whole):
     result = beggar("archive", "list", "--loops", "--json", "--limit", 2, "--archive", whole[0])
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
-    assert listed["shown"] == 2 and listed["total"] >= 8 and len(listed["loops"]) == 2
+    assert listed["shown"] == 2 and listed["total"] > 2 and len(listed["loops"]) == 2
     assert {"id", "key", "deck", "players", "period_tricks", "period_cards", "games"} <= set(listed["loops"][0])
 
 

@@ -28,6 +28,7 @@ from beggar.decks import Deck, hand_sizes
 from beggar.search import drivers
 from beggar.search import job as jobs
 from beggar.search.drivers import aim
+from beggar.search.drivers.factory import two_player_key
 from beggar.search.drivers.hunt import PART, HuntRules, Seat
 from beggar.search.job import check
 from beggar.search.runner import Summary
@@ -121,6 +122,15 @@ def test_the_shipped_hunt_jobs_start_from_the_known_loops_of_their_decks(tmp_pat
         with Archive(tmp_path / f"{name}.sqlite") as archive:
             drivers.of(spec).start(archive, spec)
         assert spec["start"] == known_loops(deck)
+
+
+def test_a_seated_loop_is_its_two_players_loop(tiny_loops):
+    loop = tiny_loops[0]
+    hands, _ = loop.state
+    assert loops.of_deal(Deal.from_codes([hands[0], (), hands[1]])) == loop
+    # A start key written before archive format 6 held the empty hand of a player out.
+    then = bytes([len(hands[0]), *hands[0], 0, len(hands[1]), *hands[1]]).hex()
+    assert two_player_key(then) == loop.hex == two_player_key(loop.hex)
 
 
 def _known(key, balance, period=50, round_=-1):
@@ -383,11 +393,15 @@ def test_a_hunt_job_says_what_it_found_and_every_command_it_prints_runs(tmp_path
     name = job_id(out)
     with Archive(path) as archive:
         found = {row["key"] for row in archive.loops(job=name) if row["chunk"] is not None}
+        on_cycles = {row["players"] for row in archive.loops(job=name)}
+        into = {game["loop"] for game in archive.games(job=name)}
         seats = archive.seats(name)
     assert re.search(rf"^loops    {len(found)} loops new to the hunt \([\d,.]+ an hour\), {len(found)} new to the "
                      rf"archive; it knows {len(found) + len(given)} \({len(given)} to start with\)$", out, re.M), out
     for players, smallest in ((3, 10), (4, 8)):
         assert re.search(rf"^best{players}    {smallest} \(", out, re.M), out
+    # One row a loop: the deals of 3 and 4 players fall into the two-player loops it seated.
+    assert on_cycles == {2} and into <= found
     jobs_run = beggar("archive", "jobs", "--archive", path)
     assert jobs_run.returncode == 0 and f"{len(seats)} seats searched, 0 to search" in jobs_run.stdout
     # Every command the summary prints runs as printed.

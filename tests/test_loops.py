@@ -170,23 +170,23 @@ def test_perturb_starts_from_the_archive_s_loops_and_the_published_ones(tmp_path
         assert start_keys(archive, "6 2J 2Q") == [small.hex]
 
 
-def test_perturb_starts_from_a_loop_the_archive_holds_only_at_a_table_of_four(tmp_path):
-    """An eliminate job keeps the loops of its deals at their tables (Casella's
-    with two seats empty): a perturb job starts from its two players (its
-    walk took the four hands, and its worker failed with a traceback)."""
+def test_a_perturb_job_given_a_loop_at_a_table_of_four_starts_from_its_two_players():
+    """A loop reached at a table of four is its two players' (Casella's with
+    two seats empty is Casella's). A perturb job given one before archive
+    format 6, under a key that held the empty hands of the players out,
+    starts from its two players' states (its walk once took the four hands,
+    and its worker failed with a traceback)."""
     from beggar import _loops
     from beggar.search.drivers.factory import start_states
+    from beggar.search.job import start_problem
     casella = loops.of_deal(Deal.parse(CASELLA))
     hands, _ = casella.state
-    seated = loops.of_deal(Deal.from_codes([hands[0], (), hands[1], ()]))
-    with Archive(tmp_path / "a.sqlite") as archive:
-        with archive.transaction():
-            archive.add_loop(seated, "e", "eliminate", 0)
-        spec = check({"driver": "perturb", "seed": 1})
-        spec["start"] = start_keys(archive, "standard")
-    assert seated.hex in spec["start"]
+    assert loops.of_deal(Deal.from_codes([hands[0], (), hands[1], ()])) == casella
+    spec = check({"driver": "perturb", "seed": 1})
+    spec["start"] = [bytes([len(hands[0]), *hands[0], 0, len(hands[1]), *hands[1], 0]).hex()]
+    assert start_problem(spec) is None
     states = start_states(spec)
-    assert set(casella.states) <= set(states) and all(len(hands) == 2 for hands, _ in states)
+    assert states == list(casella.states)
     assert _loops.perturb(states, "standard", 1, 0, 1000).tries == 1000
 
 
@@ -220,7 +220,7 @@ def test_loop_games_of_any_driver_link_to_their_loop(census_archive):
 def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
     listed = beggar("archive", "list", "--loops", "--archive", census_archive)
     assert listed.returncode == 0, listed.stderr
-    assert re.search(r"^\d+\s+6 2J 2Q 1K\s+\d+/\d+\s+\d+\s+(yes|no)\s+\?\s+\d+\s+not searched\s+census",
+    assert re.search(r"^\d+\s+6 2J 2Q 1K\s+2\s+\d+/\d+\s+\d+\s+(yes|no)\s+\?\s+\d+\s+not searched\s+census",
                      listed.stdout, re.M), listed.stdout
     with Archive(census_archive) as archive:
         row = archive.loop(1)
@@ -251,7 +251,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
         keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report),
              Summary("t-job", "stopped", 1))
     listed = beggar("archive", "list", "--loops", "--archive", path)
-    assert re.search(r"^1\s+standard\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
+    assert re.search(r"^1\s+standard\s+2\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
                      listed.stdout, re.M), listed.stdout
     saved = tmp_path / "balanced.json"
     assert beggar("archive", "export", "--loop", 1, saved, "--archive", path).returncode == 0
@@ -262,7 +262,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     with Archive(path) as archive:
         game_id = next(game["id"] for game in archive.games(loops=True) if game["deal"] == data["deal"])
     shown = beggar("archive", "show", game_id, "--archive", path)
-    assert "loop     1 of the archive (beggar archive show --loop 1)" in shown.stdout, shown
+    assert f"loop     1 of the archive (beggar archive show --loop 1 --archive {path})" in shown.stdout, shown
     replayed = beggar("replay", saved, "--engine", "reference")
     assert replayed.returncode == 0 and "expected OK, as saved" in replayed.stdout
     assert "period   62 tricks / 440 cards" in replayed.stdout
@@ -458,3 +458,113 @@ def test_a_grow_job_without_a_seed_says_its_seed_plays_its_walks_again(tmp_path)
     assert result.returncode == 0, result.stderr
     seed = int(result.stderr.split("seed ")[1].split()[0])
     assert f"(fresh: --seed {seed} plays these walks again)" in result.stderr
+
+
+# ---------------------------------------------------------------- loops of tables of 3 and 4
+
+def test_the_loops_that_deals_of_3_and_4_players_fall_into_are_listed_first(tmp_path):
+    """Those with balanced deals first: of two players found by a basin search,
+    or kept deals of three and four (the report showed none of these)."""
+    from beggar import Rules
+    deal = Deal.parse("---/-QJ/--J/J-")                     # 4 players, one goes out: a loop of 3
+    three, short = loops.of_deal(deal), loops.of_deal(Deal.parse("----------J-/----J-"))
+    assert (three.players, short.players) == (3, 2) and short.period < three.period
+    with Archive(tmp_path / "a.sqlite") as archive:
+        with archive.transaction():
+            archive.add_loop(short)
+            archive.add_loop(three)
+            archive.add_game(deal, Rules(), engine.play(deal), engine.play(deal, engine="reference"), loop=three.key)
+        assert [row["key"] for row in archive.loops()] == [three.hex, short.hex]
+        assert [row["key"] for row in archive.loops(limit=1)] == [three.hex]
+
+
+V5_ARCHIVE = Path(__file__).with_name("data") / "archive-v5.sqlite"
+
+#: A command as the tool prints it for a user: `beggar`, then words up to a
+#: closing parenthesis or the line's end, a quoted word whole.
+PRINTED = re.compile(r"beggar (?:play|replay|basin|family|archive|search|census|stats|verify) (?:[^)'\n<]|'[^']*')+")
+
+
+def printed(text):
+    """The commands printed in `text` (plain, or HTML: those in <code>)."""
+    import html
+    return [command.strip() for command in PRINTED.findall(html.unescape(text))]
+
+
+def run_printed(command, folder):
+    """A printed command run by a shell in `folder`, as a user pastes it."""
+    import shlex
+    import subprocess
+    from helpers import _command
+    line = shlex.join(_command([])) + command[len("beggar"):]
+    return subprocess.run(["sh", "-c", line], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=120)
+
+
+def test_a_loop_s_basin_command_searches_at_a_table_its_players_can_sit_at():
+    from beggar.cli.format import loop_basin
+    row = {"players": 2, "basin_states": None, "basin_deals": None, "basin_stopped_by": None}
+    two, three = Deal.parse("--J-/Q-A-J-"), Deal.parse("--J-/J-/-Q-J-")
+    assert loop_basin(row, two) == ("not searched", "beggar basin --J-/Q-A-J-")
+    assert loop_basin({**row, "basin_states": 86, "basin_deals": 14}, two) == \
+        ("86 states (complete), 14 balanced deals", None)
+    words, command = loop_basin(row, three)
+    assert words.startswith("none at a table of two, for a loop of 3 players")
+    assert command == "beggar basin --J-/J-/-Q-J- --players 3"
+
+
+@pytest.mark.slow
+def test_every_command_printed_for_a_loop_reached_at_a_table_of_3_or_4_runs_as_printed(tmp_path):
+    """The commands `archive list --loops`, `archive show` (a loop, a game of
+    three), `archive census`, the HTML report and a factory's summary print
+    for loops that deals of 3 and 4 players fall into, run by a shell as
+    printed: an archive brought from format 5 (archive-v5.sqlite: a hunt's
+    seats, censuses at a table of 4) and a census at a table of 3, in an
+    archive whose path a shell must have quoted."""
+    from beggar.search import drivers
+    path = tmp_path / "my finds" / "a (b).sqlite"
+    path.parent.mkdir()
+    path.write_bytes(V5_ARCHIVE.read_bytes())
+    with Archive(path, link_loop=loops.of_deal):
+        pass
+    census = beggar("census", "7 3J 1Q", "--players", 3, "--workers", 1, "--archive", path, "--quiet")
+    assert census.returncode == 0, census.stderr
+    commands = printed(census.stdout)
+    census_job = job_id(census.stdout)
+    listed = beggar("archive", "census", census_job, "--loops", 0, "--archive", path)
+    assert listed.returncode == 0, listed.stderr
+    commands += printed(listed.stdout)
+    loops_listed = beggar("archive", "list", "--loops", "--archive", path)
+    commands += printed(loops_listed.stdout)
+    with Archive(path, readonly=True) as archive:
+        rows = archive.loops()
+        game_of_3 = next(game for game in archive.games(loops=True, players=3)
+                         if len(game["loop"]) < 2 * sum(map(len, game["deal"].split("/"))) + 6)
+        grown = Summary("grow-x", "done", 1, driver="grow",
+                        new_loops=[(row["id"], loops.of_deal(Deal.parse(archive.game(archive.loop(row["id"])[
+                            "deals"][0]["id"])["deal"]))) for row in rows if row["games"]] * 4)
+    assert {row["players"] for row in rows} == {2, 3}
+    for row in rows:
+        shown = beggar("archive", "show", "--loop", row["id"], "--archive", path)
+        assert shown.returncode == 0, shown.stderr
+        commands += printed(shown.stdout)
+    shown = beggar("archive", "show", game_of_3["id"], "--archive", path)
+    commands += printed(shown.stdout)
+    report = beggar("archive", "report", tmp_path / "report.html", "--archive", path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report.html").read_text()
+    commands += printed(page)
+    commands += printed("\n".join(drivers.get("grow").summary(grown, str(path))))
+    # Of each kind: a loop's replay, its basin (at two seats, and at three for a loop of 3), a loop in full
+    # from a game of 3 and from the listing, a census's and a walk's loops of a job.
+    kinds = {" ".join(re.sub(r"--(?:job|loop) \S+|'[^']*'|[-JQKA/]{6,}", "", command).split()) for command in commands}
+    assert {"beggar play", "beggar basin", "beggar basin --players 3", "beggar archive show --archive",
+            "beggar archive list --loops --archive"} <= kinds, kinds
+    for command in sorted(set(commands)):
+        ran = run_printed(command, tmp_path)
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, (command, ran.stderr)
+    # The report shows the loops that deals of 3 and 4 players fall into, those with balanced deals first.
+    with Archive(path, readonly=True) as archive:
+        tables = {row["id"]: {game["players"] for game in archive.loop(row["id"])["deals"]} for row in rows}
+    shown_loops = [int(number) for number in re.findall(r"<h3>Loop (\d+):", page)]
+    assert {loop_id for loop_id, players in tables.items() if players & {3, 4}} <= set(shown_loops)

@@ -169,5 +169,6 @@ cdef object kept(const Kept* game, first, const int* sizes, int players, bint wi
     if not with_key:
         return entry
     for p in range(players):
-        size += sizes[p] + 1
+        # Every card, and a length for each hand still in at the loop (_game.state_key).
+        size += sizes[p] + (game.result.counts[p] > 0)
     return entry + ((<const char*>game.key)[:size],)

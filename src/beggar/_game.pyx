@@ -644,6 +644,7 @@ cdef int state_key(const Game* g, uint8_t* key) noexcept nogil:
     for seat in range(g.players):
         p = (g.leader + seat) % g.players
         size = held(g, p)
+        if size == 0: continue     # a player who is out is no part of the state (cycle.py)
         key[k] = <uint8_t>size
         k += 1
         if not g.by_court:

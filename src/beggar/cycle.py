@@ -3,19 +3,24 @@ the deal a state stands for.
 
 A state is `(hands, leader)` at an empty table, hands as tuples of codes 0-4
 (top card first). It is written from its leader's seat, as the deal it is:
-the leader's hand first, then the others in turn, so that it does not matter
-which seat a game was started from. States are ordered as byte strings
-[len(leader's hand), its cards, len(next hand), its cards, ...]
-(state_key): the shorter leader's hand first, then the leader's cards (plain <
-J < Q < K < A), then the other hands the same way.
+the leader's hand first, then the others still in, in turn, so that it does
+not matter which seat a game was started from. A player who is out (his hand
+empty) plays no part in the state and is not written: a game of three or
+four players that falls into a two-player loop once the others are out is in
+the loop of those two, the same loop as their two-player game (docs/rules.md:
+a loop is a repeat of every hand, who is still in, and who leads). States
+are ordered as byte strings [len(leader's hand), its cards, len(next hand),
+its cards, ...] (state_key): the shorter leader's hand first, then the
+leader's cards (plain < J < Q < K < A), then the other hands the same way.
 
 A loop is named by its canonical state, the least state on its cycle in that
-order. The same loop reached from any deal, or played from any state of its
-cycle, has the same canonical state; the census, the archive's `loops` table,
-the games of status `loop` and loops.Loop all use it. The compiled engine
-writes the same bytes in C (its own state_key and loop_key); the reference
-engine takes the least key over its own trace (reference._loop_key), so that
-each engine's loop key is checked against one written apart from it.
+order. The same loop reached from any deal, at any table, or played from any
+state of its cycle, has the same canonical state; the census, the archive's
+`loops` table, the games of status `loop` and loops.Loop all use it. The
+compiled engine writes the same bytes in C (its own state_key and loop_key);
+the reference engine takes the least key over its own trace
+(reference._loop_key), so that each engine's loop key is checked against
+one written apart from it.
 """
 
 from __future__ import annotations
@@ -32,13 +37,23 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def state_key(hands, leader):
-    """A state at an empty table as the bytes that order states (see above)."""
+    """A state at an empty table as the bytes that order states (see above):
+    the hands of the players still in, from the leader's on."""
     key = bytearray()
     for i in range(len(hands)):
         hand = hands[(leader + i) % len(hands)]
-        key.append(len(hand))
-        key.extend(hand)
+        if hand:
+            key.append(len(hand))
+            key.extend(hand)
     return bytes(key)
+
+
+def players_only(state):
+    """A state (hands, leader) with the seats of the players who are out (their
+    hands empty) left out, the others in their order round the table."""
+    hands, leader = state
+    seats = [seat for seat, hand in enumerate(hands) if hand or seat == leader]
+    return tuple(tuple(hands[seat]) for seat in seats), seats.index(leader)
 
 
 def deal_of(hands, leader):
@@ -50,8 +65,9 @@ def deal_of(hands, leader):
 
 
 def key_hands(key, *, deck=None, players=None):
-    """The hands of a state_key, the leader's first, a player who is out as
-    an empty hand. `key` is the key's bytes or its hex text (as the archive
+    """The hands of a state_key, the leader's first (a key written before
+    archive format 6 may hold a player who is out, as an empty hand: it is
+    read as it stands). `key` is the key's bytes or its hex text (as the archive
     keeps it); with `deck` (a Deck, its name or notation) the state must hold
     exactly that deck's cards, with `players` that many hands. StateError,
     naming the key, for anything that is not such a key: not lower-case hex
@@ -118,9 +134,12 @@ def walk(deal, trace, entry, period):
 
 
 def canonical(cycle):
-    """A cycle's states (in play order) as one loop, whatever state and seats
-    it was played from: (the canonical state's key, the states in play order
-    from the canonical one, each written with that state's leader in seat 0)."""
+    """A cycle's states (in play order) as one loop, whatever state, seats and
+    table it was played from: (the canonical state's key, the states in play
+    order from the canonical one, its players only (players_only), each
+    written with the canonical state's leader in seat 0)."""
+    # Who is out is the same in every state of a cycle: no one goes out on it.
+    cycle = [players_only(state) for state in cycle]
     keys = [state_key(hands, leader) for hands, leader in cycle]
     first = min(range(len(cycle)), key=keys.__getitem__)
     # Written from the canonical state's leader's seat, so that two reports of

@@ -71,9 +71,9 @@ def seated(cycle, players):
 
 
 def players_of(loop):
-    """A Loop's states with the seats that are empty on its cycle left out."""
-    seats = [p for p in range(loop.players) if loop.states[0][0][p]]
-    return tuple((tuple(hands[p] for p in seats), seats.index(leader)) for hands, leader in loop.states)
+    """A Loop's states: its players' only, as every Loop's are (kept for the
+    hunt driver, which calls it)."""
+    return loop.states
 
 
 def search(deal, players, guide="smallest", max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
@@ -88,8 +88,7 @@ def search(deal, players, guide="smallest", max_states=MAX_STATES, max_seconds=M
         loop = loops.of_deal(deal, engine_name)
     except loops.LoopError as error:
         raise BackwardError(f"{error}; backward play with elimination starts from a loop") from None
-    cycle = players_of(loop)
-    return from_loop(cycle, players, deal.total, guide, max_states, max_seconds, engine_name)
+    return from_loop(loop.states, players, deal.total, guide, max_states, max_seconds, engine_name)
 
 
 def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, max_seconds=MAX_SECONDS,

@@ -38,16 +38,20 @@ def shipped():
 
 
 @lru_cache(maxsize=None)
-def known_loops(deck):
+def known_loops(deck, players=None):
     """{canonical state (hex): name} of the loops of `deck` (as decks.written
     writes it) that are known before any search: the published ones and the
-    project's own shipped finds."""
+    project's own shipped finds. With `players`, those known from deals of
+    that many players: a deal of three that falls into a loop known from
+    deals of two only is news at its table."""
     from . import loops
     known = {}
     for name, deal in loops.published(deck):
-        known.setdefault(loops.of_deal(deal).hex, f"published: {name}")
+        if players in (None, deal.players):
+            known.setdefault(loops.of_deal(deal).hex, f"published: {name}")
     for game in shipped():
-        if game.deal.deck_written() == deck and game.expected and game.expected["status"] == "loop":
+        if game.deal.deck_written() == deck and game.expected and game.expected["status"] == "loop" \
+                and players in (None, game.deal.players):
             known.setdefault(loops.of_deal(game.deal).hex, f"shipped with beggar: {game.name}")
     return known
 

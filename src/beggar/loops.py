@@ -4,8 +4,12 @@ A loop is named by its canonical state, the least state on its cycle
 (cycle.py says how states are written and ordered); the census, the
 archive's `loops` table and the games of status `loop` all use it. A state
 here is `(hands, leader)` at an empty table, hands as tuples of codes, as in
-backward.py. A balanced state has hands of equal size: written leader first,
-it is a deal of the kind people deal (26/26 for the standard deck).
+backward.py. A loop is its players': those still in on its cycle. A game of
+three or four players that falls into a loop once others are out is in the
+loop of the players left, whose states hold their hands only: the loop of
+their own game, at any table. A balanced state has hands of equal size:
+written leader first, it is a deal of the kind people deal (26/26 for the
+standard deck).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from . import engine
-from .cycle import canonical, deal_of, key_deal, walk
+from .cycle import canonical, deal_of, key_hands, walk
 from .deal import Deal
 from .decks import MAX_DECK
 from .errors import BadInput
@@ -31,7 +35,7 @@ class Loop:
     key: bytes          # the canonical state (cycle.state_key)
     deck: str           # the deck, as decks.written writes it ("standard", "camicia", counts)
     period: tuple       # (tricks, cards) of one period
-    states: tuple       # every state on the cycle, in play order, the canonical one first
+    states: tuple       # every state on the cycle, in play order, the canonical one first; its players only
 
     @property
     def hex(self):
@@ -45,6 +49,8 @@ class Loop:
 
     @property
     def players(self):
+        """The players on its cycle (those still in): 2 for a loop that a
+        game of 3 or 4 falls into once all but two are out."""
         return len(self.states[0][0])
 
     @property
@@ -57,7 +63,8 @@ class Loop:
         return bool(self.balanced_states)
 
     def deal(self):
-        """The canonical state as a deal (its leader's hand first): it loops from its first trick."""
+        """The canonical state as a deal of its players (its leader's hand
+        first): it loops from its first trick."""
         return deal_of(*self.state)
 
 
@@ -68,7 +75,8 @@ def of_state(hands, leader, engine_name=None):
 
 
 def of_deal(deal, engine_name=None):
-    """The Loop that a deal falls into; LoopError when its game ends."""
+    """The Loop that a deal falls into (of the players still in when it is
+    entered); LoopError when its game ends."""
     if isinstance(deal, str):
         deal = Deal.parse(deal)
     if isinstance(deal, Deal) and deal.total > MAX_DECK:
@@ -109,9 +117,12 @@ def kept_state(row, archive_path):
     archive's loops, its key checked by the archive's reader), played once:
     an ArchiveFault unless it loops from its first trick with the period the
     row says. The row's period bounds the trace a command prints of one
-    period: one edited to 10^18 would print for ever."""
+    period: one edited to 10^18 would print for ever. The deal is its
+    players' (a key an archive of format 5 or older holds, read as it
+    stands, may hold the empty hand of a player who is out: left out here,
+    it is a state of the same cycle, and a deal that plays as written)."""
     from .archive import ArchiveFault
-    deal = key_deal(bytes.fromhex(row["key"]))
+    deal = Deal.from_codes([hand for hand in key_hands(bytes.fromhex(row["key"])) if hand])
     outcome = engine.play(deal)
     if outcome.status != "loop" or outcome.loop_entry[0] != 0 or \
             outcome.loop_period != (row["period_tricks"], row["period_cards"]):

@@ -6,9 +6,10 @@ kept once per deal and rules, with who found it (job, driver, seed, chunk),
 when, and its outcome from both engines; a game on which the engines
 disagree is kept marked disputed. Jobs record the chunks they have finished,
 which is what `beggar search --resume` continues from. Loops are kept once
-each, by deck and canonical state (loops.py), with who found them and the
-result of their basin search; a game of status `loop` names its loop by the
-same two (its `deck` and `loop` columns).
+each, by deck and canonical state (loops.py: the state of the players on
+its cycle), with who found them and the result of their basin search; a
+game of status `loop` names its loop by the same two (its `deck` and `loop`
+columns), whatever its table.
 
 The archive stores and plays no game; it sits just above deal.py and
 decks.py (and rules.py and outcome.py, which what it reads is checked
@@ -22,7 +23,7 @@ against). Its parts:
 
 from .faults import ArchiveError, ArchiveFault
 from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
-from .store import DEFAULT_PATH, LOCK_SECONDS, Archive, lock_seconds, now, rules_key
+from .store import DEFAULT_PATH, LOCK_SECONDS, Archive, archive_option, lock_seconds, now, rules_key
 
 __all__ = ["APPLICATION_ID", "DEFAULT_PATH", "LOCK_SECONDS", "SCHEMA_VERSION", "Archive", "ArchiveError",
-           "ArchiveFault", "lock_seconds", "now", "rules_key", "table_of"]
+           "ArchiveFault", "archive_option", "lock_seconds", "now", "rules_key", "table_of"]

@@ -101,11 +101,18 @@ def _players(value):
     return count(value, MIN_PLAYERS, MAX_PLAYERS)
 
 
-def key_problem(key, deck=None, hands=None):
+#: The last archive format whose loop keys wrote the players who are out as
+#: empty hands (cycle.py: a key since holds the hands of the players still in).
+EMPTY_HANDS_UNTIL = 5
+
+
+def key_problem(key, deck=None, hands=None, seats=None, empty_hands=False):
     """What makes a loop's canonical state as read back (cycle.state_key in
-    hex) no state of `deck` (a decks.Deck) at a table of `hands` seats, or
-    None: ASCII hex of an even length, each hand its length then its codes
-    (0-4), 2 to 4 hands of which the leader's and one other hold cards, and
+    hex) no state of `deck` (a decks.Deck) of `hands` players, of a game at a
+    table of `seats`, or None: ASCII hex of an even length, each hand its
+    length then its codes (0-4), 2 to 4 hands (at most `seats`), each
+    holding cards (`empty_hands`: a key of format EMPTY_HANDS_UNTIL or older,
+    whose hands of players out are empty: the leader's and one other), and
     between them the deck's cards exactly. Checked here, before any key
     goes on to a parser or an engine."""
     if not isinstance(key, str) or not key:
@@ -127,9 +134,14 @@ def key_problem(key, deck=None, hands=None):
     if not MIN_PLAYERS <= len(held) <= MAX_PLAYERS:
         return f"{cut(key)} holds {len(held)} hand{'s' if len(held) != 1 else ''}, not {MIN_PLAYERS} to {MAX_PLAYERS}"
     if hands is not None and len(held) != hands:
-        return f"{cut(key)} holds {len(held)} hands, at a table of {hands}"
+        return f"{cut(key)} holds {len(held)} hands, for a loop of {hands} players"
+    if seats is not None and len(held) > seats:
+        return f"{cut(key)} holds {len(held)} hands, at a table of {seats}"
     if not held[0] or sum(1 for hand in held if hand) < 2:
         return f"{cut(key)} is no state of a game going on (the leader's hand and another must hold cards)"
+    if not empty_hands and not all(held):
+        return (f"{cut(key)}: its hand {held.index(b'') + 1} is empty, where a key holds the hands of the "
+                "players still in")
     if deck is not None:
         counts = tuple(sum(hand.count(code) for hand in held) for code in range(5))
         if counts != deck.counts:
@@ -137,8 +149,8 @@ def key_problem(key, deck=None, hands=None):
     return None
 
 
-def _key(value, deck, hands=None):
-    problem = key_problem(value, deck, hands)
+def _key(value, deck, hands=None, seats=None, empty_hands=False):
+    problem = key_problem(value, deck, hands, seats, empty_hands)
     if problem is not None:
         raise _Damaged(problem)
     return value
@@ -234,11 +246,12 @@ def _rules(value):
     return value
 
 
-def read_game(path, row):
+def read_game(path, row, empty_hands=False):
     """A row of table games (a dict of the columns read, as this format names
     them), checked column by column, with its JSON read (rules, compiled,
     reference) and `disputed` a bool: ArchiveFault naming the file, the game
-    and the column for any that makes no sense."""
+    and the column for any that makes no sense. `empty_hands`: its archive
+    is of format EMPTY_HANDS_UNTIL or older (key_problem)."""
     game = dict(row)
     what = f"game {cut(game.get('id'))}"
     column = "id"
@@ -284,7 +297,9 @@ def read_game(path, row):
             raise _holds(game["rank"], "an arrangement number in decimal")
         column = "loop"
         if game.get("loop") is not None:
-            _key(game["loop"], deck or (deal.deck() if deal is not None else None))
+            # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
+            _key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
+                 game.get("players", deal.players if deal is not None else None), empty_hands)
         for column in ("rules", "compiled", "reference"):
             if column in game:
                 name = "the rules" if column == "rules" else f"the {column} outcome"
@@ -315,11 +330,13 @@ def read_game(path, row):
 
 # ------------------------------------------------------------------ loops
 
-def read_loop(path, row):
+def read_loop(path, row, empty_hands=False):
     """A row of table loops (a dict of the columns read; `games` the count a
     listing adds), checked column by column: ArchiveFault naming the file, the
     loop and the column for any that makes no sense, a key that is no state
-    of its deck and table above all."""
+    of its deck and its players (those on its cycle) above all. `empty_hands`:
+    its archive is of format EMPTY_HANDS_UNTIL or older, whose loops of games
+    that put players out held their empty hands, `players` their tables'."""
     loop = dict(row)
     what = f"loop {cut(loop.get('id'))}"
     column = "id"
@@ -339,7 +356,7 @@ def read_loop(path, row):
         deck = _deck(loop["deck"]) if "deck" in loop else None
         column = "key"
         if "key" in loop:
-            _key(loop["key"], deck, loop.get("players"))
+            _key(loop["key"], deck, loop.get("players"), None, empty_hands)
         column = "period_cards"
         if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
                 and loop["period_cards"] < loop["period_tricks"]:
@@ -434,13 +451,14 @@ def _counts_within(value):
         count(value)
 
 
-def stats_problem(stats, deck=None, driver=None):
+def stats_problem(stats, deck=None, driver=None, empty_hands=False):
     """What makes no sense in a chunk's statistics as read back, or None:
     fields other than a chunk record of its job's `driver` holds, or one it
     always holds missing (records.SHAPES: any driver's where `driver` is
     None), and each field's value of its kind (every number a count from 0
     to MAX_COUNT, the workers from 1 to MOST_WORKERS, keys of histograms
-    digits, loop keys states of `deck`, a decks.Deck)."""
+    digits, loop keys states of `deck`, a decks.Deck; `empty_hands`: of an
+    archive of format EMPTY_HANDS_UNTIL or older, whose keys held them)."""
     if not isinstance(stats, dict) or not stats:
         return "hold no field"
     shapes = records.SHAPES.get(driver) or [shape for shapes in records.SHAPES.values() for shape in shapes]
@@ -455,27 +473,27 @@ def stats_problem(stats, deck=None, driver=None):
     kinds = fitting[0].fields
     for field, value in stats.items():
         try:
-            _KINDS[kinds[field]](value, deck)
+            _KINDS[kinds[field]](value, deck, empty_hands)
         except _Damaged as problem:
             return f"'{field}' {problem}"
     return None
 
 
-def _statuses(value, deck):
+def _statuses(value, deck, empty_hands=False):
     if not isinstance(value, dict) or set(value) - set(STATUSES):
         raise _holds(value, "the games of each status")
     for games in value.values():
         count(games)
 
 
-def _bins(value, deck):
+def _bins(value, deck, empty_hands=False):
     if not isinstance(value, list):
         raise _holds(value, "a list of counts")
     for games in value:
         count(games)
 
 
-def _histogram(value, deck):
+def _histogram(value, deck, empty_hands=False):
     if not isinstance(value, dict):
         raise _holds(value, "the games of each length")
     for length, games in value.items():
@@ -484,21 +502,21 @@ def _histogram(value, deck):
         count(games)
 
 
-def _workers(value, deck):
+def _workers(value, deck, empty_hands=False):
     count(value, 1, MOST_WORKERS)
 
 
-def _loop_keys(keys, deck, hands=None):
+def _loop_keys(keys, deck, empty_hands=False):
     for key in keys:
-        problem = key_problem(key, deck, hands)
+        problem = key_problem(key, deck, empty_hands=empty_hands)
         if problem is not None:
             raise _Damaged(f"the key {problem}")
 
 
-def _census_loops(value, deck):
+def _census_loops(value, deck, empty_hands=False):
     if not isinstance(value, dict):
         raise _holds(value, "the loops of a census block")
-    _loop_keys(value, deck)
+    _loop_keys(value, deck, empty_hands)
     for entry in value.values():
         if not isinstance(entry, list) or len(entry) != 3:
             raise _holds(entry, "[deals, period tricks, period cards]")
@@ -507,13 +525,13 @@ def _census_loops(value, deck):
         count(entry[2], 1)
 
 
-def _walk_loops(value, deck):
+def _walk_loops(value, deck, empty_hands=False):
     if not isinstance(value, list):
         raise _holds(value, "the loops of a walk")
-    _loop_keys(value, deck)
+    _loop_keys(value, deck, empty_hands)
 
 
-def _longest(value, deck):
+def _longest(value, deck, empty_hands=False):
     if value is None:
         return
     if not isinstance(value, list) or len(value) != 4:
@@ -528,7 +546,7 @@ def _longest(value, deck):
         raise _holds(value[3], "an arrangement number in decimal")
 
 
-def _counts(value, deck):
+def _counts(value, deck, empty_hands=False):
     if not isinstance(value, dict):
         raise _holds(value, "what a search reached")
     _counts_within(value)
@@ -541,7 +559,7 @@ def _fields(value, known, what):
     return value
 
 
-def _hunt_first(value, deck):
+def _hunt_first(value, deck, empty_hands=False):
     """A hunt chunk's record of the first kind: the loops it started from and
     added, and what the searches from each loop it seated reached, else _Damaged."""
     _fields(value, records.HUNT_FIRST_FIELDS, "a hunt's start, loops added and seats")
@@ -553,10 +571,10 @@ def _hunt_first(value, deck):
     for name in ("added", "seated"):
         if not isinstance(value[name], list):
             raise _holds(value[name], "a list")
-    _loop_keys(value["added"], deck)
+    _loop_keys(value["added"], deck, empty_hands)
     for seated in value["seated"]:
         _fields(seated, records.SEATED_FIELDS, "a loop's seats: its key, basin, tables of 3 and 4")
-        _loop_keys([seated["loop"]], deck)
+        _loop_keys([seated["loop"]], deck, empty_hands)
         for table in ("basin", "3", "4"):
             search = _fields(seated[table], records.SEARCH_FIELDS, "what a search reached")
             count(search["states"])
@@ -578,7 +596,7 @@ def _hunt_first(value, deck):
                 raise _holds(search["smallest"], f"the smallest hand of {search['best']}")
 
 
-def _hunt_walk(value, deck):
+def _hunt_walk(value, deck, empty_hands=False):
     """A hunt walk chunk's record (records.HUNT_WALK_FIELDS): its round, its
     figures, and each loop its walks reported as [key, part, period in
     tricks, cycle hash (16 hex digits), balance], else _Damaged."""
@@ -610,11 +628,13 @@ _KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _
           records.HUNT_WALK: _hunt_walk}
 
 
-def read_chunk(path, row, deck=None, driver=None):
+def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
     """A row of table chunks (a dict of the columns read), checked, with its
     statistics read (a JSON object, or None): ArchiveFault naming the file,
     the chunk, its job and the column. `deck` and `driver`: the job's
-    decks.Deck and driver, which its statistics are checked against."""
+    decks.Deck and driver, which its statistics are checked against;
+    `empty_hands`: of an archive of format EMPTY_HANDS_UNTIL or older
+    (key_problem)."""
     chunk = dict(row)
     what = f"chunk {cut(chunk.get('chunk'))} of job {chunk.get('job')}"
     column = "chunk"
@@ -634,7 +654,7 @@ def read_chunk(path, row, deck=None, driver=None):
     if chunk.get("stats") is not None:
         where = f"the statistics of {what}"
         chunk["stats"] = stats = stored_json(path, chunk["stats"], where)
-        problem = stats_problem(stats, deck, driver)
+        problem = stats_problem(stats, deck, driver, empty_hands)
         if problem is not None:
             raise ArchiveFault(f"{path}: damaged: {where}: {problem}")
     return chunk

@@ -15,6 +15,7 @@ ArchiveFault naming the file: no sqlite3.Error leaves the store.
 import functools
 import json
 import os
+import shlex
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -91,6 +92,12 @@ def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def archive_option(path):
+    """What a command printed for the archive at `path` adds to name it:
+    ' --archive PATH' as a shell reads it, or nothing for the default one."""
+    return "" if str(path) == DEFAULT_PATH else f" --archive {shlex.quote(str(path))}"
+
+
 def rules_key(rules):
     """The rules as the canonical JSON text the archive keys games by."""
     return json.dumps(rules.as_dict(), sort_keys=True)
@@ -100,11 +107,13 @@ class Archive:
     """An open archive. Use as a context manager, or call close().
 
     `link_loop`: what an open to write hands the migration of an archive of
-    format 3 or older (schema.migrate), which links every loop game to its
-    loop: a function from a Deal to the loops.Loop it falls into (deck, hex,
-    players, period, states, balanced), raising a BadInput when its game
-    ends (loops.of_deal is one). Without it, such an archive is refused
-    (ArchiveFault) and left as it was. A read-only open never migrates.
+    format 3 or older, which links every loop game to its loop, or of format
+    5 or older whose loop keys hold players who are out, which names those
+    loops by their players (schema.migrate): a function from a Deal to the
+    loops.Loop it falls into (deck, hex, players, period, states, balanced),
+    raising a BadInput when its game ends (loops.of_deal is one). Without
+    it, such an archive is refused (ArchiveFault) and left as it was. A
+    read-only open never migrates.
     `create=False`: an open to write that finds no archive refuses as a
     read-only one does (a resume: there is nothing to go on with)."""
 
@@ -115,6 +124,9 @@ class Archive:
         # A game's columns as this archive names them -> as this format does
         # (a read-only open of a format of schema.NAMED_THEN reads it as it stands).
         self._game_names = {}
+        # Whether its loop keys may hold the empty hands of players who are out
+        # (a read-only open of format readback.EMPTY_HANDS_UNTIL or older).
+        self._empty_hands = False
         self.lock_seconds = lock_seconds()
         path = self.path
         if not path:
@@ -213,6 +225,7 @@ class Archive:
         if version < SCHEMA_VERSION and self.readonly and version in schema.NAMED_THEN:
             named = schema.NAMED_THEN[version].get("games", {})
             self._game_names = {old: new for new, old in named.items()}
+            self._empty_hands = version <= readback.EMPTY_HANDS_UNTIL
         elif version < SCHEMA_VERSION:
             if self.readonly:
                 raise ArchiveFault(f"{self.path}: archive format {version}, to be brought to format "
@@ -471,7 +484,7 @@ class Archive:
     def _game(self, names, row):
         """A row of games as read, checked column by column (readback.read_game)."""
         return readback.read_game(self.path, {self._game_names.get(name, name): value
-                                              for name, value in zip(names, row)})
+                                              for name, value in zip(names, row)}, self._empty_hands)
 
     # ------------------------------------------------------------ loops
 
@@ -513,9 +526,11 @@ class Archive:
 
     @_guarded
     def loops(self, deck=None, job=None, balanced=False, limit=None, loop_id=None):
-        """Kept loops as dicts, best first: those with balanced deals found,
-        then those with a balanced state, then the shortest periods. Each
-        has `games`: how many kept games of status loop fall into it."""
+        """Kept loops as dicts, best first: those with balanced deals found
+        (by its basin search, of two players, or kept deals of a table of
+        three or four that fall into it), then those with a balanced state,
+        then the shortest periods. Each has `games`: how many kept games of
+        status loop fall into it, at any table."""
         where, args = [], []
         if loop_id is not None:
             where.append("id = ?")
@@ -530,12 +545,13 @@ class Archive:
             where.append("(balanced = 1 OR basin_deals > 0)")
         sql = ("SELECT *, (SELECT count(*) FROM games WHERE games.deck = loops.deck AND games.loop = loops.key) "
                "AS games FROM loops" + (" WHERE " + " AND ".join(where) if where else "")
-               + " ORDER BY coalesce(basin_deals, 0) > 0 DESC, balanced DESC, period_tricks, id")
+               + " ORDER BY (coalesce(basin_deals, 0) > 0 OR EXISTS (SELECT 1 FROM games WHERE games.deck = loops.deck "
+               "AND games.players > 2 AND games.loop = loops.key)) DESC, balanced DESC, period_tricks, id")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         cursor = self.db.execute(sql, args)
         names = [d[0] for d in cursor.description]
-        return [readback.read_loop(self.path, dict(zip(names, row))) for row in cursor]
+        return [readback.read_loop(self.path, dict(zip(names, row)), self._empty_hands) for row in cursor]
 
     @_guarded
     def count_loops(self, deck=None, job=None):
@@ -758,7 +774,7 @@ class Archive:
         """chunk_stats with each chunk's number: [(chunk, dict)], by chunk."""
         deck, driver = self._table_of(job_id)
         return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck,
-                                            driver)["stats"])
+                                            driver, self._empty_hands)["stats"])
                 for chunk, text in self.db.execute(
                     "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
 

@@ -6,12 +6,13 @@ import json
 import sys
 
 from .. import engine, loops
-from ..archive import DEFAULT_PATH, Archive
+from ..archive import DEFAULT_PATH, Archive, archive_option
+from ..cycle import key_hands
 from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
-from .format import describe, table, trick_lines, when
+from .format import describe, loop_basin, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
 
@@ -168,22 +169,25 @@ def _list_loops(args):
     if not rows:
         print("no loops")
         return 0
-    lines = [("loop", "deck", "period", "states", "balanced state on it", "balanced deals", "games", "basin",
-              "found by")]
+    lines = [("loop", "deck", "players", "period", "states", "balanced state on it", "balanced deals", "games",
+              "basin", "found by")]
     for row in rows:
-        basin = ("not searched" if row["basin_states"] is None
+        # Its key's hands: an archive of format 5 or older, read as it stands, counts its table's seats.
+        playing = sum(1 for hand in key_hands(row["key"]) if hand)
+        basin = ("-" if playing > 2 else "not searched" if row["basin_states"] is None
                  else f"{row['basin_states']:,} states" + ("" if row["basin_stopped_by"] is None
                                                            else f", stopped by {row['basin_stopped_by']}"))
         finder = f"{row['driver'] or ''} {row['job'] or ''}".strip() + (
             f" chunk {row['chunk']}" if row["chunk"] is not None else "")
-        lines.append((str(row["id"]), row["deck"], f"{row['period_tricks']}/{row['period_cards']}",
+        lines.append((str(row["id"]), row["deck"], str(playing), f"{row['period_tricks']}/{row['period_cards']}",
                       f"{row['states']:,}", "yes" if row["balanced"] else "no",
                       "?" if row["basin_deals"] is None else f"{row['basin_deals']:,}", f"{row['games']:,}",
                       basin, finder))
     print(table(lines))
-    print("period: tricks/cards; states: on its cycle; balanced state on it: whether one of them is a "
-          "balanced deal; balanced deals: those its basin search found that fall into it; games: kept games "
-          "that fall into it (beggar archive show --loop N)")
+    print("players: those still in on its cycle; period: tricks/cards; states: on its cycle; balanced state on "
+          "it: whether one of them is a balanced deal; balanced deals: those its basin search found that fall into "
+          "it (of a loop of two players); games: kept games that fall into it, "
+          f"at any table (the first in full: beggar archive show --loop {rows[0]['id']}{archive_option(args.archive)})")
     return 0
 
 
@@ -193,18 +197,14 @@ def _show_loop(args):
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
     deal, _ = loops.kept_state(row, args.archive)
-    print(f"loop     {row['id']}: {row['deck']} deck, period {row['period_tricks']} tricks / "
-          f"{row['period_cards']} cards, {row['states']} states on its cycle")
+    print(f"loop     {row['id']}: {row['deck']} deck, {deal.players} players, period {row['period_tricks']} "
+          f"tricks / {row['period_cards']} cards, {row['states']} states on its cycle")
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
     print("balanced " + ("a balanced state lies on the cycle" if row["balanced"]
                          else "no state on the cycle is balanced"))
     print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
-    if row["basin_states"] is None:
-        print("basin    not searched (beggar basin DEAL searches it)")
-    else:
-        bound = ("complete" if row["basin_stopped_by"] is None
-                 else f"STOPPED by its {row['basin_stopped_by']} bound")
-        print(f"basin    {row['basin_states']:,} states ({bound}), {row['basin_deals']:,} balanced deals")
+    basin, command = loop_basin(row, deal)
+    print(f"basin    {basin}" + ("" if command is None else f": {command}"))
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")
@@ -233,7 +233,7 @@ def run_archive_show(args):
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))
     if loop_id is not None:
-        print(f"loop     {loop_id} of the archive (beggar archive show --loop {loop_id})")
+        print(f"loop     {loop_id} of the archive (beggar archive show --loop {loop_id}{archive_option(args.archive)})")
     print(f"rules    {json.dumps(game['rules'])}")
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))

@@ -76,7 +76,7 @@ def run_basin(args):
 def _run_table_basin(args, deal, players):
     from ..elimination import search
     guide = args.guide or "smallest"
-    created = output_folder(args.export_dir, "--export-dir") if args.export_dir is not None else False
+    created = output_folder(args.export_dir, "--export-dir") if args.export_dir is not None else None
     try:
         found = search(deal, players, guide, args.max_states, args.max_seconds, args.engine)
     except BaseException:

@@ -9,6 +9,7 @@ games) has thousands separators ('13,622'), and from ten million on is
 """
 
 import math
+import shlex
 
 
 def when(stamp):
@@ -21,6 +22,23 @@ def number(value):
     if not math.isfinite(value):
         return "-"
     return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
+
+
+def loop_basin(row, deal):
+    """A kept loop's basin (its row, the archive's, and its canonical state
+    as a deal of its players: loops.kept_state) in a few words, with the
+    command that searches it where it was not searched, as a shell reads it,
+    or None: the basin of a loop of two players; for a loop of three or four,
+    which no deal of two falls into, the search back to its deals at a table
+    of its players."""
+    players = deal.players
+    if players > 2:
+        return (f"none at a table of two, for a loop of {players} players; its deals at a table of {players}",
+                f"beggar basin {shlex.quote(str(deal))} --players {players}")
+    if row["basin_states"] is None:
+        return "not searched", f"beggar basin {shlex.quote(str(deal))}"
+    bound = "complete" if row["basin_stopped_by"] is None else f"STOPPED by its {row['basin_stopped_by']} bound"
+    return f"{row['basin_states']:,} states ({bound}), {row['basin_deals']:,} balanced deals", None
 
 
 def describe(deal, outcome):

@@ -20,7 +20,7 @@ from ..reports import odds
 from ..search import drivers
 from ..search.job import stored
 from . import charts
-from .format import number, trick_lines, when
+from .format import loop_basin, number, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -123,17 +123,18 @@ def _loops_section(archive, job_id):
         out.append("<p>No loop kept.</p>")
         return out
     total = archive.count_loops(job=job_id)
-    out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first.</p>')
+    out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first (of two '
+               'players, found by a basin search, or kept deals of three and four).</p>')
     for row in rows:
         deal, outcome = loops.kept_state(row, archive.path)
         balanced = ("a balanced state lies on its cycle" if row["balanced"]
                     else "no state on its cycle is balanced")
-        basin = ("basin not searched" if row["basin_states"] is None
-                 else f"basin: {row['basin_states']:,} states, {row['basin_deals']} balanced deals")
-        out.append(f"<h3>Loop {row['id']}: {escape(row['deck'])} deck, period {row['period_tricks']} tricks / "
-                   f"{row['period_cards']} cards</h3>")
+        basin, command = loop_basin(row, deal)
+        basin = f"basin: {escape(basin)}" + ("" if command is None else f" ({_code(command)})")
+        out.append(f"<h3>Loop {row['id']}: {escape(row['deck'])} deck, {deal.players} players, period "
+                   f"{row['period_tricks']} tricks / {row['period_cards']} cards</h3>")
         out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept games fall "
-                   f"into it. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
+                   f"into it, at any table. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
                    f"Replay it: {_code(play_command(deal))}</p>")
         period = min(row["period_tricks"], TRACED_TRICKS)
         traced = "\n".join(trick_lines(itertools.islice(engine.tricks(deal), period), 0, deal))

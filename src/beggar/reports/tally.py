@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..archive import DEFAULT_PATH, archive_option
 from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
@@ -28,6 +29,7 @@ class Tally:
     tricks: Counter = field(default_factory=Counter)
     loops: dict = field(default_factory=dict)           # {canonical key (hex): [deals, period tricks, cards]}
     longest: dict | None = None     # the longest finished game: cards, tricks, deal, rank
+    archive: str = DEFAULT_PATH     # the archive's path, named by the commands it prints
 
     @property
     def complete(self):
@@ -47,7 +49,7 @@ def tally(archive, job_id):
     spec = stored(job["spec"], f"{archive.path}: job {job_id}")
     if spec["driver"] != "census":
         raise TallyError(f"{archive.path}: job {job_id} is a {spec['driver']} job, not a census")
-    result = Tally(job_id, spec, job["chunks"], job["deals"])
+    result = Tally(job_id, spec, job["chunks"], job["deals"], archive=archive.path)
     longest, old = None, False
     for stats in archive.chunk_stats(job_id):
         result.statuses.update(stats["statuses"])
@@ -107,7 +109,7 @@ def report(result, loops_shown=10):
                      f"{period_cards} cards, reached from {deals:,} loop deal{'' if deals == 1 else 's'}")
     if len(ordered) > loops_shown:
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
-                     f"{result.job})")
+                     f"{result.job}{archive_option(result.archive)})")
     return lines
 
 

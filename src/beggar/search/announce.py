@@ -30,7 +30,8 @@ def announcement(archive, job_id, game_id, deal, outcome, driver):
     """A loud line, and a saved game next to the archive (in finds.folder, out
     of git's sight, with its provenance), for a game longer than the longest
     published (standard deck, 26/26) or a balanced deal of a loop not known
-    before (published, or shipped with beggar); None for any other game."""
+    before at its table (published, or shipped with beggar:
+    finds.known_loops); None for any other game."""
     balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
         deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
@@ -45,7 +46,7 @@ def announcement(archive, job_id, game_id, deal, outcome, driver):
     else:
         return None
     game = archive.game(game_id)
-    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"]):
+    if kind == "loop" and game["loop"] in finds.known_loops(game["deck"], game["players"]):
         return None
     saved, _ = finds.saved_game(archive, game)
     return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"

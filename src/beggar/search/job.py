@@ -271,7 +271,9 @@ def start_problem(spec):
         return f"holds {cut(start)}, not a list of the loops it starts from (one at least)"
     deck = Deck.parse(spec["deck"])
     for number, key in enumerate(start):
-        problem = key_problem(key, deck)
+        # As the job was given it: one given before archive format 6 may hold the
+        # empty hand of a player who is out (its drivers play it to its players' loop).
+        problem = key_problem(key, deck, empty_hands=True)
         if problem is not None:
             return f"loop {number}: the key {problem}"
     if driver.start_chunks and not 0 < -(-spec["deals"] // spec["chunk"]) <= len(start):

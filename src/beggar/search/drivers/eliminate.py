@@ -20,8 +20,7 @@ from __future__ import annotations
 import time
 
 from ... import elimination, loops
-from ...cycle import key_hands
-from ...deal import Deal
+from ...cycle import key_deal
 from ...decks import Deck
 from ...states import GUIDES
 from .. import SearchError
@@ -35,12 +34,6 @@ OPTIONS = {"guide": "smallest"}
 #: States a search visits at most when the job gives no chunk: a few hundred
 #: megabytes of a worker's memory at 52 cards, a few seconds of a core.
 CHUNK = 1_000_000
-
-
-def cycle_of(key):
-    """The states of the loop of a canonical state (hex), its players only."""
-    deal = Deal.from_codes([hand for hand in key_hands(key) if hand])
-    return elimination.players_of(loops.of_deal(deal))
 
 
 class Eliminate(Driver):
@@ -99,7 +92,9 @@ class Eliminate(Driver):
         key = spec["start"][chunk]
         options = spec["eliminate"]
         try:
-            found = elimination.from_loop(cycle_of(key), spec["players"], Deck.parse(spec["deck"]).total,
+            # Its players' states, whatever the key (one given before archive format 6 holds players out).
+            found = elimination.from_loop(loops.of_deal(key_deal(key)).states, spec["players"],
+                                          Deck.parse(spec["deck"]).total,
                                           options["guide"], spec["chunk"], spec["basin_seconds"])
         except elimination.EliminationFault as error:
             raise SearchError(str(error)) from None     # the job stops as failed, its chunks kept

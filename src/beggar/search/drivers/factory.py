@@ -28,9 +28,9 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 
 from ... import engine, finds, loops
+from ...archive import archive_option
 from ...backward import basin
 from ...cycle import key_deal, key_hands
-from ...deal import Deal
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
@@ -173,7 +173,7 @@ class _Factory(Driver):
                  f"{len(tally.new_loops)} new to {archive_path}"]
         if whole is not None:
             lines.append(whole_line(whole, "tries"))
-        lines.extend(new_loop_lines(tally.new_loops, summary.job))
+        lines.extend(new_loop_lines(tally.new_loops, summary.job, archive_path))
         lines.extend(f"bound    {note}" for note in tally.bounds)
         if tally.prizes:
             lines.append(f"BALANCED {len(tally.prizes)} balanced deal{'s' if len(tally.prizes) != 1 else ''} "
@@ -214,7 +214,7 @@ class _Factory(Driver):
 SHOWN = 10
 
 
-def new_loop_lines(new_loops, job_id):
+def new_loop_lines(new_loops, job_id, archive_path):
     """The lines of a summary that name a run's new loops [(loop id, loops.Loop)], SHOWN of them."""
     from ...finds import known_loops
     lines = []
@@ -224,7 +224,8 @@ def new_loop_lines(new_loops, job_id):
                      + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
                      + (f" (known: {known})" if known else ""))
     if len(new_loops) > SHOWN:
-        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id})")
+        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}"
+                     f"{archive_option(archive_path)})")
     return lines
 
 
@@ -327,47 +328,29 @@ def start_keys(archive, deck, players=2):
     table of `players` starts from: the loops of the deck the archive holds,
     and those known before any search (finds.known_loops: the published ones
     and the project's shipped finds, which the jobs' announcements count as
-    known too); each loop once (a known one by its players' key, the seats
-    empty on its cycle left out), those of at most `players` players; sorted."""
+    known too), those of at most `players` players (backward play adds
+    players, never takes them away); each once, sorted."""
     deck = str(Deck.parse(deck))
-    kept = {row["key"] for row in archive.loops(deck=deck)}
-
-    def seats_empty(key):
-        return not all(key_hands(bytes.fromhex(key)))
-
-    # A loop the archive holds is started from under its own key; a known
-    # one under its players' key where it is known by one.
-    chosen = {}
-    for key in sorted(kept | set(finds.known_loops(deck)), key=lambda k: (k not in kept, seats_empty(k), k)):
-        hands = key_hands(bytes.fromhex(key))
-        playing = [hand for hand in hands if hand]
-        if len(playing) > players:
-            continue        # backward play adds players, never takes them away
-        # A loop that a 4-player deal falls into once two are out is the
-        # two-player loop of the hands still in: one start, not one a seating.
-        players_only = key if len(playing) == len(hands) else loops.of_deal(Deal.from_codes(playing)).hex
-        chosen.setdefault(players_only, key if key in kept else players_only)
-    return sorted(chosen.values())
+    keys = {row["key"] for row in archive.loops(deck=deck)} | set(finds.known_loops(deck))
+    return sorted(key for key in keys if len(key_hands(key)) <= players)
 
 
 def start_states(spec):
     """Every state on the cycles of a perturb job's start loops, in a fixed
-    order: each loop's two players' (a loop the archive holds only at a
-    table of 3 or 4, as an eliminate job keeps it, is a start under that key)."""
+    order, each loop's own (a start key a job was given before archive
+    format 6 may hold the empty hand of a player who is out: its players'
+    loop is played from it all the same)."""
     states = []
     for key in spec["start"]:
-        states.extend(loops.of_deal(key_deal(two_player_key(key))).states)
+        states.extend(loops.of_deal(key_deal(key)).states)
     return states
 
 
 def two_player_key(key):
-    """The canonical state (hex) of the loop of a loop's two players, its
-    seats that are empty on its cycle left out."""
-    hands = key_hands(key)
-    playing = [hand for hand in hands if hand]
-    if len(playing) == len(hands):
-        return key
-    return loops.of_deal(Deal.from_codes(playing)).hex
+    """The canonical state (hex) of the loop of a loop key's players: the key
+    itself, but for one a job was given before archive format 6 (kept for
+    the hunt driver, which calls it)."""
+    return key if all(key_hands(key)) else loops.of_deal(key_deal(key)).hex
 
 
 @dataclass

@@ -507,7 +507,7 @@ class Hunt(_Factory):
                  f"({state.given:,} to start with)"]
         if whole is not None:
             lines.append(whole_line(whole, self.unit))
-        lines.extend(new_loop_lines(state.new_loops, summary.job))
+        lines.extend(new_loop_lines(state.new_loops, summary.job, archive_path))
         done, due = len(state.seats_done), len(state.due)
         lines.append(f"seats    {done:,} searched, {due:,} to search; balanced deals that never end{run}, each "
                      f"replayed by the reference engine and kept: "
