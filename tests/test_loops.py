@@ -19,6 +19,7 @@ from beggar.cycle import deal_of, state_key
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.drivers.factory import start_keys
 from beggar.search.job import check
+from beggar.search.drivers.factory import FactoryTally
 from beggar.search.runner import Summary
 from helpers import CASELLA, bad_input, beggar, job_file, job_id, known_loops, start, wait_for_chunks
 
@@ -540,9 +541,9 @@ def test_every_command_printed_for_a_loop_reached_at_a_table_of_3_or_4_runs_as_p
         rows = archive.loops()
         game_of_3 = next(game for game in archive.games(loops=True, players=3)
                          if len(game["loop"]) < 2 * sum(map(len, game["deal"].split("/"))) + 6)
-        grown = Summary("grow-x", "done", 1, driver="grow",
-                        new_loops=[(row["id"], loops.of_deal(Deal.parse(archive.game(archive.loop(row["id"])[
-                            "deals"][0]["id"])["deal"]))) for row in rows if row["games"]] * 4)
+        grown = Summary("grow-x", "done", 1, driver="grow", payload=FactoryTally(
+            new_loops=[(row["id"], loops.of_deal(Deal.parse(archive.game(archive.loop(row["id"])[
+                "deals"][0]["id"])["deal"]))) for row in rows if row["games"]] * 4))
     assert {row["players"] for row in rows} == {2, 3}
     for row in rows:
         shown = beggar("archive", "show", "--loop", row["id"], "--archive", path)
