@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The GPU engine's kernels on the CPU: the engine "gpu-host".
 
-gpu/kernel.cu and its game, gpu/game.h, compiled here as host C with one
+gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
 holds it to the compiled engine. `sample` and `census` take the arguments of
 the kernels of the same names, with NumPy arrays where the kernels take
@@ -12,7 +12,7 @@ makes an engine of them, as it does of the device's launches.
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cdef extern from "gpu/kernel.cu" nogil:
-    # The fields read here to check a launch's arguments (game.h has them all).
+    # The fields read here to check a launch's arguments (the headers have them all).
     ctypedef struct bg_shape:
         int total
         int split
@@ -58,11 +58,13 @@ cdef extern from "gpu/kernel.cu" nogil:
         int64_t patience
         int64_t threshold
         int64_t steps
-    ctypedef struct bg_walk:
-        int64_t played
+    ctypedef struct bg_climber:
         int64_t k
         int64_t stale
+    ctypedef struct bg_walk:
+        int64_t played
         int64_t restarts
+        bg_climber climber
         int sizes[2]
         int best_sizes[2]
         unsigned char current[1]        # BG_TOTAL of them
@@ -201,14 +203,14 @@ def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64
 
 def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned char[::1] rules, int total,
                  int status, int winner, int64_t cards, int64_t tricks):
-    """game.h's step of a walk (one bg_walk) whose candidate's game the host
+    """climb.h's step of a walk (one bg_walk) whose candidate's game the host
     played: it ended with `status` after `cards` and `tricks` (exact)."""
     if walk.shape[0] != sizeof(bg_walk) or rules.shape[0] != sizeof(bg_climb_rules) \
             or history.shape[0] != (<const bg_climb_rules*>&rules[0]).history or not 2 <= total <= BG_TOTAL:
         raise ValueError("gpu-host climb_accept: buffers of the wrong size")
     check_rules(<const bg_climb_rules*>&rules[0])
     cdef const bg_walk* w = <const bg_walk*>&walk[0]
-    if w.k < 0 or w.played < 0 or w.restarts < 0 or not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
+    if w.climber.k < 0 or w.played < 0 or w.restarts < 0 or not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
         raise ValueError("gpu-host climb_accept: a walk that has not begun, or hands that are not the deck's")
     for i in range(total):
         if w.candidate[i] > 4:
@@ -218,7 +220,7 @@ def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned c
 
 
 cdef int check_rules(const bg_climb_rules* r) except -1:
-    """The climber's rules as game.h plays them (anneal is the host's)."""
+    """The climber's rules as the kernels play them (anneal is the host's)."""
     if r.accept not in (0, 1, 3) or r.by_cards not in (0, 1) or not 1 <= r.history <= 100000 \
             or r.swap_percent > 100 or r.patience < 1 or r.threshold < 0 or r.steps < 0:
         raise ValueError(f"gpu-host climb: rules it does not play (accept {r.accept}, history {r.history}, "
@@ -228,7 +230,7 @@ cdef int check_rules(const bg_climb_rules* r) except -1:
 
 
 cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except -1:
-    """Walks that game.h can take on: begun ones hold the shape's deck in
+    """Walks that the kernels can take on: begun ones hold the shape's deck in
     hands of its size (a mutation of a deck without a court card, or of one
     card, would draw for ever), fresh ones have played nothing."""
     cdef uint64_t i
@@ -243,7 +245,7 @@ cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except
         want[s.courts[k]] += 1
     for i in range(n):
         w = walks + i
-        if w.restarts < -1 or w.played < 0 or w.k < 0 or w.stale < 0:
+        if w.restarts < -1 or w.played < 0 or w.climber.k < 0 or w.climber.stale < 0:
             raise ValueError(f"gpu-host climb: walk {i} has counts below 0")
         if w.restarts < 0:
             if w.played:

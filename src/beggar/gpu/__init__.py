@@ -1,8 +1,14 @@
 """The GPU engines: random deals and census blocks of two players on a GPU.
 
 vendor.h   what differs between the targets the kernels compile for
-game.h     the game, one source for every target (deal, play, count)
-kernel.cu  the kernels that play ranges of deals with it
+sizes.h    the sizes a build is compiled for
+random.h, hash.h, perturb.h, climb.h, census.h, lengths.h
+           what the compiled engine and the kernels compute alike, written once:
+           the random stream, the hashes, a perturbation's changes, the
+           climber's step, the census's order, the length bins (the compiled
+           engine's modules bind them through cdef extern)
+game.h     the game in the warp's layout, for every target (deal, play, count)
+kernel.cu  the kernels that play ranges of deals with them
 source.py  those files as shipped, for the compilers
 engine.py  the engine made of the kernels' launches, equal to the compiled engine
 launch.py  what the device backends share: build options, arguments, buffers

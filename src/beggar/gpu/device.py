@@ -1,12 +1,12 @@
 """The kernels on an NVIDIA GPU: compiled by NVRTC, launched through the CUDA driver.
 
 NVIDIA's own bindings (cuda-bindings, with the nvidia-cuda-nvrtc wheel) and
-no toolkit to install: kernel.cu and game.h ship in the package, NVRTC
+no toolkit to install: kernel.cu and its headers ship in the package, NVRTC
 compiles them at first use for the device's architecture and the deck's
 ring size, and the machine code is cached under ~/.cache/beggar/gpu. The
 compile is the same call with or without a device (`compile_kernel`), so
 the tests compile the kernel for named architectures on machines that have
-no GPU. Everything here is the launch and the copies; the game is game.h's
+no GPU. Everything here is the launch and the copies; the game is the headers'
 and the results are made in gpu/engine.py.
 """
 
@@ -57,8 +57,8 @@ def compile_program(arch, ring, extra=(), cards=TOTAL):
     figures so): no device is needed. GpuFault with NVRTC's first error
     line if it fails."""
     nvrtc, _ = bindings()
-    kernel, *headers = source.FILES
     texts = source.files()
+    kernel, *headers = texts
     program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
         texts[kernel].encode(), kernel.encode(), len(headers), [texts[name].encode() for name in headers],
         [name.encode() for name in headers]))[0]

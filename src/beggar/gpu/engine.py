@@ -1,6 +1,6 @@
 """An engine made of the GPU kernels' launches: "gpu", "opencl" and "gpu-host".
 
-The kernels (kernel.cu, game.h) play ranges of random deals, of census
+The kernels (kernel.cu and its headers) play ranges of random deals, of census
 ranks, of a perturbation walk's tries, rows of deals they are handed, and
 walks of the hill climber,
 and hand back what a launch can count on the device: the length histograms
@@ -48,7 +48,7 @@ from .sizing import LaunchSizes
 HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
                 ("winner", "<i4")], align=True)
 FINISHED, LOOP, CAPPED = 0, 1, 2
-#: game.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
+#: climb.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
 CLIMB_RULES = np.dtype([("accept", "<i4"), ("by_cards", "<i4"), ("history", "<i4"), ("swap_percent", "<u4"),
                         ("patience", "<i8"), ("threshold", "<i8"), ("steps", "<i8")], align=True)
 CLIMB_HIT = np.dtype([("walk", "<u8"), ("step", "<i8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
@@ -56,8 +56,8 @@ CLIMB_HIT = np.dtype([("walk", "<u8"), ("step", "<i8"), ("cards", "<i8"), ("tric
 
 
 def walk_dtype(cards):
-    """game.h's bg_walk for a build of `cards` cards (BG_CARDS)."""
-    return np.dtype([("rng", "<u8"), ("played", "<i8"), ("k", "<i8"), ("stale", "<i8"), ("restarts", "<i8"),
+    """climb.h's bg_walk for a build of `cards` cards (BG_CARDS)."""
+    return np.dtype([("rng", "<u8"), ("played", "<i8"), ("restarts", "<i8"), ("k", "<i8"), ("stale", "<i8"),
                      ("current_value", "<i8"), ("walk_best", "<i8"), ("best_value", "<i8"), ("best_cards", "<i8"),
                      ("best_tricks", "<i8"), ("best_status", "<i4"), ("best_winner", "<i4"), ("sizes", "<i4", 2),
                      ("best_sizes", "<i4", 2), ("fresh", "<i4"), ("waiting", "<i4"), ("lost", "<i4"),
@@ -83,7 +83,7 @@ def shape_dtype(total):
 
 
 def block_dtype(total):
-    """game.h's bg_block for a build with BG_TOTAL = total."""
+    """census.h's bg_block for a build with BG_TOTAL = total."""
     return np.dtype([("total", "<i4"), ("first_hand", "<i4"), ("suffix", "<i4"), ("ring", "<i4"),
                      ("suffix_first", "<u8"), ("suffix_arrangements", "<u8"), ("suffix_counts", "<i4", 5),
                      ("prefix", "u1", total), ("target", "u1", total)], align=True)
@@ -390,7 +390,7 @@ class _Climbing:
     """A group of walks of the hill climber, played on a backend's launches
     (bg_climb) until each has played its steps: a step whose game does not
     finish on the device (a loop, the cap) is played by the compiled engine
-    and taken by game.h's own code on the host (beggar._gpu_host.climb_accept);
+    and taken by climb.h's own code on the host (beggar._gpu_host.climb_accept);
     a walk whose long games found no room among a launch's hits is played
     again, whole, by the compiled engine."""
 
@@ -450,7 +450,7 @@ class _Climbing:
 
     def _host_step(self, walks, history, counted, walk, found):
         """The step of walk `walk` whose candidate's game the device left to
-        the host: played by the compiled engine, taken by game.h's code."""
+        the host: played by the compiled engine, taken by climb.h's code."""
         record = walks[walk]
         first = int(record["sizes"][0])
         cards = record["candidate"][:self.total]
@@ -459,7 +459,7 @@ class _Climbing:
         counted[walk * lengths.BINS + lengths.bin_of(outcome.cards)] += 1
         if outcome.status == "loop" or outcome.cards >= self.min_cards:
             found.append((int(record["played"]), deal, outcome))
-        # game.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
+        # climb.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
         host = np.zeros(1, walk_dtype(self.host.TOTAL))
         for name in record.dtype.names:
             if record.dtype[name].shape and record.dtype[name].shape[0] == self.cards:

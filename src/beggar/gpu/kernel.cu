@@ -24,7 +24,8 @@
    to the host (long ones, loops, capped ones; a walk's loops not known yet)
    go to a buffer through an atomic counter, and a count above the buffer's
    capacity tells the host to play the launch again in parts; a batch's
-   games each to their own row. The game itself is game.h's.
+   games each to their own row. The game itself is game.h's, a perturbation's
+   try perturb.h's and the climber's step climb.h's.
 
    One body for every target (vendor.h holds the differences): CUDA through
    NVRTC (the engine "gpu"), OpenCL C (the engine "opencl"), and host C:
@@ -33,6 +34,8 @@
    with many threads of several blocks. */
 
 #include "game.h"
+#include "perturb.h"
+#include "climb.h"
 
 enum {
     /* Tricks a block plays between its barriers: long enough that the
@@ -437,13 +440,64 @@ BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int
 
 /* ---------------------------------------------------------------- hill climbing
 
-   Walks of the hill climber (game.h's bg_walk), a thread a walk at a time:
+   Walks of the hill climber (climb.h's bg_walk), a thread a walk at a time:
    every step of the loop plays one trick of the thread's game, and a
    thread whose game ended takes the step (bg_climb_accept) and plays its
    walk's next candidate, so that its warp never waits for its longest
    game. A thread takes the walks through a counter, and plays each up to
    `budget` more steps (a launch's length); a candidate whose game does not
    finish here (a loop, the cap) leaves its walk waiting for the host. */
+
+/* The walk's next fresh deal into its candidate, from its stream, as
+   Deal.shuffled deals it (shuffle.py): a random free place for each court
+   card in turn, then split "random"'s draw, then the cards one at a time to
+   the hands, the rest to the longer hand. */
+BG_FN void bg_climb_deal(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s) {
+    bg_u8 place[BG_CARDS], deck[BG_CARDS];
+    bg_u64 rng = w->rng;        /* in a register (OpenCL: private, not the walk's global memory) */
+    int total = s->total;
+    for (int k = 0; k < total; k++) {
+        place[k] = (bg_u8)k;
+        deck[k] = 0;
+    }
+    for (int i = 0; i < s->n_courts; i++) {
+        int j = i + (int)bg_below(&rng, (bg_u32)(total - i));
+        bg_u8 position = place[j];
+        place[j] = place[i];
+        place[i] = position;
+        deck[position] = s->courts[i];
+    }
+    int first = s->split > 0 ? s->split
+              : s->split < 0 ? 1 + (int)bg_below(&rng, (bg_u32)(total - 1))
+              : total - total / 2;
+    w->rng = rng;
+    int short_hand = first < total - first ? first : total - first;
+    w->sizes[0] = first;
+    w->sizes[1] = total - first;
+    for (int i = 0; i < short_hand; i++) {
+        w->candidate[i] = deck[2 * i];
+        w->candidate[first + i] = deck[2 * i + 1];
+    }
+    int rest = first > total - first ? -short_hand : first - short_hand;   /* where the longer hand's last cards go */
+    for (int i = 2 * short_hand; i < total; i++)
+        w->candidate[rest + i] = deck[i];
+}
+
+/* The walk's next candidate: a fresh deal where it starts or has not beaten
+   its best for `patience` steps, else a mutation of its current deal. */
+BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
+    w->fresh = w->restarts < 0 || w->climber.stale >= rules->patience;
+    if (w->fresh) {
+        w->restarts++;
+        bg_climb_deal(w, s);
+        return;
+    }
+    for (int k = 0; k < s->total; k++)
+        w->candidate[k] = w->current[k];
+    bg_u64 rng = w->rng;
+    bg_mutate(w->candidate, s->total, &rng, rules->swap_percent);
+    w->rng = rng;
+}
 
 /* A long game of a walk (its step: the games it played before), handed to
    the host with its deal. 48 bytes, laid out as gpu/engine.py's CLIMB_HIT. */

@@ -33,9 +33,9 @@ CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
 KERNELS = ("bg_sample", "bg_census", "bg_perturb", "bg_batch", "bg_climb")
-#: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
+#: The most cards of a deck the kernels are compiled for (sizes.h's BG_TOTAL).
 TOTAL = 256
-#: The most places in a hand's ring (game.h's BG_RING of the host build).
+#: The most places in a hand's ring (sizes.h's BG_RING of the host build).
 RING = 256
 #: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
 HISTOGRAM = 1 << 16
@@ -159,7 +159,7 @@ class Backend:
         return results
 
     def climb(self, shape, rules, walks, history, counted, budget, cap):
-        """The kernel bg_climb over `walks` (game.h's bg_walk of this build's
+        """The kernel bg_climb over `walks` (climb.h's bg_walk of this build's
         cards), each on by up to `budget` steps: `walks`, `history` and
         `counted` (their lengths) brought up to date; returns (hits, their
         deals, n_hits)."""

@@ -9,7 +9,7 @@ kernels run in parallel under a real runtime on every machine the tests run
 on). The source is kernel.cu and its headers in one text (source.inlined),
 built with the deck's sizes (launch.defines) once per device, ring and cards;
 pyopencl caches the built program on disk. Everything here is the launch and
-the copies; the game is game.h's and the results are made in gpu/engine.py.
+the copies; the game is the headers' and the results are made in gpu/engine.py.
 """
 
 from __future__ import annotations
