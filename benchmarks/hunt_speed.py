@@ -51,7 +51,7 @@ from beggar.search.runner import run
 #: gpu-host is the GPU kernels on this machine's cores). One that cannot run
 #: here (no GPU, no OpenCL device) is said so in its row. Another engine that
 #: perturbs is a name added here.
-ENGINES = ("compiled", "gpu-host", "gpu", "opencl")
+ENGINES = ("compiled", "gpu-host", "cuda", "opencl")
 
 NEVER = 10 ** 9
 

@@ -97,48 +97,53 @@ if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (len
     raise ImportError("beggar._gpu_host was built against another beggar.lengths")
 
 
+# The kernels, by kernel.cu's names less "bg_": each takes its kernel's
+# arguments in their order (gpu/launch.py's KERNELS, as every backend passes
+# them), a buffer as the bytes of a NumPy array (gpu/host.py's device
+# memory), checked here before the kernel reads or writes by them.
+
 def sample(const unsigned char[::1] shape, uint64_t seed, uint64_t first, uint64_t count, int64_t min_cards,
-           int64_t cap, uint64_t[::1] lengths, uint64_t[::1] best, unsigned char[::1] hits,
-           uint64_t[::1] n_hits, uint64_t capacity):
+           int64_t cap, unsigned char[::1] next, unsigned char[::1] lengths, unsigned char[::1] best,
+           unsigned char[::1] hits, unsigned char[::1] n_hits, uint64_t capacity):
     """The kernel bg_sample over deals first .. first+count-1 of `seed`;
     `shape` is one bg_shape, `hits` room for `capacity` bg_hit."""
-    cdef uint64_t next = 0
     if shape.shape[0] != sizeof(bg_shape) or hits.shape[0] < capacity * sizeof(bg_hit) \
-            or lengths.shape[0] != BG_LENGTHS_BINS or best.shape[0] != 1 or n_hits.shape[0] != 1:
+            or lengths.shape[0] != BG_LENGTHS_BINS * 8 or not words(next, best, n_hits):
         raise ValueError("gpu-host sample: buffers of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
     if cap < 1:
         raise ValueError(f"gpu-host sample: cap must be 1 or more, not {cap}")
     with nogil:
-        bg_sample(<const bg_shape*>&shape[0], seed, first, count, min_cards, cap, &next, &lengths[0],
-                  &best[0], <bg_hit*>&hits[0], &n_hits[0], capacity)
+        bg_sample(<const bg_shape*>&shape[0], seed, first, count, min_cards, cap, <uint64_t*>&next[0],
+                  <uint64_t*>&lengths[0], <uint64_t*>&best[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
 
 
 def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
-           uint64_t[::1] cards, uint64_t[::1] tricks, unsigned char[::1] hits, uint64_t[::1] n_hits,
-           uint64_t capacity):
+           unsigned char[::1] next, unsigned char[::1] cards, unsigned char[::1] tricks, unsigned char[::1] hits,
+           unsigned char[::1] n_hits, uint64_t capacity):
     """The kernel bg_census over the first `count` deals of `block` (one
     bg_block); `hits` has room for `capacity` bg_hit."""
-    cdef uint64_t next = 0
     if block.shape[0] != sizeof(bg_block) or hits.shape[0] < capacity * sizeof(bg_hit) \
-            or cards.shape[0] != BG_HISTOGRAM or tricks.shape[0] != BG_HISTOGRAM or n_hits.shape[0] != 1:
+            or cards.shape[0] != BG_HISTOGRAM * 8 or tricks.shape[0] != BG_HISTOGRAM * 8 or not words(next, n_hits):
         raise ValueError("gpu-host census: buffers of the wrong size")
     check_block(<const bg_block*>&block[0], count)
     if grab < 1 or cap < 1:
         # A grab of 0 would take the same empty run of deals for ever.
         raise ValueError(f"gpu-host census: grab and cap must be 1 or more, not {grab} and {cap}")
     with nogil:
-        bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, &next, &cards[0], &tricks[0],
-                  <bg_hit*>&hits[0], &n_hits[0], capacity)
+        bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, <uint64_t*>&next[0],
+                  <uint64_t*>&cards[0], <uint64_t*>&tricks[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
 
 
 def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int changes, int reach,
-            uint64_t walk_seed, const uint64_t[::1] known, uint64_t first, uint64_t count, int64_t cap,
-            unsigned char[::1] hits, uint64_t[::1] n_hits, uint64_t capacity):
+            uint64_t walk_seed, const unsigned char[::1] known, int n_known, uint64_t first, uint64_t count,
+            int64_t cap, unsigned char[::1] next, unsigned char[::1] hits, unsigned char[::1] n_hits,
+            uint64_t capacity):
     """The kernel bg_perturb over tries first .. first+count-1 of a walk whose
-    pool is `n_pool` rows of total + 1 bytes; `hits` has room for `capacity` bg_hit."""
-    cdef uint64_t next = 0
-    if hits.shape[0] < capacity * sizeof(bg_hit) or n_hits.shape[0] != 1:
+    pool is `n_pool` rows of total + 1 bytes, `n_known` sorted hashes in
+    `known`; `hits` has room for `capacity` bg_hit."""
+    if hits.shape[0] < capacity * sizeof(bg_hit) or not words(next, n_hits) or n_known < 0 \
+            or known.shape[0] < 8 * n_known or known.shape[0] % 8:
         raise ValueError("gpu-host perturb: buffers of the wrong size")
     check_rows(pool, n_pool, total + 1, ring, 1, "perturb", "pool")
     if changes < 1 or reach < 1 or cap < 1:
@@ -147,46 +152,48 @@ def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int 
         if not 1 <= pool[i * (total + 1)] <= total - 1:
             raise ValueError(f"gpu-host perturb: state {i} of the pool has a first hand of {pool[i * (total + 1)]} "
                              f"of {total} cards")
-    for i in range(1, known.shape[0]):
-        if known[i - 1] >= known[i]:
+    cdef const uint64_t* hashes = <const uint64_t*>&known[0] if known.shape[0] else NULL
+    for i in range(1, n_known):
+        if hashes[i - 1] >= hashes[i]:
             raise ValueError("gpu-host perturb: the known loops' hashes are not sorted and distinct")
     with nogil:
-        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed,
-                   &known[0] if known.shape[0] else NULL, <int>known.shape[0], first, count, cap, &next,
-                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed, hashes, n_known, first, count, cap,
+                   <uint64_t*>&next[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
 
 
-def batch(const unsigned char[::1] rows, const int[::1] splits, int total, int ring, int64_t cap,
-          unsigned char[::1] results):
-    """The kernel bg_batch over the deals of `rows` (total cards each, the first
-    hand splits[i]): results[i] (a bg_hit) the game of row i."""
-    cdef uint64_t next = 0, count = splits.shape[0]
-    if results.shape[0] != count * sizeof(bg_hit) or cap < 1:
+def batch(const unsigned char[::1] rows, const unsigned char[::1] splits, int total, int ring, uint64_t count,
+          int64_t cap, unsigned char[::1] next, unsigned char[::1] results):
+    """The kernel bg_batch over the `count` deals of `rows` (total cards each,
+    the first hand splits[i], int32): results[i] (a bg_hit) the game of row i."""
+    if results.shape[0] != count * sizeof(bg_hit) or splits.shape[0] != 4 * count or not words(next) or cap < 1:
         raise ValueError("gpu-host batch: buffers of the wrong size, or a cap below 1")
     check_rows(rows, count, total, ring, 0, "batch", "deal")
+    cdef const int* cuts = <const int*>&splits[0] if count else NULL
     for i in range(count):
-        if not 1 <= splits[i] <= total - 1:
-            raise ValueError(f"gpu-host batch: deal {i} has a first hand of {splits[i]} of {total} cards")
+        if not 1 <= cuts[i] <= total - 1:
+            raise ValueError(f"gpu-host batch: deal {i} has a first hand of {cuts[i]} of {total} cards")
     if count:
         with nogil:
-            bg_batch(&rows[0], &splits[0], total, ring, count, cap, &next, <bg_hit*>&results[0])
+            bg_batch(&rows[0], cuts, total, ring, count, cap, <uint64_t*>&next[0], <bg_hit*>&results[0])
 
 
-def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64_t n_walks, int64_t budget,
-          int64_t cap, unsigned char[::1] walks, int64_t[::1] history, uint32_t[::1] lengths, unsigned char[::1] hits,
-          unsigned char[::1] decks, uint64_t[::1] n_hits, uint64_t capacity):
+def climb(const unsigned char[::1] shape, const unsigned char[::1] climb_rules, uint64_t n_walks, int64_t budget,
+          int64_t cap, unsigned char[::1] walks, unsigned char[::1] history, unsigned char[::1] climb_lengths,
+          unsigned char[::1] climb_hits, unsigned char[::1] decks, unsigned char[::1] n_hits, uint64_t capacity,
+          unsigned char[::1] next):
     """The kernel bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk
-    each, `history` and `lengths` their rows), each on by up to `budget`
-    steps; `hits` has room for `capacity` bg_climb_hit, `decks` for their deals."""
-    cdef uint64_t next = 0
-    cdef const bg_climb_rules* r = <const bg_climb_rules*>&rules[0]
-    if shape.shape[0] != sizeof(bg_shape) or rules.shape[0] != sizeof(bg_climb_rules):
+    each, `history` and `climb_lengths` their rows of int64 and uint32),
+    each on by up to `budget` steps; `climb_hits` has room for `capacity`
+    bg_climb_hit, `decks` for their deals."""
+    if shape.shape[0] != sizeof(bg_shape) or climb_rules.shape[0] != sizeof(bg_climb_rules):
         raise ValueError("gpu-host climb: a shape or rules of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
     cdef const bg_shape* s = <const bg_shape*>&shape[0]
-    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != n_walks * r.history \
-            or lengths.shape[0] != n_walks * BG_LENGTHS_BINS or hits.shape[0] < capacity * sizeof(bg_climb_hit) \
-            or decks.shape[0] < capacity * s.total or n_hits.shape[0] != 1:
+    cdef const bg_climb_rules* r = <const bg_climb_rules*>&climb_rules[0]
+    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != 8 * n_walks * r.history \
+            or climb_lengths.shape[0] != 4 * n_walks * BG_LENGTHS_BINS \
+            or climb_hits.shape[0] < capacity * sizeof(bg_climb_hit) or decks.shape[0] < capacity * s.total \
+            or not words(n_hits, next):
         raise ValueError("gpu-host climb: buffers of the wrong size")
     if budget < 1 or cap < 1:
         raise ValueError(f"gpu-host climb: budget and cap must be 1 or more, not {budget} and {cap}")
@@ -197,8 +204,14 @@ def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64
     check_walks(<const bg_walk*>&walks[0] if n_walks else NULL, n_walks, s)
     if n_walks:
         with nogil:
-            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], &history[0], &lengths[0],
-                     <bg_climb_hit*>&hits[0], &decks[0], &n_hits[0], capacity, &next)
+            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], <int64_t*>&history[0],
+                     <uint32_t*>&climb_lengths[0], <bg_climb_hit*>&climb_hits[0], &decks[0], <uint64_t*>&n_hits[0],
+                     capacity, <uint64_t*>&next[0])
+
+
+cdef bint words(unsigned char[::1] a, unsigned char[::1] b=None, unsigned char[::1] c=None):
+    """Each buffer given is one 64-bit word."""
+    return a.shape[0] == 8 and (b is None or b.shape[0] == 8) and (c is None or c.shape[0] == 8)
 
 
 def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned char[::1] rules, int total,

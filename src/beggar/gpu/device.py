@@ -160,7 +160,7 @@ def check():
 
 class Device(Backend):
     """One GPU and its primary context: what `beggar gpu` shows, and the
-    backend of the engine "gpu" (gpu/engine.py).
+    backend of the engine "cuda" (gpu/engine.py).
 
     The context is made current at the start of every call, in whichever
     thread makes it (a context is current per thread). It is set to block
@@ -168,6 +168,8 @@ class Device(Backend):
     cores are a GPU job's cross-checkers. A launch that fails leaves the
     context unusable (the driver's errors of a kernel are sticky): the
     device resets it and is closed, and the engine makes a new one."""
+
+    gpu = True
 
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
@@ -289,6 +291,52 @@ class Device(Backend):
         self._buffers.clear()
         self.driver.cuDevicePrimaryCtxRelease(self.device)
         self.driver.cuDevicePrimaryCtxReset(self.device)
+
+
+# ---------------------------------------------------------------- the kind's devices (gpu.Kind)
+
+def default():
+    """The GPU the engine plays on when none is named: the first the driver numbers."""
+    return 0
+
+
+def gpus():
+    """The GPUs that can run the kernels: every one the driver sees (GpuFault where CUDA cannot be used)."""
+    return list(range(count()))
+
+
+def usable(numbers):
+    """GpuFault unless CUDA can be used here (the bindings, a driver that sees
+    GPUs, NVRTC); then GPUs `numbers` (counted by numbers()) can: all GPUs."""
+    check()
+    return True
+
+
+def open_device(number):
+    return Device(number)
+
+
+def versions():
+    """The bindings' and NVRTC's versions, in words (GpuFault where they cannot be used)."""
+    from importlib import metadata
+    bindings()
+    try:
+        version = metadata.version("cuda-bindings")
+    except metadata.PackageNotFoundError:
+        version = "(version unknown)"
+    return f"cuda-bindings {version}, NVRTC {nvrtc_version()}"
+
+
+def listing():
+    """What `beggar gpu` says of each GPU here: [(the GPU in words, a call
+    that gives its Device)]; GpuFault where CUDA cannot be used."""
+    found = []
+    for ordinal in range(count()):
+        gpu = Device(ordinal)
+        found.append((f"GPU {ordinal}: {gpu.name}, compute capability {gpu.capability[0]}.{gpu.capability[1]}, "
+                      f"{gpu.memory / 2 ** 30:.1f} GiB, {gpu.multiprocessors} multiprocessors, driver CUDA "
+                      f"{gpu.driver_version}", lambda gpu=gpu: gpu))
+    return found
 
 
 def count():

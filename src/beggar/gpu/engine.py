@@ -1,4 +1,4 @@
-"""An engine made of the GPU kernels' launches: "gpu", "opencl" and "gpu-host".
+"""An engine made of the GPU kernels' launches: "cuda", "opencl" and "gpu-host".
 
 The kernels (kernel.cu and its headers) play ranges of random deals, of census
 ranks, of a perturbation walk's tries, rows of deals they are handed, and
@@ -14,10 +14,10 @@ cut where the prefix of its arrangements changes, so that the device
 unranks in 64 bits; a perturbation walk is the compiled engine's
 (beggar._loops.perturb), its tries launched here.
 
-A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`
-and `batch(...)`, the kernels' arguments with NumPy arrays for their buffers
-(gpu/host.py's, gpu/launch.py's on a device, gpu/several.py's over several),
-and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
+A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`,
+`batch(...)` and `climb(...)`, the kernels' arguments with NumPy arrays for
+their buffers (a launch.Backend: device.py's, opencl.py's, host.py's; or
+several.py's over several), and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
 backend whose call fails with an EngineFault is closed and forgotten: the
 next call makes a new one, since after a kernel's fault a GPU's context
 cannot be used again.

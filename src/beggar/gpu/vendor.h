@@ -1,9 +1,10 @@
 /* What differs between the targets the kernels compile for, and nothing else.
 
-   game.h and kernel.cu are one body of code for three targets: CUDA (NVRTC,
-   gpu/device.py), OpenCL C (pyopencl, gpu/opencl.py) and host C (the
-   extension beggar._gpu_host, one thread; tests/gpu_harness.c, many). Their
-   differences are these macros:
+   kernel.cu and its headers are one body of code for three targets: CUDA
+   (NVRTC, gpu/device.py), OpenCL C (pyopencl, gpu/opencl.py) and host C
+   (the compiled engine's modules and beggar._gpu_host, one thread;
+   tests/gpu_harness.c, many). The target is named first (BG_CUDA,
+   BG_OPENCL, BG_HOST); their differences are these macros:
 
    bg_u64 .. bg_u8       fixed-width integers
    BG_FN                 a function of the kernels' code
@@ -27,7 +28,17 @@
 #ifndef BEGGAR_GPU_VENDOR_H
 #define BEGGAR_GPU_VENDOR_H
 
-#if defined(__CUDACC__)
+/* The target, decided once: a target of its own (HIP, Metal) is a line here
+   and a block below. */
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define BG_CUDA 1
+#elif defined(__OPENCL_VERSION__)
+#define BG_OPENCL 1
+#else
+#define BG_HOST 1
+#endif
+
+#if defined(BG_CUDA)
 
 typedef unsigned long long bg_u64;
 typedef long long bg_i64;
@@ -47,7 +58,7 @@ typedef unsigned char bg_u8;
 #define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
 #define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
 
-#elif defined(__OPENCL_VERSION__)
+#elif defined(BG_OPENCL)
 
 /* The 64-bit atomics on global memory: gpu/opencl.py refuses a device
    without these extensions, in one line, before it builds the kernels. */
@@ -72,7 +83,7 @@ typedef uchar bg_u8;
 /* OpenCL C 1.2 has clz and no ctz: the lowest set bit, counted from the top. */
 #define BG_CTZ64(x) (63 - (int)clz((x) & (0 - (x))))
 
-#else
+#elif defined(BG_HOST)
 
 #include <stdint.h>
 typedef uint64_t bg_u64;
