@@ -68,6 +68,11 @@ static void bg_sync(void) {
 #define BG_ADD64(p, v) __atomic_fetch_add((p), (uint64_t)(v), __ATOMIC_RELAXED)
 #endif
 
+static uint64_t bg_cas64(uint64_t* p, uint64_t old, uint64_t v) {
+    __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return old;
+}
+
 static void bg_max64(uint64_t* p, uint64_t v) {
     uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -83,6 +88,7 @@ static void bg_max64(uint64_t* p, uint64_t v) {
 #define BG_THREADS bg_threads
 #define BG_SYNC() bg_sync()
 #define BG_MAX64(p, v) bg_max64((p), (uint64_t)(v))
+#define BG_CAS64(p, old, v) bg_cas64((p), (uint64_t)(old), (uint64_t)(v))
 
 #include "kernel.cu"
 
@@ -90,7 +96,7 @@ static void bg_max64(uint64_t* p, uint64_t v) {
 extern char __start_bg_shared[], __stop_bg_shared[];
 
 /* The launch's arguments, each in a mapping every block shares. */
-#define MOST_ARGUMENTS 16
+#define MOST_ARGUMENTS 32
 static int n_arguments;
 static unsigned char* argument[MOST_ARGUMENTS];
 static uint64_t argument_size[MOST_ARGUMENTS];
@@ -121,7 +127,7 @@ static void* run_thread(void* index) {
     else if (!strcmp(kernel, "bg_perturb"))
         bg_perturb(BUFFER(0, const bg_u8), I32(1), I32(2), I32(3), I32(4), I32(5), U64(6), BUFFER(7, const uint64_t),
                    I32(8), U64(9), U64(10), I64(11), BUFFER(12, uint64_t), BUFFER(13, bg_hit), BUFFER(14, uint64_t),
-                   U64(15));
+                   U64(15), BUFFER(16, uint64_t), U64(17), BUFFER(18, uint64_t));
     else if (!strcmp(kernel, "bg_batch"))
         bg_batch(BUFFER(0, const bg_u8), BUFFER(1, const int), I32(2), I32(3), U64(4), I64(5), BUFFER(6, uint64_t),
                  BUFFER(7, bg_hit));
@@ -186,9 +192,15 @@ int main(int argc, char** argv) {
         fprintf(stderr, "gpu_harness: bad blocks, threads or input\n");
         return 2;
     }
-    while (n_arguments < MOST_ARGUMENTS && fread(&argument_size[n_arguments], 8, 1, in) == 1) {
-        argument[n_arguments] = shared_map(argument_size[n_arguments]);
-        transfer(in, argument[n_arguments], argument_size[n_arguments], 0, "an argument");
+    uint64_t size;
+    while (fread(&size, 8, 1, in) == 1) {
+        if (n_arguments == MOST_ARGUMENTS) {
+            fprintf(stderr, "gpu_harness: more than %d arguments\n", MOST_ARGUMENTS);
+            return 2;
+        }
+        argument_size[n_arguments] = size;
+        argument[n_arguments] = shared_map(size);
+        transfer(in, argument[n_arguments], size, 0, "an argument");
         n_arguments++;
     }
     fclose(in);

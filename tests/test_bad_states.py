@@ -251,7 +251,8 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
         known = np.zeros(0, np.uint64) if known is None else known
         _gpu_host.perturb(rows.reshape(-1), arguments["n_pool"], arguments["total"], arguments["ring"],
                           arguments["changes"], arguments["reach"], 1, known.view(np.uint8), len(known), 0, 50,
-                          arguments["cap"], word(), hits.view(np.uint8), word(), 8)
+                          arguments["cap"], word(), hits.view(np.uint8), word(), 8, bytes_of(2 * 16, np.uint64), 16,
+                          word())
 
     def batch(rows=None, splits=None, ring=4):
         rows = np.tile(np.array([0, 0, 1, 0, 2, 0], np.uint8), (3, 1)) if rows is None else rows

@@ -217,12 +217,14 @@ def test_the_kernels_hand_back_only_the_loops_a_walk_does_not_know():
 
     def launcher(pool, n_pool, total, walk_seed, first, most, known):
         count = min(most, 1 << 16)
-        hits, n_hits = host.perturb(pool, n_pool, total, 32, 2, 3, walk_seed, known, first, count, CAP_TRICKS)
-        handed.extend(hits[:n_hits])
-        return count, sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+        tried, n = host.perturb(pool, n_pool, total, 32, 2, 3, walk_seed, known, first, count, CAP_TRICKS)
+        assert n == len(tried)
+        handed.extend(tried)
+        return count, sorted(first + int(offset) for offset in tried["offset"])
     walked = _loops.perturb(casella_state(), "standard", 6, 0, 150_000, launcher=launcher)
     assert walked == _loops.perturb(casella_state(), "standard", 6, 0, 150_000) and len(walked.loops) == 1
-    assert 1 <= len(handed) <= 3 and all(hit["status"] == 1 for hit in handed)
+    # Each new cycle once (its earliest try), and no game reached the cap.
+    assert len(handed) == len({int(hit["cycle"]) for hit in handed}) >= 1 and all(hit["cycle"] for hit in handed)
 
 
 def test_a_walk_whose_tries_are_launched_in_any_parts_finds_the_same_loops():
@@ -241,6 +243,29 @@ def test_a_walk_whose_tries_are_launched_in_any_parts_finds_the_same_loops():
     small = RangeEngine("gpu-host", lambda: HostBackend(launch=5_000, capacity=4))
     assert small.perturb(start, "18 3J", 3, 1, 200_000) == compiled
     assert len(compiled.loops) >= 2
+
+
+def test_a_walk_from_a_pool_full_of_the_states_given_takes_whole_launches_and_finds_the_same_loops():
+    # The shipped loops fill the pool with their states: a new loop changes
+    # no round's pool, so a launch's tries are all taken across its rounds,
+    # and each new cycle comes back once, by its earliest try.
+    from beggar import _loops
+    from beggar.cycle import key_hands
+    from helpers import known_loops
+    states = [(tuple(key_hands(key)), 0) for key in known_loops("standard")]
+    compiled = _loops.perturb(states, "standard", 5, 3, 300_000, changes=3, reach=6)
+    host = HostBackend(launch=1 << 17)
+    launches, handed = [], []
+
+    def launcher(pool, n_pool, total, walk_seed, first, most, known):
+        count = min(most, 1 << 17)
+        tried, n = host.perturb(pool, n_pool, total, 32, 3, 6, walk_seed, known, first, count, CAP_TRICKS)
+        launches.append(first)
+        handed.extend(int(cycle) for cycle in tried["cycle"])
+        return count, sorted(first + int(offset) for offset in tried["offset"])
+    assert _loops.perturb(states, "standard", 5, 3, 300_000, changes=3, reach=6, launcher=launcher) == compiled
+    assert launches == [0, 1 << 17, 2 << 17] and len(compiled.loops) >= 10
+    assert len(handed) == len(set(handed)) >= len(compiled.loops)
 
 
 def test_batches_of_given_deals_as_the_compiled_engine_plays_them():

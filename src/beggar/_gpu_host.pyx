@@ -47,7 +47,8 @@ cdef extern from "gpu/kernel.cu" nogil:
                    uint64_t capacity)
     void bg_perturb(const unsigned char* pool, int n_pool, int total, int ring, int changes, int reach,
                     uint64_t walk_seed, const uint64_t* known, int n_known, uint64_t first, uint64_t count,
-                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity)
+                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity,
+                    uint64_t* cycles, uint64_t n_slots, uint64_t* n_cycles)
     void bg_batch(const unsigned char* rows, const int* splits, int total, int ring, uint64_t count, int64_t cap,
                   uint64_t* next, bg_hit* results)
     ctypedef struct bg_climb_rules:
@@ -138,12 +139,14 @@ def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_
 def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int changes, int reach,
             uint64_t walk_seed, const unsigned char[::1] known, int n_known, uint64_t first, uint64_t count,
             int64_t cap, unsigned char[::1] next, unsigned char[::1] hits, unsigned char[::1] n_hits,
-            uint64_t capacity):
+            uint64_t capacity, unsigned char[::1] cycles, uint64_t n_slots, unsigned char[::1] n_cycles):
     """The kernel bg_perturb over tries first .. first+count-1 of a walk whose
     pool is `n_pool` rows of total + 1 bytes, `n_known` sorted hashes in
-    `known`; `hits` has room for `capacity` bg_hit."""
-    if hits.shape[0] < capacity * sizeof(bg_hit) or not words(next, n_hits) or n_known < 0 \
-            or known.shape[0] < 8 * n_known or known.shape[0] % 8:
+    `known`; `hits` has room for `capacity` bg_hit, `cycles` is a table of
+    `n_slots` (a power of two) of two words."""
+    if hits.shape[0] < capacity * sizeof(bg_hit) or not words(next, n_hits, n_cycles) or n_known < 0 \
+            or known.shape[0] < 8 * n_known or known.shape[0] % 8 or n_slots < 1 or n_slots & (n_slots - 1) \
+            or cycles.shape[0] != 16 * n_slots:
         raise ValueError("gpu-host perturb: buffers of the wrong size")
     check_rows(pool, n_pool, total + 1, ring, 1, "perturb", "pool")
     if changes < 1 or reach < 1 or cap < 1:
@@ -158,7 +161,8 @@ def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int 
             raise ValueError("gpu-host perturb: the known loops' hashes are not sorted and distinct")
     with nogil:
         bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed, hashes, n_known, first, count, cap,
-                   <uint64_t*>&next[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
+                   <uint64_t*>&next[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity, <uint64_t*>&cycles[0],
+                   n_slots, <uint64_t*>&n_cycles[0])
 
 
 def batch(const unsigned char[::1] rows, const unsigned char[::1] splits, int total, int ring, uint64_t count,

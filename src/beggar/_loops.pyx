@@ -729,9 +729,13 @@ def tries(pool, walk_seed, first, count, *, changes=2, reach=3):
 cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t most, State* found,
                        int64_t* periods, int* n_found) except -1:
     """Tries first onward played by `launcher` (see perturb): those it hands
-    back played again here, up to the end of the first round that found a
-    new loop (the rounds after it start from a larger pool: they are played
-    again). Returns the tries done; the loops are in found[:n_found]."""
+    back played again here. Where a new loop's states would change the pool
+    (it has room, or holds states of loops found), up to the end of the first
+    round that found one: the rounds after it start from another pool, and
+    are played again. A pool that holds only the states given (full of
+    them) is every round's: the launch's tries are all taken, however many
+    rounds they span, up to the ROUND-th new loop (the room for them).
+    Returns the tries done; the loops are in found[:n_found]."""
     import numpy as np
     pool = np.frombuffer((<const char*>p.pool)[:p.n_pool * (total + 1)], np.uint8)
     cdef int i
@@ -741,6 +745,7 @@ cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t
     if not 0 < played <= most:
         raise RuntimeError(f"a perturbation launch played {played} tries of the {most} asked for")
     cdef int64_t done = played, u, round_end = -1
+    cdef bint pool_grows = p.n_pool < POOL or p.n_pool > p.n_given
     for hit in hits:
         u = hit
         if round_end >= 0 and u >= round_end:
@@ -749,8 +754,10 @@ cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t
             raise RuntimeError(f"a perturbation launch of tries {first} .. {first + played - 1} handed back try {u}")
         if tried(p, <uint64_t>u, &found[n_found[0]], &periods[n_found[0]]):
             n_found[0] += 1
-            if round_end < 0:
+            if pool_grows and round_end < 0:
                 round_end = (u // ROUND + 1) * ROUND        # rounds are counted from try 0
+            elif n_found[0] == ROUND:
+                round_end = u + 1
     if round_end >= 0:
         done = min(done, round_end - first)
     return done

@@ -48,6 +48,9 @@ from .sizing import LaunchSizes
 HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
                 ("winner", "<i4")], align=True)
 FINISHED, LOOP, CAPPED = 0, 1, 2
+#: A perturbation try the device hands back: its offset in the launch, and
+#: the hash of the new cycle its game reached (0: a game that reached the cap).
+TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
 #: climb.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
 CLIMB_RULES = np.dtype([("accept", "<i4"), ("by_cards", "<i4"), ("history", "<i4"), ("swap_percent", "<u4"),
                         ("patience", "<i8"), ("threshold", "<i8"), ("steps", "<i8")], align=True)
@@ -212,22 +215,24 @@ class RangeEngine:
 
         def launcher(pool, n_pool, total, walk_seed, first, most, known):
             count = min(most, self.sizes.size(key))
-            return count, self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                          first, count)
+            return count, once(self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                               first, count))
         return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, launcher=launcher)
 
     def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
                    part=False):
-        """The tries of first .. first + count - 1 the kernel hands back, in order."""
-        hits, n_hits, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                          first, count, CAP_TRICKS)
+        """What the kernel hands back of tries first .. first + count - 1
+        (TRIED rows, their tries absolute)."""
+        tried, n, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                      first, count, CAP_TRICKS)
         if not part:
-            self.sizes.record(key, count, seconds, n_hits)
-        if n_hits > len(hits):
-            return [try_ for offset, size in _parts(count, n_hits, len(hits))
-                    for try_ in self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                                first + offset, size, part=True)]
-        return sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+            self.sizes.record(key, count, seconds, n)
+        if n > len(tried):
+            return np.concatenate([self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                                   first + offset, size, part=True)
+                                   for offset, size in _parts(count, n, len(tried))])
+        tried["offset"] += np.uint64(first)
+        return tried
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber (contract.Engine.climb),
@@ -622,6 +627,34 @@ class _Counted:
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
         return CensusBlock(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
+
+
+def handed_back(hits, n_hits, cycles, n_cycles, capacity):
+    """What a perturbation launch hands back, from its hits (games that
+    reached the cap) and its table of new cycles (kernel.cu's
+    bg_new_cycle: rows of the hash and the complement of the earliest try):
+    (TRIED rows, their number), or, when more than `capacity` of either
+    came, (`capacity` empty rows, a number above it: the launch is played
+    again in parts)."""
+    if max(n_hits, n_cycles) > capacity:
+        return np.zeros(capacity, TRIED), max(n_hits, n_cycles)
+    held = cycles[cycles[:, 0] != 0]
+    tried = np.zeros(n_hits + len(held), TRIED)
+    tried["offset"][:n_hits] = hits["offset"][:n_hits]
+    tried["offset"][n_hits:] = ~held[:, 1]
+    tried["cycle"][n_hits:] = held[:, 0]
+    return tried, len(tried)
+
+
+def once(tried):
+    """The tries to play again of TRIED rows (absolute tries): each new
+    cycle's earliest, and every game that reached the cap; sorted."""
+    capped = tried["offset"][tried["cycle"] == 0]
+    cycles = tried[tried["cycle"] != 0]
+    cycles = cycles[np.lexsort((cycles["offset"], cycles["cycle"]))]
+    first = np.ones(len(cycles), bool)
+    first[1:] = cycles["cycle"][1:] != cycles["cycle"][:-1]
+    return sorted(int(t) for t in np.concatenate([capped, cycles["offset"][first]]))
 
 
 def _parts(count, n_hits, capacity):

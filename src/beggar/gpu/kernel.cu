@@ -122,6 +122,9 @@ typedef struct {
     const BG_GLOBAL bg_u8* pool;    /* perturb: the pool's rows (n0, then the cards) */
     int n_pool, changes, reach, n_known;
     const BG_GLOBAL bg_u64* known;  /* perturb: the loops' hashes known, sorted */
+    BG_GLOBAL bg_u64* cycles;       /* perturb: the table of new cycles (bg_new_cycle), n_slots of them */
+    bg_u64 n_slots;
+    BG_GLOBAL bg_u64* n_cycles;
     const BG_GLOBAL bg_u8* rows;    /* batch: the deals, `total` cards a row */
     const BG_GLOBAL int* splits;    /* batch: each deal's first hand */
 } bg_launch_of;
@@ -145,6 +148,33 @@ BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
     bg_u64 slot = BG_ADD64(l->n_hits, 1);
     if (slot < l->capacity)
         bg_hit_of(&l->hits[slot], r, offset);
+}
+
+/* A perturbation try at `offset` whose game reached a cycle of hash `hash`
+   that the walk does not know: the cycle's slot in the launch's table,
+   claimed by the first try to reach it (its hash, then the complement of
+   the earliest try that reached it: the largest complement is kept), so
+   that the host is handed each new cycle once, with the try the compiled
+   engine finds it by, however many tries reach it. Slots are probed from
+   the hash's low bits; a hash of 0 marks an empty slot, so such a cycle's
+   try goes to the hits. A table that fills says so in its count (the host
+   plays the launch again in parts). */
+BG_FN void bg_new_cycle(const bg_launch_of* l, const bg_result* r, bg_u64 hash, bg_u64 offset) {
+    if (hash == 0) {
+        bg_keep(l, r, offset);
+        return;
+    }
+    bg_u64 mask = l->n_slots - 1, slot = hash & mask;
+    for (bg_u64 probe = 0; probe <= mask; probe++, slot = (slot + 1) & mask) {
+        bg_u64 held = BG_CAS64(&l->cycles[2 * slot], 0, hash);
+        if (held == 0)
+            BG_ADD64(l->n_cycles, 1);
+        if (held == 0 || held == hash) {
+            BG_MAX64(&l->cycles[2 * slot + 1], ~offset);
+            return;
+        }
+    }
+    BG_ADD64(l->n_cycles, l->n_slots);
 }
 
 /* Put queue entry `slot` on thread t's table, two rows at a time (a row
@@ -271,12 +301,15 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
             if (status >= 0) {
                 bg_result_of(&r, &g, status);
                 if (l->kind == BG_PERTURB) {
-                    /* A loop known already is no news: only a new one, or
-                       a game that reached the cap, goes to the host. */
-                    if (status == BG_CAPPED
-                        || (status == BG_LOOP
-                            && !bg_known(l->known, l->n_known, bg_cycle_hash(&g, brent.steps, mask))))
+                    /* A loop known already is no news: only a new one
+                       (once), or a game that reached the cap, goes to the host. */
+                    if (status == BG_CAPPED) {
                         bg_keep(l, &r, offset);
+                    } else if (status == BG_LOOP) {
+                        bg_u64 hash = bg_cycle_hash(&g, brent.steps, mask);
+                        if (!bg_known(l->known, l->n_known, hash))
+                            bg_new_cycle(l, &r, hash, offset);
+                    }
                 } else if (l->kind == BG_BATCH) {
                     bg_hit_of(&l->hits[offset], &r, offset);
                 } else {
@@ -399,12 +432,14 @@ BG_KERNEL bg_census(const BG_GLOBAL bg_block* block, bg_u64 count, bg_u64 grab, 
    its seed `walk_seed`, a pool of `n_pool` rows of total + 1 bytes, each a
    state on a known loop of `total` cards and hands of `ring` places). A
    try whose game falls into a loop that is not among the `n_known` sorted
-   hashes of `known` (bg_cycle_hash), or that reaches the cap, goes to
-   `hits`; the rest are no news. */
+   hashes of `known` (bg_cycle_hash) has the cycle's slot in `cycles` (a
+   table of `n_slots`, a power of two, of two words: bg_new_cycle), counted
+   in `n_cycles`; a try that reaches the cap goes to `hits`; the rest are
+   no news. */
 BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int ring, int changes, int reach,
                      bg_u64 walk_seed, const BG_GLOBAL bg_u64* known, int n_known, bg_u64 first, bg_u64 count,
                      bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
-                     bg_u64 capacity) {
+                     bg_u64 capacity, BG_GLOBAL bg_u64* cycles, bg_u64 n_slots, BG_GLOBAL bg_u64* n_cycles) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0};
     bg_launch_start(&l, BG_PERTURB, count, BG_GRAB, cap, next, hits, n_hits, capacity);
@@ -418,6 +453,9 @@ BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int rin
     l.reach = reach;
     l.known = known;
     l.n_known = n_known;
+    l.cycles = cycles;
+    l.n_slots = n_slots;
+    l.n_cycles = n_cycles;
     bg_flat(&l, &m, 0, 0);
 }
 

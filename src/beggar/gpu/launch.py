@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import lengths
 from ..contract import EngineFault
-from .engine import CLIMB_HIT, HIT
+from .engine import CLIMB_HIT, HIT, handed_back
 
 #: Threads per block, at most: four warps, whose games (both hands, the
 #: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
@@ -97,7 +97,8 @@ KERNELS = {
                   ("cards", ZEROS), ("tricks", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64)),
     "bg_perturb": (("pool", IN), ("n_pool", i32), ("total", i32), ("ring", i32), ("changes", i32), ("reach", i32),
                    ("walk_seed", u64), ("known", IN), ("n_known", i32), ("first", u64), ("count", u64),
-                   ("cap", i64), ("next", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64)),
+                   ("cap", i64), ("next", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64),
+                   ("cycles", ZEROS), ("n_slots", u64), ("n_cycles", ZEROS)),
     "bg_batch": (("rows", IN), ("splits", IN), ("total", i32), ("ring", i32), ("count", u64), ("cap", i64),
                  ("next", ZEROS), ("results", ZEROS)),
     "bg_climb": (("shape", IN), ("climb_rules", IN), ("n_walks", u64), ("budget", i64), ("cap", i64),
@@ -182,14 +183,16 @@ class Backend:
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         """The kernel bg_perturb over tries first .. first + count - 1 of a
         walk (a pool of `n_pool` rows, the sorted `known` cycle hashes);
-        returns (hits, n_hits)."""
+        returns what it hands back (engine.handed_back): (tries, n)."""
         hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
+        # Twice the slots of the new cycles a launch may hand back: the table stays at most half full.
+        cycles, n_cycles = np.zeros((2 * self.CAPACITY, 2), np.uint64), np.zeros(1, np.uint64)
         self.run("bg_perturb", (ring, cards_of(total)), pool=pool, n_pool=n_pool, total=total, ring=ring,
                  changes=changes, reach=reach, walk_seed=walk_seed,
                  known=known if len(known) else np.zeros(1, np.uint64), n_known=len(known),     # no buffer is empty
                  first=first, count=count, cap=cap, next=np.zeros(1, np.uint64), hits=hits, n_hits=n_hits,
-                 capacity=self.CAPACITY)
-        return hits, int(n_hits[0])
+                 capacity=self.CAPACITY, cycles=cycles, n_slots=len(cycles), n_cycles=n_cycles)
+        return handed_back(hits, int(n_hits[0]), cycles, int(n_cycles[0]), self.CAPACITY)
 
     def batch(self, rows, splits, total, ring, cap):
         """The kernel bg_batch over the deals of `rows`: one bg_hit a deal."""

@@ -17,6 +17,7 @@
    BG_ADD32, BG_ADD64    atomic additions (32-bit on shared memory, 64-bit on
                          global memory), returning the old value
    BG_MAX64              an atomic maximum on global memory
+   BG_CAS64              an atomic compare-and-swap on global memory, returning the old value
    BG_CTZ64              the trailing zero bits of a nonzero 64-bit word
 
    The host build is one thread: its "atomics" are plain operations and its
@@ -56,6 +57,7 @@ typedef unsigned char bg_u8;
 #define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
 #define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
+#define BG_CAS64(p, old, v) atomicCAS((p), (bg_u64)(old), (bg_u64)(v))
 #define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
 
 #elif defined(BG_OPENCL)
@@ -80,6 +82,7 @@ typedef uchar bg_u8;
 #define BG_ADD32(p, v) atomic_add((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atom_add((p), (bg_u64)(v))
 #define BG_MAX64(p, v) atom_max((p), (bg_u64)(v))
+#define BG_CAS64(p, old, v) atom_cmpxchg((p), (bg_u64)(old), (bg_u64)(v))
 /* OpenCL C 1.2 has clz and no ctz: the lowest set bit, counted from the top. */
 #define BG_CTZ64(x) (63 - (int)clz((x) & (0 - (x))))
 
@@ -104,9 +107,11 @@ typedef uint8_t bg_u8;
 BG_FN bg_u32 bg_add32(bg_u32* p, bg_u32 v) { bg_u32 old = *p; *p += v; return old; }
 BG_FN bg_u64 bg_add64(bg_u64* p, bg_u64 v) { bg_u64 old = *p; *p += v; return old; }
 BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
+BG_FN bg_u64 bg_cas64(bg_u64* p, bg_u64 old, bg_u64 v) { bg_u64 was = *p; if (was == old) *p = v; return was; }
 #define BG_ADD32(p, v) bg_add32((p), (bg_u32)(v))
 #define BG_ADD64(p, v) bg_add64((p), (bg_u64)(v))
 #define BG_MAX64(p, v) bg_max64((p), (bg_u64)(v))
+#define BG_CAS64(p, old, v) bg_cas64((p), (bg_u64)(old), (bg_u64)(v))
 #endif
 
 #endif
