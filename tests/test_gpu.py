@@ -859,6 +859,45 @@ def test_a_damaged_cached_cubin_is_compiled_again(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_a_cached_cubin_the_driver_refuses_is_compiled_again_and_a_fresh_one_it_refuses_is_the_fault(
+        tmp_path, monkeypatch):
+    # The driver's load stands in here (no GPU): the real compile and cache.
+    device = _bindings()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cubin = device.cached_kernel("sm_80", 8)[0]
+    given = []
+
+    def refuses_the_first(image):
+        given.append(image)
+        if len(given) == 1:
+            raise device.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
+        return "loaded"
+    assert device.loaded(refuses_the_first, "sm_80", 8) == "loaded" and given == [cubin, cubin]
+    device.cache_path("sm_80", 8).unlink()
+    given.clear()
+
+    def refuses(image):
+        given.append(image)
+        raise device.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
+    with pytest.raises(device.GpuFault, match="INVALID_IMAGE"):
+        device.loaded(refuses, "sm_80", 8)
+    assert given == [cubin]         # compiled once, refused once: not compiled again
+
+
+@pytest.mark.gpu
+def test_a_reset_after_a_fault_leaves_the_other_devices_of_the_gpu_playing():
+    _device_engine()
+    from beggar.gpu import device
+    one, other = device.Device(0), device.Device(0)
+    args = (10 ** 5, 3, 1800, 0, Deck.parse("standard"), 2, None)
+    expected = _engine.sample_best(*args)
+    assert RangeEngine("cuda", lambda: one).sample_best(*args) == expected
+    other.close()           # as after a failed launch: the primary context reset
+    assert RangeEngine("cuda", lambda: one).sample_best(*args) == expected
+    one.close()
+
+
+@pytest.mark.slow
 def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
     _bindings()
     result = beggar("gpu", "--arch", "sm_90")
@@ -914,14 +953,15 @@ def test_a_wrong_architecture_is_one_line():
 # ---------------------------------------------------------------- the device itself
 
 def _device_engine():
-    # engine.get("gpu") is lazy: it touches the driver only inside the call
-    # under test. Ask the device itself, so that a machine without one skips.
+    # engine.get("cuda") is lazy: it touches the driver only inside the call
+    # under test. Ask the driver, so that a machine without a GPU skips; no
+    # Device is opened here (the engine's would share its primary context).
     device = _bindings()
     try:
-        device.Device()
+        device.count()
     except device.GpuFault as error:
         pytest.skip(f"no GPU here ({error})")
-    return engine.get("gpu")
+    return engine.get("cuda")
 
 
 @pytest.mark.gpu
@@ -971,7 +1011,7 @@ def test_loops_on_the_gpu_as_the_compiled_engine_finds_them():
 def test_every_gpu_at_once_as_the_compiled_engine_plays():
     _device_engine()
     from beggar import gpu as engines
-    every = engines.get("gpu", "all")
+    every = engines.get("cuda", "all")
     args = (10 ** 7, 2027, 1800, 0, Deck.parse("standard"), 2, None)
     assert every.sample_best(*args) == _engine.sample_best(*args)
     deck = Deck.parse("half")

@@ -167,7 +167,10 @@ class Device(Backend):
     on a synchronization primitive while a launch runs, not to spin: the CPU
     cores are a GPU job's cross-checkers. A launch that fails leaves the
     context unusable (the driver's errors of a kernel are sticky): the
-    device resets it and is closed, and the engine makes a new one."""
+    device resets it and is closed, and the engine makes a new one. Every
+    other Device of this process on that GPU shares the primary context: it
+    retains the new one at its next call, its modules and memory gone with
+    the old (_RESETS)."""
 
     gpu = True
 
@@ -189,13 +192,24 @@ class Device(Backend):
         self.memory = self._check(driver.cuDeviceTotalMem(self.device), "cuDeviceTotalMem")
         version = self._check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
         self.driver_version = f"{version // 1000}.{version % 1000 // 10}"
-        self._check(driver.cuDevicePrimaryCtxSetFlags(
-            self.device, int(driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)), "cuDevicePrimaryCtxSetFlags")
-        self.context = self._check(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
-        self._current()
-        self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
+        # The flags of a primary context another Device of this process holds
+        # are set already (set again, a driver before CUDA 11 refuses).
+        blocking = int(driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)
+        flags, active = self._check(driver.cuDevicePrimaryCtxGetState(self.device), "cuDevicePrimaryCtxGetState")
+        if not active or int(flags) & blocking != blocking:
+            self._check(driver.cuDevicePrimaryCtxSetFlags(self.device, blocking), "cuDevicePrimaryCtxSetFlags")
         self._modules = {}
         self._buffers = {}
+        self._retains = 0
+        self._retain()
+        self._current()
+        self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
+
+    def _retain(self):
+        """Retain the GPU's primary context as it is now."""
+        self.context = self._check(self.driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        self._retains += 1
+        self._resets = _RESETS.get(self.ordinal, 0)
 
     # ------------------------------------------------------------ driver calls
 
@@ -209,6 +223,11 @@ class Device(Backend):
         """Make the context current in the calling thread."""
         if self.closed:
             raise GpuFault("this GPU's context was reset after a failed launch; make a new Device")
+        if _RESETS.get(self.ordinal, 0) != self._resets:
+            # Another Device reset the context this one held: what was in it is gone.
+            self._modules.clear()
+            self._buffers.clear()
+            self._retain()
         self._check(self.driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
     def _attribute(self, attribute):
@@ -245,16 +264,7 @@ class Device(Backend):
         self._current()
         key = (ring, cards)
         if key not in self._modules:
-            cubin, seconds = cached_kernel(self.arch, ring, cards=cards)
-            try:
-                module, image = self._load(cubin)
-            except GpuFault:
-                if not seconds:
-                    raise
-                # A cached cubin the driver refuses (written by another
-                # NVRTC, or damaged where the checksum cannot tell): compiled
-                # again, and the cache replaced.
-                module, image = self._load(cached_kernel(self.arch, ring, fresh=True, cards=cards)[0])
+            module, image = loaded(self._load, self.arch, ring, cards)
             functions = {}
             threads = block_threads(ring)
             for name in KERNELS:
@@ -289,8 +299,30 @@ class Device(Backend):
         self.closed = True
         self._modules.clear()
         self._buffers.clear()
-        self.driver.cuDevicePrimaryCtxRelease(self.device)
+        for _ in range(self._retains):
+            self.driver.cuDevicePrimaryCtxRelease(self.device)
         self.driver.cuDevicePrimaryCtxReset(self.device)
+        _RESETS[self.ordinal] = _RESETS.get(self.ordinal, 0) + 1
+
+
+#: How many times each GPU's primary context was reset in this process
+#: (Device.close): a Device that held it before retains it again.
+_RESETS = {}
+
+
+def loaded(load, arch, ring, cards=TOTAL):
+    """load(cubin) of the kernels for `arch`, `ring` and `cards`, their
+    cubin cached (cached_kernel): one the driver refuses from the cache
+    (written by another NVRTC, or damaged where the checksum cannot tell) is
+    compiled again and the cache replaced; one just compiled that it refuses
+    is the fault (GpuFault), not compiled twice."""
+    cubin, seconds = cached_kernel(arch, ring, cards=cards)
+    try:
+        return load(cubin)
+    except GpuFault:
+        if seconds:
+            raise
+        return load(cached_kernel(arch, ring, fresh=True, cards=cards)[0])
 
 
 # ---------------------------------------------------------------- the kind's devices (gpu.Kind)
