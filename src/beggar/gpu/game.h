@@ -47,7 +47,12 @@ enum {
     BG_FINISHED = 0,
     BG_LOOP = 1,
     BG_CAPPED = 2,      /* the cap of tricks was reached: the host plays it again */
-    BG_BRENT_START = 64,
+    /* Tricks before Brent's first snapshot: past nearly every finished game
+       (the longest known has 1,164 tricks), so that a game that ends takes
+       no snapshot at all; a perturbation's tries, a hundredth of which
+       loop, start early (BG_BRENT_EARLY). */
+    BG_BRENT_START = 1024,
+    BG_BRENT_EARLY = 64,
     /* A census counts lengths below this exactly on the device; a game as
        long or longer is handed to the host as a hit. */
     BG_HISTOGRAM = 65536
@@ -419,14 +424,14 @@ BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game*
     return 1;
 }
 
-BG_FN void bg_brent_start(bg_brent* brent) {
+BG_FN void bg_brent_start(bg_brent* brent, bg_u32 first) {
     brent->taken = 0;
-    brent->power = BG_BRENT_START;
+    brent->power = first;
     brent->steps = 0;
 }
 
 /* Play one trick of the game on the table and look for its end: finished,
-   a repeated state (Brent: a snapshot after BG_BRENT_START tricks, again
+   a repeated state (Brent: a snapshot after bg_brent_start's first tricks, again
    whenever the tricks since the last one reach a doubling power), or `cap`
    tricks. The game's status, or -1 while it goes on. */
 BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u32 cap) {

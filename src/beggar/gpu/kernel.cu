@@ -294,7 +294,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
                 slot %= (bg_u32)threads;
                 bg_take(&g, m, (int)slot);
                 offset = m->queue_offsets[slot];
-                bg_brent_start(&brent);
+                bg_brent_start(&brent, l->kind == BG_PERTURB ? BG_BRENT_EARLY : BG_BRENT_START);
                 playing = 1;
             }
             int status = bg_step(&g, &brent, &snap, mask, l->cap);
@@ -601,7 +601,7 @@ BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rul
                 break;
             bg_climb_propose(w, &m.shape, &m.rules);
             bg_load_cards(&g, w->candidate, w->sizes[0], total);
-            bg_brent_start(&brent);
+            bg_brent_start(&brent, BG_BRENT_START);
             playing = 1;
         }
         int status = bg_step(&g, &brent, &snap, mask, (bg_u32)cap);

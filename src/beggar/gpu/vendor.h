@@ -13,6 +13,9 @@
                          block's shared memory (OpenCL's address spaces)
    BG_SHARED             a block's shared memory, declared in a kernel
    BG_THREAD, BG_THREADS the thread's number in its block, and the block's threads
+                         (on a device BG_BLOCK, what the kernels are compiled and
+                         launched for: a constant, so that a slot modulo the
+                         threads is a mask, not a division)
    BG_SYNC()             a barrier of the block's threads (shared and global memory)
    BG_ADD32, BG_ADD64    atomic additions (32-bit on shared memory, 64-bit on
                          global memory), returning the old value
@@ -52,7 +55,7 @@ typedef unsigned char bg_u8;
 #define BG_LOCAL
 #define BG_SHARED __shared__
 #define BG_THREAD ((int)threadIdx.x)
-#define BG_THREADS ((int)blockDim.x)
+#define BG_THREADS BG_BLOCK
 #define BG_SYNC() __syncthreads()
 #define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
@@ -77,7 +80,7 @@ typedef uchar bg_u8;
 #define BG_LOCAL __local
 #define BG_SHARED __local
 #define BG_THREAD ((int)get_local_id(0))
-#define BG_THREADS ((int)get_local_size(0))
+#define BG_THREADS BG_BLOCK
 #define BG_SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define BG_ADD32(p, v) atomic_add((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atom_add((p), (bg_u64)(v))
