@@ -73,7 +73,8 @@ environment() {
     uname -a
     nvidia-smi || echo "nvidia-smi: not here"
     "$python" --version
-    "$python" -m pip list 2>/dev/null | grep -iE "^(cuda-bindings|cuda-pathfinder|nvidia-cuda-nvrtc[a-z0-9-]*|numpy|cython|setuptools|pytest|pytest-xdist) " \
+    "$python" -m pip list 2>/dev/null \
+        | grep -iE "^(cuda-bindings|cuda-pathfinder|nvidia-cuda-nvrtc[a-z0-9-]*|numpy|cython|setuptools) " \
         || echo "pip list: nothing of the packages the check uses"
     command -v ncu nvdisasm cuobjdump nvcc || true
     nproc
@@ -81,9 +82,12 @@ environment() {
 
 build() {
     if ! "$python" -c 'import Cython, sys; sys.exit(int(Cython.__version__.split(".")[0]) < 3)' 2>/dev/null; then
-        ls .whl/[Cc]ython-*.whl >/dev/null 2>&1 || { echo "no Cython 3 here and none in .whl/ (benchmarks/gpu_wheels.sh)"; return 3; }
-        "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/beggar-site .whl/[Cc]ython-*.whl \
-            || return 3
+        if ! ls .whl/[Cc]ython-*.whl >/dev/null 2>&1; then
+            echo "no Cython 3 here and none in .whl/ (benchmarks/gpu_wheels.sh)"
+            return 3
+        fi
+        "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/beggar-site \
+            .whl/[Cc]ython-*.whl || return 3
         export PYTHONPATH="$PYTHONPATH:/tmp/beggar-site"
     fi
     "$python" setup.py -q build_ext --inplace
@@ -104,21 +108,28 @@ for name in ("standard", "camicia", "half"):
     for kernel, (function, blocks, threads) in gpu.kernels(ring_of(deck), device.cards_of(deck.total)).items():
         get = lambda what: gpu._check(gpu.driver.cuFuncGetAttribute(what, function), "cuFuncGetAttribute")
         print(f"{name:10} {kernel:10} {get(attribute.CU_FUNC_ATTRIBUTE_NUM_REGS):5} "
-              f"{get(attribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES):8} {get(attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES):9} "
+              f"{get(attribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES):8} "
+              f"{get(attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES):9} "
               f"{threads:8} {blocks // gpu.multiprocessors:10}")
 gpu.close()
 PY
 }
 
+# Active threads per instruction, warp-instructions executed, achieved
+# occupancy, the SM clock, the kernel's time.
+NCU_METRICS=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum
+NCU_METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second
+NCU_METRICS+=,gpu__time_duration.sum
+
 ncu_figures() {
     # One launch of 2^24 standard deals on the cuda engine, its kernel profiled
     # (the clocks left as they are).
     ncu --clock-control none --kernel-name bg_sample --launch-count 1 \
-        --metrics smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum \
+        --metrics "$NCU_METRICS" \
         "$python" -c 'from beggar import engine; engine.sample_best(1 << 24, 1, 10 ** 9, 0, "cuda")'
 }
 
-export OUT python root
+export OUT python root NCU_METRICS
 export -f environment build kernel_figures ncu_figures
 say "beggar device check, $(date -u '+%Y-%m-%d %H:%M UTC'), within $budget s; output in $OUT"
 step "environment" 30 environment.txt environment
@@ -130,7 +141,8 @@ if cuda_here; then
         --gpu-seconds 2
     step "the whole half-deck census" 60 speed.txt "$python" -m beggar census half --engine cuda --quiet \
         --archive "$OUT/census.sqlite"
-    step "exactness on the device" 180 tests.txt "$python" -m pytest -q -n 0 -m gpu -p no:cacheprovider tests/test_gpu.py
+    step "exactness on the device" 180 tests.txt "$python" -m pytest -q -n 0 -m gpu -p no:cacheprovider \
+        tests/test_gpu.py
     if command -v ncu >/dev/null; then
         step "Nsight Compute" 60 ncu.txt ncu_figures
     else
@@ -138,8 +150,8 @@ if cuda_here; then
     fi
 else
     reason=$(why_no_cuda)
-    for name in "kernel figures" "one launch against every core" "the whole half-deck census" "exactness on the device" \
-            "Nsight Compute"; do
+    for name in "kernel figures" "one launch against every core" "the whole half-deck census" \
+            "exactness on the device" "Nsight Compute"; do
         say "$name: skipped: CUDA cannot be used here ($reason)"
     done
 fi

@@ -137,8 +137,9 @@ def main():
             except (BadInput, Fault) as error:
                 print(f"  {name:<10} not here: {error}")
                 continue
-            print(f"  {name:<10} {best['perturb']:>16,.0f} {best['own']:>12,.0f} {best['perturb'] / best['own']:>5.2f}x "
-                  f"{best['random']:>15,.0f} {best['perturb'] / best['random']:>5.2f}x {best['even']:>14,.0f}")
+            print(f"  {name:<10} {best['perturb']:>16,.0f} {best['own']:>12,.0f} "
+                  f"{best['perturb'] / best['own']:>5.2f}x {best['random']:>15,.0f} "
+                  f"{best['perturb'] / best['random']:>5.2f}x {best['even']:>14,.0f}")
         print("  its deals/s: the engine's own random deals of a random split (a perturbation's shape); target: "
               "ratio 0.80x or more; random deals/s: the compiled engine's, the same shape; target: ratio 1.00x")
         if affinity is not None:

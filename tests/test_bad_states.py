@@ -198,7 +198,7 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
 
     def sample(**fields):
         shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
-        shape["total"], shape["n_courts"], shape["ring"] = 52, 16, 32
+        shape["total"], shape["n_courts"], shape["ring"], shape["steps"] = 52, 16, 32, 16
         shape["courts"][0, :16] = [1, 2, 3, 4] * 4
         for name, value in fields.items():
             shape[name] = value
@@ -209,7 +209,7 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
 
     def census(grab=5, **fields):
         block = np.zeros(1, block_dtype(_gpu_host.TOTAL))
-        block["total"], block["first_hand"], block["suffix"], block["ring"] = 6, 3, 6, 4
+        block["total"], block["first_hand"], block["suffix"], block["ring"], block["steps"] = 6, 3, 6, 4, 4
         block["suffix_counts"][0] = [4, 1, 1, 0, 0]
         block["suffix_arrangements"] = 30       # 6! / 4!
         block["target"][0, :6] = [0, 3, 1, 4, 2, 5]
@@ -226,13 +226,13 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
     assert sample() == 0
     assert census() == 0
     for fields in ({"total": 300}, {"total": 1}, {"n_courts": 0}, {"n_courts": 60}, {"ring": 3},
-                   {"ring": 512}, {"ring": 16}, {"split": 52}, {"split": -2}, {"courts": 9}):
+                   {"ring": 512}, {"ring": 16}, {"split": 52}, {"split": -2}, {"courts": 9}, {"steps": 0}):
         with pytest.raises(ValueError, match="gpu-host sample"):
             sample(**fields)
     for fields in ({"total": 300}, {"first_hand": 6}, {"suffix": 7}, {"suffix": -1}, {"ring": 5},
                    {"target": 200}, {"target": 0}, {"suffix_counts": -1}, {"suffix_counts": 1},
                    {"suffix": 0, "prefix": 7}, {"grab": 0}, {"suffix_arrangements": 0},
-                   {"suffix_arrangements": 31}, {"suffix_first": 26}):
+                   {"suffix_arrangements": 31}, {"suffix_first": 26}, {"steps": 0}):
         with pytest.raises(ValueError, match="gpu-host census"):
             census(**fields)
 
@@ -262,7 +262,7 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
 
     def climb(rules=None, **fields):
         shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
-        shape["total"], shape["n_courts"], shape["ring"] = 6, 2, 4
+        shape["total"], shape["n_courts"], shape["ring"], shape["steps"] = 6, 2, 4, 4
         shape["courts"][0, :2] = [1, 2]
         given = np.zeros(1, CLIMB_RULES)
         given[0] = (1, 1, 5, 50, 10, 10 ** 6, 20)

@@ -23,7 +23,7 @@ from beggar.decks import Deck
 from beggar.engine import EngineFault
 from beggar.census import _arrangements
 from beggar.gpu.engine import (CAP_TRICKS, CLIMB_HIT, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
-                               block_dtype, ring_of, shape_dtype)
+                               block_dtype, ring_of, shape_dtype, steps_between)
 from beggar.gpu.host import HostBackend
 from beggar.gpu.launch import BUFFER, KERNELS, Memory
 from beggar.gpu.several import Several
@@ -464,6 +464,7 @@ def _shape(deck, split):
     """A bg_shape of `deck` and `split`, as the engine fills it."""
     shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
     shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
+    shape["steps"] = steps_between(deck, split)
     shape["split"] = 0 if split is None else -1 if split == "random" else split
     shape["courts"][0, :len(deck.courts)] = deck.courts
     return shape.view(np.uint8)

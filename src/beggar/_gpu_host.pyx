@@ -18,12 +18,14 @@ cdef extern from "gpu/kernel.cu" nogil:
         int split
         int n_courts
         int ring
+        int steps
         unsigned char courts[1]     # BG_TOTAL of them
     ctypedef struct bg_block:
         int total
         int first_hand
         int suffix
         int ring
+        int steps
         uint64_t suffix_first
         uint64_t suffix_arrangements
         int suffix_counts[5]
@@ -317,9 +319,10 @@ cdef bint ring_fits(int ring, int courts) noexcept:
 cdef int check_shape(const bg_shape* s) except -1:
     cdef int i
     if not 2 <= s.total <= BG_TOTAL or not 1 <= s.n_courts <= s.total or not ring_fits(s.ring, s.n_courts) \
-            or not (s.split in (0, -1) or 1 <= s.split <= s.total - 1):
+            or not (s.split in (0, -1) or 1 <= s.split <= s.total - 1) or not 1 <= s.steps <= 1024:
         raise ValueError(f"gpu-host sample: a shape of {s.total} cards, {s.n_courts} court cards, ring {s.ring}, "
-                         f"split {s.split}: not one this build plays (at most {BG_TOTAL} cards, ring {BG_RING})")
+                         f"split {s.split}, steps {s.steps}: not one this build plays (at most {BG_TOTAL} cards, "
+                         f"ring {BG_RING}, 1 to 1024 steps)")
     for i in range(s.n_courts):
         if not 1 <= s.courts[i] <= 4:
             raise ValueError(f"gpu-host sample: court card {i} of the shape is {s.courts[i]}, not a code 1-4")
@@ -328,9 +331,11 @@ cdef int check_shape(const bg_shape* s) except -1:
 
 cdef int check_block(const bg_block* b, uint64_t count) except -1:
     cdef int i, courts = 0
-    if not 2 <= b.total <= BG_TOTAL or not 1 <= b.first_hand <= b.total - 1 or not 0 <= b.suffix <= b.total:
+    if not 2 <= b.total <= BG_TOTAL or not 1 <= b.first_hand <= b.total - 1 or not 0 <= b.suffix <= b.total \
+            or not 1 <= b.steps <= 1024:
         raise ValueError(f"gpu-host census: a block of {b.total} cards, first hand {b.first_hand}, suffix "
-                         f"{b.suffix}: not one this build plays (at most {BG_TOTAL} cards)")
+                         f"{b.suffix}, steps {b.steps}: not one this build plays (at most {BG_TOTAL} cards, "
+                         "1 to 1024 steps)")
     for i in range(5):
         if b.suffix_counts[i] < 0:
             raise ValueError(f"gpu-host census: the block's suffix counts {b.suffix_counts[i]} cards of code {i}")

@@ -394,7 +394,8 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
 
 cdef object state_of(const State* s):
     """A State as (hands, leader), the leader's hand first."""
-    return ((tuple(s.hands.cards[i] for i in range(s.hands.n0)), tuple(s.hands.cards[i] for i in range(s.hands.n0, s.hands.n))), 0)
+    return ((tuple(s.hands.cards[i] for i in range(s.hands.n0)),
+             tuple(s.hands.cards[i] for i in range(s.hands.n0, s.hands.n))), 0)
 
 
 def check_deck(deck):

@@ -15,12 +15,15 @@
    first `total - suffix` cards are `prefix`'s, and whose suffix is
    arrangement `suffix_first + offset` of the multiset `suffix_counts` (it
    has `suffix_arrangements` < 2^63 of them); card i of an arrangement goes
-   to place target[i] of the deal, whose first hand holds `first_hand`. */
+   to place target[i] of the deal, whose first hand holds `first_hand`;
+   `ring` and `steps` are the kernels' (a hand's ring, the tricks between a
+   block's barriers). */
 typedef struct {
     int total;
     int first_hand;
     int suffix;
     int ring;
+    int steps;
     bg_u64 suffix_first;
     bg_u64 suffix_arrangements;
     int suffix_counts[5];

@@ -61,12 +61,14 @@ enum {
 
 /* What random deals look like (shuffle.py): the deck's size, the court cards
    in the order they are placed, the first hand's size (0: even, -1: drawn
-   for each deal), and the ring's size for the deck (a power of two). */
+   for each deal), the ring's size for the deck (a power of two), and the
+   tricks a block plays between its barriers (kernel.cu's bg_flat). */
 typedef struct {
     int total;
     int split;
     int n_courts;
     int ring;
+    int steps;
     bg_u8 courts[BG_TOTAL];
 } bg_shape;
 

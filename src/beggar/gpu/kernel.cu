@@ -38,9 +38,10 @@
 #include "climb.h"
 
 enum {
-    /* Tricks a block plays between its barriers: long enough that the
-       barriers cost little, short enough that its queue is refilled before
-       it runs dry. */
+    /* Tricks a block plays between its barriers where the launch does not
+       say (a perturbation's, a batch's): long enough that the barriers cost
+       little, short enough that its queue is refilled before it runs dry
+       (a sample or census launch takes its deck's, engine.steps_between). */
     BG_STEPS = 16,
     /* Random deals a thread takes from the counter at a time. */
     BG_GRAB = 8,
@@ -269,6 +270,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
             m->deals.census.source[m->deals.census.block.target[i]] = (bg_u8)i;
     int total = census ? m->deals.census.block.total : l->kind == BG_SAMPLE ? m->deals.shape.total : l->total;
     int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
+    int steps = census ? m->deals.census.block.steps : l->kind == BG_SAMPLE ? m->deals.shape.steps : BG_STEPS;
     bg_game g;
     g.hands = m->hands.pieces;
     g.pile = m->pile;
@@ -286,7 +288,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     bg_u32 limit = 0;                   /* entries below it are dealt */
     for (;;) {
         /* Play: a trick a step for every thread that has a game. */
-        for (int step = 0; step < BG_STEPS; step++) {
+        for (int step = 0; step < steps; step++) {
             if (!playing) {
                 bg_u32 slot = BG_ADD32(&m->head, 1);
                 if (slot >= limit)
