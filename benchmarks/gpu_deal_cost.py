@@ -63,15 +63,20 @@ def costs(program, n):
 
 
 def revision_headers(revision):
-    """{name: text} of the kernels' headers at a git revision (those it has)."""
+    """{name: text} of game.h at a git revision and the headers it includes (theirs too)."""
     headers = {}
-    for name in source.FILES[1:]:
+
+    def take(name):
+        if name in headers:
+            return
         shown = subprocess.run(["git", "-C", str(HERE), "show", f"{revision}:src/beggar/gpu/{name}"],
                                capture_output=True, text=True)
-        if shown.returncode == 0:
-            headers[name] = shown.stdout
-    if "game.h" not in headers:
-        raise SystemExit(f"gpu_deal_cost: no src/beggar/gpu/game.h at {revision}")
+        if shown.returncode != 0:
+            raise SystemExit(f"gpu_deal_cost: no src/beggar/gpu/{name} at {revision}")
+        headers[name] = shown.stdout
+        for included in re.findall(r'^#include "([\w.]+)"$', shown.stdout, re.MULTILINE):
+            take(included)
+    take("game.h")
     return headers
 
 

@@ -28,8 +28,8 @@ Nothing here runs on a GPU, and no figure is a measured speed:
    - the reconverging kernel of the third wave (each lane played a game to
      its end and the warp reconverged after the trick loop, so every round
      of 32 games lasted as long as its longest);
-   - kernel.cu's flat loop, as it is: blocks of its threads, BG_STEPS steps
-     between barriers, a lane whose game ended takes the next dealt game of
+   - kernel.cu's flat loop, as it is: blocks of its threads, the deck's steps
+     between barriers (engine.steps_between: about its mean game), a lane whose game ended takes the next dealt game of
      its block's queue in the next step or idles until the refill when the
      queue is empty, a refill when half the queue is free in which threads
      0 .. free - 1 deal one game each, the last games of a block ending it.
@@ -53,11 +53,9 @@ import numpy as np
 from beggar import _engine as compiled
 from beggar.decks import STANDARD, Deck
 from beggar.gpu import device, source
-from beggar.gpu.engine import ring_of
+from beggar.gpu.engine import ring_of, steps_between
 
 LANES = 32
-#: kernel.cu's BG_STEPS: tricks a block plays between its barriers.
-STEPS = int(re.search(r"BG_STEPS = (\d+)", source.files()["kernel.cu"]).group(1))
 SHAPES = [("standard 26/26", "standard", None), ("standard, random split", "standard", "random"),
           ("camicia 20/20", "camicia", None), ("half 13/13", "half", None)]
 
@@ -330,23 +328,26 @@ def warp_model(games, threads, steps, games_per_block, take, deal):
           f"{LANES} lanes a warp, a step one trick")
     print("  reconverging: a lane plays its game to the end; the warp reconverges after the trick loop, each "
           "round as long as its longest game (the third wave's kernel)")
-    print(f"  flat loop: kernel.cu's, blocks of {threads} threads, {steps} steps between refills, "
+    print(f"  flat loop: kernel.cu's, blocks of {threads} threads, "
+          f"{steps or 'the deck' + chr(39) + 's (engine.steps_between)'} steps between refills, "
           f"{games_per_block:,} games a block, a take {take} tricks, a deal {deal} tricks")
     print()
     print("  a game's lane steps: the lanes' steps a game costs in the flat loop, its work and the steps its "
           "warp's idle lanes lose (deals a second go as their inverse)")
     print()
     lane_steps = "a game's lane steps"
-    print(f"{'shape':24} {'mean game':>10} {'mean longest of 32':>19} {'SIMT reconverging':>18} "
+    print(f"{'shape':24} {'steps':>5} {'mean game':>10} {'mean longest of 32':>19} {'SIMT reconverging':>18} "
           f"{'SIMT flat loop':>15} {lane_steps:>19}")
     for name, deck, split in SHAPES:
         tricks = trick_lengths(Deck.parse(deck), split, games)
         steps_taken, played = reconverging(tricks)
         before = played / (LANES * steps_taken)
-        cost, work = flat(tricks, threads, steps, games_per_block, take, deal)
+        between = steps or steps_between(Deck.parse(deck), split)
+        cost, work = flat(tricks, threads, between, games_per_block, take, deal)
         longest = steps_taken / (len(tricks) // LANES)
         modelled = len(tricks) // games_per_block // 64 * 64 * games_per_block
-        print(f"{name:24} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} {work / (LANES * cost):15.2f} "
+        print(f"{name:24} {between:5} {tricks.mean():10.1f} {longest:19.1f} {before:18.2f} "
+              f"{work / (LANES * cost):15.2f} "
               f"{LANES * cost / modelled:19.1f}")
 
 
@@ -357,6 +358,8 @@ def main():
                         help="games a block plays in the model of the flat loop (4096)")
     parser.add_argument("--take", type=float, default=0.2, help="a take's cost in tricks (0.2)")
     parser.add_argument("--deal", type=float, default=7.5, help="a deal's cost in tricks (7.5)")
+    parser.add_argument("--steps", type=int, help="steps between refills for every shape (default: each deck's, "
+                        "engine.steps_between)")
     parser.add_argument("--arch", default="sm_80,sm_89,sm_90", help="architectures (sm_80,sm_89,sm_90)")
     args = parser.parse_args()
     arches = args.arch.split(",")
@@ -371,7 +374,7 @@ def main():
     except device.GpuFault as error:
         print(f"compiled figures: none ({error})")
     print()
-    warp_model(args.games, device.block_threads(ring), STEPS, args.games_per_block, args.take, args.deal)
+    warp_model(args.games, device.block_threads(ring), args.steps, args.games_per_block, args.take, args.deal)
 
 
 if __name__ == "__main__":

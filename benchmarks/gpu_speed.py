@@ -4,7 +4,7 @@
 
 Prints the devices, then for random two-player deals of the standard deck
 (26/26), camicia (20/20) and the half deck (13/13): deals per second on the
-GPU (engine "gpu", CUDA), on the OpenCL device (engine "opencl": PoCL's CPU
+GPU (engine "cuda"), on the OpenCL device (engine "opencl": PoCL's CPU
 device where no OpenCL GPU is installed, the kernels' cost on a CPU, not a
 goal), on every CPU core at once with the compiled engine (one worker
 process a core), on one core, with "gpu-host" (the kernels' own code on one
@@ -93,8 +93,8 @@ def main():
     parser.add_argument("--full-half-census", action="store_true", help="play the whole half-deck census on the GPU")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
-    gpu, said = ready("gpu")
-    print(f"GPU (engine gpu): {said}")
+    gpu, said = ready("cuda")
+    print(f"GPU (engine cuda): {said}")
     opencl, said = ready("opencl")
     print(f"OpenCL (engine opencl): {said}")
     host = engine.get("gpu-host")
@@ -141,7 +141,7 @@ def main():
 
 
 def several_gpus(seconds):
-    """Standard deals on each GPU alone and on all at once (the engine gpu on --devices all)."""
+    """Standard deals on each GPU alone and on all at once (the engine cuda on --devices all)."""
     from beggar.gpu import device
     count = device.count()
     if count < 2:
@@ -150,10 +150,10 @@ def several_gpus(seconds):
     print(f"{count} GPUs, standard 26/26 deals")
     alone = []
     for number in range(count):
-        made, said = ready("gpu", (number,))
+        made, said = ready("cuda", (number,))
         alone.append(device_rate(lambda n: made.sample(n, SEED, NEVER), seconds))
         print(f"  GPU {number} alone ({said}): {alone[-1]:,.0f} deals/s")
-    together, _ = ready("gpu", "all")
+    together, _ = ready("cuda", "all")
     every = device_rate(lambda n: together.sample(n, SEED, NEVER), seconds)
     print(f"  all {count} at once: {every:,.0f} deals/s, {every / sum(alone):.2f} of the sum of each alone")
 

@@ -20,9 +20,15 @@
    drops the barrier after each of the kernels' play phases (the block's
    queue and counts are read while other threads still play).
 
-       gpu_harness sample|census|perturb|batch|climb BLOCKS THREADS IN OUT
+       gpu_harness KERNEL BLOCKS THREADS GARBAGE IN OUT
 
-   IN holds the launch's arguments, OUT receives its results (see main). */
+   KERNEL is one of kernel.cu's (bg_sample, bg_census, bg_perturb, bg_batch,
+   bg_climb). IN holds its arguments in order, as gpu/launch.py's KERNELS
+   lists them: each a size (8 bytes) and that many bytes, a buffer's
+   contents or a value's 8 bytes (an integer, little-endian). Each lives in
+   a mapping every block shares. OUT receives every argument's bytes again
+   after the launch, in the same order; GARBAGE seeds what the blocks'
+   shared memory holds when they start. */
 
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -62,6 +68,11 @@ static void bg_sync(void) {
 #define BG_ADD64(p, v) __atomic_fetch_add((p), (uint64_t)(v), __ATOMIC_RELAXED)
 #endif
 
+static uint64_t bg_cas64(uint64_t* p, uint64_t old, uint64_t v) {
+    __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return old;
+}
+
 static void bg_max64(uint64_t* p, uint64_t v) {
     uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
     while (v > old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -77,65 +88,53 @@ static void bg_max64(uint64_t* p, uint64_t v) {
 #define BG_THREADS bg_threads
 #define BG_SYNC() bg_sync()
 #define BG_MAX64(p, v) bg_max64((p), (uint64_t)(v))
+#define BG_CAS64(p, old, v) bg_cas64((p), (uint64_t)(old), (uint64_t)(v))
 
 #include "kernel.cu"
 
 /* The block's shared memory, as the linker gathers it. */
 extern char __start_bg_shared[], __stop_bg_shared[];
 
-/* The launch's arguments, as IN holds them: this header, then `size` bytes:
-   the shape (sample), the block (census), the pool's rows and then the
-   `n_known` hashes known (perturb), the rows and then their splits (batch),
-   the shape, the rules, the walks, their `history` rows a walk and their
-   lengths' rows (climb: the walks, history and lengths changed in place). */
-typedef struct {
-    uint64_t size, seed, first, count, capacity, grab;
-    int64_t min_cards, threshold, cap;
-    uint64_t garbage;           /* the seed of the shared memory's garbage */
-    int32_t total, ring, changes, reach, n_pool, n_known;   /* perturb, batch */
-    int64_t budget, history;    /* climb: a walk's steps this launch, its late acceptance's rows */
-} bg_launch;
+/* The launch's arguments, each in a mapping every block shares. */
+#define MOST_ARGUMENTS 32
+static int n_arguments;
+static unsigned char* argument[MOST_ARGUMENTS];
+static uint64_t argument_size[MOST_ARGUMENTS];
+static const char* kernel;
+static uint64_t garbage;
 
-/* The kernels' global memory, one mapping for every block. */
-typedef struct {
-    uint64_t next, best, n_hits;
-    uint64_t lengths[BG_LENGTHS_BINS];
-    uint64_t cards[BG_HISTOGRAM], tricks[BG_HISTOGRAM];
-} bg_global;
+static uint64_t value(int k) {
+    uint64_t v;
+    memcpy(&v, argument[k], sizeof v);
+    return v;
+}
+#define U64(k) value(k)
+#define I64(k) ((int64_t)value(k))
+#define I32(k) ((int)(int64_t)value(k))
+#define BUFFER(k, type) ((type*)argument[k])
 
-static bg_launch launch;
-static bg_global* global;
-static unsigned char* input;
-static bg_hit* hits;            /* a batch's: one result a row */
-static const char* kind;
-
-/* A climb's parts of the input, and its hits and their deals. */
-static bg_walk* climb_walks;
-static bg_i64* climb_history;
-static bg_u32* climb_lengths;
-static bg_climb_hit* climb_hits;
-static bg_u8* climb_decks;
+static const char* KERNELS[] = {"bg_sample", "bg_census", "bg_perturb", "bg_batch", "bg_climb"};
 
 static void* run_thread(void* index) {
     bg_thread = (int)(intptr_t)index;
     bg_syncs = 0;
-    if (!strcmp(kind, "sample"))
-        bg_sample((const bg_shape*)input, launch.seed, launch.first, launch.count, launch.min_cards, launch.cap,
-                  &global->next, global->lengths, &global->best, hits, &global->n_hits, launch.capacity);
-    else if (!strcmp(kind, "census"))
-        bg_census((const bg_block*)input, launch.count, launch.grab, launch.threshold, launch.cap, &global->next,
-                  global->cards, global->tricks, hits, &global->n_hits, launch.capacity);
-    else if (!strcmp(kind, "perturb"))
-        bg_perturb(input, launch.n_pool, launch.total, launch.ring, launch.changes, launch.reach, launch.seed,
-                   (const uint64_t*)(input + (size_t)launch.n_pool * (size_t)(launch.total + 1)), launch.n_known,
-                   launch.first, launch.count, launch.cap, &global->next, hits, &global->n_hits, launch.capacity);
-    else if (!strcmp(kind, "climb"))
-        bg_climb((const bg_shape*)input, (const bg_climb_rules*)(input + sizeof(bg_shape)), launch.count,
-                 launch.budget, launch.cap, climb_walks, climb_history, climb_lengths, climb_hits, climb_decks,
-                 &global->n_hits, launch.capacity, &global->next);
+    if (!strcmp(kernel, "bg_sample"))
+        bg_sample(BUFFER(0, const bg_shape), U64(1), U64(2), U64(3), I64(4), I64(5), BUFFER(6, uint64_t),
+                  BUFFER(7, uint64_t), BUFFER(8, uint64_t), BUFFER(9, bg_hit), BUFFER(10, uint64_t), U64(11));
+    else if (!strcmp(kernel, "bg_census"))
+        bg_census(BUFFER(0, const bg_block), U64(1), U64(2), I64(3), I64(4), BUFFER(5, uint64_t),
+                  BUFFER(6, uint64_t), BUFFER(7, uint64_t), BUFFER(8, bg_hit), BUFFER(9, uint64_t), U64(10));
+    else if (!strcmp(kernel, "bg_perturb"))
+        bg_perturb(BUFFER(0, const bg_u8), I32(1), I32(2), I32(3), I32(4), I32(5), U64(6), BUFFER(7, const uint64_t),
+                   I32(8), U64(9), U64(10), I64(11), BUFFER(12, uint64_t), BUFFER(13, bg_hit), BUFFER(14, uint64_t),
+                   U64(15), BUFFER(16, uint64_t), U64(17), BUFFER(18, uint64_t));
+    else if (!strcmp(kernel, "bg_batch"))
+        bg_batch(BUFFER(0, const bg_u8), BUFFER(1, const int), I32(2), I32(3), U64(4), I64(5), BUFFER(6, uint64_t),
+                 BUFFER(7, bg_hit));
     else
-        bg_batch(input, (const int*)(input + launch.count * (uint64_t)launch.total), launch.total, launch.ring,
-                 launch.count, launch.cap, &global->next, hits);
+        bg_climb(BUFFER(0, const bg_shape), BUFFER(1, const bg_climb_rules), U64(2), I64(3), I64(4),
+                 BUFFER(5, bg_walk), BUFFER(6, bg_i64), BUFFER(7, bg_u32), BUFFER(8, bg_climb_hit),
+                 BUFFER(9, bg_u8), BUFFER(10, uint64_t), U64(11), BUFFER(12, uint64_t));
     return NULL;
 }
 
@@ -144,7 +143,7 @@ static void run_block(int block) {
     /* A block outlives no harness that was killed (by a test's timeout). */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
         _exit(3);
-    uint64_t state = bg_stream_start(launch.garbage, (uint64_t)block);
+    uint64_t state = bg_stream_start(garbage, (uint64_t)block);
     for (char* byte = __start_bg_shared; byte < __stop_bg_shared; byte++)
         *byte = (char)bg_next32(&state);
     pthread_t* threads = calloc((size_t)bg_threads, sizeof *threads);
@@ -175,56 +174,36 @@ static void transfer(FILE* file, void* data, size_t size, int writing, const cha
     }
 }
 
-/* The bytes after the header a launch of `kind` takes. */
-static uint64_t expected_size(void) {
-    if (!strcmp(kind, "sample"))
-        return sizeof(bg_shape);
-    if (!strcmp(kind, "census"))
-        return sizeof(bg_block);
-    if (!strcmp(kind, "perturb"))
-        return (uint64_t)launch.n_pool * (uint64_t)(launch.total + 1) + 8 * (uint64_t)launch.n_known;
-    if (!strcmp(kind, "climb"))
-        return sizeof(bg_shape) + sizeof(bg_climb_rules) +
-               launch.count * (sizeof(bg_walk) + 8 * (uint64_t)launch.history + 4 * BG_LENGTHS_BINS);
-    return launch.count * ((uint64_t)launch.total + 4);
-}
-
-/* OUT: next, best, n_hits, the lengths (sample), the cards and tricks
-   (census) or the walks, history and lengths (climb), then min(n_hits,
-   capacity) hits (a batch: a result a row; a climb: then their deals). */
 int main(int argc, char** argv) {
-    kind = argc == 6 ? argv[1] : "";
-    if (strcmp(kind, "sample") && strcmp(kind, "census") && strcmp(kind, "perturb") && strcmp(kind, "batch") &&
-        strcmp(kind, "climb")) {
-        fprintf(stderr, "usage: gpu_harness sample|census|perturb|batch|climb BLOCKS THREADS IN OUT\n");
+    int known = 0;
+    kernel = argc == 7 ? argv[1] : "";
+    for (size_t k = 0; k < sizeof KERNELS / sizeof KERNELS[0]; k++)
+        known |= !strcmp(kernel, KERNELS[k]);
+    if (!known) {
+        fprintf(stderr, "usage: gpu_harness bg_sample|bg_census|bg_perturb|bg_batch|bg_climb BLOCKS THREADS "
+                        "GARBAGE IN OUT\n");
         return 2;
     }
     int blocks = atoi(argv[2]);
     bg_threads = atoi(argv[3]);
-    FILE* in = fopen(argv[4], "rb");
+    garbage = strtoull(argv[4], NULL, 10);
+    FILE* in = fopen(argv[5], "rb");
     if (blocks < 1 || bg_threads < 1 || bg_threads > BG_BLOCK || !in) {
         fprintf(stderr, "gpu_harness: bad blocks, threads or input\n");
         return 2;
     }
-    transfer(in, &launch, sizeof launch, 0, "the launch");
-    if (launch.size != expected_size()) {
-        fprintf(stderr, "gpu_harness: the launch's input has the wrong size\n");
-        return 2;
+    uint64_t size;
+    while (fread(&size, 8, 1, in) == 1) {
+        if (n_arguments == MOST_ARGUMENTS) {
+            fprintf(stderr, "gpu_harness: more than %d arguments\n", MOST_ARGUMENTS);
+            return 2;
+        }
+        argument_size[n_arguments] = size;
+        argument[n_arguments] = shared_map(size);
+        transfer(in, argument[n_arguments], size, 0, "an argument");
+        n_arguments++;
     }
-    input = shared_map(launch.size);
-    transfer(in, input, launch.size, 0, "the launch's input");
     fclose(in);
-    int batch = !strcmp(kind, "batch"), climb = !strcmp(kind, "climb");
-    uint64_t room = batch ? launch.count : launch.capacity;
-    global = shared_map(sizeof *global);
-    hits = shared_map(room * sizeof *hits);
-    if (climb) {
-        climb_walks = (bg_walk*)(input + sizeof(bg_shape) + sizeof(bg_climb_rules));
-        climb_history = (bg_i64*)(climb_walks + launch.count);
-        climb_lengths = (bg_u32*)(climb_history + launch.count * (uint64_t)launch.history);
-        climb_hits = shared_map(room * sizeof *climb_hits);
-        climb_decks = shared_map(room * (uint64_t)((const bg_shape*)input)->total);
-    }
     pid_t* children = calloc((size_t)blocks, sizeof *children);
     fflush(NULL);
     for (int b = 0; b < blocks; b++) {
@@ -246,24 +225,12 @@ int main(int argc, char** argv) {
         fprintf(stderr, "gpu_harness: a block failed\n");
         return 3;
     }
-    FILE* out = fopen(argv[5], "wb");
+    FILE* out = fopen(argv[6], "wb");
     if (!out) {
         perror("gpu_harness: the output");
         return 3;
     }
-    transfer(out, &global->next, 3 * sizeof(uint64_t), 1, "the counters");
-    if (!strcmp(kind, "sample"))
-        transfer(out, global->lengths, sizeof global->lengths, 1, "the lengths");
-    else if (!strcmp(kind, "census")) {
-        transfer(out, global->cards, sizeof global->cards, 1, "the cards");
-        transfer(out, global->tricks, sizeof global->tricks, 1, "the tricks");
-    } else if (climb)
-        transfer(out, climb_walks, launch.size - sizeof(bg_shape) - sizeof(bg_climb_rules), 1, "the walks");
-    uint64_t kept = batch ? launch.count : global->n_hits < launch.capacity ? global->n_hits : launch.capacity;
-    if (climb) {
-        transfer(out, climb_hits, kept * sizeof *climb_hits, 1, "the hits");
-        transfer(out, climb_decks, kept * (uint64_t)((const bg_shape*)input)->total, 1, "the deals");
-    } else
-        transfer(out, hits, kept * sizeof *hits, 1, "the hits");
+    for (int k = 0; k < n_arguments; k++)
+        transfer(out, argument[k], argument_size[k], 1, "an argument");
     return fclose(out) ? 3 : 0;
 }

@@ -185,6 +185,16 @@ def test_a_damaged_loop_key_is_one_line_in_every_command_that_reads_it(looped, t
     assert not (tmp_path / "x.json").exists()
 
 
+def word():
+    """A buffer of one 64-bit word, as the host kernels take it (bytes)."""
+    return np.zeros(8, np.uint8)
+
+
+def bytes_of(n, dtype):
+    """A zeroed buffer of n items of `dtype`, as the host kernels take it (bytes)."""
+    return np.zeros(n, dtype).view(np.uint8)
+
+
 def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
     _gpu_host = pytest.importorskip("beggar._gpu_host")
     from beggar.gpu.engine import HIT, block_dtype, shape_dtype
@@ -192,26 +202,27 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
 
     def sample(**fields):
         shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
-        shape["total"], shape["n_courts"], shape["ring"] = 52, 16, 32
+        shape["total"], shape["n_courts"], shape["ring"], shape["steps"] = 52, 16, 32, 16
         shape["courts"][0, :16] = [1, 2, 3, 4] * 4
         for name, value in fields.items():
             shape[name] = value
         hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
-        _gpu_host.sample(shape.view(np.uint8), 1, 0, 10, 10 ** 6, 1 << 15, np.zeros(BINS, np.uint64),
-                         np.zeros(1, np.uint64), hits.view(np.uint8), n_hits, 8)
+        _gpu_host.sample(shape.view(np.uint8), 1, 0, 10, 10 ** 6, 1 << 15, word(), bytes_of(BINS, np.uint64),
+                         word(), hits.view(np.uint8), n_hits.view(np.uint8), 8)
         return n_hits[0]
 
     def census(grab=5, **fields):
         block = np.zeros(1, block_dtype(_gpu_host.TOTAL))
-        block["total"], block["first_hand"], block["suffix"], block["ring"] = 6, 3, 6, 4
+        block["total"], block["first_hand"], block["suffix"], block["ring"], block["steps"] = 6, 3, 6, 4, 4
         block["suffix_counts"][0] = [4, 1, 1, 0, 0]
         block["suffix_arrangements"] = 30       # 6! / 4!
         block["target"][0, :6] = [0, 3, 1, 4, 2, 5]
         for name, value in fields.items():
             block[name] = value
         hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
-        _gpu_host.census(block.view(np.uint8), 5, grab, 2 ** 62, 1 << 15, np.zeros(_gpu_host.HISTOGRAM, np.uint64),
-                         np.zeros(_gpu_host.HISTOGRAM, np.uint64), hits.view(np.uint8), n_hits, 8)
+        _gpu_host.census(block.view(np.uint8), 5, grab, 2 ** 62, 1 << 15, word(),
+                         bytes_of(_gpu_host.HISTOGRAM, np.uint64), bytes_of(_gpu_host.HISTOGRAM, np.uint64),
+                         hits.view(np.uint8), n_hits.view(np.uint8), 8)
         return n_hits[0]
 
     # As gpu/engine.py makes them: played, not refused. Every deal of this
@@ -219,13 +230,13 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
     assert sample() == 0
     assert census() == 0
     for fields in ({"total": 300}, {"total": 1}, {"n_courts": 0}, {"n_courts": 60}, {"ring": 3},
-                   {"ring": 512}, {"ring": 16}, {"split": 52}, {"split": -2}, {"courts": 9}):
+                   {"ring": 512}, {"ring": 16}, {"split": 52}, {"split": -2}, {"courts": 9}, {"steps": 0}):
         with pytest.raises(ValueError, match="gpu-host sample"):
             sample(**fields)
     for fields in ({"total": 300}, {"first_hand": 6}, {"suffix": 7}, {"suffix": -1}, {"ring": 5},
                    {"target": 200}, {"target": 0}, {"suffix_counts": -1}, {"suffix_counts": 1},
                    {"suffix": 0, "prefix": 7}, {"grab": 0}, {"suffix_arrangements": 0},
-                   {"suffix_arrangements": 31}, {"suffix_first": 26}):
+                   {"suffix_arrangements": 31}, {"suffix_first": 26}, {"steps": 0}):
         with pytest.raises(ValueError, match="gpu-host census"):
             census(**fields)
 
@@ -240,19 +251,22 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
         if pool is None:
             rows[:, 0], rows[:, 1:] = 3, [0, 0, 1, 0, 2, 0]
         arguments = {"n_pool": len(rows), "total": 6, "ring": 4, "changes": 2, "reach": 3, "cap": 1 << 15, **options}
-        hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
+        hits = np.zeros(8, HIT)
+        known = np.zeros(0, np.uint64) if known is None else known
         _gpu_host.perturb(rows.reshape(-1), arguments["n_pool"], arguments["total"], arguments["ring"],
-                          arguments["changes"], arguments["reach"], 1, np.zeros(0, np.uint64) if known is None else known,
-                          0, 50, arguments["cap"], hits.view(np.uint8), n_hits, 8)
+                          arguments["changes"], arguments["reach"], 1, known.view(np.uint8), len(known), 0, 50,
+                          arguments["cap"], word(), hits.view(np.uint8), word(), 8, bytes_of(2 * 16, np.uint64), 16,
+                          word())
 
     def batch(rows=None, splits=None, ring=4):
         rows = np.tile(np.array([0, 0, 1, 0, 2, 0], np.uint8), (3, 1)) if rows is None else rows
         splits = np.full(len(rows), 3, np.int32) if splits is None else splits
-        _gpu_host.batch(rows.reshape(-1), splits, rows.shape[1], ring, 1 << 15, np.zeros(len(splits), HIT).view(np.uint8))
+        _gpu_host.batch(rows.reshape(-1), splits.view(np.uint8), rows.shape[1], ring, len(splits), 1 << 15, word(),
+                        np.zeros(len(splits), HIT).view(np.uint8))
 
     def climb(rules=None, **fields):
         shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
-        shape["total"], shape["n_courts"], shape["ring"] = 6, 2, 4
+        shape["total"], shape["n_courts"], shape["ring"], shape["steps"] = 6, 2, 4, 4
         shape["courts"][0, :2] = [1, 2]
         given = np.zeros(1, CLIMB_RULES)
         given[0] = (1, 1, 5, 50, 10, 10 ** 6, 20)
@@ -262,10 +276,10 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
         walks["restarts"], walks["best_value"] = -1, -1
         for name, value in fields.items():
             walks[name] = value
-        hits, decks, n_hits = np.zeros(8, CLIMB_HIT), np.zeros(8 * 6, np.uint8), np.zeros(1, np.uint64)
+        hits, decks = np.zeros(8, CLIMB_HIT), np.zeros(8 * 6, np.uint8)
         _gpu_host.climb(shape.view(np.uint8), given.view(np.uint8), 1, 100, 1 << 15, walks.view(np.uint8),
-                        np.zeros(int(given["history"][0]), np.int64), np.zeros(BINS, np.uint32), hits.view(np.uint8),
-                        decks, n_hits, 8)
+                        bytes_of(int(given["history"][0]), np.int64), bytes_of(BINS, np.uint32), hits.view(np.uint8),
+                        decks, word(), 8, word())
         return walks
 
     # As gpu/engine.py makes them: played, not refused.

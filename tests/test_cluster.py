@@ -166,7 +166,7 @@ def test_a_gpu_job_on_a_cluster_without_a_gpu_worker_is_one_line_and_stores_noth
         result = beggar("search", spec, "--cluster", address, "--archive", archive,
                         *(how.split() if how.startswith("--") else ()),
                         env={"BEGGAR_ENGINE": "gpu-host"} if how.startswith("BEGGAR") else None)
-        bad_input(result, no_gpu_worker(address, "gpu" if how == "--gpu" else "gpu-host"))
+        bad_input(result, no_gpu_worker(address, "cuda" if how == "--gpu" else "gpu-host"))
         assert not archive.exists()
     # A GPU job stored here and stopped, resumed there: the same line, nothing played;
     # resumed there on the compiled engine, it goes on.
@@ -229,10 +229,10 @@ def test_a_gpu_worker_whose_device_cannot_play_is_one_line_naming_it(tmp_path):
     except device.GpuFault:
         archive = tmp_path / "a.sqlite"
         fault(beggar("search", "--gpu", "--deals", "1000", "--cluster", "local:1", "--archive", archive),
-              "--cluster local:1: the GPU worker tcp://", "cannot play the gpu engine")
+              "--cluster local:1: the GPU worker tcp://", "cannot play the cuda engine")
         assert not archive.exists()
     else:
-        pytest.skip("this machine's GPU can play the gpu engine: its GPU worker passes the check")
+        pytest.skip("this machine's GPU can play the cuda engine: its GPU worker passes the check")
 
 
 @pytest.mark.slow

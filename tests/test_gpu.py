@@ -23,12 +23,13 @@ from beggar.decks import Deck
 from beggar.engine import EngineFault
 from beggar.census import _arrangements
 from beggar.gpu.engine import (CAP_TRICKS, CLIMB_HIT, HIT, SUFFIX_LIMIT, GpuRequestError, RangeEngine, _counts, _Counted,
-                               block_dtype, ring_of, shape_dtype)
+                               block_dtype, ring_of, shape_dtype, steps_between)
 from beggar.gpu.host import HostBackend
+from beggar.gpu.launch import BUFFER, KERNELS, Memory
 from beggar.gpu.several import Several
 from beggar.gpu.sizing import LaunchSizes
 
-from helpers import bad_input, beggar, job_file, kept, one_line, start, wait_for_chunks
+from helpers import bad_input, beggar, job_file, job_id, kept, one_line, start, wait_for_chunks
 
 HOST = engine.get("gpu-host")
 HOST_LENGTHS = range(lengths.BINS)
@@ -216,12 +217,14 @@ def test_the_kernels_hand_back_only_the_loops_a_walk_does_not_know():
 
     def launcher(pool, n_pool, total, walk_seed, first, most, known):
         count = min(most, 1 << 16)
-        hits, n_hits = host.perturb(pool, n_pool, total, 32, 2, 3, walk_seed, known, first, count, CAP_TRICKS)
-        handed.extend(hits[:n_hits])
-        return count, sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+        tried, n = host.perturb(pool, n_pool, total, 32, 2, 3, walk_seed, known, first, count, CAP_TRICKS)
+        assert n == len(tried)
+        handed.extend(tried)
+        return count, sorted(first + int(offset) for offset in tried["offset"])
     walked = _loops.perturb(casella_state(), "standard", 6, 0, 150_000, launcher=launcher)
     assert walked == _loops.perturb(casella_state(), "standard", 6, 0, 150_000) and len(walked.loops) == 1
-    assert 1 <= len(handed) <= 3 and all(hit["status"] == 1 for hit in handed)
+    # Each new cycle once (its earliest try), and no game reached the cap.
+    assert len(handed) == len({int(hit["cycle"]) for hit in handed}) >= 1 and all(hit["cycle"] for hit in handed)
 
 
 def test_a_walk_whose_tries_are_launched_in_any_parts_finds_the_same_loops():
@@ -240,6 +243,29 @@ def test_a_walk_whose_tries_are_launched_in_any_parts_finds_the_same_loops():
     small = RangeEngine("gpu-host", lambda: HostBackend(launch=5_000, capacity=4))
     assert small.perturb(start, "18 3J", 3, 1, 200_000) == compiled
     assert len(compiled.loops) >= 2
+
+
+def test_a_walk_from_a_pool_full_of_the_states_given_takes_whole_launches_and_finds_the_same_loops():
+    # The shipped loops fill the pool with their states: a new loop changes
+    # no round's pool, so a launch's tries are all taken across its rounds,
+    # and each new cycle comes back once, by its earliest try.
+    from beggar import _loops
+    from beggar.cycle import key_hands
+    from helpers import known_loops
+    states = [(tuple(key_hands(key)), 0) for key in known_loops("standard")]
+    compiled = _loops.perturb(states, "standard", 5, 3, 300_000, changes=3, reach=6)
+    host = HostBackend(launch=1 << 17)
+    launches, handed = [], []
+
+    def launcher(pool, n_pool, total, walk_seed, first, most, known):
+        count = min(most, 1 << 17)
+        tried, n = host.perturb(pool, n_pool, total, 32, 3, 6, walk_seed, known, first, count, CAP_TRICKS)
+        launches.append(first)
+        handed.extend(int(cycle) for cycle in tried["cycle"])
+        return count, sorted(first + int(offset) for offset in tried["offset"])
+    assert _loops.perturb(states, "standard", 5, 3, 300_000, changes=3, reach=6, launcher=launcher) == compiled
+    assert launches == [0, 1 << 17, 2 << 17] and len(compiled.loops) >= 10
+    assert len(handed) == len(set(handed)) >= len(compiled.loops)
 
 
 def test_batches_of_given_deals_as_the_compiled_engine_plays_them():
@@ -358,13 +384,6 @@ def test_outcomes_say_which_engine_played_them():
 
 # ---------------------------------------------------------------- the concurrency harness
 
-#: tests/gpu_harness.c's launch header (its bg_launch).
-LAUNCH = np.dtype([("size", "<u8"), ("seed", "<u8"), ("first", "<u8"), ("count", "<u8"), ("capacity", "<u8"),
-                   ("grab", "<u8"), ("min_cards", "<i8"), ("threshold", "<i8"), ("cap", "<i8"),
-                   ("garbage", "<u8"), ("total", "<i4"), ("ring", "<i4"), ("changes", "<i4"), ("reach", "<i4"),
-                   ("n_pool", "<i4"), ("n_known", "<i4"), ("budget", "<i8"), ("history", "<i8")])
-
-
 def build_harness(folder, race=0, sanitize=False, queue_start=0):
     """tests/gpu_harness.c built with kernel.cu as installed (a race planted
     with `race`; under ThreadSanitizer with `sanitize`; the blocks' queue
@@ -391,17 +410,20 @@ def harness(tmp_path_factory):
     return build_harness(tmp_path_factory.mktemp("harness"))
 
 
-class HarnessBackend:
+class HarnessBackend(Memory):
     """gpu/engine.py's backend on the concurrency harness: each launch is
     `blocks` forked blocks of `threads` threads, their shared memory filled
-    with new garbage."""
+    with new garbage; its memory this process's, the kernel's arguments sent
+    to the harness and its buffers read back after the launch."""
 
     RING = _gpu_host.RING
     TOTAL = _gpu_host.TOTAL
     HISTOGRAM = _gpu_host.HISTOGRAM
     SECONDS = None
+    gpu = False
 
     def __init__(self, program, blocks=3, threads=32, launch=1 << 14, capacity=64, grab=16, climb_walks=16):
+        self._memory = {}
         self.program = program
         self.blocks = blocks
         self.threads = threads
@@ -411,80 +433,38 @@ class HarnessBackend:
         self.grab = grab
         self.launches = 0
 
+    def census_grab(self, count):
+        return self.grab
+
     def walk_cards(self, total):
         return self.TOTAL
 
-    def _run(self, kernel, data, results, hit=HIT, **arguments):
-        """One launch: its hits, their count, the best key, and what the
-        output holds after the hits; `results`, arrays, filled in place."""
+    def _launch(self, kernel, variant, arguments):
         self.launches += 1
-        header = np.zeros(1, LAUNCH)
-        for name, value in dict(arguments, size=data.nbytes, capacity=self.CAPACITY, grab=self.grab,
-                                garbage=self.launches).items():
-            header[name] = value
+        sent = [value.tobytes() if how is BUFFER else (int(value) % 2 ** 64).to_bytes(8, "little")
+                for value, how in arguments]
         folder = Path(self.program).parent
         into, out = folder / f"in-{os.getpid()}", folder / f"out-{os.getpid()}"
-        into.write_bytes(header.tobytes() + data.tobytes())
-        ran = subprocess.run([str(self.program), kernel, str(self.blocks), str(self.threads), str(into), str(out)],
-                             capture_output=True, text=True, timeout=120)
+        into.write_bytes(b"".join(len(data).to_bytes(8, "little") + data for data in sent))
+        ran = subprocess.run([str(self.program), kernel, str(self.blocks), str(self.threads), str(self.launches),
+                              str(into), str(out)], capture_output=True, text=True, timeout=120)
         assert ran.returncode == 0 and "ThreadSanitizer" not in ran.stderr, ran.stderr
-        output = out.read_bytes()
-        next_deal, best, n_hits = np.frombuffer(output[:24], np.uint64)
-        assert next_deal >= arguments["count"]          # every deal was taken
-        at = 24
-        for array in results:
-            array[:] = np.frombuffer(output[at:at + array.nbytes], array.dtype)
-            at += array.nbytes
-        room = arguments["count"] if kernel == "batch" else self.CAPACITY
-        hits = np.zeros(room, hit)
-        kept = room if kernel == "batch" else min(int(n_hits), self.CAPACITY)
-        hits[:kept] = np.frombuffer(output[at:at + kept * hit.itemsize], hit)
-        return hits, int(n_hits), int(best), output[at + kept * hit.itemsize:]
-
-    def sample(self, shape, seed, first, count, min_cards, cap, lengths, best):
-        hits, n_hits, best[0], rest = self._run("sample", shape, [lengths], seed=seed, first=first, count=count,
-                                                min_cards=min_cards, cap=cap)
-        assert not rest
-        return hits, n_hits
-
-    def census(self, block, count, threshold, cap, cards, tricks):
-        hits, n_hits, _, rest = self._run("census", block, [cards, tricks], count=count, threshold=threshold,
-                                          cap=cap)
-        assert not rest
-        return hits, n_hits
-
-    def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
-        data = np.concatenate([pool, known.view(np.uint8)])
-        hits, n_hits, _, rest = self._run("perturb", data, [], seed=walk_seed, first=first, count=count, cap=cap,
-                                          total=total, ring=ring, changes=changes, reach=reach, n_pool=n_pool,
-                                          n_known=len(known))
-        assert not rest
-        return hits, n_hits
-
-    def batch(self, rows, splits, total, ring, cap):
-        data = np.concatenate([rows, splits.astype(np.int32).view(np.uint8)])
-        results, _, _, rest = self._run("batch", data, [], count=len(splits), cap=cap, total=total, ring=ring)
-        assert not rest
-        return results
-
-    def climb(self, shape, rules, walks, history, lengths, budget, cap):
-        # The walks, their history rows and their lengths travel both ways.
-        data = np.concatenate([shape, rules, walks.view(np.uint8), history.view(np.uint8), lengths.view(np.uint8)])
-        hits, n_hits, _, rest = self._run("climb", data, [walks, history, lengths], hit=CLIMB_HIT,
-                                          count=len(walks), budget=budget, cap=cap,
-                                          history=len(history) // max(len(walks), 1))
-        total = int(shape.view(np.int32)[0])
-        decks = np.zeros((self.CAPACITY, total), np.uint8)
-        kept = min(n_hits, self.CAPACITY)
-        assert len(rest) == kept * total
-        decks[:kept] = np.frombuffer(rest, np.uint8).reshape(kept, total)
-        return hits, decks, n_hits
+        back, at = out.read_bytes(), 0
+        for (value, how), data in zip(arguments, sent):
+            if how is BUFFER:
+                value[:] = np.frombuffer(back, np.uint8, len(data), at)
+            at += len(data)
+        assert at == len(back)
+        given = {name: value for (name, _), (value, _) in zip(KERNELS[kernel], arguments)}
+        counted = given["count"] if "count" in given else given["n_walks"]
+        assert int(given["next"].view(np.uint64)[0]) >= counted       # every deal (or walk) was taken
 
 
 def _shape(deck, split):
     """A bg_shape of `deck` and `split`, as the engine fills it."""
     shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
     shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
+    shape["steps"] = steps_between(deck, split)
     shape["split"] = 0 if split is None else -1 if split == "random" else split
     shape["courts"][0, :len(deck.courts)] = deck.courts
     return shape.view(np.uint8)
@@ -707,6 +687,45 @@ def test_devices_are_checked_before_a_job_is_stored(tmp_path):
     assert not archive.exists()
 
 
+def test_the_engine_gpu_is_cuda_by_its_older_name_and_a_job_stored_so_goes_on(tmp_path, monkeypatch):
+    import json
+    import sqlite3
+    from beggar.search import job as jobs
+    # engine.get is lazy: no driver is touched until a call plays.
+    assert engine.canonical("gpu") == "cuda" and engine.get("gpu") is engine.get("cuda")
+    monkeypatch.setenv("BEGGAR_ENGINE", "gpu")
+    assert engine.get() is engine.get("cuda") and engine.get().NAME == "cuda"
+    monkeypatch.delenv("BEGGAR_ENGINE")
+    # A job an older beggar stored with engine "gpu" (run here on gpu-host, its spec then as that archive holds it).
+    archive = tmp_path / "a.sqlite"
+    path = job_file(tmp_path, deals=40_000, chunk=20_000, extra='engine = "gpu-host"\nextend_cards = 0\n')
+    result = beggar("search", path, "--archive", archive, "--quiet", "--time", "0.001")
+    assert result.returncode == 0, result
+    with sqlite3.connect(archive) as db:
+        (number, text), = db.execute("SELECT id, spec FROM jobs").fetchall()
+        spec = {**json.loads(text), "engine": "gpu"}
+        db.execute("UPDATE jobs SET spec = ? WHERE id = ?", (json.dumps(spec), number))
+    assert jobs.stored(spec)["engine"] == "cuda"
+    name = job_id(result.stdout)
+    # Where CUDA cannot be used it says why, in one line, as a cuda job would.
+    if not _has_cuda():
+        one_line(beggar("search", "--resume", name, "--archive", archive), 3, "beggar search: ")
+    went_on = beggar("search", "--resume", name, "--engine", "gpu", "--archive", archive, "--quiet") \
+        if _has_cuda() else beggar("search", "--resume", name, "--engine", "gpu-host", "--archive", archive, "--quiet")
+    assert went_on.returncode == 0, went_on
+    said = went_on.stdout + went_on.stderr
+    assert ("on the gpu-host engine" if not _has_cuda() else "on the cuda engine") in said, said
+
+
+def _has_cuda():
+    from beggar.gpu import device
+    try:
+        device.check()
+    except EngineFault:
+        return False
+    return True
+
+
 @pytest.mark.slow
 def test_a_perturb_job_on_the_gpu_kernels_keeps_the_loops_of_one_on_the_compiled_engine(tmp_path):
     # A grow job finds the loops of a small deck; perturb jobs start from them.
@@ -841,6 +860,45 @@ def test_a_damaged_cached_cubin_is_compiled_again(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_a_cached_cubin_the_driver_refuses_is_compiled_again_and_a_fresh_one_it_refuses_is_the_fault(
+        tmp_path, monkeypatch):
+    # The driver's load stands in here (no GPU): the real compile and cache.
+    device = _bindings()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cubin = device.cached_kernel("sm_80", 8)[0]
+    given = []
+
+    def refuses_the_first(image):
+        given.append(image)
+        if len(given) == 1:
+            raise device.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
+        return "loaded"
+    assert device.loaded(refuses_the_first, "sm_80", 8) == "loaded" and given == [cubin, cubin]
+    device.cache_path("sm_80", 8).unlink()
+    given.clear()
+
+    def refuses(image):
+        given.append(image)
+        raise device.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
+    with pytest.raises(device.GpuFault, match="INVALID_IMAGE"):
+        device.loaded(refuses, "sm_80", 8)
+    assert given == [cubin]         # compiled once, refused once: not compiled again
+
+
+@pytest.mark.gpu
+def test_a_reset_after_a_fault_leaves_the_other_devices_of_the_gpu_playing():
+    _device_engine()
+    from beggar.gpu import device
+    one, other = device.Device(0), device.Device(0)
+    args = (10 ** 5, 3, 1800, 0, Deck.parse("standard"), 2, None)
+    expected = _engine.sample_best(*args)
+    assert RangeEngine("cuda", lambda: one).sample_best(*args) == expected
+    other.close()           # as after a failed launch: the primary context reset
+    assert RangeEngine("cuda", lambda: one).sample_best(*args) == expected
+    one.close()
+
+
+@pytest.mark.slow
 def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
     _bindings()
     result = beggar("gpu", "--arch", "sm_90")
@@ -882,7 +940,7 @@ def test_without_the_bindings_the_gpu_engines_name_their_extras(tmp_path, monkey
     assert "CUDA:\n  the GPU engine needs " + cuda in listed.out
     assert "OpenCL:\n  the opencl engine needs pyopencl" in listed.out
     error = listed.err.strip()
-    assert len(error.splitlines()) == 1 and error.startswith("beggar gpu: no GPU engine can run here (gpu: "), error
+    assert len(error.splitlines()) == 1 and error.startswith("beggar gpu: no GPU engine can run here (cuda: "), error
     assert "pip install '.[opencl]' in beggar's source folder" in error
     assert not (tmp_path / "a.sqlite").exists()
 
@@ -896,14 +954,15 @@ def test_a_wrong_architecture_is_one_line():
 # ---------------------------------------------------------------- the device itself
 
 def _device_engine():
-    # engine.get("gpu") is lazy: it touches the driver only inside the call
-    # under test. Ask the device itself, so that a machine without one skips.
+    # engine.get("cuda") is lazy: it touches the driver only inside the call
+    # under test. Ask the driver, so that a machine without a GPU skips; no
+    # Device is opened here (the engine's would share its primary context).
     device = _bindings()
     try:
-        device.Device()
+        device.count()
     except device.GpuFault as error:
         pytest.skip(f"no GPU here ({error})")
-    return engine.get("gpu")
+    return engine.get("cuda")
 
 
 @pytest.mark.gpu
@@ -953,7 +1012,7 @@ def test_loops_on_the_gpu_as_the_compiled_engine_finds_them():
 def test_every_gpu_at_once_as_the_compiled_engine_plays():
     _device_engine()
     from beggar import gpu as engines
-    every = engines.get("gpu", "all")
+    every = engines.get("cuda", "all")
     args = (10 ** 7, 2027, 1800, 0, Deck.parse("standard"), 2, None)
     assert every.sample_best(*args) == _engine.sample_best(*args)
     deck = Deck.parse("half")

@@ -116,6 +116,20 @@ def test_a_device_without_64_bit_atomics_is_named_with_what_it_lacks():
     assert opencl.lacks(Lacking()) == "cl_khr_int64_extended_atomics (64-bit atomic maxima)"
 
 
+def test_a_build_that_fails_is_one_line_saying_the_call_once_and_the_first_error(device, monkeypatch):
+    # A source the device's compiler refuses (the kernels as shipped, a word
+    # added at the end): what the device says, in one line, the call and its
+    # code once and not a path of the compiler's temporary files.
+    monkeypatch.setattr(opencl.source, "inlined", lambda: "__kernel void bg_sample(__global int* x) { x[0] = y; }")
+    with pytest.raises(GpuFault) as raised:
+        opencl.OpenClDevice(device.number).kernels(4, 16)
+    said = str(raised.value)
+    assert "\n" not in said and said.count("clBuildProgram failed") == 1, said
+    assert said.startswith(f"OpenCL device {device.number} ({device.name}) cannot build the kernels: "
+                           "clBuildProgram failed: BUILD_PROGRAM_FAILURE: ")
+    assert "undeclared identifier 'y'" in said and "tempfile" not in said and ".cl:" not in said
+
+
 def test_beggar_gpu_lists_the_opencl_device_and_says_the_kernels_run_there(device):
     result = beggar("gpu")
     assert result.returncode == 0, result

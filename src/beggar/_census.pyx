@@ -4,8 +4,9 @@
 Same function, signature and results as `beggar.reference.census` (see
 census.py for the order of arrangements, cycle.py for the canonical state of a loop).
 The block's first arrangement comes from exact unranking in Python; the rest
-follow by next-arrangement in C, each dealt by a table of positions made once
-and played by the engine of `_game.pyx`, without the GIL.
+follow by next-arrangement in C (gpu/census.h, the kernels' own), each dealt
+by a table of positions made once and played by the engine of `_game.pyx`,
+without the GIL.
 """
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t
@@ -16,6 +17,11 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from ._game cimport (CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Work, game_load, hands_of, loop_key,
                        play_game, to_outcome, work_free, work_init)
+
+
+cdef extern from "gpu/census.h" nogil:
+    # Step the n cards to the next arrangement in the census's order (census.next_arrangement).
+    bint next_arrangement "bg_next_arrangement" (uint8_t* cards, int n)
 
 from . import census as census_block
 from .decks import STANDARD, deal_out
@@ -37,31 +43,6 @@ cdef struct Kept:
     Result result
     uint8_t deal[MAX_DECK]
     uint8_t key[KEY_SIZE]
-
-
-cdef bint next_arrangement(uint8_t* cards, int n) noexcept nogil:
-    """census.next_arrangement on bytes."""
-    cdef int i = n - 2, j
-    cdef uint8_t card
-    while i >= 0 and cards[i] >= cards[i + 1]:
-        i -= 1
-    if i < 0:
-        return False
-    j = n - 1
-    while cards[j] <= cards[i]:
-        j -= 1
-    card = cards[i]
-    cards[i] = cards[j]
-    cards[j] = card
-    i += 1
-    j = n - 1
-    while i < j:
-        card = cards[i]
-        cards[i] = cards[j]
-        cards[j] = card
-        i += 1
-        j -= 1
-    return True
 
 
 cdef void keep_longest(Kept* longest, int* n_longest, int top, const Kept* game) noexcept nogil:

@@ -5,19 +5,55 @@ Same functions, signatures, exceptions and results as `beggar.reference`. The
 game itself (buffers, tricks, one game, loop keys, random deals) is
 `_game.pyx`; backward play is in `_backward.pyx`, the random stream in
 `_random.pxd`. Here: one game, a batch, a sample of random deals with its
-length histogram, and hill climbing, each playing without the GIL.
+length histogram, and hill climbing, each playing without the GIL. The
+length bins and the climber's step are the C the kernels use too
+(gpu/lengths.h, gpu/climb.h).
 """
 
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport exp
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memcpy, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
 from ._game cimport (BIT_WORDS, CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from,
                      game_load, hands_of, play_game, shape_init, to_outcome, work_free, work_init)
 from ._random cimport below, next32, stream_start
+
+
+cdef extern from "gpu/lengths.h" nogil:
+    enum:
+        LENGTHS_EXACT "BG_LENGTHS_EXACT"
+        LENGTHS_WIDTH "BG_LENGTHS_WIDTH"
+        LENGTHS_TOP "BG_LENGTHS_TOP"
+        LENGTHS_BINS "BG_LENGTHS_BINS"
+    # The bin of lengths.py a game of `cards` cards is counted in.
+    int length_bin "bg_length_bin" (int64_t cards)
+
+
+cdef extern from "gpu/climb.h" nogil:
+    enum:
+        # Positions in climbing.ACCEPTS, and climbing.SECONDARY_BITS.
+        ACCEPT_STRICT "BG_STRICT"
+        ACCEPT_ANNEAL "BG_ANNEAL"
+        ACCEPT_LATE "BG_LATE"
+        FITNESS_SHIFT "BG_FITNESS_SHIFT"
+    int64_t fitness "bg_fitness" (int by_cards, int64_t cards, int64_t tricks)
+    # Swap two cards of different rank, or move a court card elsewhere.
+    void mutate "bg_mutate" (uint8_t* deck, int total, uint64_t* rng, uint32_t swap_percent)
+    # A walk between its steps, as its rule of acceptance reads it.
+    ctypedef struct bg_climber:
+        int64_t k
+        int64_t stale
+        int64_t current_value
+        int64_t walk_best
+    void climber_start "bg_climber_start" (bg_climber* c, int64_t* history, int size, int64_t value)
+    # 1 taken, 0 not; -1: anneal's verdict on a worse candidate, its caller's draw.
+    int climber_verdict "bg_climber_verdict" (bg_climber* c, int accept, const int64_t* history, int size,
+                                              int64_t value)
+    void climber_settle "bg_climber_settle" (bg_climber* c, int accept, int64_t* history, int size, int64_t value,
+                                             bint taken)
 
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
 from .checks import whole
@@ -36,34 +72,7 @@ if (LENGTHS_EXACT, LENGTHS_WIDTH, LENGTHS_TOP, LENGTHS_BINS) != (lengths.EXACT, 
                                                                  lengths.BINS):
     raise ImportError("beggar._engine was built against another beggar.lengths")
 
-cdef enum:
-    # Positions in climbing.ACCEPTS.
-    ACCEPT_STRICT = 0
-    ACCEPT_EQUAL = 1
-    ACCEPT_ANNEAL = 2
-    ACCEPT_LATE = 3
-    # climbing.SECONDARY_BITS, for C
-    FITNESS_SHIFT = 24
-    # The bins of lengths.py, for C
-    LENGTHS_EXACT = 3000
-    LENGTHS_WIDTH = 100
-    LENGTHS_TOP = 10000
-    # LENGTHS_EXACT + (LENGTHS_TOP - LENGTHS_EXACT) // LENGTHS_WIDTH + 1, written out: the debug
-    # build turns cdivision off, and Cython then takes no // in a constant expression. The check
-    # at import holds it to lengths.BINS.
-    LENGTHS_BINS = 3071
-
-
 cdef Py_ssize_t DEAL_CARDS = MAX_CARDS     # deal.MAX_CARDS, for C
-
-
-cdef inline int length_bin(int64_t cards) noexcept nogil:
-    """The bin of lengths.py a game of `cards` cards is counted in."""
-    if cards < LENGTHS_EXACT:
-        return <int>cards
-    if cards < LENGTHS_TOP:
-        return LENGTHS_EXACT + <int>((cards - LENGTHS_EXACT) // LENGTHS_WIDTH)
-    return LENGTHS_BINS - 1
 
 
 cdef inline void count_length(int64_t* counts, int64_t cards) noexcept nogil:
@@ -327,48 +336,6 @@ cdef object deal_of(Work* w, const Shape* s, uint64_t seed, uint64_t index):
 
 # ---------------------------------------------------------------- hill climbing
 
-cdef void mutate(uint8_t* deck, int total, uint64_t* state, uint32_t swap_percent) noexcept nogil:
-    """Swap two cards of different rank, or move a court card elsewhere (the
-    cards between shift by one) in the `total` cards of a deal's hands laid
-    one after another; as reference._mutate, draw for draw."""
-    cdef uint32_t i, j, k, courts = 0
-    cdef uint8_t card
-    if below(state, 100) < swap_percent:
-        i = below(state, total)
-        j = below(state, total)
-        while deck[j] == deck[i]:
-            j = below(state, total)
-        card = deck[i]
-        deck[i] = deck[j]
-        deck[j] = card
-        return
-    for i in range(total):
-        courts += deck[i] != 0
-    k = below(state, courts)
-    i = 0
-    while True:         # i: the position of court card number k
-        if deck[i]:
-            if k == 0:
-                break
-            k -= 1
-        i += 1
-    j = below(state, total - 1)
-    if j >= i:
-        j += 1
-    card = deck[i]
-    memmove(deck + i, deck + i + 1, total - 1 - i)
-    memmove(deck + j + 1, deck + j, total - 1 - j)
-    deck[j] = card
-
-
-cdef inline int64_t fitness_of(const Result* r, bint by_cards) noexcept nogil:
-    cdef int64_t primary = r.cards if by_cards else r.tricks
-    cdef int64_t secondary = r.tricks if by_cards else r.cards
-    if secondary > (1 << FITNESS_SHIFT) - 1:
-        secondary = (1 << FITNESS_SHIFT) - 1
-    return (primary << FITNESS_SHIFT) | secondary
-
-
 cdef int64_t evaluate(Work* w, const uint8_t* deck, const int* sizes, Result* r,
                       bint by_cards) noexcept nogil:
     """Play the hands of `sizes` laid one after another in `deck`; its fitness."""
@@ -378,7 +345,7 @@ cdef int64_t evaluate(Work* w, const uint8_t* deck, const int* sizes, Result* r,
         w.hand_sizes[p] = sizes[p]
     game_load(&w.game, w.deal, w.hand_sizes)
     play_game(w, INT64_MAX, INT64_MAX, True, r)
-    return fitness_of(r, by_cards)
+    return fitness(by_cards, r.cards, r.tricks)
 
 
 def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
@@ -397,12 +364,13 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     cdef int sizes[MAX_PLAYERS]
     cdef uint64_t state = stream_start(seed, index)
     cdef int64_t n_steps = steps, played = 0, threshold = min(min_cards, 2 ** 62)
-    cdef int64_t patience = rules.patience, k = 0, stale = 0, restarts = -1
-    cdef int64_t value, current_value = 0, walk_best = 0, best_value = -1, worse
-    cdef int history_size = rules.history, accept = ACCEPTS.index(rules.accept), i
+    cdef int64_t patience = rules.patience, restarts = -1
+    cdef int64_t value, best_value = -1, worse
+    cdef bg_climber c
+    cdef int history_size = rules.history, accept = ACCEPTS.index(rules.accept), i, verdict
     cdef uint32_t swap_percent = rules.swap_percent
     cdef double temperature = rules.temperature
-    cdef bint by_cards = rules.fitness == "cards", accepted, fresh
+    cdef bint by_cards = rules.fitness == "cards", fresh
     cdef uint8_t current[MAX_DECK]
     cdef uint8_t candidate[MAX_DECK]
     cdef uint8_t best_deck[MAX_DECK]
@@ -415,11 +383,12 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
         free(history)
         free(counts)
         raise MemoryError()
+    c.k = c.stale = c.current_value = c.walk_best = 0
     hits = []
     try:
         with nogil:
             while played < n_steps:
-                fresh = restarts < 0 or stale >= patience
+                fresh = restarts < 0 or c.stale >= patience
                 if fresh:
                     # A fresh walk: a random deal, its fitness the one to beat.
                     restarts += 1
@@ -445,33 +414,17 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
                     memcpy(best_sizes, sizes, sizeof(sizes))
                 if fresh:
                     memcpy(current, candidate, total)
-                    current_value = walk_best = value
-                    stale = 0
-                    k = 0
-                    for i in range(history_size):
-                        history[i] = current_value
+                    climber_start(&c, history, history_size, value)
                     continue
-                k += 1
-                if value >= current_value:
-                    accepted = accept != ACCEPT_STRICT or value > current_value
-                elif accept == ACCEPT_ANNEAL:
-                    worse = (current_value >> FITNESS_SHIFT) - (value >> FITNESS_SHIFT)
-                    accepted = <double>next32(&state) < exp(
-                        -worse / (temperature / (1 + k / <double>patience))) * 4294967296.0
-                elif accept == ACCEPT_LATE:
-                    accepted = value >= history[k % history_size]
-                else:
-                    accepted = False
-                if accepted:
+                verdict = climber_verdict(&c, accept, history, history_size, value)
+                if verdict < 0:
+                    # Anneal, a worse candidate: taken with the chance of its temperature at step k.
+                    worse = (c.current_value >> FITNESS_SHIFT) - (value >> FITNESS_SHIFT)
+                    verdict = <double>next32(&state) < exp(
+                        -worse / (temperature / (1 + c.k / <double>patience))) * 4294967296.0
+                if verdict:
                     memcpy(current, candidate, total)
-                    current_value = value
-                if accept == ACCEPT_LATE:
-                    history[k % history_size] = current_value
-                if current_value > walk_best:
-                    walk_best = current_value
-                    stale = 0
-                else:
-                    stale += 1
+                climber_settle(&c, accept, history, history_size, value, verdict)
         played_lengths = lengths_of(counts)
     finally:
         work_free(&w)

@@ -69,15 +69,26 @@ cdef enum:
     # is moved back to the front only when the back is reached. No index is
     # wrapped, so laying a card is one pointer step.
     ROOM_FACTOR = 4
-    # A piece packs a run of plain cards and the court card that ends it:
-    # run << COURT_BITS | court. A hand's last piece holds its trailing plain
-    # cards, with court 0.
-    COURT_BITS = 3
-    COURT_MASK = 7
     # Pieces of a pile copied without a loop; piles and hands have room for them.
     PILE_SLACK = 4
     # Tricks played before loop detection takes its first snapshot.
     BRENT_START = 64
+
+
+# A piece packs a run of plain cards and the court card that ends it:
+# run << COURT_BITS | court. A hand's last piece holds its trailing plain
+# cards, with court 0. The kernels hold hands by the same pieces, and a
+# state's hash is taken over them (gpu/hash.h).
+cdef extern from "gpu/hash.h" nogil:
+    enum:
+        COURT_BITS "BG_COURT_BITS"
+        COURT_MASK "BG_COURT_MASK"
+        HAND_MARK "BG_HAND_MARK"
+    const uint64_t FNV_START "BG_FNV_START"
+    uint64_t hash_word "bg_hash_word" (uint64_t h, uint32_t word)
+    # A two-player state's hash from the deal it stands for (the leader's n0 cards first).
+    uint64_t hash_state "bg_hash_state" (const uint8_t* cards, int n, int n0)
+    uint64_t hash_bytes "bg_hash_bytes" (const uint8_t* data, int n)
 
 
 cdef struct Shape:

@@ -681,24 +681,23 @@ cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil:
 
 
 cdef uint64_t game_hash(const Game* g) noexcept nogil:
-    """A two-player state's hash, the same from either seat (game.h's
-    bg_state_hash): FNV-1a over the pieces of the leader's hand, a mark, then
-    the other hand's and a mark. Pieces describe a hand uniquely."""
-    cdef uint64_t h = 14695981039346656037ULL
+    """A two-player state's hash (gpu/hash.h): the pieces of the leader's
+    hand, a mark, then the other hand's and a mark."""
+    cdef uint64_t h = FNV_START
     cdef int seat, p, i
     for seat in range(2):
         p = g.leader ^ seat
         for i in range(g.start[p], g.end[p]):
-            h = (h ^ g.pieces[p * g.room + i]) * 1099511628211ULL
-        h = (h ^ 0xFFFF) * 1099511628211ULL
+            h = hash_word(h, g.pieces[p * g.room + i])
+        h = hash_word(h, HAND_MARK)
     return h
 
 
 cdef uint64_t cycle_hash(Work* w, int64_t period) noexcept nogil:
-    """A two-player loop's identity, played by court: the least game_hash of
-    the states of its cycle of `period` tricks, walked from w.first (where
-    play_game leaves a loop's entry), whichever state it was entered by
-    (game.h's bg_cycle_hash). w.first goes round to where it was."""
+    """A two-player loop's cycle hash (gpu/hash.h), played by court: the
+    least game_hash of the states of its cycle of `period` tricks, walked
+    from w.first (where play_game leaves a loop's entry). w.first goes round
+    to where it was."""
     cdef uint64_t least = game_hash(&w.first), h
     cdef int64_t k
     for k in range(1, period + 1):

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The GPU engine's kernels on the CPU: the engine "gpu-host".
 
-gpu/kernel.cu and its game, gpu/game.h, compiled here as host C with one
+gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
 holds it to the compiled engine. `sample` and `census` take the arguments of
 the kernels of the same names, with NumPy arrays where the kernels take
@@ -12,18 +12,20 @@ makes an engine of them, as it does of the device's launches.
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cdef extern from "gpu/kernel.cu" nogil:
-    # The fields read here to check a launch's arguments (game.h has them all).
+    # The fields read here to check a launch's arguments (the headers have them all).
     ctypedef struct bg_shape:
         int total
         int split
         int n_courts
         int ring
+        int steps
         unsigned char courts[1]     # BG_TOTAL of them
     ctypedef struct bg_block:
         int total
         int first_hand
         int suffix
         int ring
+        int steps
         uint64_t suffix_first
         uint64_t suffix_arrangements
         int suffix_counts[5]
@@ -47,7 +49,8 @@ cdef extern from "gpu/kernel.cu" nogil:
                    uint64_t capacity)
     void bg_perturb(const unsigned char* pool, int n_pool, int total, int ring, int changes, int reach,
                     uint64_t walk_seed, const uint64_t* known, int n_known, uint64_t first, uint64_t count,
-                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity)
+                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity,
+                    uint64_t* cycles, uint64_t n_slots, uint64_t* n_cycles)
     void bg_batch(const unsigned char* rows, const int* splits, int total, int ring, uint64_t count, int64_t cap,
                   uint64_t* next, bg_hit* results)
     ctypedef struct bg_climb_rules:
@@ -58,11 +61,13 @@ cdef extern from "gpu/kernel.cu" nogil:
         int64_t patience
         int64_t threshold
         int64_t steps
-    ctypedef struct bg_walk:
-        int64_t played
+    ctypedef struct bg_climber:
         int64_t k
         int64_t stale
+    ctypedef struct bg_walk:
+        int64_t played
         int64_t restarts
+        bg_climber climber
         int sizes[2]
         int best_sizes[2]
         unsigned char current[1]        # BG_TOTAL of them
@@ -95,48 +100,55 @@ if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (len
     raise ImportError("beggar._gpu_host was built against another beggar.lengths")
 
 
+# The kernels, by kernel.cu's names less "bg_": each takes its kernel's
+# arguments in their order (gpu/launch.py's KERNELS, as every backend passes
+# them), a buffer as the bytes of a NumPy array (gpu/host.py's device
+# memory), checked here before the kernel reads or writes by them.
+
 def sample(const unsigned char[::1] shape, uint64_t seed, uint64_t first, uint64_t count, int64_t min_cards,
-           int64_t cap, uint64_t[::1] lengths, uint64_t[::1] best, unsigned char[::1] hits,
-           uint64_t[::1] n_hits, uint64_t capacity):
+           int64_t cap, unsigned char[::1] next, unsigned char[::1] lengths, unsigned char[::1] best,
+           unsigned char[::1] hits, unsigned char[::1] n_hits, uint64_t capacity):
     """The kernel bg_sample over deals first .. first+count-1 of `seed`;
     `shape` is one bg_shape, `hits` room for `capacity` bg_hit."""
-    cdef uint64_t next = 0
     if shape.shape[0] != sizeof(bg_shape) or hits.shape[0] < capacity * sizeof(bg_hit) \
-            or lengths.shape[0] != BG_LENGTHS_BINS or best.shape[0] != 1 or n_hits.shape[0] != 1:
+            or lengths.shape[0] != BG_LENGTHS_BINS * 8 or not words(next, best, n_hits):
         raise ValueError("gpu-host sample: buffers of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
     if cap < 1:
         raise ValueError(f"gpu-host sample: cap must be 1 or more, not {cap}")
     with nogil:
-        bg_sample(<const bg_shape*>&shape[0], seed, first, count, min_cards, cap, &next, &lengths[0],
-                  &best[0], <bg_hit*>&hits[0], &n_hits[0], capacity)
+        bg_sample(<const bg_shape*>&shape[0], seed, first, count, min_cards, cap, <uint64_t*>&next[0],
+                  <uint64_t*>&lengths[0], <uint64_t*>&best[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
 
 
 def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
-           uint64_t[::1] cards, uint64_t[::1] tricks, unsigned char[::1] hits, uint64_t[::1] n_hits,
-           uint64_t capacity):
+           unsigned char[::1] next, unsigned char[::1] cards, unsigned char[::1] tricks, unsigned char[::1] hits,
+           unsigned char[::1] n_hits, uint64_t capacity):
     """The kernel bg_census over the first `count` deals of `block` (one
     bg_block); `hits` has room for `capacity` bg_hit."""
-    cdef uint64_t next = 0
     if block.shape[0] != sizeof(bg_block) or hits.shape[0] < capacity * sizeof(bg_hit) \
-            or cards.shape[0] != BG_HISTOGRAM or tricks.shape[0] != BG_HISTOGRAM or n_hits.shape[0] != 1:
+            or cards.shape[0] != BG_HISTOGRAM * 8 or tricks.shape[0] != BG_HISTOGRAM * 8 or not words(next, n_hits):
         raise ValueError("gpu-host census: buffers of the wrong size")
     check_block(<const bg_block*>&block[0], count)
     if grab < 1 or cap < 1:
         # A grab of 0 would take the same empty run of deals for ever.
         raise ValueError(f"gpu-host census: grab and cap must be 1 or more, not {grab} and {cap}")
     with nogil:
-        bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, &next, &cards[0], &tricks[0],
-                  <bg_hit*>&hits[0], &n_hits[0], capacity)
+        bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, <uint64_t*>&next[0],
+                  <uint64_t*>&cards[0], <uint64_t*>&tricks[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
 
 
 def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int changes, int reach,
-            uint64_t walk_seed, const uint64_t[::1] known, uint64_t first, uint64_t count, int64_t cap,
-            unsigned char[::1] hits, uint64_t[::1] n_hits, uint64_t capacity):
+            uint64_t walk_seed, const unsigned char[::1] known, int n_known, uint64_t first, uint64_t count,
+            int64_t cap, unsigned char[::1] next, unsigned char[::1] hits, unsigned char[::1] n_hits,
+            uint64_t capacity, unsigned char[::1] cycles, uint64_t n_slots, unsigned char[::1] n_cycles):
     """The kernel bg_perturb over tries first .. first+count-1 of a walk whose
-    pool is `n_pool` rows of total + 1 bytes; `hits` has room for `capacity` bg_hit."""
-    cdef uint64_t next = 0
-    if hits.shape[0] < capacity * sizeof(bg_hit) or n_hits.shape[0] != 1:
+    pool is `n_pool` rows of total + 1 bytes, `n_known` sorted hashes in
+    `known`; `hits` has room for `capacity` bg_hit, `cycles` is a table of
+    `n_slots` (a power of two) of two words."""
+    if hits.shape[0] < capacity * sizeof(bg_hit) or not words(next, n_hits, n_cycles) or n_known < 0 \
+            or known.shape[0] < 8 * n_known or known.shape[0] % 8 or n_slots < 1 or n_slots & (n_slots - 1) \
+            or cycles.shape[0] != 16 * n_slots:
         raise ValueError("gpu-host perturb: buffers of the wrong size")
     check_rows(pool, n_pool, total + 1, ring, 1, "perturb", "pool")
     if changes < 1 or reach < 1 or cap < 1:
@@ -145,46 +157,49 @@ def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int 
         if not 1 <= pool[i * (total + 1)] <= total - 1:
             raise ValueError(f"gpu-host perturb: state {i} of the pool has a first hand of {pool[i * (total + 1)]} "
                              f"of {total} cards")
-    for i in range(1, known.shape[0]):
-        if known[i - 1] >= known[i]:
+    cdef const uint64_t* hashes = <const uint64_t*>&known[0] if known.shape[0] else NULL
+    for i in range(1, n_known):
+        if hashes[i - 1] >= hashes[i]:
             raise ValueError("gpu-host perturb: the known loops' hashes are not sorted and distinct")
     with nogil:
-        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed,
-                   &known[0] if known.shape[0] else NULL, <int>known.shape[0], first, count, cap, &next,
-                   <bg_hit*>&hits[0], &n_hits[0], capacity)
+        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed, hashes, n_known, first, count, cap,
+                   <uint64_t*>&next[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity, <uint64_t*>&cycles[0],
+                   n_slots, <uint64_t*>&n_cycles[0])
 
 
-def batch(const unsigned char[::1] rows, const int[::1] splits, int total, int ring, int64_t cap,
-          unsigned char[::1] results):
-    """The kernel bg_batch over the deals of `rows` (total cards each, the first
-    hand splits[i]): results[i] (a bg_hit) the game of row i."""
-    cdef uint64_t next = 0, count = splits.shape[0]
-    if results.shape[0] != count * sizeof(bg_hit) or cap < 1:
+def batch(const unsigned char[::1] rows, const unsigned char[::1] splits, int total, int ring, uint64_t count,
+          int64_t cap, unsigned char[::1] next, unsigned char[::1] results):
+    """The kernel bg_batch over the `count` deals of `rows` (total cards each,
+    the first hand splits[i], int32): results[i] (a bg_hit) the game of row i."""
+    if results.shape[0] != count * sizeof(bg_hit) or splits.shape[0] != 4 * count or not words(next) or cap < 1:
         raise ValueError("gpu-host batch: buffers of the wrong size, or a cap below 1")
     check_rows(rows, count, total, ring, 0, "batch", "deal")
+    cdef const int* cuts = <const int*>&splits[0] if count else NULL
     for i in range(count):
-        if not 1 <= splits[i] <= total - 1:
-            raise ValueError(f"gpu-host batch: deal {i} has a first hand of {splits[i]} of {total} cards")
+        if not 1 <= cuts[i] <= total - 1:
+            raise ValueError(f"gpu-host batch: deal {i} has a first hand of {cuts[i]} of {total} cards")
     if count:
         with nogil:
-            bg_batch(&rows[0], &splits[0], total, ring, count, cap, &next, <bg_hit*>&results[0])
+            bg_batch(&rows[0], cuts, total, ring, count, cap, <uint64_t*>&next[0], <bg_hit*>&results[0])
 
 
-def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64_t n_walks, int64_t budget,
-          int64_t cap, unsigned char[::1] walks, int64_t[::1] history, uint32_t[::1] lengths, unsigned char[::1] hits,
-          unsigned char[::1] decks, uint64_t[::1] n_hits, uint64_t capacity):
+def climb(const unsigned char[::1] shape, const unsigned char[::1] climb_rules, uint64_t n_walks, int64_t budget,
+          int64_t cap, unsigned char[::1] walks, unsigned char[::1] history, unsigned char[::1] climb_lengths,
+          unsigned char[::1] climb_hits, unsigned char[::1] decks, unsigned char[::1] n_hits, uint64_t capacity,
+          unsigned char[::1] next):
     """The kernel bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk
-    each, `history` and `lengths` their rows), each on by up to `budget`
-    steps; `hits` has room for `capacity` bg_climb_hit, `decks` for their deals."""
-    cdef uint64_t next = 0
-    cdef const bg_climb_rules* r = <const bg_climb_rules*>&rules[0]
-    if shape.shape[0] != sizeof(bg_shape) or rules.shape[0] != sizeof(bg_climb_rules):
+    each, `history` and `climb_lengths` their rows of int64 and uint32),
+    each on by up to `budget` steps; `climb_hits` has room for `capacity`
+    bg_climb_hit, `decks` for their deals."""
+    if shape.shape[0] != sizeof(bg_shape) or climb_rules.shape[0] != sizeof(bg_climb_rules):
         raise ValueError("gpu-host climb: a shape or rules of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
     cdef const bg_shape* s = <const bg_shape*>&shape[0]
-    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != n_walks * r.history \
-            or lengths.shape[0] != n_walks * BG_LENGTHS_BINS or hits.shape[0] < capacity * sizeof(bg_climb_hit) \
-            or decks.shape[0] < capacity * s.total or n_hits.shape[0] != 1:
+    cdef const bg_climb_rules* r = <const bg_climb_rules*>&climb_rules[0]
+    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != 8 * n_walks * r.history \
+            or climb_lengths.shape[0] != 4 * n_walks * BG_LENGTHS_BINS \
+            or climb_hits.shape[0] < capacity * sizeof(bg_climb_hit) or decks.shape[0] < capacity * s.total \
+            or not words(n_hits, next):
         raise ValueError("gpu-host climb: buffers of the wrong size")
     if budget < 1 or cap < 1:
         raise ValueError(f"gpu-host climb: budget and cap must be 1 or more, not {budget} and {cap}")
@@ -195,20 +210,26 @@ def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64
     check_walks(<const bg_walk*>&walks[0] if n_walks else NULL, n_walks, s)
     if n_walks:
         with nogil:
-            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], &history[0], &lengths[0],
-                     <bg_climb_hit*>&hits[0], &decks[0], &n_hits[0], capacity, &next)
+            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], <int64_t*>&history[0],
+                     <uint32_t*>&climb_lengths[0], <bg_climb_hit*>&climb_hits[0], &decks[0], <uint64_t*>&n_hits[0],
+                     capacity, <uint64_t*>&next[0])
+
+
+cdef bint words(unsigned char[::1] a, unsigned char[::1] b=None, unsigned char[::1] c=None):
+    """Each buffer given is one 64-bit word."""
+    return a.shape[0] == 8 and (b is None or b.shape[0] == 8) and (c is None or c.shape[0] == 8)
 
 
 def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned char[::1] rules, int total,
                  int status, int winner, int64_t cards, int64_t tricks):
-    """game.h's step of a walk (one bg_walk) whose candidate's game the host
+    """climb.h's step of a walk (one bg_walk) whose candidate's game the host
     played: it ended with `status` after `cards` and `tricks` (exact)."""
     if walk.shape[0] != sizeof(bg_walk) or rules.shape[0] != sizeof(bg_climb_rules) \
             or history.shape[0] != (<const bg_climb_rules*>&rules[0]).history or not 2 <= total <= BG_TOTAL:
         raise ValueError("gpu-host climb_accept: buffers of the wrong size")
     check_rules(<const bg_climb_rules*>&rules[0])
     cdef const bg_walk* w = <const bg_walk*>&walk[0]
-    if w.k < 0 or w.played < 0 or w.restarts < 0 or not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
+    if w.climber.k < 0 or w.played < 0 or w.restarts < 0 or not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
         raise ValueError("gpu-host climb_accept: a walk that has not begun, or hands that are not the deck's")
     for i in range(total):
         if w.candidate[i] > 4:
@@ -218,7 +239,7 @@ def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned c
 
 
 cdef int check_rules(const bg_climb_rules* r) except -1:
-    """The climber's rules as game.h plays them (anneal is the host's)."""
+    """The climber's rules as the kernels play them (anneal is the host's)."""
     if r.accept not in (0, 1, 3) or r.by_cards not in (0, 1) or not 1 <= r.history <= 100000 \
             or r.swap_percent > 100 or r.patience < 1 or r.threshold < 0 or r.steps < 0:
         raise ValueError(f"gpu-host climb: rules it does not play (accept {r.accept}, history {r.history}, "
@@ -228,7 +249,7 @@ cdef int check_rules(const bg_climb_rules* r) except -1:
 
 
 cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except -1:
-    """Walks that game.h can take on: begun ones hold the shape's deck in
+    """Walks that the kernels can take on: begun ones hold the shape's deck in
     hands of its size (a mutation of a deck without a court card, or of one
     card, would draw for ever), fresh ones have played nothing."""
     cdef uint64_t i
@@ -243,7 +264,7 @@ cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except
         want[s.courts[k]] += 1
     for i in range(n):
         w = walks + i
-        if w.restarts < -1 or w.played < 0 or w.k < 0 or w.stale < 0:
+        if w.restarts < -1 or w.played < 0 or w.climber.k < 0 or w.climber.stale < 0:
             raise ValueError(f"gpu-host climb: walk {i} has counts below 0")
         if w.restarts < 0:
             if w.played:
@@ -298,9 +319,10 @@ cdef bint ring_fits(int ring, int courts) noexcept:
 cdef int check_shape(const bg_shape* s) except -1:
     cdef int i
     if not 2 <= s.total <= BG_TOTAL or not 1 <= s.n_courts <= s.total or not ring_fits(s.ring, s.n_courts) \
-            or not (s.split in (0, -1) or 1 <= s.split <= s.total - 1):
+            or not (s.split in (0, -1) or 1 <= s.split <= s.total - 1) or not 1 <= s.steps <= 1024:
         raise ValueError(f"gpu-host sample: a shape of {s.total} cards, {s.n_courts} court cards, ring {s.ring}, "
-                         f"split {s.split}: not one this build plays (at most {BG_TOTAL} cards, ring {BG_RING})")
+                         f"split {s.split}, steps {s.steps}: not one this build plays (at most {BG_TOTAL} cards, "
+                         f"ring {BG_RING}, 1 to 1024 steps)")
     for i in range(s.n_courts):
         if not 1 <= s.courts[i] <= 4:
             raise ValueError(f"gpu-host sample: court card {i} of the shape is {s.courts[i]}, not a code 1-4")
@@ -309,9 +331,11 @@ cdef int check_shape(const bg_shape* s) except -1:
 
 cdef int check_block(const bg_block* b, uint64_t count) except -1:
     cdef int i, courts = 0
-    if not 2 <= b.total <= BG_TOTAL or not 1 <= b.first_hand <= b.total - 1 or not 0 <= b.suffix <= b.total:
+    if not 2 <= b.total <= BG_TOTAL or not 1 <= b.first_hand <= b.total - 1 or not 0 <= b.suffix <= b.total \
+            or not 1 <= b.steps <= 1024:
         raise ValueError(f"gpu-host census: a block of {b.total} cards, first hand {b.first_hand}, suffix "
-                         f"{b.suffix}: not one this build plays (at most {BG_TOTAL} cards)")
+                         f"{b.suffix}, steps {b.steps}: not one this build plays (at most {BG_TOTAL} cards, "
+                         "1 to 1024 steps)")
     for i in range(5):
         if b.suffix_counts[i] < 0:
             raise ValueError(f"gpu-host census: the block's suffix counts {b.suffix_counts[i]} cards of code {i}")

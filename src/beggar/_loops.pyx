@@ -39,13 +39,36 @@ from numbers import Integral
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memcpy, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, cycle_hash, game_load, loop_key,
-                       play_game, work_free, work_init)
+from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work, cycle_hash, game_load, hash_bytes,
+                     hash_state, loop_key, play_game, work_free, work_init)
 from ._random cimport below, stream_start
+
+
+cdef extern from "gpu/perturb.h" nogil:
+    # A two-player state as the deal it stands for: the leader's hand (n0
+    # cards) first, then the other's.
+    ctypedef struct bg_state:
+        int n
+        int n0
+        uint8_t cards[1]        # MAX_DECK of them at least (BG_CARDS)
+    enum:
+        BG_CARDS
+    # Insert `card` at `position` of 0 .. n+1: 0 .. n0 in the leader's hand
+    # (n0: at its bottom), n0+1 .. n+1 in the other's (n0+1: on top).
+    void insert_card "bg_state_insert" (bg_state* s, int position, uint8_t card)
+    void remove_card "bg_state_remove" (bg_state* s, int at)
+    # Both hands hold a card (a state with an empty hand is already over).
+    bint playable "bg_state_playable" (const bg_state* s)
+    # One small change of s (perturb.h says which and how it is drawn).
+    void change "bg_change" (uint64_t* rng, bg_state* s, int reach)
+    # Try t of a walk: a state of the pool (rows of n0 and the n cards),
+    # changed 1 to `changes` times; whether both its hands hold a card.
+    bint perturbed "bg_perturbed" (bg_state* s, const uint8_t* pool, int n_pool, int n, uint64_t walk_seed,
+                                   uint64_t t, int changes, int reach)
 
 from .checks import MAX_COUNT, MAX_SEED, whole
 from .decks import Deck
@@ -72,14 +95,15 @@ cdef enum:
     ROUND = 16384
 
 
+if BG_CARDS < MAX_DECK:
+    raise ImportError("beggar._loops was built with gpu/perturb.h's states of fewer cards than a deck's")
+
+
 cdef struct State:
-    # A state as the deal it stands for: the leader's hand (n0 cards) then the other.
-    int n
-    int n0
+    bg_state hands      # the state as the deal it stands for (gpu/perturb.h)
     int64_t period      # tricks of its loop's period (states on the cycle)
     int64_t fails       # candidates grown from it that did not loop
     uint64_t loop       # loop_hash of its loop (growth only)
-    uint8_t cards[MAX_DECK]
 
 
 cdef struct Seen:
@@ -99,9 +123,9 @@ cdef struct Options:
 
 cdef int play_state(Work* w, const State* s, Result* r) noexcept nogil:
     """Play state s to its end or its loop; returns the status."""
-    memcpy(w.deal, s.cards, s.n)
-    w.hand_sizes[0] = s.n0
-    w.hand_sizes[1] = s.n - s.n0
+    memcpy(w.deal, s.hands.cards, s.hands.n)
+    w.hand_sizes[0] = s.hands.n0
+    w.hand_sizes[1] = s.hands.n - s.hands.n0
     game_load(&w.game, w.deal, w.hand_sizes)
     play_game(w, INT64_MAX, MAX_TRICKS, True, r)
     return r.status
@@ -116,14 +140,14 @@ cdef void read_game(const Game* g, State* s) noexcept nogil:
         for i in range(g.start[p], g.end[p]):
             piece = g.pieces[p * g.room + i]
             run = piece >> COURT_BITS
-            memset(s.cards + k, 0, run)
+            memset(s.hands.cards + k, 0, run)
             k += run
             if piece & COURT_MASK:
-                s.cards[k] = piece & COURT_MASK
+                s.hands.cards[k] = piece & COURT_MASK
                 k += 1
         if seat == 0:
-            s.n0 = k
-    s.n = k
+            s.hands.n0 = k
+    s.hands.n = k
 
 
 cdef void advance(Work* w, State* s, int64_t tricks) noexcept nogil:
@@ -131,23 +155,19 @@ cdef void advance(Work* w, State* s, int64_t tricks) noexcept nogil:
     cdef Result r
     if tricks <= 0:
         return
-    memcpy(w.deal, s.cards, s.n)
-    w.hand_sizes[0] = s.n0
-    w.hand_sizes[1] = s.n - s.n0
+    memcpy(w.deal, s.hands.cards, s.hands.n)
+    w.hand_sizes[0] = s.hands.n0
+    w.hand_sizes[1] = s.hands.n - s.hands.n0
     game_load(&w.game, w.deal, w.hand_sizes)
     play_game(w, INT64_MAX, tricks, False, &r)
     read_game(&w.game, s)
 
 
 cdef uint64_t loop_hash(Work* w, const Result* r, int n) noexcept nogil:
-    """A 64-bit hash (FNV-1a) of the canonical state of the loop just played."""
+    """A 64-bit hash (gpu/hash.h's FNV-1a) of the canonical state of the loop just played."""
     cdef uint8_t key[KEY_SIZE]
-    cdef uint64_t h = 14695981039346656037ULL
-    cdef int i
     loop_key(w, r, key)
-    for i in range(n + 2):
-        h = (h ^ key[i]) * 1099511628211ULL
-    return h | 1     # 0 marks an empty slot
+    return hash_bytes(key, n + 2) | 1     # 0 marks an empty slot
 
 
 cdef bint seen_add(Seen* seen, uint64_t h) noexcept nogil:
@@ -162,83 +182,6 @@ cdef bint seen_add(Seen* seen, uint64_t h) noexcept nogil:
     seen.slots[i] = h
     seen.count += 1
     return True
-
-
-cdef void insert_card(State* s, int position, uint8_t card) noexcept nogil:
-    """Insert `card` at `position` of 0 .. n+1: 0 .. n0 in the leader's hand
-    (n0: at its bottom), n0+1 .. n+1 in the other's (n0+1: on top)."""
-    cdef int at = position if position <= s.n0 else position - 1
-    memmove(s.cards + at + 1, s.cards + at, s.n - at)
-    s.cards[at] = card
-    s.n += 1
-    if position <= s.n0:
-        s.n0 += 1
-
-
-cdef void remove_card(State* s, int at) noexcept nogil:
-    memmove(s.cards + at, s.cards + at + 1, s.n - at - 1)
-    s.n -= 1
-    if at < s.n0:
-        s.n0 -= 1
-
-
-cdef bint playable(const State* s) noexcept nogil:
-    """Both hands hold a card (a state with an empty hand is already over)."""
-    return 0 < s.n0 < s.n
-
-
-# ---------------------------------------------------------------- small changes
-
-cdef int random_court(uint64_t* rng, const State* s) noexcept nogil:
-    """The position of a court card of s, at random (the state holds one)."""
-    cdef int i
-    while True:
-        i = <int>below(rng, <uint32_t>s.n)
-        if s.cards[i]:
-            return i
-
-
-cdef void change(uint64_t* rng, State* s, int reach) noexcept nogil:
-    """One small change of s: two cards of different rank swapped, one card
-    moved into the other hand, a court card moved 1 to `reach` places, or the
-    split shifted by 1-3 cards (cards pass from the bottom of the leader's
-    hand to the top of the other's, or back)."""
-    cdef int kind = <int>below(rng, 4), i, j, tries = 0, d
-    cdef uint8_t card
-    if kind == 0:
-        while tries < 64:
-            i = <int>below(rng, <uint32_t>s.n)
-            j = <int>below(rng, <uint32_t>s.n)
-            tries += 1
-            if s.cards[i] != s.cards[j]:
-                card = s.cards[i]
-                s.cards[i] = s.cards[j]
-                s.cards[j] = card
-                return
-    elif kind == 1:
-        i = <int>below(rng, <uint32_t>s.n)
-        card = s.cards[i]
-        if i < s.n0:
-            remove_card(s, i)
-            insert_card(s, s.n0 + 1 + <int>below(rng, <uint32_t>(s.n - s.n0 + 1)), card)
-        else:
-            remove_card(s, i)
-            insert_card(s, <int>below(rng, <uint32_t>(s.n0 + 1)), card)
-    elif kind == 2:
-        i = random_court(rng, s)
-        d = 1 + <int>below(rng, <uint32_t>reach)
-        j = i + d if below(rng, 2) else i - d
-        j = 0 if j < 0 else (s.n - 1 if j >= s.n else j)
-        card = s.cards[i]
-        if j > i:
-            memmove(s.cards + i, s.cards + i + 1, j - i)
-        else:
-            memmove(s.cards + j + 1, s.cards + j, i - j)
-        s.cards[j] = card
-    else:
-        d = 1 + <int>below(rng, 3)
-        s.n0 += d if below(rng, 2) else -d
-        s.n0 = 1 if s.n0 < 1 else (s.n - 1 if s.n0 > s.n - 1 else s.n0)
 
 
 # ---------------------------------------------------------------- growth
@@ -270,8 +213,8 @@ cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
     cdef int i
     for i in range(5):
         lack[i] = k.counts[i]
-    for i in range(s.n):
-        lack[s.cards[i]] -= 1
+    for i in range(s.hands.n):
+        lack[s.hands.cards[i]] -= 1
 
 
 cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
@@ -307,18 +250,18 @@ cdef void fresh_start(Walker* k) noexcept nogil:
         card = pool[i]
         pool[i] = pool[j]
         pool[j] = card
-        s.cards[n] = pool[i]
+        s.hands.cards[n] = pool[i]
         n += 1
     for i in range(min(plain, k.counts[0])):
-        s.cards[n] = 0
+        s.hands.cards[n] = 0
         n += 1
     for i in range(n - 1, 0, -1):
         j = <int>below(&k.rng, i + 1)
-        card = s.cards[i]
-        s.cards[i] = s.cards[j]
-        s.cards[j] = card
-    s.n = n
-    s.n0 = 1 + <int>below(&k.rng, n - 1)
+        card = s.hands.cards[i]
+        s.hands.cards[i] = s.hands.cards[j]
+        s.hands.cards[j] = card
+    s.hands.n = n
+    s.hands.n0 = 1 + <int>below(&k.rng, n - 1)
     s.period = 0
     s.fails = 0
 
@@ -350,25 +293,25 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             if k.o.start_courts == 0:
                 # From the top down: a random state of the whole deck loses
                 # a random card until it loops (each play a try).
-                while status != LOOP and k.stack[0].n > 2 and k.tries < end:
-                    remove_card(&k.stack[0], <int>below(&k.rng, <uint32_t>k.stack[0].n))
-                    if not playable(&k.stack[0]):
-                        k.stack[0].n0 = 1 if k.stack[0].n0 == 0 else k.stack[0].n - 1
+                while status != LOOP and k.stack[0].hands.n > 2 and k.tries < end:
+                    remove_card(&k.stack[0].hands, <int>below(&k.rng, <uint32_t>k.stack[0].hands.n))
+                    if not playable(&k.stack[0].hands):
+                        k.stack[0].hands.n0 = 1 if k.stack[0].hands.n0 == 0 else k.stack[0].hands.n - 1
                     k.tries += 1
                     status = play_state(&k.w, &k.stack[0], &r)
             if status == LOOP:
                 read_game(&k.w.first, &k.stack[0])
                 k.stack[0].period = r.period_tricks
-                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].n)
+                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].hands.n)
                 k.stack[0].fails = 0
                 k.depth = 1
                 k.best = k.stack[0]
-                k.walk_largest = k.stack[0].n
+                k.walk_largest = k.stack[0].hands.n
                 k.since_best = 0
-                if k.stack[0].n > k.largest:
-                    k.largest = k.stack[0].n
+                if k.stack[0].hands.n > k.largest:
+                    k.largest = k.stack[0].hands.n
                     event |= 2
-                if k.stack[0].n == k.total:
+                if k.stack[0].hands.n == k.total:
                     # A start of every card: a full loop already.
                     if seen_add(&k.seen, k.stack[0].loop):
                         k.found = k.stack[0]
@@ -394,15 +337,15 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         lateral = top.fails > k.o.patience // 2 and below(&k.rng, 100) < k.o.lateral_percent
         if lateral:
             for i in range(1 + <int>below(&k.rng, 2)):
-                change(&k.rng, &cand, 3)
+                change(&k.rng, &cand.hands, 3)
         else:
             missing(k, &cand, lack)
-            card = pick_missing(k, lack, k.total - cand.n)
-            insert_card(&cand, <int>below(&k.rng, <uint32_t>(cand.n + 2)), <uint8_t>card)
+            card = pick_missing(k, lack, k.total - cand.hands.n)
+            insert_card(&cand.hands, <int>below(&k.rng, <uint32_t>(cand.hands.n + 2)), <uint8_t>card)
         k.tries += 1
         k.since_best += 1
-        k.tried[top.n] += 1
-        if not playable(&cand):
+        k.tried[top.hands.n] += 1
+        if not playable(&cand.hands):
             top.fails += 1
             continue
         status = play_state(&k.w, &cand, &r)
@@ -410,11 +353,11 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             top.fails += 1
             continue
         # It loops: push a state of its cycle.
-        k.grew[top.n] += 1
+        k.grew[top.hands.n] += 1
         if lateral:
             # A sideways move to another loop takes top's place: the stack
             # only grows with the state.
-            h = loop_hash(&k.w, &r, cand.n)
+            h = loop_hash(&k.w, &r, cand.hands.n)
             if h == top.loop:
                 top.fails += 1
                 continue
@@ -426,17 +369,17 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         read_game(&k.w.first, &k.stack[k.depth])
         top = &k.stack[k.depth]
         top.period = r.period_tricks
-        top.loop = loop_hash(&k.w, &r, top.n)
+        top.loop = loop_hash(&k.w, &r, top.hands.n)
         top.fails = 0
-        if top.n > k.walk_largest:
-            k.walk_largest = top.n
+        if top.hands.n > k.walk_largest:
+            k.walk_largest = top.hands.n
             k.best = top[0]
             k.since_best = 0
-        if top.n > k.largest:
-            k.largest = top.n
+        if top.hands.n > k.largest:
+            k.largest = top.hands.n
             k.record = top[0]
             event |= 2
-        if top.n == k.total:
+        if top.hands.n == k.total:
             # A full loop: report it (once), and grow no further from it.
             if seen_add(&k.seen, top.loop):
                 k.found = top[0]
@@ -451,7 +394,8 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
 
 cdef object state_of(const State* s):
     """A State as (hands, leader), the leader's hand first."""
-    return ((tuple(s.cards[i] for i in range(s.n0)), tuple(s.cards[i] for i in range(s.n0, s.n))), 0)
+    return ((tuple(s.hands.cards[i] for i in range(s.hands.n0)),
+             tuple(s.hands.cards[i] for i in range(s.hands.n0, s.hands.n))), 0)
 
 
 def check_deck(deck):
@@ -541,8 +485,10 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
 cdef struct Perturber:
     uint64_t walk_seed      # try t draws from the stream stream_start(walk_seed, t)
     uint64_t pool_rng       # where a full pool puts a new loop's states
-    State* pool             # states on the loops known so far, changes are drawn from them
+    uint8_t* pool           # states on the loops known so far, changes are drawn from them: rows of
+                            # total + 1 bytes, n0 then the cards (perturb.h's bg_perturbed reads them)
     int n_pool
+    int total               # the deck's cards
     int n_given             # the first n_given of the pool are the states given
     int changes             # changes per try: 1 .. changes
     int reach               # a court card moves 1 .. reach places
@@ -556,51 +502,24 @@ cdef struct Perturber:
 cdef inline void copy_state(State* to, const State* s) noexcept nogil:
     """A state's cards and sizes (not the whole struct: a deck holds far
     fewer cards than MAX_DECK)."""
-    to.n = s.n
-    to.n0 = s.n0
+    to.hands.n = s.hands.n
+    to.hands.n0 = s.hands.n0
     to.period = s.period
     to.fails = s.fails
     to.loop = s.loop
-    memcpy(to.cards, s.cards, s.n)
+    memcpy(to.hands.cards, s.hands.cards, s.hands.n)
 
 
-cdef bint perturbed(const Perturber* p, uint64_t t, State* cand) noexcept nogil:
-    """Try t of the walk: a state of the pool, changed 1 to p.changes times
-    (game.h's bg_perturbed draws the same); whether both hands hold a card."""
-    cdef uint64_t rng = stream_start(p.walk_seed, t)
-    cdef int m, made
-    copy_state(cand, &p.pool[below(&rng, <uint32_t>p.n_pool)])
-    made = 1 + <int>below(&rng, <uint32_t>p.changes)
-    for m in range(made):
-        change(&rng, cand, p.reach)
-    return playable(cand)
-
-
-cdef uint64_t state_hash(const State* s) noexcept nogil:
-    """A state's hash from its leader's seat (game.h's bg_state_hash): FNV-1a
-    over the pieces of each hand (run << 3 | court, the trailing plain cards
-    last), the leader's first, each hand followed by a mark."""
-    cdef uint64_t h = 14695981039346656037ULL
-    cdef uint32_t run
-    cdef int seat, k, start, stop
-    for seat in range(2):
-        start = 0 if seat == 0 else s.n0
-        stop = s.n0 if seat == 0 else s.n
-        run = 0
-        for k in range(start, stop):
-            if s.cards[k]:
-                h = (h ^ (run << COURT_BITS | s.cards[k])) * 1099511628211ULL
-                run = 0
-            else:
-                run += 1
-        h = (h ^ (run << COURT_BITS)) * 1099511628211ULL
-        h = (h ^ 0xFFFF) * 1099511628211ULL
-    return h
+cdef void put_row(Perturber* p, int at, const State* s) noexcept nogil:
+    """State s as row `at` of the pool."""
+    cdef uint8_t* row = p.pool + at * (p.total + 1)
+    row[0] = s.hands.n0
+    memcpy(row + 1, s.hands.cards, p.total)
 
 
 cdef void add_loop(Perturber* p, const State* first, int64_t period, bint pooled) noexcept nogil:
     """A loop new to the walk, from `first`, a state on its cycle: its cycle
-    hash (the least state_hash of its states, game.h's bg_cycle_hash) joins
+    hash (gpu/hash.h: the least hash of its states) joins
     the known ones, and where `pooled` its states join the pool (a full pool
     keeps the states given and puts each in a random place among the rest)."""
     cdef State s
@@ -611,17 +530,16 @@ cdef void add_loop(Perturber* p, const State* first, int64_t period, bint pooled
     for k in range(period):
         if k:
             advance(&p.w, &s, 1)
-        s.period = period
-        h = state_hash(&s)
+        h = hash_state(s.hands.cards, s.hands.n, s.hands.n0)
         least = h if k == 0 or h < least else least
         if not pooled:
             continue
         if p.n_pool < POOL:
-            p.pool[p.n_pool] = s
+            put_row(p, p.n_pool, &s)
             p.n_pool += 1
         elif p.n_pool > p.n_given:
             at = p.n_given + <int>below(&p.pool_rng, <uint32_t>(p.n_pool - p.n_given))
-            p.pool[at] = s
+            put_row(p, at, &s)
     seen_add(&p.cycles, least)
     if p.n_known < SEEN_SLOTS // 2:
         p.known[p.n_known] = least
@@ -633,13 +551,14 @@ cdef int tried(Perturber* p, uint64_t t, State* found, int64_t* period) noexcept
     `found` is a state on its cycle, of `period` tricks, and it is seen)."""
     cdef Result r
     cdef State cand
-    if not perturbed(p, t, &cand) or play_state(&p.w, &cand, &r) != LOOP:
+    if not perturbed(&cand.hands, p.pool, p.n_pool, p.total, p.walk_seed, t, p.changes, p.reach) \
+            or play_state(&p.w, &cand, &r) != LOOP:
         return 0
     # Most loops a try falls into are the walk's own (the loop it was changed
     # from): known by their cycle hash, with no canonical state worked out.
     if not seen_add(&p.cycles, cycle_hash(&p.w, r.period_tricks)):
         return 0
-    if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.n)):
+    if not seen_add(&p.seen, loop_hash(&p.w, &r, cand.hands.n)):
         return 0
     read_game(&p.w.first, found)
     period[0] = r.period_tricks
@@ -666,11 +585,11 @@ cdef int load_state(State* s, state, deck, int number) except -1:
                          f"(it holds {' '.join(map(str, counts))} of plain, J, Q, K, A)")
     if not hands[0] or not hands[1]:
         raise ValueError(f"state {number}: a hand is empty, so the game is already over")
-    s.n = len(cards)
-    s.n0 = len(hands[leader])
+    s.hands.n = len(cards)
+    s.hands.n0 = len(hands[leader])
     s.fails = 0
     for i, c in enumerate(cards):
-        s.cards[i] = c
+        s.hands.cards[i] = c
     return 0
 
 
@@ -708,8 +627,8 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
     most: then those of the loops given, and a random part of the rest).
 
     Try t draws from the stream of (stream_start(seed, index), t) alone: a
-    state of the pool, changed 1 to `changes` times (change(), a court card
-    moving up to `reach` places). The tries go in rounds of ROUND, the pool
+    state of the pool, changed 1 to `changes` times (gpu/perturb.h's
+    bg_perturbed, a court card moving up to `reach` places). The tries go in rounds of ROUND, the pool
     fixed within a round: the loops a round finds join it when the round
     ends, in the order of their tries. So a walk's tries can be played in
     any order, or all at once on a GPU, and find the same loops.
@@ -718,7 +637,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
     engine's, gpu/engine.py): launcher(pool, n_pool, total, walk_seed, first,
     most, known) plays tries first .. first + n - 1 (n <= most, its choice),
     `pool` rows of n0 and the cards, `known` the sorted cycle hashes
-    (state_hash) of the loops already seen, and returns (n, the tries whose
+    (gpu/hash.h) of the loops already seen, and returns (n, the tries whose
     game falls into a loop not known or reached its cap, sorted). Each is
     played again here, so the loops reported are this engine's. Returns a
     Growth (restarts 0; sizes empty: every state has the deck's cards)."""
@@ -737,7 +656,8 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
     cdef Perturber* p = <Perturber*>calloc(1, sizeof(Perturber))
     if p == NULL:
         raise MemoryError()
-    p.pool = <State*>malloc(POOL * sizeof(State))
+    p.total = deck.total
+    p.pool = <uint8_t*>malloc(POOL * (deck.total + 1))
     p.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
     p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
     p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
@@ -762,7 +682,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
             load_state(&s, state, deck, number)
             if play_state(&p.w, &s, &r) != LOOP:
                 raise ValueError(f"state {number}: its game does not loop, so it is on no loop to perturb")
-            if seen_add(&p.seen, loop_hash(&p.w, &r, s.n)):
+            if seen_add(&p.seen, loop_hash(&p.w, &r, s.hands.n)):
                 # The pool takes every state of the cycle of each loop given
                 # (as many as it holds).
                 read_game(&p.w.first, &s)
@@ -803,25 +723,62 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
         free(periods)
 
 
+def tries(pool, walk_seed, first, count, *, changes=2, reach=3):
+    """The states of tries first .. first + count - 1 of a perturbation walk
+    whose pool is `pool` (a uint8 array of rows: n0, then the cards of a
+    state, each holding a court card) and whose stream is `walk_seed`, as
+    every engine derives them (gpu/perturb.h): a uint8 array of rows of the
+    same form. A try with an empty hand is no game; its row is there all the
+    same. For the walk's own tests and studies: perturb plays them."""
+    import numpy as np
+    whole(walk_seed, "walk_seed", 0, MAX_SEED)
+    whole(first, "first", 0, MAX_SEED)
+    whole(count, "count", 0, MAX_COUNT)
+    whole(changes, "changes", 1, 100)
+    whole(reach, "reach", 1, MAX_DECK)
+    rows = np.ascontiguousarray(pool, np.uint8)
+    if rows.ndim != 2 or len(rows) < 1 or not 3 <= rows.shape[1] <= MAX_DECK + 1:
+        raise ValueError(f"a pool is rows of n0 and 2 to {MAX_DECK} cards, at least one row, not an array of "
+                         f"shape {np.shape(pool)}")
+    cards = rows[:, 1:]
+    n = cards.shape[1]
+    if (cards > 4).any() or not (cards != 0).any(axis=1).all() or (rows[:, 0] < 1).any() or (rows[:, 0] >= n).any():
+        raise ValueError("a pool's rows are n0 (1 to the cards less one), then cards of codes 0-4 with a court card")
+    out = np.zeros((count, n + 1), np.uint8)
+    cdef const uint8_t[:, ::1] given = rows
+    cdef uint8_t[:, ::1] made = out
+    cdef bg_state s
+    cdef uint64_t c_seed = walk_seed, c_first = first
+    cdef int n_pool = len(rows), c_n = n, c_changes = changes, c_reach = reach
+    cdef int64_t k, c_count = count
+    with nogil:
+        for k in range(c_count):
+            perturbed(&s, &given[0, 0], n_pool, c_n, c_seed, c_first + <uint64_t>k, c_changes, c_reach)
+            made[k, 0] = s.n0
+            memcpy(&made[k, 1], s.cards, c_n)
+    return out
+
+
 cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t most, State* found,
                        int64_t* periods, int* n_found) except -1:
     """Tries first onward played by `launcher` (see perturb): those it hands
-    back played again here, up to the end of the first round that found a
-    new loop (the rounds after it start from a larger pool: they are played
-    again). Returns the tries done; the loops are in found[:n_found]."""
+    back played again here. Where a new loop's states would change the pool
+    (it has room, or holds states of loops found), up to the end of the first
+    round that found one: the rounds after it start from another pool, and
+    are played again. A pool that holds only the states given (full of
+    them) is every round's: the launch's tries are all taken, however many
+    rounds they span, up to the ROUND-th new loop (the room for them).
+    Returns the tries done; the loops are in found[:n_found]."""
     import numpy as np
-    pool = np.empty((p.n_pool, total + 1), np.uint8)
-    cdef int i, k
-    for i in range(p.n_pool):
-        pool[i, 0] = p.pool[i].n0
-        for k in range(total):
-            pool[i, 1 + k] = p.pool[i].cards[k]
+    pool = np.frombuffer((<const char*>p.pool)[:p.n_pool * (total + 1)], np.uint8)
+    cdef int i
     known = np.unique(np.array([p.known[i] for i in range(p.n_known)], np.uint64))
-    played, hits = launcher(pool.reshape(-1), p.n_pool, total, p.walk_seed, first, most, known)
+    played, hits = launcher(pool, p.n_pool, total, p.walk_seed, first, most, known)
     played = int(played)
     if not 0 < played <= most:
         raise RuntimeError(f"a perturbation launch played {played} tries of the {most} asked for")
     cdef int64_t done = played, u, round_end = -1
+    cdef bint pool_grows = p.n_pool < POOL or p.n_pool > p.n_given
     for hit in hits:
         u = hit
         if round_end >= 0 and u >= round_end:
@@ -830,8 +787,10 @@ cdef int64_t _launched(Perturber* p, launcher, int total, int64_t first, int64_t
             raise RuntimeError(f"a perturbation launch of tries {first} .. {first + played - 1} handed back try {u}")
         if tried(p, <uint64_t>u, &found[n_found[0]], &periods[n_found[0]]):
             n_found[0] += 1
-            if round_end < 0:
+            if pool_grows and round_end < 0:
                 round_end = (u // ROUND + 1) * ROUND        # rounds are counted from try 0
+            elif n_found[0] == ROUND:
+                round_end = u + 1
     if round_end >= 0:
         done = min(done, round_end - first)
     return done

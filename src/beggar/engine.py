@@ -4,10 +4,10 @@
 unset); "reference" and "compiled" force one. A compiled engine that cannot be
 loaded is a loud error, never a silent fall-back to the slow one.
 
-"gpu" plays random deals and census blocks of two players on an NVIDIA GPU
-(beggar.gpu), "opencl" the same kernels on an OpenCL device, "gpu-host" on
-the CPU; all give the compiled engine's results, and leave every other call
-to it. They play on the devices use_devices names (or BEGGAR_GPU_DEVICES
+"cuda" plays random deals and census blocks of two players on an NVIDIA GPU
+(beggar.gpu; "gpu", its older name, is taken too), "opencl" the same kernels
+on an OpenCL device, "gpu-host" on the CPU (gpu.KINDS); all give the
+compiled engine's results, and leave every other call to it. They play on the devices use_devices names (or BEGGAR_GPU_DEVICES
 says: "all" or numbers such as "0,2"), else on one. A GPU that cannot be
 used is a loud error too (EngineFault), never a fall-back to the CPU.
 
@@ -27,13 +27,20 @@ from .climbing import ClimbRules
 from .contract import FUNCTIONS, Engine, EngineError, EngineFault  # noqa: F401
 from .deal import Deal
 from .decks import Deck
+from .gpu import NAMES as GPU_ENGINES, TAKEN
 from .rules import Rules
 
 #: The engines that play every game of every table.
 ENGINES = ("compiled", "reference")
-#: The engines of the GPU kernels: two-player random deals and census blocks.
-GPU_ENGINES = ("gpu", "opencl", "gpu-host")
+#: The engines of the GPU kernels (GPU_ENGINES, gpu.KINDS' rows): two-player deals.
 ALL_ENGINES = ENGINES + GPU_ENGINES
+
+
+def canonical(name):
+    """The engine `name` names: a GPU engine's older name ("gpu") as its own
+    ("cuda"); any other name as it is."""
+    kind = TAKEN.get(name)
+    return name if kind is None else kind.name
 
 #: The devices the GPU engines play on in this process (use_devices).
 _devices = None
@@ -64,6 +71,7 @@ def get(engine=None):
     from_environment = engine is None and bool(os.environ.get("BEGGAR_ENGINE"))
     if engine is None:
         engine = os.environ.get("BEGGAR_ENGINE") or "compiled"
+    engine = canonical(engine)
     if engine == "reference":
         return reference
     if engine == "compiled":

@@ -520,3 +520,96 @@ def _loop_key(deal, outcome):
     states = [(deal.hands, 0)] + [(trick.hands, trick.taker)
                                   for trick in itertools.islice(tricks(deal), entry + period)]
     return min(state_key(hands, leader) for hands, leader in states[entry:entry + period])
+
+
+# ---------------------------------------------------------------- the loop factory's leaves
+
+# Written from docs/loops.md's words, apart from the C that the compiled engine
+# and the kernels share (gpu/perturb.h, gpu/hash.h): the tests hold that C to these.
+
+_FNV_START, _FNV_PRIME, _MASK64 = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
+
+
+def perturbed(pool, walk_seed, t, changes=2, reach=3):
+    """Try `t` of a perturbation walk whose pool is `pool` (states as (cards,
+    n0): the deal a state stands for, its leader's n0 cards first): from the
+    stream of (walk_seed, t), a state of the pool drawn, then how many
+    changes (1 to `changes`), then each change. Returns the try's (cards,
+    n0); it is a game when both hands hold a card."""
+    stream = Stream(walk_seed, t)
+    cards, n0 = pool[stream.below(len(pool))]
+    cards = list(cards)
+    for _ in range(1 + stream.below(changes)):
+        n0 = _change(stream, cards, n0, reach)
+    return cards, n0
+
+
+def _change(stream, cards, n0, reach):
+    """One small change of the state (cards, n0), its kind drawn from
+    range(4); the cards change in place, the new n0 is returned."""
+    n, kind = len(cards), stream.below(4)
+    if kind == 0:
+        # Two cards of different rank swapped: up to 64 draws of two places.
+        for _ in range(64):
+            i, j = stream.below(n), stream.below(n)
+            if cards[i] != cards[j]:
+                cards[i], cards[j] = cards[j], cards[i]
+                break
+    elif kind == 1:
+        # A card moved into the other hand, at one of its places, its top to its bottom.
+        i = stream.below(n)
+        card = cards.pop(i)
+        if i < n0:
+            n0 -= 1
+            cards.insert(n0 + stream.below(n - n0), card)
+        else:
+            cards.insert(stream.below(n0 + 1), card)
+            n0 += 1
+    elif kind == 2:
+        # A court card (places drawn until one holds one) moved 1 to `reach`
+        # places later (a draw of 1) or earlier (0), within the deal.
+        i = stream.below(n)
+        while not cards[i]:
+            i = stream.below(n)
+        d = 1 + stream.below(reach)
+        j = min(max(i + d if stream.below(2) else i - d, 0), n - 1)
+        cards.insert(j, cards.pop(i))
+    else:
+        # The split shifted by 1 to 3 cards: the leader given more (a draw of 1) or fewer (0).
+        d = 1 + stream.below(3)
+        n0 = min(max(n0 + d if stream.below(2) else n0 - d, 1), n - 1)
+    return n0
+
+
+def state_hash(cards, n0):
+    """A two-player state's hash (the deal it stands for: the leader's n0
+    cards first): 64-bit FNV-1a over each hand's pieces in turn, a piece
+    being a run of plain cards and the court card that ends it (run * 8 +
+    court; the trailing plain cards a last piece of court 0), each hand
+    followed by the mark 0xFFFF."""
+    h = _FNV_START
+    for hand in (cards[:n0], cards[n0:]):
+        run = 0
+        pieces = []
+        for card in hand:
+            if card:
+                pieces.append(run * 8 + card)
+                run = 0
+            else:
+                run += 1
+        for word in [*pieces, run * 8, 0xFFFF]:
+            h = ((h ^ word) * _FNV_PRIME) & _MASK64
+    return h
+
+
+def cycle_hash(deal):
+    """A two-player loop's identity: the least state_hash of the states of the
+    cycle that `deal`'s game falls into (ValueError if it does not loop)."""
+    outcome = play(deal)
+    if outcome.status != "loop":
+        raise ValueError(f"deal {deal}: its game does not loop")
+    entry, period = outcome.loop_entry[0], outcome.loop_period[0]
+    states = [(deal.hands, 0)] + [(trick.hands, trick.taker)
+                                  for trick in itertools.islice(tricks(deal), entry + period)]
+    return min(state_hash([*hands[leader], *hands[1 - leader]], len(hands[leader]))
+               for hands, leader in states[entry:entry + period])

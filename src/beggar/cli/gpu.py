@@ -23,23 +23,48 @@ def run_gpu(args):
     from ..gpu.launch import GpuFault
 
     if args.arch is not None:
-        print(f"CUDA: cuda-bindings {_version('cuda-bindings')}, NVRTC {device.nvrtc_version()}")
+        print(f"CUDA: {device.versions()}")
         start = time.perf_counter()
         cubin = device.compile_kernel(args.arch, ring_of(STANDARD), device.cards_of(STANDARD.total))
         print(f"kernel: compiles for {args.arch} ({len(cubin):,} bytes of machine code in "
               f"{time.perf_counter() - start:.1f} s); no device was used")
         return 0
+    from .. import gpu
     running = {}    # engine: [whether it is a GPU, for each device that runs the kernels]
     reasons = []    # why the others do not
-    for name, listing in (("gpu", _cuda), ("opencl", _opencl)):
+    for kind in gpu.KINDS:
+        if not kind.on_device:
+            continue
+        module = kind.backends()
         try:
-            running[name] = listing()
+            versions = module.versions()
+        except GpuFault as error:
+            print(f"{kind.title}:")
+            print(f"  {error}")
+            reasons.append(f"{kind.name}: {error}")
+            continue
+        print(f"{kind.title}: {versions}")
+        running[kind.name] = runs = []
+        try:
+            found = module.listing()
         except GpuFault as error:
             print(f"  {error}")
-            reasons.append(f"{name}: {error}")
+            reasons.append(f"{kind.name}: {error}")
             continue
-        if not running[name]:
-            reasons.append(f"{name}: no device here runs the kernels")
+        for said, device in found:
+            if isinstance(device, str):         # what it lacks
+                print(f"  {said}: {device}")
+                continue
+            try:
+                backend = device()
+            except GpuFault as error:
+                print(f"  {said}: {error}")
+                continue
+            print(f"  {said}: " + _trial(kind.name, backend))
+            if not backend.closed:
+                runs.append(backend.gpu)
+        if not runs:
+            reasons.append(f"{kind.name}: no device here runs the kernels")
     engines = [name for name, kinds in running.items() if kinds]
     if not engines:
         raise GpuFault("no GPU engine can run here (" + "; ".join(reasons) + ")")
@@ -47,61 +72,6 @@ def run_gpu(args):
     print(f"{' and '.join(engines)} can run here (beggar search --engine {engines[0]}"
           + (", or --gpu)" if gpus else "); --gpu finds no GPU"))
     return 0
-
-
-def _cuda():
-    """Print the CUDA side (bindings, driver, every GPU with the kernels'
-    trial): [True] for each GPU that runs the kernels. GpuFault where CUDA
-    cannot be used."""
-    from ..gpu import device
-    try:
-        device.bindings()
-        versions = f"cuda-bindings {_version('cuda-bindings')}, NVRTC {device.nvrtc_version()}"
-    except device.GpuFault:
-        print("CUDA:")
-        raise
-    print(f"CUDA: {versions}")
-    found = device.count()
-    runs = []
-    for ordinal in range(found):
-        gpu = device.Device(ordinal)
-        print(f"  GPU {ordinal}: {gpu.name}, compute capability {gpu.capability[0]}.{gpu.capability[1]}, "
-              f"{gpu.memory / 2 ** 30:.1f} GiB, {gpu.multiprocessors} multiprocessors, driver CUDA "
-              f"{gpu.driver_version}: " + _trial("gpu", gpu))
-        if not gpu.closed:
-            runs.append(True)
-    return runs
-
-
-def _opencl():
-    """Print the OpenCL side (every device of every platform, with the
-    kernels' trial): for each device that runs the kernels, whether it is a
-    GPU. GpuFault where OpenCL cannot be used."""
-    from ..gpu import opencl
-    try:
-        opencl.bindings()
-    except opencl.GpuFault:
-        print("OpenCL:")
-        raise
-    print(f"OpenCL: pyopencl {_version('pyopencl')}")
-    runs = []
-    for number, (platform, found) in enumerate(opencl.devices()):
-        kind = "GPU" if opencl.is_gpu(found) else "CPU" if found.type & opencl.bindings().device_type.CPU else "device"
-        said = (f"  device {number}: {platform.name.strip()}: {found.name.strip()} ({kind}, "
-                f"{found.max_compute_units} compute units, {found.version.strip()}): ")
-        missing = opencl.lacks(found)
-        if missing:
-            print(said + f"lacks {missing}, which the kernels need")
-            continue
-        try:
-            backend = opencl.OpenClDevice(number)
-        except opencl.GpuFault as error:
-            print(said + str(error))
-            continue
-        print(said + _trial("opencl", backend))
-        if not backend.closed:
-            runs.append(backend.gpu)
-    return runs
 
 
 def _trial(name, backend):
@@ -125,14 +95,6 @@ def _trial(name, backend):
                 "this is a bug in beggar or in the device's compiler; please report it")
     return (f"the kernels build and run here, {TRIAL_DEALS:,} deals as the compiled engine plays them "
             f"in {seconds:.1f} s, the build included")
-
-
-def _version(package):
-    from importlib import metadata
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "(version unknown)"
 
 
 def add(commands):

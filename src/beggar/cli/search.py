@@ -4,7 +4,8 @@ import os
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
-from ..engine import ALL_ENGINES, GPU_ENGINES
+from ..engine import ALL_ENGINES, GPU_ENGINES, canonical
+from ..gpu import ON_DEVICE
 from ..loops import of_deal
 from ..search import SearchError
 from .options import UsageError, count, devices, players, seconds, seed, split, workers
@@ -46,9 +47,9 @@ def run(args, data=None, where="job", resume=None):
     if args.cluster is not None and resume is None:
         # Before the cluster is reached: a GPU engine's climb (its engine as
         # the job will have it).
-        engine_name = ("gpu" if args.gpu else None) or args.engine or data.get("engine") or \
+        engine_name = (ON_DEVICE[0] if args.gpu else None) or args.engine or data.get("engine") or \
             os.environ.get("BEGGAR_ENGINE")
-        if engine_name in GPU_ENGINES:
+        if isinstance(engine_name, str) and canonical(engine_name) in GPU_ENGINES:
             _climbs_off_cluster({"driver": data.get("driver"), "engine": engine_name})
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
@@ -183,17 +184,17 @@ def _climbs_off_cluster(spec):
 
 
 def engine_option(args, cluster=None):
-    """The engine --gpu or --engine names (None: neither): --gpu is "gpu" where
-    an NVIDIA GPU can be used here, else "opencl" where OpenCL has a GPU; on
-    a cluster, whose GPU workers have the devices, "gpu" (--engine opencl
-    says otherwise)."""
+    """The engine --gpu or --engine names (None: neither): --gpu is "cuda" where
+    an NVIDIA GPU can be used here, else "opencl" where OpenCL has a GPU
+    (gpu.pick); on a cluster, whose GPU workers have the devices, "cuda"
+    (--engine opencl says otherwise)."""
     if not args.gpu:
         return args.engine
-    if args.engine is not None and args.engine not in ("gpu", "opencl"):
-        raise UsageError(f"--gpu plays on a GPU (--engine gpu or opencl): give one of them, "
+    if args.engine is not None and args.engine not in ON_DEVICE:
+        raise UsageError(f"--gpu plays on a GPU (--engine {' or '.join(ON_DEVICE)}): give one of them, "
                          f"not --engine {args.engine} too")
     if args.engine is not None or cluster is not None:
-        return args.engine or "gpu"
+        return args.engine or ON_DEVICE[0]
     from .. import gpu
     return gpu.pick()
 
@@ -282,11 +283,11 @@ def add_run_options(parser, workers_default):
                              "one per device) and checks on any worker, and local:N starts one such GPU worker "
                              "beside the N (needs the cluster extra: pip install '.[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--engine", choices=ALL_ENGINES,
+    parser.add_argument("--engine", type=canonical, choices=ALL_ENGINES,
                         help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
                              "else compiled); a resumed job may go on on another")
     parser.add_argument("--gpu", action="store_true",
-                        help="play on the GPU: --engine gpu where an NVIDIA GPU can be used, else --engine "
+                        help="play on the GPU: --engine cuda where an NVIDIA GPU can be used, else --engine "
                              "opencl on an OpenCL GPU (two-player sample, census and perturb jobs; needs the gpu or "
                              "opencl extra: pip install '.[gpu]' or '.[opencl]')")
     parser.add_argument("--devices", type=devices, metavar="LIST",

@@ -1,31 +1,85 @@
-"""The GPU engines: random deals and census blocks of two players on a GPU.
+"""The GPU engines: two-player random deals, census blocks, perturbation
+walks, batches and hill climbing on a GPU (or an OpenCL device, or the CPU).
 
 vendor.h   what differs between the targets the kernels compile for
-game.h     the game, one source for every target (deal, play, count)
-kernel.cu  the kernels that play ranges of deals with it
+sizes.h    the sizes a build is compiled for
+random.h, hash.h, perturb.h, climb.h, census.h, lengths.h
+           what the compiled engine and the kernels compute alike, written once:
+           the random stream, the hashes, a perturbation's changes, the
+           climber's step, the census's order, the length bins (the compiled
+           engine's modules bind them through cdef extern)
+game.h     the game in the warp's layout, for every target (deal, play, count)
+kernel.cu  the kernels that play ranges of deals with them
 source.py  those files as shipped, for the compilers
 engine.py  the engine made of the kernels' launches, equal to the compiled engine
-launch.py  what the device backends share: build options, arguments, buffers
-device.py  the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "gpu"
+launch.py  what the backends share: each kernel's arguments, build options, buffers
+device.py  the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "cuda"
 opencl.py  the launches on an OpenCL device (pyopencl): the engine "opencl"
 host.py    the launches on the CPU (beggar._gpu_host): the engine "gpu-host"
 several.py several devices as one backend
 sizing.py  how many deals a launch plays
+
+The kinds of backend are the rows of KINDS: adding one (HIP, Metal) is a
+module with the functions a Kind calls, a block of vendor.h, and a row.
 """
 
-import os
+from __future__ import annotations
 
-#: The GPU engines, and what each plays on.
-NAMES = ("gpu", "opencl", "gpu-host")
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of device the kernels play on, and the engine that plays there.
+
+    Its module (in beggar.gpu) lists and opens its devices, numbered from 0:
+    count() how many there are, default() the one used when none is named,
+    gpus() those that are GPUs able to run the kernels, usable(numbers)
+    GpuFault unless each of those can (returns whether all are GPUs), and
+    open_device(number) a backend (launch.Backend) on one."""
+
+    name: str               # the engine's name
+    aliases: tuple          # older names of it, still taken (archives keep job specs that say them)
+    module: str
+    title: str              # the kind in words, as `beggar gpu` heads its devices
+    device: str             # one of its devices, in words
+    the_device: str         # what plays a job's chunks on one device, in words
+    devices: str            # several of them
+    on_device: bool         # its launches run on a device of their own, not on this process's cores
+
+    def backends(self):
+        """The module that lists and opens this kind's devices."""
+        return importlib.import_module(f"{__name__}.{self.module}")
+
+
+#: The kinds, in the order --gpu tries them.
+KINDS = (
+    Kind("cuda", ("gpu",), "device", "CUDA", "GPU", "the GPU", "GPUs", True),
+    Kind("opencl", (), "opencl", "OpenCL", "OpenCL device", "the OpenCL device", "OpenCL devices", True),
+    Kind("gpu-host", (), "host", "gpu-host", "gpu-host device (a core)", "the GPU kernels on one core",
+         "cores of the GPU kernels", False),
+)
+#: The GPU engines' names, and every name they are taken by (aliases too).
+NAMES = tuple(kind.name for kind in KINDS)
+TAKEN = {name: kind for kind in KINDS for name in (kind.name, *kind.aliases)}
+#: The engines whose launches play on devices of their own (a GPU's, or an OpenCL device's threads).
+ON_DEVICE = tuple(kind.name for kind in KINDS if kind.on_device)
 
 _engines = {}
 
 
+def kind(name):
+    """The Kind of engine `name` (one of TAKEN); KeyError for another name."""
+    return TAKEN[name]
+
+
 def get(name, devices=None):
-    """The engine "gpu", "opencl" or "gpu-host" on `devices` (None: the
+    """The engine `name` (a name or alias of KINDS) on `devices` (None: the
     default device; "all": every device of its kind; a tuple of device
     numbers), made once per process: the devices' contexts and compiled
     kernels are kept once made, at the first launch."""
+    name = kind(name).name
     devices = tuple(devices) if isinstance(devices, list) else devices
     key = (name, devices)
     if key not in _engines:
@@ -39,25 +93,16 @@ def numbers(name, devices):
     default device; "all": every one): a list, or GpuFault naming a device
     that is not there."""
     from .launch import GpuFault
-    if name == "gpu":
-        from .device import count
-        found = count()
-    elif name == "opencl":
-        from .opencl import default_number, devices as listed
-        found_devices = listed()
-        found = len(found_devices)
-        if devices is None:
-            return [default_number(found_devices)]
-    else:
-        found = os.cpu_count() or 1
+    row = kind(name)
+    module = row.backends()
+    found = module.count()
     if devices is None:
-        return [0]
+        return [module.default()]
     if devices == "all":
         return list(range(found))
     missing = [number for number in devices if not 0 <= number < found]
     if missing:
-        kind = {"gpu": "GPU", "opencl": "OpenCL device"}.get(name, "gpu-host device (a core)")
-        raise GpuFault(f"no {kind} number {missing[0]}: there {'is' if found == 1 else 'are'} {found} "
+        raise GpuFault(f"no {row.device} number {missing[0]}: there {'is' if found == 1 else 'are'} {found} "
                        f"(numbered from 0; beggar gpu lists them)")
     return list(devices)
 
@@ -65,23 +110,15 @@ def numbers(name, devices):
 def backend(name, devices=None):
     """The launches of engine `name` on `devices` (as get): one device's
     backend, or several.Several of them."""
-    if name == "gpu":
-        from .device import Device as one
-    elif name == "opencl":
-        from .opencl import OpenClDevice as one
-    else:
-        from .host import HostBackend
-
-        def one(number):
-            return HostBackend()
+    open_device = kind(name).backends().open_device
     chosen = numbers(name, devices)
     if len(chosen) == 1:
-        return one(chosen[0])
+        return open_device(chosen[0])
     from .several import Several
     made = []
     try:
         for number in chosen:
-            made.append(one(number))
+            made.append(open_device(number))
     except BaseException:
         if made:
             Several(made).close()       # those opened before the one that failed
@@ -93,45 +130,23 @@ def check(name, devices=None):
     """GpuFault unless engine `name` can play on `devices` here (its
     bindings, driver and devices, each with what the kernels need), checked
     without building a kernel: what a GPU job checks before it is stored.
-    Returns whether every device is a GPU (gpu-host: no)."""
-    if name == "gpu":
-        from .device import check as check_driver
-        check_driver()
-        numbers(name, devices)
-        return True
-    if name == "opencl":
-        from .launch import GpuFault
-        from .opencl import devices as listed, is_gpu, lacks
-        found = listed()
-        chosen = numbers(name, devices)
-        for number in chosen:
-            device = found[number][1]
-            missing = lacks(device)
-            if missing:
-                raise GpuFault(f"OpenCL device {number} ({device.name.strip()}) lacks {missing}, "
-                               "which the kernels need")
-        return all(is_gpu(found[number][1]) for number in chosen)
-    numbers(name, devices)
-    return False
+    Returns whether every device is a GPU."""
+    return kind(name).backends().usable(numbers(name, devices))
 
 
 def pick():
-    """The engine `--gpu` means here: "gpu" where an NVIDIA GPU and the CUDA
-    bindings can be used, else "opencl" where OpenCL has a GPU with what the
-    kernels need; else GpuFault saying why neither."""
+    """The engine `--gpu` means here: the first kind that plays on a device
+    of its own and has a GPU that runs the kernels (CUDA, else OpenCL);
+    else GpuFault saying why none can."""
     from .launch import GpuFault
-    try:
-        check("gpu")
-        return "gpu"
-    except GpuFault as error:
-        cuda = str(error)
-    try:
-        from .opencl import devices as listed, is_gpu, lacks
-        usable = [device for _, device in listed() if is_gpu(device) and not lacks(device)]
-        opencl = None if usable else "OpenCL lists no GPU with 64-bit atomics"
-    except GpuFault as error:
-        opencl = str(error)
-    if opencl is None:
-        return "opencl"
-    raise GpuFault(f"no GPU can be used here: CUDA: {cuda}; OpenCL: {opencl} "
-                   "(--engine opencl plays on an OpenCL CPU device)")
+    reasons = []
+    for row in KINDS:
+        if not row.on_device:
+            continue
+        try:
+            if row.backends().gpus():
+                return row.name
+            reasons.append(f"{row.title}: no GPU here runs the kernels")
+        except GpuFault as error:
+            reasons.append(f"{row.title}: {error}")
+    raise GpuFault(f"no GPU can be used here: {'; '.join(reasons)} (--engine opencl plays on an OpenCL CPU device)")

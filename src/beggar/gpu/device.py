@@ -1,12 +1,12 @@
 """The kernels on an NVIDIA GPU: compiled by NVRTC, launched through the CUDA driver.
 
 NVIDIA's own bindings (cuda-bindings, with the nvidia-cuda-nvrtc wheel) and
-no toolkit to install: kernel.cu and game.h ship in the package, NVRTC
+no toolkit to install: kernel.cu and its headers ship in the package, NVRTC
 compiles them at first use for the device's architecture and the deck's
 ring size, and the machine code is cached under ~/.cache/beggar/gpu. The
 compile is the same call with or without a device (`compile_kernel`), so
 the tests compile the kernel for named architectures on machines that have
-no GPU. Everything here is the launch and the copies; the game is game.h's
+no GPU. Everything here is the launch and the copies; the game is the headers'
 and the results are made in gpu/engine.py.
 """
 
@@ -57,8 +57,8 @@ def compile_program(arch, ring, extra=(), cards=TOTAL):
     figures so): no device is needed. GpuFault with NVRTC's first error
     line if it fails."""
     nvrtc, _ = bindings()
-    kernel, *headers = source.FILES
     texts = source.files()
+    kernel, *headers = texts
     program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
         texts[kernel].encode(), kernel.encode(), len(headers), [texts[name].encode() for name in headers],
         [name.encode() for name in headers]))[0]
@@ -160,14 +160,19 @@ def check():
 
 class Device(Backend):
     """One GPU and its primary context: what `beggar gpu` shows, and the
-    backend of the engine "gpu" (gpu/engine.py).
+    backend of the engine "cuda" (gpu/engine.py).
 
     The context is made current at the start of every call, in whichever
     thread makes it (a context is current per thread). It is set to block
     on a synchronization primitive while a launch runs, not to spin: the CPU
     cores are a GPU job's cross-checkers. A launch that fails leaves the
     context unusable (the driver's errors of a kernel are sticky): the
-    device resets it and is closed, and the engine makes a new one."""
+    device resets it and is closed, and the engine makes a new one. Every
+    other Device of this process on that GPU shares the primary context: it
+    retains the new one at its next call, its modules and memory gone with
+    the old (_RESETS)."""
+
+    gpu = True
 
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
@@ -187,13 +192,24 @@ class Device(Backend):
         self.memory = self._check(driver.cuDeviceTotalMem(self.device), "cuDeviceTotalMem")
         version = self._check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
         self.driver_version = f"{version // 1000}.{version % 1000 // 10}"
-        self._check(driver.cuDevicePrimaryCtxSetFlags(
-            self.device, int(driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)), "cuDevicePrimaryCtxSetFlags")
-        self.context = self._check(driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
-        self._current()
-        self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
+        # The flags of a primary context another Device of this process holds
+        # are set already (set again, a driver before CUDA 11 refuses).
+        blocking = int(driver.CUctx_flags.CU_CTX_SCHED_BLOCKING_SYNC)
+        flags, active = self._check(driver.cuDevicePrimaryCtxGetState(self.device), "cuDevicePrimaryCtxGetState")
+        if not active or int(flags) & blocking != blocking:
+            self._check(driver.cuDevicePrimaryCtxSetFlags(self.device, blocking), "cuDevicePrimaryCtxSetFlags")
         self._modules = {}
         self._buffers = {}
+        self._retains = 0
+        self._retain()
+        self._current()
+        self.arch = f"sm_{self.capability[0]}{self.capability[1]}"
+
+    def _retain(self):
+        """Retain the GPU's primary context as it is now."""
+        self.context = self._check(self.driver.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        self._retains += 1
+        self._resets = _RESETS.get(self.ordinal, 0)
 
     # ------------------------------------------------------------ driver calls
 
@@ -207,6 +223,11 @@ class Device(Backend):
         """Make the context current in the calling thread."""
         if self.closed:
             raise GpuFault("this GPU's context was reset after a failed launch; make a new Device")
+        if _RESETS.get(self.ordinal, 0) != self._resets:
+            # Another Device reset the context this one held: what was in it is gone.
+            self._modules.clear()
+            self._buffers.clear()
+            self._retain()
         self._check(self.driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
     def _attribute(self, attribute):
@@ -243,16 +264,7 @@ class Device(Backend):
         self._current()
         key = (ring, cards)
         if key not in self._modules:
-            cubin, seconds = cached_kernel(self.arch, ring, cards=cards)
-            try:
-                module, image = self._load(cubin)
-            except GpuFault:
-                if not seconds:
-                    raise
-                # A cached cubin the driver refuses (written by another
-                # NVRTC, or damaged where the checksum cannot tell): compiled
-                # again, and the cache replaced.
-                module, image = self._load(cached_kernel(self.arch, ring, fresh=True, cards=cards)[0])
+            module, image = loaded(self._load, self.arch, ring, cards)
             functions = {}
             threads = block_threads(ring)
             for name in KERNELS:
@@ -287,8 +299,76 @@ class Device(Backend):
         self.closed = True
         self._modules.clear()
         self._buffers.clear()
-        self.driver.cuDevicePrimaryCtxRelease(self.device)
+        for _ in range(self._retains):
+            self.driver.cuDevicePrimaryCtxRelease(self.device)
         self.driver.cuDevicePrimaryCtxReset(self.device)
+        _RESETS[self.ordinal] = _RESETS.get(self.ordinal, 0) + 1
+
+
+#: How many times each GPU's primary context was reset in this process
+#: (Device.close): a Device that held it before retains it again.
+_RESETS = {}
+
+
+def loaded(load, arch, ring, cards=TOTAL):
+    """load(cubin) of the kernels for `arch`, `ring` and `cards`, their
+    cubin cached (cached_kernel): one the driver refuses from the cache
+    (written by another NVRTC, or damaged where the checksum cannot tell) is
+    compiled again and the cache replaced; one just compiled that it refuses
+    is the fault (GpuFault), not compiled twice."""
+    cubin, seconds = cached_kernel(arch, ring, cards=cards)
+    try:
+        return load(cubin)
+    except GpuFault:
+        if seconds:
+            raise
+        return load(cached_kernel(arch, ring, fresh=True, cards=cards)[0])
+
+
+# ---------------------------------------------------------------- the kind's devices (gpu.Kind)
+
+def default():
+    """The GPU the engine plays on when none is named: the first the driver numbers."""
+    return 0
+
+
+def gpus():
+    """The GPUs that can run the kernels: every one the driver sees (GpuFault where CUDA cannot be used)."""
+    return list(range(count()))
+
+
+def usable(numbers):
+    """GpuFault unless CUDA can be used here (the bindings, a driver that sees
+    GPUs, NVRTC); then GPUs `numbers` (counted by numbers()) can: all GPUs."""
+    check()
+    return True
+
+
+def open_device(number):
+    return Device(number)
+
+
+def versions():
+    """The bindings' and NVRTC's versions, in words (GpuFault where they cannot be used)."""
+    from importlib import metadata
+    bindings()
+    try:
+        version = metadata.version("cuda-bindings")
+    except metadata.PackageNotFoundError:
+        version = "(version unknown)"
+    return f"cuda-bindings {version}, NVRTC {nvrtc_version()}"
+
+
+def listing():
+    """What `beggar gpu` says of each GPU here: [(the GPU in words, a call
+    that gives its Device)]; GpuFault where CUDA cannot be used."""
+    found = []
+    for ordinal in range(count()):
+        gpu = Device(ordinal)
+        found.append((f"GPU {ordinal}: {gpu.name}, compute capability {gpu.capability[0]}.{gpu.capability[1]}, "
+                      f"{gpu.memory / 2 ** 30:.1f} GiB, {gpu.multiprocessors} multiprocessors, driver CUDA "
+                      f"{gpu.driver_version}", lambda gpu=gpu: gpu))
+    return found
 
 
 def count():

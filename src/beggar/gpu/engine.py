@@ -1,6 +1,6 @@
-"""An engine made of the GPU kernels' launches: "gpu", "opencl" and "gpu-host".
+"""An engine made of the GPU kernels' launches: "cuda", "opencl" and "gpu-host".
 
-The kernels (kernel.cu, game.h) play ranges of random deals, of census
+The kernels (kernel.cu and its headers) play ranges of random deals, of census
 ranks, of a perturbation walk's tries, rows of deals they are handed, and
 walks of the hill climber,
 and hand back what a launch can count on the device: the length histograms
@@ -14,10 +14,10 @@ cut where the prefix of its arrangements changes, so that the device
 unranks in 64 bits; a perturbation walk is the compiled engine's
 (beggar._loops.perturb), its tries launched here.
 
-A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`
-and `batch(...)`, the kernels' arguments with NumPy arrays for their buffers
-(gpu/host.py's, gpu/launch.py's on a device, gpu/several.py's over several),
-and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
+A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`,
+`batch(...)` and `climb(...)`, the kernels' arguments with NumPy arrays for
+their buffers (a launch.Backend: device.py's, opencl.py's, host.py's; or
+several.py's over several), and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
 backend whose call fails with an EngineFault is closed and forgotten: the
 next call makes a new one, since after a kernel's fault a GPU's context
 cannot be used again.
@@ -25,6 +25,7 @@ cannot be used again.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import replace
 
@@ -48,7 +49,10 @@ from .sizing import LaunchSizes
 HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
                 ("winner", "<i4")], align=True)
 FINISHED, LOOP, CAPPED = 0, 1, 2
-#: game.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
+#: A perturbation try the device hands back: its offset in the launch, and
+#: the hash of the new cycle its game reached (0: a game that reached the cap).
+TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
+#: climb.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
 CLIMB_RULES = np.dtype([("accept", "<i4"), ("by_cards", "<i4"), ("history", "<i4"), ("swap_percent", "<u4"),
                         ("patience", "<i8"), ("threshold", "<i8"), ("steps", "<i8")], align=True)
 CLIMB_HIT = np.dtype([("walk", "<u8"), ("step", "<i8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
@@ -56,8 +60,8 @@ CLIMB_HIT = np.dtype([("walk", "<u8"), ("step", "<i8"), ("cards", "<i8"), ("tric
 
 
 def walk_dtype(cards):
-    """game.h's bg_walk for a build of `cards` cards (BG_CARDS)."""
-    return np.dtype([("rng", "<u8"), ("played", "<i8"), ("k", "<i8"), ("stale", "<i8"), ("restarts", "<i8"),
+    """climb.h's bg_walk for a build of `cards` cards (BG_CARDS)."""
+    return np.dtype([("rng", "<u8"), ("played", "<i8"), ("restarts", "<i8"), ("k", "<i8"), ("stale", "<i8"),
                      ("current_value", "<i8"), ("walk_best", "<i8"), ("best_value", "<i8"), ("best_cards", "<i8"),
                      ("best_tricks", "<i8"), ("best_status", "<i4"), ("best_winner", "<i4"), ("sizes", "<i4", 2),
                      ("best_sizes", "<i4", 2), ("fresh", "<i4"), ("waiting", "<i4"), ("lost", "<i4"),
@@ -78,13 +82,13 @@ class GpuRequestError(EngineError, ValueError):
 
 def shape_dtype(total):
     """game.h's bg_shape for a build with BG_TOTAL = total."""
-    return np.dtype([("total", "<i4"), ("split", "<i4"), ("n_courts", "<i4"), ("ring", "<i4"),
+    return np.dtype([("total", "<i4"), ("split", "<i4"), ("n_courts", "<i4"), ("ring", "<i4"), ("steps", "<i4"),
                      ("courts", "u1", total)], align=True)
 
 
 def block_dtype(total):
-    """game.h's bg_block for a build with BG_TOTAL = total."""
-    return np.dtype([("total", "<i4"), ("first_hand", "<i4"), ("suffix", "<i4"), ("ring", "<i4"),
+    """census.h's bg_block for a build with BG_TOTAL = total."""
+    return np.dtype([("total", "<i4"), ("first_hand", "<i4"), ("suffix", "<i4"), ("ring", "<i4"), ("steps", "<i4"),
                      ("suffix_first", "<u8"), ("suffix_arrangements", "<u8"), ("suffix_counts", "<i4", 5),
                      ("prefix", "u1", total), ("target", "u1", total)], align=True)
 
@@ -95,6 +99,21 @@ def ring_of(deck):
     while ring < len(deck.courts) + 1:
         ring *= 2
     return ring
+
+
+@functools.lru_cache(maxsize=None)
+def steps_between(deck, split=None):
+    """Tricks a block plays between its barriers for `deck` dealt with
+    `split` (kernel.cu's bg_flat): about its mean game (the largest power of
+    two at most the mean tricks of 1,024 of its random deals, 4 to 16), so
+    that a queue of one game a thread, refilled when half of it is free,
+    does not run dry between two barriers (a half deck's game is 9 tricks,
+    a standard one 35: 8 steps and 16)."""
+    from .. import _engine
+    rows = np.array([_engine.shuffled_deck(2026, index, deck) for index in range(1024)], np.uint8)
+    first = split if isinstance(split, int) else None
+    mean = float(_engine.play_batch(rows, first)["tricks"].mean())
+    return min(16, max(4, 1 << max(int(mean), 1).bit_length() - 1))
 
 
 def _counts(cards):
@@ -212,23 +231,25 @@ class RangeEngine:
 
         def launcher(pool, n_pool, total, walk_seed, first, most, known):
             count = min(most, self.sizes.size(key))
-            return count, self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                          first, count)
+            return count, once(self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                               first, count))
         return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known,
                               launcher=launcher)
 
     def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
                    part=False):
-        """The tries of first .. first + count - 1 the kernel hands back, in order."""
-        hits, n_hits, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                          first, count, CAP_TRICKS)
+        """What the kernel hands back of tries first .. first + count - 1
+        (TRIED rows, their tries absolute)."""
+        tried, n, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                      first, count, CAP_TRICKS)
         if not part:
-            self.sizes.record(key, count, seconds, n_hits)
-        if n_hits > len(hits):
-            return [try_ for offset, size in _parts(count, n_hits, len(hits))
-                    for try_ in self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                                first + offset, size, part=True)]
-        return sorted(first + int(offset) for offset in hits["offset"][:n_hits])
+            self.sizes.record(key, count, seconds, n)
+        if n > len(tried):
+            return np.concatenate([self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
+                                                   first + offset, size, part=True)
+                                   for offset, size in _parts(count, n, len(tried))])
+        tried["offset"] += np.uint64(first)
+        return tried
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber (contract.Engine.climb),
@@ -284,6 +305,7 @@ class RangeEngine:
         shape["split"] = 0 if split is None else -1 if split == "random" else split
         shape["n_courts"] = len(deck.courts)
         shape["ring"] = ring_of(deck)
+        shape["steps"] = steps_between(deck, split)
         shape["courts"][0, :len(deck.courts)] = deck.courts
         sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
         done = 0
@@ -391,7 +413,7 @@ class _Climbing:
     """A group of walks of the hill climber, played on a backend's launches
     (bg_climb) until each has played its steps: a step whose game does not
     finish on the device (a loop, the cap) is played by the compiled engine
-    and taken by game.h's own code on the host (beggar._gpu_host.climb_accept);
+    and taken by climb.h's own code on the host (beggar._gpu_host.climb_accept);
     a walk whose long games found no room among a launch's hits is played
     again, whole, by the compiled engine."""
 
@@ -411,6 +433,7 @@ class _Climbing:
         self.shape = np.zeros(1, shape_dtype(self.backend.TOTAL))
         self.shape["total"], self.shape["n_courts"] = self.total, len(self.deck.courts)
         self.shape["ring"] = ring_of(self.deck)
+        self.shape["steps"] = steps_between(self.deck, self.split)
         self.shape["split"] = 0 if self.split is None else -1 if self.split == "random" else self.split
         self.shape["courts"][0, :len(self.deck.courts)] = self.deck.courts
         self.key = ("climb", self.deck, self.split)
@@ -451,7 +474,7 @@ class _Climbing:
 
     def _host_step(self, walks, history, counted, walk, found):
         """The step of walk `walk` whose candidate's game the device left to
-        the host: played by the compiled engine, taken by game.h's code."""
+        the host: played by the compiled engine, taken by climb.h's code."""
         record = walks[walk]
         first = int(record["sizes"][0])
         cards = record["candidate"][:self.total]
@@ -460,7 +483,7 @@ class _Climbing:
         counted[walk * lengths.BINS + lengths.bin_of(outcome.cards)] += 1
         if outcome.status == "loop" or outcome.cards >= self.min_cards:
             found.append((int(record["played"]), deal, outcome))
-        # game.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
+        # climb.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
         host = np.zeros(1, walk_dtype(self.host.TOTAL))
         for name in record.dtype.names:
             if record.dtype[name].shape and record.dtype[name].shape[0] == self.cards:
@@ -529,6 +552,7 @@ class _Counted:
         block["total"] = deck.total
         block["first_hand"] = sizes[0]
         block["ring"] = ring_of(deck)
+        block["steps"] = steps_between(deck, split)
         # Deal the card numbers themselves: slot s of the deal gets card number n.
         target = [0] * deck.total
         for slot, number in enumerate(n for hand in deal_out(range(deck.total), sizes) for n in hand):
@@ -623,6 +647,34 @@ class _Counted:
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
         return CensusBlock(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
+
+
+def handed_back(hits, n_hits, cycles, n_cycles, capacity):
+    """What a perturbation launch hands back, from its hits (games that
+    reached the cap) and its table of new cycles (kernel.cu's
+    bg_new_cycle: rows of the hash and the complement of the earliest try):
+    (TRIED rows, their number), or, when more than `capacity` of either
+    came, (`capacity` empty rows, a number above it: the launch is played
+    again in parts)."""
+    if max(n_hits, n_cycles) > capacity:
+        return np.zeros(capacity, TRIED), max(n_hits, n_cycles)
+    held = cycles[cycles[:, 0] != 0]
+    tried = np.zeros(n_hits + len(held), TRIED)
+    tried["offset"][:n_hits] = hits["offset"][:n_hits]
+    tried["offset"][n_hits:] = ~held[:, 1]
+    tried["cycle"][n_hits:] = held[:, 0]
+    return tried, len(tried)
+
+
+def once(tried):
+    """The tries to play again of TRIED rows (absolute tries): each new
+    cycle's earliest, and every game that reached the cap; sorted."""
+    capped = tried["offset"][tried["cycle"] == 0]
+    cycles = tried[tried["cycle"] != 0]
+    cycles = cycles[np.lexsort((cycles["offset"], cycles["cycle"]))]
+    first = np.ones(len(cycles), bool)
+    first[1:] = cycles["cycle"][1:] != cycles["cycle"][:-1]
+    return sorted(int(t) for t in np.concatenate([capped, cycles["offset"][first]]))
 
 
 def _parts(count, n_hits, capacity):

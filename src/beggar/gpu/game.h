@@ -1,18 +1,22 @@
-/* The GPU engine's game: one two-player deal dealt, played and counted.
+/* The GPU engines' game: one two-player deal dealt, played and counted, in
+   the warp's layout.
 
-   This header is the one source of the GPU engines' game logic. It compiles
-   as CUDA device code (kernel.cu, through NVRTC), as OpenCL C (through
-   pyopencl) and as host C (the Cython extension beggar._gpu_host, the engine
-   "gpu-host"), the differences in vendor.h, so the lines a GPU runs are the
-   lines the test suite holds to the compiled engine on every machine. It follows the rules of docs/rules.md, two players only, and the
-   dealing of shuffle.py.
+   The kernels (kernel.cu) compile it as CUDA device code (through NVRTC),
+   as OpenCL C (through pyopencl) and as host C (the Cython extension
+   beggar._gpu_host, the engine "gpu-host"; tests/gpu_harness.c), the
+   differences in vendor.h, so the lines a GPU runs are the lines the test
+   suite holds to the compiled engine on every machine. It follows the rules
+   of docs/rules.md, two players only, and the dealing of shuffle.py. What
+   both compiled engines compute alike is in the headers it includes: the
+   random stream (random.h), the hashes (hash.h), the census's order
+   (census.h), the length bins (lengths.h).
 
    A hand is held by court: a ring of pieces, each a run of plain cards and
-   the court card that ends it (run << 3 | court), the last piece holding the
-   trailing plain cards with court 0. Plain cards are interchangeable, so a
-   trick steps from court card to court card. A ring has a power of two of
-   places, at least one more than the deck's court cards, so a hand never
-   overflows it and wrapping is one mask.
+   the court card that ends it (run << 3 | court, hash.h), the last piece
+   holding the trailing plain cards with court 0. Plain cards are
+   interchangeable, so a trick steps from court card to court card. A ring
+   has a power of two of places, at least one more than the deck's court
+   cards, so a hand never overflows it and wrapping is one mask.
 
    Where a game's state lives, so that a trick touches no local memory: the
    pieces of both hands, and the pile of the trick in play, are in the
@@ -33,69 +37,40 @@
 #define BEGGAR_GPU_GAME_H
 
 #include "vendor.h"
-
-/* The most places in a hand's ring, the most cards in the launch structs,
-   the most cards of a deck this build deals (its local arrays), and the
-   threads of a block (the columns of its shared memory). A GPU's kernel is
-   compiled with what its deck needs (gpu/device.py's options); the host
-   build takes the largest, one thread. */
-#ifndef BG_RING
-#define BG_RING 256
-#endif
-#ifndef BG_TOTAL
-#define BG_TOTAL 256
-#endif
-#ifndef BG_CARDS
-#define BG_CARDS BG_TOTAL
-#endif
-#ifndef BG_BLOCK
-#define BG_BLOCK 1
-#endif
+#include "sizes.h"
+#include "random.h"
+#include "hash.h"
+#include "census.h"
+#include "lengths.h"
 
 enum {
     BG_FINISHED = 0,
     BG_LOOP = 1,
     BG_CAPPED = 2,      /* the cap of tricks was reached: the host plays it again */
-    BG_COURT_BITS = 3,
-    BG_COURT_MASK = 7,
-    BG_BRENT_START = 64,
-    /* lengths.py's bins */
-    BG_LENGTHS_EXACT = 3000,
-    BG_LENGTHS_WIDTH = 100,
-    BG_LENGTHS_TOP = 10000,
-    BG_LENGTHS_BINS = 3000 + (10000 - 3000) / 100 + 1,
+    /* Tricks before Brent's first snapshot: past nearly every finished game
+       (the longest known has 1,164 tricks), so that a game that ends takes
+       no snapshot at all; a perturbation's tries, a hundredth of which
+       loop, start early (BG_BRENT_EARLY). */
+    BG_BRENT_START = 1024,
+    BG_BRENT_EARLY = 64,
     /* A census counts lengths below this exactly on the device; a game as
        long or longer is handed to the host as a hit. */
     BG_HISTOGRAM = 65536
 };
 
+
 /* What random deals look like (shuffle.py): the deck's size, the court cards
    in the order they are placed, the first hand's size (0: even, -1: drawn
-   for each deal), and the ring's size for the deck (a power of two). */
+   for each deal), the ring's size for the deck (a power of two), and the
+   tricks a block plays between its barriers (kernel.cu's bg_flat). */
 typedef struct {
     int total;
     int split;
     int n_courts;
     int ring;
+    int steps;
     bg_u8 courts[BG_TOTAL];
 } bg_shape;
-
-/* A census block's deals (census.py): arrangements of `total` cards whose
-   first `total - suffix` cards are `prefix`'s, and whose suffix is
-   arrangement `suffix_first + offset` of the multiset `suffix_counts` (it
-   has `suffix_arrangements` < 2^63 of them); card i of an arrangement goes
-   to place target[i] of the deal, whose first hand holds `first_hand`. */
-typedef struct {
-    int total;
-    int first_hand;
-    int suffix;
-    int ring;
-    bg_u64 suffix_first;
-    bg_u64 suffix_arrangements;
-    int suffix_counts[5];
-    bg_u8 prefix[BG_TOTAL];
-    bg_u8 target[BG_TOTAL];
-} bg_block;
 
 /* Element (row, column) of a region of shared memory with BG_BLOCK columns
    of 16-bit elements: two rows of a column share a 32-bit word, and the
@@ -146,38 +121,6 @@ typedef struct {
     int status;
     int winner;
 } bg_hit;
-
-
-/* ---------------------------------------------------------------- the random stream (shuffle.py) */
-
-BG_FN bg_u64 bg_mix64(bg_u64 x) {
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-BG_FN bg_u32 bg_next32(bg_u64* state) {
-    *state += 0x9E3779B97F4A7C15ULL;
-    return (bg_u32)(bg_mix64(*state) >> 32);
-}
-
-/* Uniform in range(n): Lemire's multiply-shift with rejection. */
-BG_FN bg_u32 bg_below(bg_u64* state, bg_u32 n) {
-    bg_u64 m = (bg_u64)bg_next32(state) * n;
-    bg_u32 low = (bg_u32)m;
-    if (low < n) {
-        bg_u32 threshold = (bg_u32)((0x100000000ULL - n) % n);
-        while (low < threshold) {
-            m = (bg_u64)bg_next32(state) * n;
-            low = (bg_u32)m;
-        }
-    }
-    return (bg_u32)(m >> 32);
-}
-
-BG_FN bg_u64 bg_stream_start(bg_u64 seed, bg_u64 index) {
-    return bg_mix64(bg_mix64(seed) + index);
-}
 
 
 /* ---------------------------------------------------------------- dealing */
@@ -308,73 +251,6 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
     bg_put_hand(e, 1, &hands[1], total - first_hand);
 }
 
-/* x / d, where d (1 .. 2^31) divides x exactly: a multiplication by the
-   inverse of d's odd part modulo 2^64 (Newton's iteration doubles its exact
-   bits from 3, x * x = 1 modulo 8 for every odd x), after a shift by its
-   powers of two. No 64-bit division, which a GPU has no instruction for. */
-BG_FN bg_u64 bg_exact_quotient(bg_u64 x, bg_u32 d) {
-    int twos = BG_CTZ64((bg_u64)d);
-    bg_u64 odd = (bg_u64)(d >> twos), inverse = odd;
-    for (int i = 0; i < 5; i++)
-        inverse *= 2 - odd * inverse;
-    return (x >> twos) * inverse;
-}
-
-/* A block's arrangement at `offset`: the prefix, and the suffix unranked in
-   lexicographic order (plain < J < Q < K < A). The arrangements of a
-   multiset that start with code c are arrangements(left) * left[c] / n; the
-   common factor of left[c] and n is divided out first, so nothing exceeds
-   the suffix's arrangements, and the division is exact. */
-BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
-    int left[5];
-    int start = b->total - b->suffix;
-    bg_u64 rank = b->suffix_first + offset, arrangements = b->suffix_arrangements;
-    for (int i = 0; i < start; i++)
-        cards[i] = b->prefix[i];
-    for (int c = 0; c < 5; c++)
-        left[c] = b->suffix_counts[c];
-    for (int i = start; i < b->total; i++) {
-        int n = b->total - i;
-        for (int c = 0; c < 5; c++) {
-            if (!left[c])
-                continue;
-            int x = left[c], y = n;
-            while (y) {
-                int t = x % y;
-                x = y;
-                y = t;
-            }
-            bg_u64 below = bg_exact_quotient(arrangements, (bg_u32)(n / x)) * (bg_u64)(left[c] / x);
-            if (rank < below) {
-                cards[i] = (bg_u8)c;
-                left[c]--;
-                arrangements = below;
-                break;
-            }
-            rank -= below;
-        }
-    }
-}
-
-/* Step to the next arrangement in lexicographic order (census.next_arrangement). */
-BG_FN void bg_next_arrangement(bg_u8* cards, int n) {
-    int i = n - 2, j = n - 1;
-    while (i >= 0 && cards[i] >= cards[i + 1])
-        i--;
-    if (i < 0)
-        return;
-    while (cards[j] <= cards[i])
-        j--;
-    bg_u8 card = cards[i];
-    cards[i] = cards[j];
-    cards[j] = card;
-    for (i++, j = n - 1; i < j; i++, j--) {
-        card = cards[i];
-        cards[i] = cards[j];
-        cards[j] = card;
-    }
-}
-
 /* Deal an arrangement into entry `e` as the census deals it: card i of the
    arrangement goes to place target[i] of the deal, so place k holds card
    source[k] (the inverse of target); hand 0 holds places 0 .. first_hand - 1. */
@@ -429,290 +305,6 @@ BG_FN void bg_load_cards(bg_game* g, const BG_GLOBAL bg_u8* cards, int n0, int n
     g->leader = 0;
     g->cards = 0;
     g->tricks = 0;
-}
-
-
-/* ---------------------------------------------------------------- perturbation (beggar._loops)
-
-   A perturbation try: a state on a known loop, changed one to `changes`
-   times by small changes, played. These mirror _loops.pyx's change(),
-   draw for draw and byte for byte: the compiled engine and every GPU target
-   derive the same candidate from the same stream. */
-
-/* A state as the deal it stands for: the leader's hand (n0 cards) first. */
-typedef struct {
-    int n, n0;
-    bg_u8 cards[BG_CARDS];
-} bg_state;
-
-BG_FN void bg_state_insert(bg_state* s, int position, bg_u8 card) {
-    int at = position <= s->n0 ? position : position - 1;
-    for (int k = s->n; k > at; k--)
-        s->cards[k] = s->cards[k - 1];
-    s->cards[at] = card;
-    s->n++;
-    if (position <= s->n0)
-        s->n0++;
-}
-
-BG_FN void bg_state_remove(bg_state* s, int at) {
-    for (int k = at; k < s->n - 1; k++)
-        s->cards[k] = s->cards[k + 1];
-    s->n--;
-    if (at < s->n0)
-        s->n0--;
-}
-
-/* One small change (_loops.change): two cards of different rank swapped,
-   one card moved into the other hand, a court card moved 1 to `reach`
-   places, or the split shifted by 1-3 cards. */
-BG_FN void bg_change(bg_u64* rng, bg_state* s, int reach) {
-    int kind = (int)bg_below(rng, 4);
-    if (kind == 0) {
-        for (int tries = 0; tries < 64; tries++) {
-            int i = (int)bg_below(rng, (bg_u32)s->n), j = (int)bg_below(rng, (bg_u32)s->n);
-            if (s->cards[i] != s->cards[j]) {
-                bg_u8 card = s->cards[i];
-                s->cards[i] = s->cards[j];
-                s->cards[j] = card;
-                return;
-            }
-        }
-    } else if (kind == 1) {
-        int i = (int)bg_below(rng, (bg_u32)s->n);
-        bg_u8 card = s->cards[i];
-        int from_leader = i < s->n0;
-        bg_state_remove(s, i);
-        if (from_leader)
-            bg_state_insert(s, s->n0 + 1 + (int)bg_below(rng, (bg_u32)(s->n - s->n0 + 1)), card);
-        else
-            bg_state_insert(s, (int)bg_below(rng, (bg_u32)(s->n0 + 1)), card);
-    } else if (kind == 2) {
-        int i;
-        do
-            i = (int)bg_below(rng, (bg_u32)s->n);
-        while (!s->cards[i]);
-        int d = 1 + (int)bg_below(rng, (bg_u32)reach);
-        int j = bg_below(rng, 2) ? i + d : i - d;
-        j = j < 0 ? 0 : j >= s->n ? s->n - 1 : j;
-        bg_u8 card = s->cards[i];
-        if (j > i)
-            for (int k = i; k < j; k++)
-                s->cards[k] = s->cards[k + 1];
-        else
-            for (int k = i; k > j; k--)
-                s->cards[k] = s->cards[k - 1];
-        s->cards[j] = card;
-    } else {
-        int d = 1 + (int)bg_below(rng, 3);
-        s->n0 += bg_below(rng, 2) ? d : -d;
-        s->n0 = s->n0 < 1 ? 1 : s->n0 > s->n - 1 ? s->n - 1 : s->n0;
-    }
-}
-
-/* A perturbation walk's try `t`: from its walk's stream (bg_stream_start
-   of the walk's seed and t), a state of the pool (rows of `stride` bytes:
-   n0, then the n cards), changed 1 to `changes` times. Whether both its
-   hands hold a card (a try that is no game plays nothing). */
-BG_FN int bg_perturbed(bg_state* s, const BG_GLOBAL bg_u8* pool, int n_pool, int n, bg_u64 walk_seed, bg_u64 t,
-                       int changes, int reach) {
-    bg_u64 rng = bg_stream_start(walk_seed, t);
-    const BG_GLOBAL bg_u8* row = pool + (bg_u64)bg_below(&rng, (bg_u32)n_pool) * (bg_u64)(n + 1);
-    s->n = n;
-    s->n0 = row[0];
-    for (int k = 0; k < n; k++)
-        s->cards[k] = row[1 + k];
-    int made = 1 + (int)bg_below(&rng, (bg_u32)changes);
-    for (int m = 0; m < made; m++)
-        bg_change(&rng, s, reach);
-    return 0 < s->n0 && s->n0 < s->n;
-}
-
-
-/* ---------------------------------------------------------------- hill climbing (_engine.climb)
-
-   A walk of the hill climber as _engine.pyx's climb takes it, draw for
-   draw: a fresh random deal (as _game.deal_random deals it: a card array,
-   the hands one after another) or a mutation of the current one, played,
-   and kept by the rule of acceptance. The walk lives in global memory
-   between launches (bg_walk), so that a launch plays any number of its
-   steps; a candidate whose game does not finish on the device (a loop, or
-   the cap) waits there for the host, which plays it exactly and takes the
-   step with this very code (beggar._gpu_host.climb_accept). */
-
-enum { BG_STRICT = 0, BG_EQUAL = 1, BG_ANNEAL = 2, BG_LATE = 3, BG_FITNESS_SHIFT = 24 };
-
-/* The climber's rules and a walk's length, as the host gives them
-   (climbing.ClimbRules; anneal's draws need the host's exp: it is not played
-   here). */
-typedef struct {
-    int accept;             /* climbing.ACCEPTS' index */
-    int by_cards;           /* fitness "cards" (tricks break ties), else "tricks" */
-    int history;            /* late acceptance: the steps back it compares with */
-    bg_u32 swap_percent;
-    bg_i64 patience;
-    bg_i64 threshold;       /* min_cards: a game this long is a hit */
-    bg_i64 steps;           /* deals a walk plays */
-} bg_climb_rules;
-
-/* A walk between two of its steps (or with a candidate whose game waits for
-   the host), as the compiled engine's climb keeps it. */
-typedef struct {
-    bg_u64 rng;
-    bg_i64 played, k, stale, restarts;
-    bg_i64 current_value, walk_best, best_value;
-    bg_i64 best_cards, best_tricks;
-    int best_status, best_winner;
-    int sizes[2], best_sizes[2];
-    int fresh;              /* the candidate is a fresh deal */
-    int waiting;            /* the candidate's game is the host's to play */
-    int lost;               /* a long game found no room among a launch's hits: the host plays the walk */
-    bg_u8 current[BG_CARDS], candidate[BG_CARDS], best[BG_CARDS];
-} bg_walk;
-
-/* A fitness: the primary count above the secondary (capped), so that
-   integers compare as pairs (climbing.SECONDARY_BITS). */
-BG_FN bg_i64 bg_fitness(int by_cards, bg_i64 cards, bg_i64 tricks) {
-    bg_i64 primary = by_cards ? cards : tricks, secondary = by_cards ? tricks : cards;
-    bg_i64 most = ((bg_i64)1 << BG_FITNESS_SHIFT) - 1;
-    return primary << BG_FITNESS_SHIFT | (secondary > most ? most : secondary);
-}
-
-/* The walk's next fresh deal into its candidate, from its stream (as
-   _game.deal_random: a random free place for each court card in turn, then
-   split "random"'s draw, then the cards one at a time to the hands). */
-BG_FN void bg_climb_deal(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s) {
-    bg_u8 place[BG_CARDS], deck[BG_CARDS];
-    bg_u64 rng = w->rng;        /* in a register (OpenCL: private, not the walk's global memory) */
-    int total = s->total;
-    for (int k = 0; k < total; k++) {
-        place[k] = (bg_u8)k;
-        deck[k] = 0;
-    }
-    for (int i = 0; i < s->n_courts; i++) {
-        int j = i + (int)bg_below(&rng, (bg_u32)(total - i));
-        bg_u8 position = place[j];
-        place[j] = place[i];
-        place[i] = position;
-        deck[position] = s->courts[i];
-    }
-    int first = s->split > 0 ? s->split
-              : s->split < 0 ? 1 + (int)bg_below(&rng, (bg_u32)(total - 1))
-              : total - total / 2;
-    w->rng = rng;
-    int short_hand = first < total - first ? first : total - first;
-    w->sizes[0] = first;
-    w->sizes[1] = total - first;
-    for (int i = 0; i < short_hand; i++) {
-        w->candidate[i] = deck[2 * i];
-        w->candidate[first + i] = deck[2 * i + 1];
-    }
-    int rest = first > total - first ? -short_hand : first - short_hand;   /* where the longer hand's last cards go */
-    for (int i = 2 * short_hand; i < total; i++)
-        w->candidate[rest + i] = deck[i];
-}
-
-/* Swap two cards of different rank, or move a court card elsewhere (the
-   cards between shift by one), in the candidate (_engine.mutate). */
-BG_FN void bg_mutate(BG_GLOBAL bg_u8* deck, int total, bg_u64* rng, bg_u32 swap_percent) {
-    if (bg_below(rng, 100) < swap_percent) {
-        bg_u32 i = bg_below(rng, (bg_u32)total), j = bg_below(rng, (bg_u32)total);
-        while (deck[j] == deck[i])
-            j = bg_below(rng, (bg_u32)total);
-        bg_u8 card = deck[i];
-        deck[i] = deck[j];
-        deck[j] = card;
-        return;
-    }
-    bg_u32 courts = 0;
-    for (int i = 0; i < total; i++)
-        courts += deck[i] != 0;
-    bg_u32 k = bg_below(rng, courts), i = 0;
-    for (;; i++) {         /* i: the place of court card number k */
-        if (deck[i]) {
-            if (k == 0)
-                break;
-            k--;
-        }
-    }
-    bg_u32 j = bg_below(rng, (bg_u32)(total - 1));
-    if (j >= i)
-        j++;
-    bg_u8 card = deck[i];
-    for (int m = (int)i; m < total - 1; m++)
-        deck[m] = deck[m + 1];
-    for (int m = total - 1; m > (int)j; m--)
-        deck[m] = deck[m - 1];
-    deck[j] = card;
-}
-
-/* The walk's next candidate: a fresh deal where it starts or has not beaten
-   its best for `patience` steps, else a mutation of its current deal. */
-BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
-    w->fresh = w->restarts < 0 || w->stale >= rules->patience;
-    if (w->fresh) {
-        w->restarts++;
-        bg_climb_deal(w, s);
-        return;
-    }
-    for (int k = 0; k < s->total; k++)
-        w->candidate[k] = w->current[k];
-    bg_u64 rng = w->rng;
-    bg_mutate(w->candidate, s->total, &rng, rules->swap_percent);
-    w->rng = rng;
-}
-
-/* The step of a candidate whose game ended with `status` after `cards`
-   cards and `tricks` tricks (exact: a loop's played by the host): its
-   best, and whether the walk takes it. `history` is the walk's late
-   acceptance's. */
-BG_FN void bg_climb_accept(BG_GLOBAL bg_walk* w, BG_GLOBAL bg_i64* history, const BG_LOCAL bg_climb_rules* rules,
-                           int total, int status, int winner, bg_i64 cards, bg_i64 tricks) {
-    bg_i64 value = bg_fitness(rules->by_cards, cards, tricks);
-    w->played++;
-    w->waiting = 0;
-    if (value > w->best_value) {
-        w->best_value = value;
-        w->best_cards = cards;
-        w->best_tricks = tricks;
-        w->best_status = status;
-        w->best_winner = winner;
-        w->best_sizes[0] = w->sizes[0];
-        w->best_sizes[1] = w->sizes[1];
-        for (int k = 0; k < total; k++)
-            w->best[k] = w->candidate[k];
-    }
-    if (w->fresh) {
-        for (int k = 0; k < total; k++)
-            w->current[k] = w->candidate[k];
-        w->current_value = w->walk_best = value;
-        w->stale = 0;
-        w->k = 0;
-        for (int i = 0; i < rules->history; i++)
-            history[i] = value;
-        return;
-    }
-    w->k++;
-    int accepted;
-    if (value >= w->current_value)
-        accepted = rules->accept != BG_STRICT || value > w->current_value;
-    else if (rules->accept == BG_LATE)
-        accepted = value >= history[w->k % rules->history];
-    else
-        accepted = 0;
-    if (accepted) {
-        for (int k = 0; k < total; k++)
-            w->current[k] = w->candidate[k];
-        w->current_value = value;
-    }
-    if (rules->accept == BG_LATE)
-        history[w->k % rules->history] = w->current_value;
-    if (w->current_value > w->walk_best) {
-        w->walk_best = w->current_value;
-        w->stale = 0;
-    } else {
-        w->stale++;
-    }
 }
 
 
@@ -834,14 +426,14 @@ BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game*
     return 1;
 }
 
-BG_FN void bg_brent_start(bg_brent* brent) {
+BG_FN void bg_brent_start(bg_brent* brent, bg_u32 first) {
     brent->taken = 0;
-    brent->power = BG_BRENT_START;
+    brent->power = first;
     brent->steps = 0;
 }
 
 /* Play one trick of the game on the table and look for its end: finished,
-   a repeated state (Brent: a snapshot after BG_BRENT_START tricks, again
+   a repeated state (Brent: a snapshot after bg_brent_start's first tricks, again
    whenever the tricks since the last one reach a doubling power), or `cap`
    tricks. The game's status, or -1 while it goes on. */
 BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u32 cap) {
@@ -860,26 +452,20 @@ BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u
     return -1;
 }
 
-/* A state's hash, the same from either seat: FNV-1a over the pieces of the
-   leader's hand, a mark, then the other hand's (pieces describe a hand
-   uniquely: its last always the trailing plain cards, court 0). */
-#define BG_FNV_START 14695981039346656037ULL
-#define BG_FNV_PRIME 1099511628211ULL
+/* The state's hash (hash.h): its leader's hand's pieces, a mark, then the other's. */
 BG_FN bg_u64 bg_state_hash(const bg_game* g, int mask) {
     bg_u64 h = BG_FNV_START;
     for (int seat = 0; seat < 2; seat++) {
         int p = g->leader ^ seat;
         for (int i = 0; i < bg_size(g, p); i++)
-            h = (h ^ BG_AT(g, p, i, mask)) * BG_FNV_PRIME;
-        h = (h ^ 0xFFFFu) * BG_FNV_PRIME;
+            h = bg_hash_word(h, BG_AT(g, p, i, mask));
+        h = bg_hash_word(h, BG_HAND_MARK);
     }
     return h;
 }
 
-/* A loop's identity, from a state on its cycle of `period` tricks: the least
-   of its states' hashes, whichever state the game entered it by
-   (_loops.cycle_hash gives the same from the cards). The game is played on
-   around the cycle meanwhile. */
+/* A loop's cycle hash (hash.h), from a state on its cycle of `period`
+   tricks; the game is played on around the cycle meanwhile. */
 BG_FN bg_u64 bg_cycle_hash(bg_game* g, bg_u32 period, int mask) {
     bg_u64 least = bg_state_hash(g, mask);
     for (bg_u32 k = 1; k < period; k++) {
@@ -913,15 +499,6 @@ BG_FN void bg_result_of(bg_result* r, const bg_game* g, int status) {
 
 
 /* ---------------------------------------------------------------- counting */
-
-/* The bin of lengths.py a game of `cards` cards is counted in. */
-BG_FN int bg_length_bin(bg_i64 cards) {
-    if (cards < BG_LENGTHS_EXACT)
-        return (int)cards;
-    if (cards < BG_LENGTHS_TOP)
-        return BG_LENGTHS_EXACT + (int)((cards - BG_LENGTHS_EXACT) / BG_LENGTHS_WIDTH);
-    return BG_LENGTHS_BINS - 1;
-}
 
 /* Which random deals the host is handed: every game of `min_cards` or
    more, and every game that did not finish (a loop, or capped). */

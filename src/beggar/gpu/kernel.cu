@@ -24,7 +24,8 @@
    to the host (long ones, loops, capped ones; a walk's loops not known yet)
    go to a buffer through an atomic counter, and a count above the buffer's
    capacity tells the host to play the launch again in parts; a batch's
-   games each to their own row. The game itself is game.h's.
+   games each to their own row. The game itself is game.h's, a perturbation's
+   try perturb.h's and the climber's step climb.h's.
 
    One body for every target (vendor.h holds the differences): CUDA through
    NVRTC (the engine "gpu"), OpenCL C (the engine "opencl"), and host C:
@@ -33,11 +34,14 @@
    with many threads of several blocks. */
 
 #include "game.h"
+#include "perturb.h"
+#include "climb.h"
 
 enum {
-    /* Tricks a block plays between its barriers: long enough that the
-       barriers cost little, short enough that its queue is refilled before
-       it runs dry. */
+    /* Tricks a block plays between its barriers where the launch does not
+       say (a perturbation's, a batch's): long enough that the barriers cost
+       little, short enough that its queue is refilled before it runs dry
+       (a sample or census launch takes its deck's, engine.steps_between). */
     BG_STEPS = 16,
     /* Random deals a thread takes from the counter at a time. */
     BG_GRAB = 8,
@@ -119,6 +123,9 @@ typedef struct {
     const BG_GLOBAL bg_u8* pool;    /* perturb: the pool's rows (n0, then the cards) */
     int n_pool, changes, reach, n_known;
     const BG_GLOBAL bg_u64* known;  /* perturb: the loops' hashes known, sorted */
+    BG_GLOBAL bg_u64* cycles;       /* perturb: the table of new cycles (bg_new_cycle), n_slots of them */
+    bg_u64 n_slots;
+    BG_GLOBAL bg_u64* n_cycles;
     const BG_GLOBAL bg_u8* rows;    /* batch: the deals, `total` cards a row */
     const BG_GLOBAL int* splits;    /* batch: each deal's first hand */
 } bg_launch_of;
@@ -142,6 +149,33 @@ BG_FN void bg_keep(const bg_launch_of* l, const bg_result* r, bg_u64 offset) {
     bg_u64 slot = BG_ADD64(l->n_hits, 1);
     if (slot < l->capacity)
         bg_hit_of(&l->hits[slot], r, offset);
+}
+
+/* A perturbation try at `offset` whose game reached a cycle of hash `hash`
+   that the walk does not know: the cycle's slot in the launch's table,
+   claimed by the first try to reach it (its hash, then the complement of
+   the earliest try that reached it: the largest complement is kept), so
+   that the host is handed each new cycle once, with the try the compiled
+   engine finds it by, however many tries reach it. Slots are probed from
+   the hash's low bits; a hash of 0 marks an empty slot, so such a cycle's
+   try goes to the hits. A table that fills says so in its count (the host
+   plays the launch again in parts). */
+BG_FN void bg_new_cycle(const bg_launch_of* l, const bg_result* r, bg_u64 hash, bg_u64 offset) {
+    if (hash == 0) {
+        bg_keep(l, r, offset);
+        return;
+    }
+    bg_u64 mask = l->n_slots - 1, slot = hash & mask;
+    for (bg_u64 probe = 0; probe <= mask; probe++, slot = (slot + 1) & mask) {
+        bg_u64 held = BG_CAS64(&l->cycles[2 * slot], 0, hash);
+        if (held == 0)
+            BG_ADD64(l->n_cycles, 1);
+        if (held == 0 || held == hash) {
+            BG_MAX64(&l->cycles[2 * slot + 1], ~offset);
+            return;
+        }
+    }
+    BG_ADD64(l->n_cycles, l->n_slots);
 }
 
 /* Put queue entry `slot` on thread t's table, two rows at a time (a row
@@ -236,6 +270,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
             m->deals.census.source[m->deals.census.block.target[i]] = (bg_u8)i;
     int total = census ? m->deals.census.block.total : l->kind == BG_SAMPLE ? m->deals.shape.total : l->total;
     int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
+    int steps = census ? m->deals.census.block.steps : l->kind == BG_SAMPLE ? m->deals.shape.steps : BG_STEPS;
     bg_game g;
     g.hands = m->hands.pieces;
     g.pile = m->pile;
@@ -253,7 +288,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     bg_u32 limit = 0;                   /* entries below it are dealt */
     for (;;) {
         /* Play: a trick a step for every thread that has a game. */
-        for (int step = 0; step < BG_STEPS; step++) {
+        for (int step = 0; step < steps; step++) {
             if (!playing) {
                 bg_u32 slot = BG_ADD32(&m->head, 1);
                 if (slot >= limit)
@@ -261,19 +296,22 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
                 slot %= (bg_u32)threads;
                 bg_take(&g, m, (int)slot);
                 offset = m->queue_offsets[slot];
-                bg_brent_start(&brent);
+                bg_brent_start(&brent, l->kind == BG_PERTURB ? BG_BRENT_EARLY : BG_BRENT_START);
                 playing = 1;
             }
             int status = bg_step(&g, &brent, &snap, mask, l->cap);
             if (status >= 0) {
                 bg_result_of(&r, &g, status);
                 if (l->kind == BG_PERTURB) {
-                    /* A loop known already is no news: only a new one, or
-                       a game that reached the cap, goes to the host. */
-                    if (status == BG_CAPPED
-                        || (status == BG_LOOP
-                            && !bg_known(l->known, l->n_known, bg_cycle_hash(&g, brent.steps, mask))))
+                    /* A loop known already is no news: only a new one
+                       (once), or a game that reached the cap, goes to the host. */
+                    if (status == BG_CAPPED) {
                         bg_keep(l, &r, offset);
+                    } else if (status == BG_LOOP) {
+                        bg_u64 hash = bg_cycle_hash(&g, brent.steps, mask);
+                        if (!bg_known(l->known, l->n_known, hash))
+                            bg_new_cycle(l, &r, hash, offset);
+                    }
                 } else if (l->kind == BG_BATCH) {
                     bg_hit_of(&l->hits[offset], &r, offset);
                 } else {
@@ -396,12 +434,14 @@ BG_KERNEL bg_census(const BG_GLOBAL bg_block* block, bg_u64 count, bg_u64 grab, 
    its seed `walk_seed`, a pool of `n_pool` rows of total + 1 bytes, each a
    state on a known loop of `total` cards and hands of `ring` places). A
    try whose game falls into a loop that is not among the `n_known` sorted
-   hashes of `known` (bg_cycle_hash), or that reaches the cap, goes to
-   `hits`; the rest are no news. */
+   hashes of `known` (bg_cycle_hash) has the cycle's slot in `cycles` (a
+   table of `n_slots`, a power of two, of two words: bg_new_cycle), counted
+   in `n_cycles`; a try that reaches the cap goes to `hits`; the rest are
+   no news. */
 BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int ring, int changes, int reach,
                      bg_u64 walk_seed, const BG_GLOBAL bg_u64* known, int n_known, bg_u64 first, bg_u64 count,
                      bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
-                     bg_u64 capacity) {
+                     bg_u64 capacity, BG_GLOBAL bg_u64* cycles, bg_u64 n_slots, BG_GLOBAL bg_u64* n_cycles) {
     BG_SHARED bg_block_memory m;
     bg_launch_of l = {0};
     bg_launch_start(&l, BG_PERTURB, count, BG_GRAB, cap, next, hits, n_hits, capacity);
@@ -415,6 +455,9 @@ BG_KERNEL bg_perturb(const BG_GLOBAL bg_u8* pool, int n_pool, int total, int rin
     l.reach = reach;
     l.known = known;
     l.n_known = n_known;
+    l.cycles = cycles;
+    l.n_slots = n_slots;
+    l.n_cycles = n_cycles;
     bg_flat(&l, &m, 0, 0);
 }
 
@@ -437,13 +480,64 @@ BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int
 
 /* ---------------------------------------------------------------- hill climbing
 
-   Walks of the hill climber (game.h's bg_walk), a thread a walk at a time:
+   Walks of the hill climber (climb.h's bg_walk), a thread a walk at a time:
    every step of the loop plays one trick of the thread's game, and a
    thread whose game ended takes the step (bg_climb_accept) and plays its
    walk's next candidate, so that its warp never waits for its longest
    game. A thread takes the walks through a counter, and plays each up to
    `budget` more steps (a launch's length); a candidate whose game does not
    finish here (a loop, the cap) leaves its walk waiting for the host. */
+
+/* The walk's next fresh deal into its candidate, from its stream, as
+   Deal.shuffled deals it (shuffle.py): a random free place for each court
+   card in turn, then split "random"'s draw, then the cards one at a time to
+   the hands, the rest to the longer hand. */
+BG_FN void bg_climb_deal(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s) {
+    bg_u8 place[BG_CARDS], deck[BG_CARDS];
+    bg_u64 rng = w->rng;        /* in a register (OpenCL: private, not the walk's global memory) */
+    int total = s->total;
+    for (int k = 0; k < total; k++) {
+        place[k] = (bg_u8)k;
+        deck[k] = 0;
+    }
+    for (int i = 0; i < s->n_courts; i++) {
+        int j = i + (int)bg_below(&rng, (bg_u32)(total - i));
+        bg_u8 position = place[j];
+        place[j] = place[i];
+        place[i] = position;
+        deck[position] = s->courts[i];
+    }
+    int first = s->split > 0 ? s->split
+              : s->split < 0 ? 1 + (int)bg_below(&rng, (bg_u32)(total - 1))
+              : total - total / 2;
+    w->rng = rng;
+    int short_hand = first < total - first ? first : total - first;
+    w->sizes[0] = first;
+    w->sizes[1] = total - first;
+    for (int i = 0; i < short_hand; i++) {
+        w->candidate[i] = deck[2 * i];
+        w->candidate[first + i] = deck[2 * i + 1];
+    }
+    int rest = first > total - first ? -short_hand : first - short_hand;   /* where the longer hand's last cards go */
+    for (int i = 2 * short_hand; i < total; i++)
+        w->candidate[rest + i] = deck[i];
+}
+
+/* The walk's next candidate: a fresh deal where it starts or has not beaten
+   its best for `patience` steps, else a mutation of its current deal. */
+BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
+    w->fresh = w->restarts < 0 || w->climber.stale >= rules->patience;
+    if (w->fresh) {
+        w->restarts++;
+        bg_climb_deal(w, s);
+        return;
+    }
+    for (int k = 0; k < s->total; k++)
+        w->candidate[k] = w->current[k];
+    bg_u64 rng = w->rng;
+    bg_mutate(w->candidate, s->total, &rng, rules->swap_percent);
+    w->rng = rng;
+}
 
 /* A long game of a walk (its step: the games it played before), handed to
    the host with its deal. 48 bytes, laid out as gpu/engine.py's CLIMB_HIT. */
@@ -509,7 +603,7 @@ BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rul
                 break;
             bg_climb_propose(w, &m.shape, &m.rules);
             bg_load_cards(&g, w->candidate, w->sizes[0], total);
-            bg_brent_start(&brent);
+            bg_brent_start(&brent, BG_BRENT_START);
             playing = 1;
         }
         int status = bg_step(&g, &brent, &snap, mask, (bg_u32)cap);

@@ -1,12 +1,15 @@
-"""What the device backends share: the kernels' build options and block
-sizes, their arguments and buffers, and the fault of a device that cannot
+"""What the backends share: each kernel's arguments, described once; the
+kernels' build options and block sizes; the fault of a device that cannot
 be used.
 
-A backend is gpu/engine.py's: `sample(...)` and `census(...)` with the
-kernels' arguments and NumPy arrays for their results. The CUDA backend
-(device.py) and the OpenCL backend (opencl.py) are this class over their
-API's few calls: device memory by name, copies both ways, and one launch
-that waits for its end.
+A backend is gpu/engine.py's: `sample(...)`, `census(...)`, `perturb(...)`,
+`batch(...)` and `climb(...)` with the kernels' arguments and NumPy arrays
+for their results. Every backend is this class over its memory's few calls:
+device memory by name, copies both ways, and one launch that waits for its
+end (device.py's CUDA driver, opencl.py's queue, host.py's NumPy arrays and
+beggar._gpu_host, the tests' concurrency harness). KERNELS says what each
+kernel takes, in its order, and how each buffer travels; `run` does the
+rest for every backend alike.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 
 from .. import lengths
 from ..contract import EngineFault
-from .engine import CLIMB_HIT, HIT
+from .engine import CLIMB_HIT, HIT, handed_back
 
 #: Threads per block, at most: four warps, whose games (both hands, the
 #: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
@@ -32,10 +35,9 @@ SHARED_FIXED = 6 * 1024
 CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
-KERNELS = ("bg_sample", "bg_census", "bg_perturb", "bg_batch", "bg_climb")
-#: The most cards of a deck the kernels are compiled for (game.h's BG_TOTAL).
+#: The most cards of a deck the kernels are compiled for (sizes.h's BG_TOTAL).
 TOTAL = 256
-#: The most places in a hand's ring (game.h's BG_RING of the host build).
+#: The most places in a hand's ring (sizes.h's BG_RING of the host build).
 RING = 256
 #: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
 HISTOGRAM = 1 << 16
@@ -77,8 +79,32 @@ def variant(launch):
     return int(fields[3]), cards_of(int(fields[0]))
 
 
-#: A buffer among a launch's arguments (the rest are (value, NumPy type)).
+#: How a buffer among a kernel's arguments travels (a value's is its NumPy type):
+IN = "in"           # copied to the device before the launch
+INOUT = "inout"     # copied to the device, and back after it
+ZEROS = "zeros"     # zeroed on the device, copied back after the launch
+ROOM = "room"       # one row a hit, left as it is: the rows of the hits found (n_hits) copied back
+#: A buffer among the arguments as a backend's _launch is given them (the rest are (value, NumPy type)).
 BUFFER = None
+
+u64, i64, i32 = np.uint64, np.int64, np.int32
+#: Each kernel's arguments, in kernel.cu's order: (name, a NumPy type or how the buffer travels).
+KERNELS = {
+    "bg_sample": (("shape", IN), ("seed", u64), ("first", u64), ("count", u64), ("min_cards", i64), ("cap", i64),
+                  ("next", ZEROS), ("lengths", ZEROS), ("best", ZEROS), ("hits", ROOM), ("n_hits", ZEROS),
+                  ("capacity", u64)),
+    "bg_census": (("block", IN), ("count", u64), ("grab", u64), ("threshold", i64), ("cap", i64), ("next", ZEROS),
+                  ("cards", ZEROS), ("tricks", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64)),
+    "bg_perturb": (("pool", IN), ("n_pool", i32), ("total", i32), ("ring", i32), ("changes", i32), ("reach", i32),
+                   ("walk_seed", u64), ("known", IN), ("n_known", i32), ("first", u64), ("count", u64),
+                   ("cap", i64), ("next", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64),
+                   ("cycles", ZEROS), ("n_slots", u64), ("n_cycles", ZEROS)),
+    "bg_batch": (("rows", IN), ("splits", IN), ("total", i32), ("ring", i32), ("count", u64), ("cap", i64),
+                 ("next", ZEROS), ("results", ZEROS)),
+    "bg_climb": (("shape", IN), ("climb_rules", IN), ("n_walks", u64), ("budget", i64), ("cap", i64),
+                 ("walks", INOUT), ("history", INOUT), ("climb_lengths", INOUT), ("climb_hits", ROOM),
+                 ("decks", ROOM), ("n_hits", ZEROS), ("capacity", u64), ("next", ZEROS)),
+}
 
 
 class Backend:
@@ -99,103 +125,100 @@ class Backend:
     # Walks of the hill climber played together (gpu/engine.py's _Climbing):
     # a thread each, a GPU's worth.
     CLIMB_WALKS = 1 << 14
+    #: Census arrangements a thread takes at a time, unranked once.
+    CENSUS_GRAB = CENSUS_GRAB
+    #: Whether the device is a GPU.
+    gpu = True
+
+    def run(self, kernel, variant, **given):
+        """Launch `kernel` of the kernels for `variant` (ring, cards) with the
+        arguments KERNELS names, each `given` by name: a value, or a NumPy
+        array for a buffer: IN and INOUT copied to the device, ZEROS sized
+        by it, and after the launch ZEROS and INOUT copied back into it,
+        then of each ROOM as many rows as n_hits says (at most its rows)."""
+        self.kernels(*variant)      # built, and the device ready in this thread, before its memory is touched
+        arguments = []
+        for name, how in KERNELS[kernel]:
+            value = given[name]
+            if how in (IN, INOUT):
+                arguments.append((self._to_device(name, value), BUFFER))
+            elif how == ZEROS:
+                arguments.append((self._zeros(name, value.nbytes), BUFFER))
+            elif how == ROOM:
+                arguments.append((self._buffer(name, value.nbytes), BUFFER))
+            else:
+                arguments.append((value, how))
+        self._launch(kernel, variant, arguments)
+        for name, how in KERNELS[kernel]:
+            if how in (ZEROS, INOUT):
+                self._to_host(given[name], name)
+        for name, how in KERNELS[kernel]:
+            if how == ROOM:
+                rows = given[name]
+                self._to_host(rows, name, min(int(given["n_hits"][0]), len(rows)) * rows[:1].nbytes)
 
     def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
         """The kernel bg_sample over deals first .. first + count - 1 of
         `seed`: the lengths into `counts`, the best key into `best`;
         returns (hits, n_hits)."""
-        u64, i64 = np.uint64, np.int64
-        self.kernels(*variant(shape))      # built, and the device ready in this thread, before its memory is touched
-        self._launch("bg_sample", variant(shape), [
-            (self._to_device("shape", shape), BUFFER), (seed, u64), (first, u64), (count, u64),
-            (min_cards, i64), (cap, i64), (self._zeros("next", 8), BUFFER),
-            (self._zeros("lengths", lengths.BINS * 8), BUFFER), (self._zeros("best", 8), BUFFER),
-            (self._buffer("hits", self.CAPACITY * HIT.itemsize), BUFFER), (self._zeros("n_hits", 8), BUFFER),
-            (self.CAPACITY, u64)])
-        self._to_host(counts, "lengths")
-        self._to_host(best, "best")
-        return self._hits()
+        hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
+        self.run("bg_sample", variant(shape), shape=shape, seed=seed, first=first, count=count,
+                 min_cards=min_cards, cap=cap, next=np.zeros(1, np.uint64), lengths=counts, best=best, hits=hits,
+                 n_hits=n_hits, capacity=self.CAPACITY)
+        return hits, int(n_hits[0])
 
     def census(self, block, count, threshold, cap, cards, tricks):
         """The kernel bg_census over the first `count` deals of `block`: the
         histograms into `cards` and `tricks`; returns (hits, n_hits)."""
-        u64, i64 = np.uint64, np.int64
-        self.kernels(*variant(block))
-        self._launch("bg_census", variant(block), [
-            (self._to_device("block", block), BUFFER), (count, u64), (CENSUS_GRAB, u64), (threshold, i64),
-            (cap, i64), (self._zeros("next", 8), BUFFER), (self._zeros("cards", cards.nbytes), BUFFER),
-            (self._zeros("tricks", tricks.nbytes), BUFFER),
-            (self._buffer("hits", self.CAPACITY * HIT.itemsize), BUFFER), (self._zeros("n_hits", 8), BUFFER),
-            (self.CAPACITY, u64)])
-        self._to_host(cards, "cards")
-        self._to_host(tricks, "tricks")
-        return self._hits()
+        hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
+        self.run("bg_census", variant(block), block=block, count=count, grab=self.census_grab(count),
+                 threshold=threshold, cap=cap, next=np.zeros(1, np.uint64), cards=cards, tricks=tricks, hits=hits,
+                 n_hits=n_hits, capacity=self.CAPACITY)
+        return hits, int(n_hits[0])
+
+    def census_grab(self, count):
+        """Census arrangements a thread takes at a time in a launch of `count`."""
+        return self.CENSUS_GRAB
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         """The kernel bg_perturb over tries first .. first + count - 1 of a
         walk (a pool of `n_pool` rows, the sorted `known` cycle hashes);
-        returns (hits, n_hits)."""
-        u64, i32 = np.uint64, np.int32
-        self.kernels(ring, cards_of(total))
-        n_known = len(known)
-        known = known if n_known else np.zeros(1, np.uint64)        # no buffer is empty
-        self._launch("bg_perturb", (ring, cards_of(total)), [
-            (self._to_device("pool", pool), BUFFER), (n_pool, i32), (total, i32), (ring, i32), (changes, i32),
-            (reach, i32), (walk_seed, u64), (self._to_device("known", known), BUFFER), (n_known, i32),
-            (first, u64), (count, u64), (cap, np.int64), (self._zeros("next", 8), BUFFER),
-            (self._buffer("hits", self.CAPACITY * HIT.itemsize), BUFFER), (self._zeros("n_hits", 8), BUFFER),
-            (self.CAPACITY, u64)])
-        return self._hits()
+        returns what it hands back (engine.handed_back): (tries, n)."""
+        hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
+        # Twice the slots of the new cycles a launch may hand back: the table stays at most half full.
+        cycles, n_cycles = np.zeros((2 * self.CAPACITY, 2), np.uint64), np.zeros(1, np.uint64)
+        self.run("bg_perturb", (ring, cards_of(total)), pool=pool, n_pool=n_pool, total=total, ring=ring,
+                 changes=changes, reach=reach, walk_seed=walk_seed,
+                 known=known if len(known) else np.zeros(1, np.uint64), n_known=len(known),     # no buffer is empty
+                 first=first, count=count, cap=cap, next=np.zeros(1, np.uint64), hits=hits, n_hits=n_hits,
+                 capacity=self.CAPACITY, cycles=cycles, n_slots=len(cycles), n_cycles=n_cycles)
+        return handed_back(hits, int(n_hits[0]), cycles, int(n_cycles[0]), self.CAPACITY)
 
     def batch(self, rows, splits, total, ring, cap):
         """The kernel bg_batch over the deals of `rows`: one bg_hit a deal."""
-        self.kernels(ring, cards_of(total))
         results = np.zeros(len(splits), HIT)
-        self._launch("bg_batch", (ring, cards_of(total)), [
-            (self._to_device("rows", rows), BUFFER), (self._to_device("splits", splits), BUFFER),
-            (total, np.int32), (ring, np.int32), (len(splits), np.uint64), (cap, np.int64),
-            (self._zeros("next", 8), BUFFER), (self._buffer("results", results.nbytes), BUFFER)])
-        self._to_host(results, "results")
+        self.run("bg_batch", (ring, cards_of(total)), rows=rows, splits=np.ascontiguousarray(splits, np.int32),
+                 total=total, ring=ring, count=len(splits), cap=cap, next=np.zeros(1, np.uint64), results=results)
         return results
 
     def climb(self, shape, rules, walks, history, counted, budget, cap):
-        """The kernel bg_climb over `walks` (game.h's bg_walk of this build's
+        """The kernel bg_climb over `walks` (climb.h's bg_walk of this build's
         cards), each on by up to `budget` steps: `walks`, `history` and
         `counted` (their lengths) brought up to date; returns (hits, their
         deals, n_hits)."""
-        u64, i64 = np.uint64, np.int64
         total = int(shape.view(np.int32)[0])
-        self.kernels(*variant(shape))
-        self._launch("bg_climb", variant(shape), [
-            (self._to_device("shape", shape), BUFFER), (self._to_device("climb rules", rules), BUFFER),
-            (len(walks), u64), (budget, i64), (cap, i64), (self._to_device("walks", walks), BUFFER),
-            (self._to_device("history", history), BUFFER), (self._to_device("climb lengths", counted), BUFFER),
-            (self._buffer("climb hits", self.CAPACITY * CLIMB_HIT.itemsize), BUFFER),
-            (self._buffer("decks", self.CAPACITY * total), BUFFER), (self._zeros("n_hits", 8), BUFFER),
-            (self.CAPACITY, u64), (self._zeros("next", 8), BUFFER)])
-        self._to_host(walks, "walks")
-        self._to_host(history, "history")
-        self._to_host(counted, "climb lengths")
-        n_hits = np.zeros(1, np.uint64)
-        self._to_host(n_hits, "n_hits")
-        kept = min(int(n_hits[0]), self.CAPACITY)
         hits, decks = np.zeros(self.CAPACITY, CLIMB_HIT), np.zeros((self.CAPACITY, total), np.uint8)
-        self._to_host(hits, "climb hits", kept * CLIMB_HIT.itemsize)
-        self._to_host(decks, "decks", kept * total)
+        n_hits = np.zeros(1, np.uint64)
+        self.run("bg_climb", variant(shape), shape=shape, climb_rules=rules, n_walks=len(walks), budget=budget,
+                 cap=cap, walks=walks, history=history, climb_lengths=counted, climb_hits=hits, decks=decks,
+                 n_hits=n_hits, capacity=self.CAPACITY, next=np.zeros(1, np.uint64))
         return hits, decks, int(n_hits[0])
 
     def walk_cards(self, total):
         """The cards of a walk's arrays in the kernels for decks of `total` cards."""
         return cards_of(total)
 
-    def _hits(self):
-        n_hits = np.zeros(1, np.uint64)
-        self._to_host(n_hits, "n_hits")
-        hits = np.zeros(self.CAPACITY, HIT)
-        self._to_host(hits, "hits", min(int(n_hits[0]), self.CAPACITY) * HIT.itemsize)
-        return hits, int(n_hits[0])
-
-    # ------------------------------------------------------------ the API's calls
+    # ------------------------------------------------------------ the memory's calls
 
     def _buffer(self, name, size):
         """Device memory of at least `size` bytes named `name`, kept between launches."""
@@ -224,3 +247,32 @@ class Backend:
         `arguments` ((buffer, BUFFER) or (value, NumPy type) each) and wait
         for its end."""
         raise NotImplementedError
+
+
+class Memory(Backend):
+    """A backend whose device memory is this process's: NumPy arrays by name
+    (host.py's, the tests' harness)."""
+
+    def _buffer(self, name, size):
+        held = self._memory.get(name)
+        if held is None or held.nbytes < size:
+            held = self._memory[name] = np.zeros(max(size, 8), np.uint8)
+        return held[:size]
+
+    def _to_device(self, name, array):
+        held = self._buffer(name, array.nbytes)
+        held[:] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        return held
+
+    def _zeros(self, name, size):
+        held = self._buffer(name, size)
+        held[:] = 0
+        return held
+
+    def _to_host(self, array, name, size=None):
+        size = array.nbytes if size is None else size
+        if size:
+            array.reshape(-1).view(np.uint8)[:size] = self._memory[name][:size]
+
+    def kernels(self, ring, cards=TOTAL):
+        return {}

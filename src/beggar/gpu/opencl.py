@@ -2,18 +2,19 @@
 through pyopencl, launched on its queue. The backend of the engine "opencl".
 
 Any OpenCL 1.2 device with 64-bit atomics on global memory runs them: AMD,
-Intel and Apple GPUs, NVIDIA's too (where the engine "gpu" is the better
+Intel and Apple GPUs, NVIDIA's too (where the engine "cuda" is the better
 choice), and PoCL's CPU device, a real OpenCL runtime that runs each
 work-group on a thread of this machine (the test extra installs it, so the
 kernels run in parallel under a real runtime on every machine the tests run
 on). The source is kernel.cu and its headers in one text (source.inlined),
 built with the deck's sizes (launch.defines) once per device, ring and cards;
 pyopencl caches the built program on disk. Everything here is the launch and
-the copies; the game is game.h's and the results are made in gpu/engine.py.
+the copies; the game is the headers' and the results are made in gpu/engine.py.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -77,6 +78,59 @@ def default_number(found):
     return next((number for number, (_, device) in enumerate(found) if is_gpu(device)), 0)
 
 
+# ---------------------------------------------------------------- the kind's devices (gpu.Kind)
+
+def count():
+    """Devices OpenCL lists (GpuFault where it lists none)."""
+    return len(devices())
+
+
+def default():
+    """The device the engine plays on when none is named: the first GPU, else the first device."""
+    return default_number(devices())
+
+
+def gpus():
+    """The GPUs that can run the kernels: OpenCL's GPUs with what they need."""
+    return [number for number, (_, device) in enumerate(devices()) if is_gpu(device) and not lacks(device)]
+
+
+def usable(numbers):
+    """GpuFault unless each of devices `numbers` has what the kernels need;
+    then whether every one is a GPU."""
+    found = devices()
+    for number in numbers:
+        device = found[number][1]
+        missing = lacks(device)
+        if missing:
+            raise GpuFault(f"OpenCL device {number} ({device.name.strip()}) lacks {missing}, which the kernels need")
+    return all(is_gpu(found[number][1]) for number in numbers)
+
+
+def open_device(number):
+    return OpenClDevice(number)
+
+
+def versions():
+    """pyopencl's version, in words (GpuFault where it is not installed)."""
+    return f"pyopencl {bindings().VERSION_TEXT}"
+
+
+def listing():
+    """What `beggar gpu` says of each OpenCL device here: [(the device in
+    words, a call that opens it as an OpenClDevice, or what it lacks)]."""
+    cl = bindings()
+    found = []
+    for number, (platform, device) in enumerate(devices()):
+        kind = "GPU" if is_gpu(device) else "CPU" if device.type & cl.device_type.CPU else "device"
+        said = (f"device {number}: {platform.name.strip()}: {device.name.strip()} ({kind}, "
+                f"{device.max_compute_units} compute units, {device.version.strip()})")
+        missing = lacks(device)
+        found.append((said, f"lacks {missing}, which the kernels need" if missing
+                      else lambda number=number: OpenClDevice(number)))
+    return found
+
+
 class OpenClDevice(Backend):
     """One OpenCL device: its context, queue and built kernels. `capacity`
     (hits a launch holds), `launch` (the first launch's deals) and
@@ -137,7 +191,7 @@ class OpenClDevice(Backend):
                         options=defines(ring, cards, threads))
             except cl.Error as error:
                 raise GpuFault(f"OpenCL device {self.number} ({self.name}) cannot build the kernels: "
-                               f"{_first_error(str(error))}") from None
+                               f"{build_failure(str(error))}") from None
             groups = self.units * GROUPS_PER_UNIT["gpu" if self.gpu else "other"]
             self._programs[key] = (program, {name: (getattr(program, name), groups, threads) for name in KERNELS})
         return self._programs[key][1]
@@ -181,7 +235,19 @@ class OpenClDevice(Backend):
         self._buffers.clear()
 
 
-def _first_error(log):
-    """The first line of a build log that says 'error', else its first line."""
+#: The compiler's temporary file of the kernels' source, as a build log names it.
+_TEMPORARY = re.compile(r"[^\s:]+\.cl(?=:)")
+
+
+def build_failure(text):
+    """A failed build, as pyopencl says it, in one line: the call and its code
+    once (pyopencl repeats them, once for each of its layers), then the
+    build log's first error, the compiler's temporary file named as what it
+    holds."""
+    head, _, log = text.partition("\n")
+    call = head.split(" - ")[0].strip()
     lines = [line.strip() for line in log.splitlines() if line.strip()]
-    return next((line for line in lines if "error" in line), lines[0] if lines else "no log")
+    first = next((line for line in lines if re.search(r"\berror\b", line, re.IGNORECASE)), None)
+    if first is None:
+        return call
+    return f"{call}: {_TEMPORARY.sub('the kernels', first)}"

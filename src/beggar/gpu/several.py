@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .engine import CLIMB_HIT, HIT, block_dtype, close_quietly
+from .engine import CLIMB_HIT, HIT, TRIED, block_dtype, close_quietly
 
 #: A part shorter than this is not timed: its pace says little.
 TIMED_DEALS = 1 << 16
@@ -135,7 +135,16 @@ class Several:
         def play(backend, offset, deals):
             return backend.perturb(pool, n_pool, total, ring, changes, reach, walk_seed, known, first + offset,
                                    deals, cap)
-        return self._hits(self._each(play, count))
+        played = self._each(play, count)
+        if any(n > len(tried) for _, _, (tried, n) in played):
+            return np.zeros(self.CAPACITY, TRIED), max(self.CAPACITY + 1, *(n for _, _, (_, n) in played))
+        parts = []
+        for offset, _, (tried, _) in played:
+            tried = tried.copy()
+            tried["offset"] += np.uint64(offset)
+            parts.append(tried)
+        tried = np.concatenate(parts)
+        return tried, len(tried)
 
     def batch(self, rows, splits, total, ring, cap):
         results = np.zeros(len(splits), HIT)

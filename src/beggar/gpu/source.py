@@ -12,16 +12,32 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-#: kernel.cu, then the headers it includes, in the order they are included.
-FILES = ("kernel.cu", "game.h", "vendor.h")
+#: The file every kernel is in; the headers are those it includes, and theirs.
+KERNEL = "kernel.cu"
 
 _INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.MULTILINE)
 
 
+def _read(name):
+    return resources.files("beggar.gpu").joinpath(name).read_text()
+
+
 def files():
-    """{name: text} of FILES, as shipped in the package."""
-    folder = resources.files("beggar.gpu")
-    return {name: folder.joinpath(name).read_text() for name in FILES}
+    """{name: text} of kernel.cu, then each header it includes (theirs too),
+    in the order they are first included, as shipped in the package."""
+    texts = {}
+
+    def take(name):
+        if name in texts:
+            return
+        try:
+            texts[name] = _read(name)
+        except FileNotFoundError:
+            raise ValueError(f"the kernels include {name}, which is not shipped in beggar/gpu") from None
+        for included in _INCLUDE.findall(texts[name]):
+            take(included)
+    take(KERNEL)
+    return texts
 
 
 def inlined():
@@ -34,11 +50,9 @@ def inlined():
     def expand(text):
         def include(found):
             name = found.group(1)
-            if name not in texts:
-                raise ValueError(f"kernel.cu includes {name}, which is not one of the shipped {FILES}")
             if name in done:
                 return ""
             done.add(name)
             return expand(texts[name])
         return _INCLUDE.sub(include, text)
-    return expand(texts["kernel.cu"])
+    return expand(texts[KERNEL])

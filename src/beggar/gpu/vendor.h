@@ -1,9 +1,10 @@
 /* What differs between the targets the kernels compile for, and nothing else.
 
-   game.h and kernel.cu are one body of code for three targets: CUDA (NVRTC,
-   gpu/device.py), OpenCL C (pyopencl, gpu/opencl.py) and host C (the
-   extension beggar._gpu_host, one thread; tests/gpu_harness.c, many). Their
-   differences are these macros:
+   kernel.cu and its headers are one body of code for three targets: CUDA
+   (NVRTC, gpu/device.py), OpenCL C (pyopencl, gpu/opencl.py) and host C
+   (the compiled engine's modules and beggar._gpu_host, one thread;
+   tests/gpu_harness.c, many). The target is named first (BG_CUDA,
+   BG_OPENCL, BG_HOST); their differences are these macros:
 
    bg_u64 .. bg_u8       fixed-width integers
    BG_FN                 a function of the kernels' code
@@ -12,10 +13,14 @@
                          block's shared memory (OpenCL's address spaces)
    BG_SHARED             a block's shared memory, declared in a kernel
    BG_THREAD, BG_THREADS the thread's number in its block, and the block's threads
+                         (on a device BG_BLOCK, what the kernels are compiled and
+                         launched for: a constant, so that a slot modulo the
+                         threads is a mask, not a division)
    BG_SYNC()             a barrier of the block's threads (shared and global memory)
    BG_ADD32, BG_ADD64    atomic additions (32-bit on shared memory, 64-bit on
                          global memory), returning the old value
    BG_MAX64              an atomic maximum on global memory
+   BG_CAS64              an atomic compare-and-swap on global memory, returning the old value
    BG_CTZ64              the trailing zero bits of a nonzero 64-bit word
 
    The host build is one thread: its "atomics" are plain operations and its
@@ -27,7 +32,17 @@
 #ifndef BEGGAR_GPU_VENDOR_H
 #define BEGGAR_GPU_VENDOR_H
 
-#if defined(__CUDACC__)
+/* The target, decided once: a target of its own (HIP, Metal) is a line here
+   and a block below. */
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define BG_CUDA 1
+#elif defined(__OPENCL_VERSION__)
+#define BG_OPENCL 1
+#else
+#define BG_HOST 1
+#endif
+
+#if defined(BG_CUDA)
 
 typedef unsigned long long bg_u64;
 typedef long long bg_i64;
@@ -40,14 +55,15 @@ typedef unsigned char bg_u8;
 #define BG_LOCAL
 #define BG_SHARED __shared__
 #define BG_THREAD ((int)threadIdx.x)
-#define BG_THREADS ((int)blockDim.x)
+#define BG_THREADS BG_BLOCK
 #define BG_SYNC() __syncthreads()
 #define BG_ADD32(p, v) atomicAdd((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atomicAdd((p), (bg_u64)(v))
 #define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
+#define BG_CAS64(p, old, v) atomicCAS((p), (bg_u64)(old), (bg_u64)(v))
 #define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
 
-#elif defined(__OPENCL_VERSION__)
+#elif defined(BG_OPENCL)
 
 /* The 64-bit atomics on global memory: gpu/opencl.py refuses a device
    without these extensions, in one line, before it builds the kernels. */
@@ -64,15 +80,16 @@ typedef uchar bg_u8;
 #define BG_LOCAL __local
 #define BG_SHARED __local
 #define BG_THREAD ((int)get_local_id(0))
-#define BG_THREADS ((int)get_local_size(0))
+#define BG_THREADS BG_BLOCK
 #define BG_SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define BG_ADD32(p, v) atomic_add((p), (bg_u32)(v))
 #define BG_ADD64(p, v) atom_add((p), (bg_u64)(v))
 #define BG_MAX64(p, v) atom_max((p), (bg_u64)(v))
+#define BG_CAS64(p, old, v) atom_cmpxchg((p), (bg_u64)(old), (bg_u64)(v))
 /* OpenCL C 1.2 has clz and no ctz: the lowest set bit, counted from the top. */
 #define BG_CTZ64(x) (63 - (int)clz((x) & (0 - (x))))
 
-#else
+#elif defined(BG_HOST)
 
 #include <stdint.h>
 typedef uint64_t bg_u64;
@@ -93,9 +110,11 @@ typedef uint8_t bg_u8;
 BG_FN bg_u32 bg_add32(bg_u32* p, bg_u32 v) { bg_u32 old = *p; *p += v; return old; }
 BG_FN bg_u64 bg_add64(bg_u64* p, bg_u64 v) { bg_u64 old = *p; *p += v; return old; }
 BG_FN void bg_max64(bg_u64* p, bg_u64 v) { if (v > *p) *p = v; }
+BG_FN bg_u64 bg_cas64(bg_u64* p, bg_u64 old, bg_u64 v) { bg_u64 was = *p; if (was == old) *p = v; return was; }
 #define BG_ADD32(p, v) bg_add32((p), (bg_u32)(v))
 #define BG_ADD64(p, v) bg_add64((p), (bg_u64)(v))
 #define BG_MAX64(p, v) bg_max64((p), (bg_u64)(v))
+#define BG_CAS64(p, old, v) bg_cas64((p), (bg_u64)(old), (bg_u64)(v))
 #endif
 
 #endif

@@ -178,10 +178,11 @@ def check_gpu_climb(spec, name, where="job"):
 def check_engine(spec, name, where="job"):
     """The engine the job `spec` plays on: `name`, or $BEGGAR_ENGINE, else
     compiled. A GPU engine plays two-player jobs of the drivers it can."""
-    from ..engine import ALL_ENGINES, GPU_ENGINES
+    from ..engine import ALL_ENGINES, GPU_ENGINES, canonical
     from_environment = name is None and bool(os.environ.get("BEGGAR_ENGINE"))
     if name is None:
         name = os.environ.get("BEGGAR_ENGINE") or "compiled"
+    name = canonical(name) if isinstance(name, str) else name
     if name not in ALL_ENGINES:
         if from_environment:
             raise JobError(f"the environment variable BEGGAR_ENGINE must be one of {', '.join(ALL_ENGINES)}, "
@@ -250,6 +251,9 @@ def stored(spec, where="the archive"):
             from None
     except (TypeError, ValueError, AttributeError) as error:
         raise ArchiveFault(f"{where}: damaged: its spec cannot be read ({cut(str(error))})") from None
+    # A job stored with an engine's older name (engine "gpu") plays on it by its name now.
+    from ..engine import canonical
+    spec["engine"] = canonical(spec["engine"])
     problem = start_problem(spec)
     if problem is not None:
         raise ArchiveFault(f"{where}: damaged: its start {problem}")
@@ -309,7 +313,8 @@ def prepare(data, where="job", here=True):
     # No bindings, driver or device: one line, before anything is stored.
     # On a cluster its GPU workers check theirs (cluster.Cluster.for_gpu),
     # and a GPU job there is taken to play on GPUs.
-    on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"] in ("gpu", "opencl")
+    from ..gpu import ON_DEVICE
+    on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"] in ON_DEVICE
     driver = drivers.of(spec)
     if on_gpus:
         # A driver whose parts are fixed (a hunt) keeps them on a GPU too.

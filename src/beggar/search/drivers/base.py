@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...decks import Deck, hand_sizes
+from ...gpu import kind
 from ..crosscheck import check
 from ..keep import keep_games
 from ..spec import table
@@ -236,8 +237,7 @@ def whole_line(whole, unit):
 
 def player(engine, devices=None):
     """What plays a GPU job's chunks on `devices` (the job's), in words."""
-    one, several = {"gpu": ("the GPU", "GPUs"), "opencl": ("the OpenCL device", "OpenCL devices")}.get(
-        engine, ("the GPU kernels on one core", "cores of the GPU kernels"))
+    one, several = kind(engine).the_device, kind(engine).devices
     if devices == "all":
         return f"every one of the {several}"
     return one if devices is None or len(devices) == 1 else f"{len(devices)} {several}"
