@@ -337,6 +337,21 @@ def test_stats_gives_the_known_numbers_of_a_fixed_archive(tmp_path):
     assert "2 searched, mean gain 150 cards, largest 300" in text.stdout
 
 
+def test_the_survival_rows_are_scaled_to_the_deck_s_lengths():
+    """A small deck's census printed one row, '1000  0  0', for a deck whose
+    longest game is 517 cards."""
+    assert [odds.row_step(cards) for cards in (5, 137, 517, 1499, 2999, 3761, 8344)] == \
+        [1, 20, 100, 200, 500, 1000, 1000]
+    spec = jobs.check({"driver": "census", "deck": "8 2J 2Q 1K"})
+    for longest in (137, 517, 2000, 3761):
+        played = odds.Played(["j"], spec, deals=1000, lengths=Lengths.of([10] * 990 + [longest // 2] * 9 + [longest]))
+        rows = odds.survival(played)
+        step = odds.row_step(longest)
+        # Rows at step, 2 step, ... to the first past the longest game: every one counts games but that last.
+        assert [row["cards"] for row in rows] == list(range(step, (longest // step + 1) * step + 1, step))
+        assert rows[-1]["games"] == 0 and all(row["games"] for row in rows[:-1]) and len(rows) >= 4
+
+
 def test_wilson_interval_is_the_textbook_one():
     # 10 of 100: 0.0552 to 0.1744, as the textbooks give it.
     low, high = odds.wilson(10, 100)

@@ -219,15 +219,17 @@ def references(archive, played):
 
 def targets(archive, played, above=0):
     """The lengths whose odds are told: TARGETS for the published records'
-    table; else round thousands below the longest game the archive holds of
-    the job's table (or the longest played), the last three, and one card
-    past it; those above `above` (the tail's start) only."""
+    table; else round lengths (multiples of row_step: thousands for a deck of
+    long games) below the longest game the archive holds of the job's table
+    (or the longest played), the last three, and one card past it; those
+    above `above` (the tail's start) only."""
     if is_record_table(played.spec):
         return TARGETS
     kept = references(archive, played)
     counts = played.lengths.counts
     best = max([cards for _, cards in kept] + [bins.low(len(counts) - 1) if counts else 0])
-    return tuple([cards for cards in range(1000, best + 1, 1000) if cards > above][-3:] + [best + 1])
+    step = row_step(best)
+    return tuple([cards for cards in range(step, best + 1, step) if cards > above][-3:] + [best + 1])
 
 
 def curve(played):
@@ -323,11 +325,32 @@ def fit_tail(played, start=TAIL_FROM):
     return Tail(start, games / played.deals, games, scale, max(scale - Z95 * se, 1e-9), scale + Z95 * se)
 
 
-def survival(played, step=1000, tail=None):
+#: The most cards between two rows of the survival table (and two round targets).
+ROW_STEP = 1000
+
+
+def row_step(longest):
+    """The cards between two rows of the survival table, scaled to the deck's
+    lengths: the largest of 1, 2, 5, 10, 20, 50, ... up to ROW_STEP that the
+    longest game counted spans three times, so that a small deck (longest
+    game 517 cards: rows at 100, 200, ... 600) gets rows that say something,
+    and the standard deck's rows stay at 1000, 2000, ... Every row is a bin
+    edge (lengths.is_edge), where the counts are exact."""
+    step = 1
+    for scale in (10 ** k for k in range(len(str(ROW_STEP)))):
+        for nice in (1, 2, 5):
+            if nice * scale <= ROW_STEP and longest >= 3 * nice * scale:
+                step = nice * scale
+    return step
+
+
+def survival(played, step=None, tail=None):
     """Rows of the survival table, L = step, 2 step, ... past the longest game
-    counted: dicts of cards, games, p, low, high, and the fit's p where it applies."""
+    counted (step: row_step of the longest, unless given): dicts of cards,
+    games, p, low, high, and the fit's p where it applies."""
     counts = played.lengths.counts
     longest = bins.low(len(counts) - 1) if counts else 0
+    step = step or row_step(longest)
     rows = []
     for cards in range(step, min(bins.TOP, (longest // step + 1) * step) + 1, step):
         games = played.lengths.at_least(cards)
