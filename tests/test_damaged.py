@@ -270,6 +270,16 @@ def test_every_damaged_archive_is_one_line_or_read_whole(whole, tmp_path, case):
      ("search", "--resume", "{eliminate}"), "its start loop 0: the key is 'zz'"),
     pytest.param("UPDATE chunks SET stats = json_set(stats, '$.lengths', 'abc') WHERE job = '{sample}'",
                  ("stats", "{sample}"), "'lengths' holds 'abc'", marks=pytest.mark.slow),
+    # A parent naming the game itself was shown and exported as its own (exit 0); one naming a
+    # missing game was shown (exit 0) and made export say "no game with id 999999" (exit 2).
+    ("UPDATE games SET parent = id WHERE id = 1", ("archive", "show", "1"),
+     "game 1: its parent names the game itself"),
+    pytest.param("UPDATE games SET parent = id WHERE id = 1", ("archive", "export", "1", "{folder}/x.json"),
+                 "game 1: its parent names the game itself", marks=pytest.mark.slow),
+    ("UPDATE games SET parent = 999999 WHERE id = 1", ("archive", "show", "1"),
+     "game 1: its parent names game 999999, which the archive does not hold"),
+    ("UPDATE games SET parent = 999999 WHERE id = 1", ("archive", "export", "1", "{folder}/x.json"),
+     "game 1: its parent names game 999999, which the archive does not hold"),
 ])
 def test_the_issue_s_probes_are_one_line_as_a_command(whole, tmp_path, change, args, told):
     path = tmp_path / "damaged.sqlite"

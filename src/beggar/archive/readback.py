@@ -255,6 +255,9 @@ def read_game(path, row):
                               ("disputed", _flag), ("players", _players), ("split", lambda v: count(v, 1))):
             if column in game:
                 game[column] = check(game[column])
+        column = "parent"
+        if game.get("parent") is not None and game["parent"] == game.get("id"):
+            raise _Damaged("names the game itself (a family's first game is kept before its longest member)")
         column = "deck"
         deck = _deck(game["deck"]) if "deck" in game else None
         if deal is not None:

@@ -116,6 +116,8 @@ class Archive:
         # (a read-only open of a format of schema.NAMED_THEN reads it as it stands).
         self._game_names = {}
         self.lock_seconds = lock_seconds()
+        self.created = False            # whether this open created the archive (discard removes only such)
+        self._folder_created = None     # the outermost folder this open created, if any
         path = self.path
         if not path:
             raise ArchiveError("the archive's path is empty: name a file")
@@ -130,6 +132,9 @@ class Archive:
             self.db = self._connect_to_read()
         else:
             if not os.path.isdir(folder):
+                above = folder
+                while not os.path.lexists(above):
+                    self._folder_created, above = above, os.path.dirname(above)
                 try:
                     os.makedirs(folder, exist_ok=True)
                 except OSError as error:
@@ -206,6 +211,7 @@ class Archive:
                 if application == 0 and tables == 0:
                     schema.create(db)
                     application = APPLICATION_ID
+                    self.created = True
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -246,6 +252,41 @@ class Archive:
     @_guarded
     def close(self):
         self.db.close()
+
+    def discard(self):
+        """Close the archive, and remove it where this open created it and
+        it holds nothing yet (no job, chunk, game or loop): with its side
+        files and the folders its open created, so that a job refused before
+        it was stored leaves no archive behind. Looked at under the write
+        lock: another job that created the same new archive at the same
+        moment and stored anything in it keeps it."""
+        empty = False
+        if self.created and not self.readonly:
+            try:
+                with self.transaction():
+                    empty = not any(self.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
+                                    for table in ("jobs", "chunks", "games", "loops"))
+            except ArchiveFault:
+                empty = False       # it cannot be looked at now: it stays
+        self.close()
+        if not empty:
+            return
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.remove(self.path + suffix)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return      # it stays, and so do its folders
+        folder = os.path.dirname(os.path.abspath(self.path))
+        while self._folder_created is not None:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                return      # something else went into it
+            if folder == self._folder_created:
+                return
+            folder = os.path.dirname(folder)
 
     def __enter__(self):
         return self
@@ -466,6 +507,19 @@ class Archive:
         if row is None:
             raise ArchiveError(f"{self.path}: no game with id {game_id}")
         return self._game([d[0] for d in cursor.description], row)
+
+    def parent(self, game):
+        """The game that `game` (a game read) names as its parent, the game
+        whose family search found it, or None where it names none: an
+        ArchiveFault where the archive holds no such game (no game a family
+        search started from is ever removed: the row that names it is damaged)."""
+        if game["parent"] is None:
+            return None
+        try:
+            return self.game(game["parent"])
+        except ArchiveError:
+            raise ArchiveFault(f"{self.path}: damaged: game {game['id']}: its parent names game {game['parent']}, "
+                               "which the archive does not hold") from None
 
     def _game(self, names, row):
         """A row of games as read, checked column by column (readback.read_game)."""
