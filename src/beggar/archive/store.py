@@ -482,23 +482,42 @@ class Archive:
         return found
 
     @_guarded
-    def kept_lengths(self, job_id):
-        """The games job `job_id` kept, as plain (id, status, cards, driver,
-        parent) tuples, by id: what the odds of a job count of its games. Their
-        columns are checked in SQL, all at once (a job may have kept half a
-        million); the first that makes no sense is an ArchiveFault naming it."""
+    def kept_lengths(self, job_id, min_cards=0):
+        """The games job `job_id` kept of `min_cards` cards or more, as plain
+        (id, status, cards, driver, parent) tuples, by id: the games whose
+        family searches the odds of a job count. Read by the index of lengths,
+        so that a job that kept half a million short games costs only the
+        long ones; their columns are checked in SQL, all at once; the first
+        that makes no sense is an ArchiveFault naming it."""
         bad = self.db.execute(
-            "SELECT id FROM games WHERE job = ? AND NOT (status IN ('finished', 'loop', 'stopped') AND "
-            "typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
+            "SELECT id FROM games WHERE cards >= ? AND job = ? AND NOT (status IN ('finished', 'loop', 'stopped') "
+            "AND typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
             "AND length(driver) BETWEEN 1 AND ?)) AND (parent IS NULL OR (typeof(parent) = 'integer' "
-            "AND parent >= 1))) LIMIT 1", (job_id, MAX_COUNT, readback.MOST_NAME)).fetchone()
+            "AND parent >= 1))) LIMIT 1", (min_cards, job_id, MAX_COUNT, readback.MOST_NAME)).fetchone()
         if bad is not None:
             # The reader says what is wrong with it, column by column.
             self.game(bad[0])
             raise ArchiveFault(f"{self.path}: damaged: game {bad[0]}: its status, cards, driver or parent "
                                "make no sense")
-        return self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE job = ? ORDER BY id",
-                               (job_id,)).fetchall()
+        return self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE cards >= ? AND job = ? "
+                               "ORDER BY id", (min_cards, job_id)).fetchall()
+
+    @_guarded
+    def kept_length_counts(self, job_id):
+        """The finished games job `job_id` kept, counted by length, as two
+        dicts {cards: games}: those it played, and those family extension
+        found. Counted by SQLite: a few thousand lengths, never every game."""
+        played, extended = {}, {}
+        for cards, by_extension, games in self.db.execute(
+                "SELECT cards, driver IS 'extension', count(*) FROM games WHERE job = ? AND status = 'finished' "
+                "GROUP BY 1, 2", (job_id,)):
+            if isinstance(cards, bool) or not isinstance(cards, int) or not 0 <= cards <= MAX_COUNT:
+                bad = self.db.execute("SELECT id FROM games WHERE job = ? AND status = 'finished' AND cards IS ? "
+                                      "LIMIT 1", (job_id, cards)).fetchone()[0]
+                self.game(bad)          # the reader says what is wrong with it
+                raise ArchiveFault(f"{self.path}: damaged: game {bad}: its cards make no sense")
+            (extended if by_extension else played)[cards] = games
+        return played, extended
 
     @_guarded
     def game(self, game_id):

@@ -16,7 +16,7 @@ def run_stats(args):
         plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     with Archive(args.archive, readonly=True) as archive:
         try:
-            played = odds.collect(archive, args.job)
+            played = odds.collect(archive, args.job, marks=args.plot is not None)
         except odds.OddsError as error:
             raise UsageError(str(error)) from None
         exhaustive = odds.is_exhaustive(played)
@@ -170,14 +170,14 @@ def _plot(path, played, tail, marks):
         xs = list(range(tail.start, top + 1, 50))
         axes.plot(xs, [tail.p(x) for x in xs], color="darkorange", linestyle="--",
                   label=f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f}) beyond {tail.start}")
-    finds = sorted(set(played.finds))
+    finds = sorted(played.finds)
     if finds:
         axes.plot(finds, [tail.p(c) if tail is not None and c >= tail.start else 1.0 / played.deals for c in finds],
-                  "|", color="black", markersize=12, label=f"games kept, as played ({len(played.finds)})")
+                  "|", color="black", markersize=12, label=f"games kept, as played ({sum(played.finds.values())})")
     if played.extended:
         # Found by backward play from a kept game, not drawn from the deals: no point of the curve.
-        axes.plot(sorted(set(played.extended)), [floor] * len(set(played.extended)), "x", color="purple",
-                  markersize=6, label=f"found by family extension, no sample of the curve ({len(played.extended)})")
+        axes.plot(sorted(played.extended), [floor] * len(played.extended), "x", color="purple", markersize=6,
+                  label=f"found by family extension, no sample of the curve ({sum(played.extended.values())})")
     longest = max((cards for _, cards in marks), default=None)
     for number, (name, cards) in enumerate(marks):
         axes.axvline(cards, color="red" if cards == longest else "grey", linewidth=1 if cards == longest else 0.6,

@@ -66,9 +66,14 @@ class Played:
     workers: float = 1          # workers the jobs ran on, weighted by deals
     statuses: dict = field(default_factory=lambda: {"finished": 0, "loop": 0, "stopped": 0})
     lengths: Lengths = field(default_factory=Lengths)
-    gains: list = field(default_factory=list)       # one per family searched
-    finds: list = field(default_factory=list)       # cards of the kept finished games played (samples)
-    extended: list = field(default_factory=list)    # cards of those found by family extension (no samples)
+    families: list = field(default_factory=list)    # (cards, gain) of each family searched
+    finds: dict = field(default_factory=dict)       # {cards: games} of the kept finished games played (samples),
+    extended: dict = field(default_factory=dict)    # of those found by family extension (no samples): for plots
+
+    @property
+    def gains(self):
+        """The gain of each family searched, in cards (0: none longer was found)."""
+        return [gain for _, gain in self.families]
 
     @property
     def rate(self):
@@ -100,10 +105,13 @@ def same_table(spec):
     return (spec["deck"], spec["players"], split)
 
 
-def collect(archive, job_id=None):
+def collect(archive, job_id=None, marks=False):
     """The Played of job `job_id` of `archive`; with None, of every sample job
     of random 26/26 standard deals in it (the deals whose odds people ask for:
-    climbing deals are not random, and a census is not a sample)."""
+    climbing deals are not random, and a census is not a sample). The games
+    played are counted from the chunks' histograms; of the games kept, only
+    those family searches start from and find are read, and with `marks` the
+    kept games' lengths, counted (a plot marks them)."""
     if job_id is not None:
         if job_id not in dict(archive.jobs()):
             raise OddsError(f"{archive.path}: no job {job_id!r}")
@@ -151,6 +159,11 @@ def collect(archive, job_id=None):
         played.deals += counted
         played.other_deals += job["deals"] - counted
         _extensions(archive, i, spec, played)
+        if marks:
+            finds, extended = archive.kept_length_counts(i)
+            for mine, theirs in ((played.finds, finds), (played.extended, extended)):
+                for cards, games in theirs.items():
+                    mine[cards] = mine.get(cards, 0) + games
     played.lengths = Lengths(total.tolist())
     played.workers = weighted / played.deals if played.deals else 1
     if not played.deals:
@@ -161,17 +174,17 @@ def collect(archive, job_id=None):
 
 
 def _extensions(archive, job_id, spec, played):
-    """The gains of the job's family searches, and the lengths it kept."""
-    # Plain figures of each game, not whole rows: a job may have kept half a million.
-    games = archive.kept_lengths(job_id)
+    """(cards, gain) of each family search of the job: every finished game it
+    played of extend_cards or more, and the longest balanced member of its
+    family it kept (a game of more cards still, so read with it)."""
+    extend = spec["extend_cards"] if spec["players"] == 2 else 0
+    if not extend:
+        return
+    games = archive.kept_lengths(job_id, extend)
     children = {parent: cards for _, _, cards, driver, parent in games if driver == "extension"}
     for game_id, status, cards, driver, _ in games:
-        if status != "finished":
-            continue
-        (played.extended if driver == "extension" else played.finds).append(cards)
-        if driver != "extension" and spec["extend_cards"] and cards >= spec["extend_cards"] \
-                and spec["players"] == 2:
-            played.gains.append(max(0, children.get(game_id, cards) - cards))
+        if status == "finished" and driver != "extension":
+            played.families.append((cards, max(0, children.get(game_id, cards) - cards)))
 
 
 def is_exhaustive(played):
