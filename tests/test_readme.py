@@ -41,17 +41,24 @@ def _blocks(path):
     return blocks
 
 
-def _shown_runs(path):
-    """[(command, [lines it is shown to print])] of a page's `$ ` lines."""
+def _shown_runs(path, paused=()):
+    """[(command, [lines it is shown to print])] of a page's `$ ` lines, but
+    those under a `## ` heading named in `paused` (its subsections too)."""
     runs = []
-    for block in _blocks(path):
-        current = None          # a block's end ends the output shown
-        for line in block:
-            if line.startswith("$ "):
-                current = (line[2:], [])
+    section, current, fenced = None, None, False
+    for line in path.read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            current = None          # a block's end ends the output shown
+        elif not fenced:
+            if line.startswith("## "):
+                section = line[3:].strip()
+        elif line.startswith("$ "):
+            current = (line[2:], [])
+            if section not in paused:
                 runs.append(current)
-            elif current is not None:
-                current[1].append(line)
+        elif current is not None:
+            current[1].append(line)
     for _, shown in runs:
         while shown and not shown[-1]:
             shown.pop()         # the blank line before the next command
