@@ -8,6 +8,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from beggar import Deal, engine, lengths, loops, play
@@ -329,13 +330,23 @@ def test_stats_gives_the_known_numbers_of_a_fixed_archive(tmp_path):
     assert expected[5000]["deals"] == pytest.approx(1 / p5000)
     assert expected[5000]["seconds"] == pytest.approx(1 / p5000 / figures["rate"])
     assert expected[5000]["deals_low"] < expected[5000]["deals"] < expected[5000]["deals_high"]
-    # Gains 300 and 0: half the families reach X from X - 300, half from X.
-    assert figures["extension"]["families"] == 2 and figures["extension"]["mean_gain"] == 150
-    with_extension = (math.exp(-(5000 - 300 - 2000) / fit["scale"]) + math.exp(-3000 / fit["scale"])) / 2
-    assert expected[5000]["extension_p"] == pytest.approx(tail / deals * with_extension)
+    # Gains 300 and 0: exponential of scale 150 at every length; from 2000 cards (extend_cards, the
+    # tail's start) to 5000 the factor is 1 + (exp(k 3000) - 1) / (s k), k = 1/s - 1/150.
+    extension = figures["extension"]
+    assert extension["families"] == 2 and extension["mean_gain"] == 150 == extension["gain_scale"]
+    assert extension["gain_scale_low"] < 150 < extension["gain_scale_high"]
+    k = 1 / fit["scale"] - 1 / 150
+    factor = 1 + math.expm1(k * 3000) / (fit["scale"] * k)
+    assert expected[5000]["extension_factor"] == pytest.approx(factor) and 3.5 < factor < 4.5
+    assert expected[5000]["extension_p"] == pytest.approx(tail / deals * math.exp(-3000 / fit["scale"]) * factor)
+    assert expected[5000]["extension_deals_low"] < expected[5000]["extension_deals"] \
+        < expected[5000]["extension_deals_high"]
     text = beggar("stats", "known", "--archive", path)
     assert text.returncode == 0 and "Wilson" in text.stdout and "maximum likelihood" in text.stdout
-    assert "2 searched, mean gain 150 cards, largest 300" in text.stdout
+    assert "2 searched, mean gain 150 cards, largest 300; 'with extension' models the gain as exponential of " \
+           "scale 150 cards" in text.stdout
+    [row] = [line.split() for line in text.stdout.splitlines() if line.startswith("  5000 ")]
+    assert row[-1] == f"x{factor:.1f}"
 
 
 def test_the_survival_rows_are_scaled_to_the_deck_s_lengths():
@@ -391,6 +402,35 @@ def bad_or_fault(result):
     """The one line of a command that ended on a fault (exit 3)."""
     assert result.returncode == 3 and result.stderr.count("\n") == 1, result
     return result.stderr
+
+
+@pytest.mark.parametrize("gain_scale", [120.0, 200.0, 260.0])
+def test_the_extension_factor_is_what_families_of_its_model_reach(gain_scale):
+    """Games drawn from the tail (scale s, from T on), each carried on by a
+    gain exponential of scale G whatever its length: the families that reach
+    X over the games that do, counted, are the factor the formula gives, as
+    it grows with X (below G = s towards s / (s - G), at G = s by one every
+    s cards, above it without end)."""
+    rng = np.random.default_rng(7)
+    s, start = 200.0, 2400
+    tail = odds.Tail(start, 1e-4, 1000, s, s, s)
+    games = start + rng.exponential(s, 4_000_000)
+    reached = games + rng.exponential(gain_scale, games.size)
+    for cards in (2600, 3000, 3400):
+        counted = np.count_nonzero(reached >= cards) / np.count_nonzero(games >= cards)
+        assert odds.extension_factor(tail, gain_scale, start, cards) == pytest.approx(counted, rel=0.03), cards
+    assert odds.extension_factor(tail, gain_scale, start, start) == 1.0
+    assert odds.extension_factor(tail, 0.0, start, 8345) == 1.0        # no family longer: no gain
+
+
+def test_the_gain_scale_s_range_is_the_exponential_s():
+    gains = odds.fit_gains([50, 150] * 5)
+    assert gains.scale == 100 and gains.families == 10
+    # 2 n G / G_true is chi-square with 2n degrees of freedom: the tables' 2.5 % and 97.5 % points
+    # of 20 degrees are 9.591 and 34.170.
+    assert gains.scale_low == pytest.approx(2000 / 34.170, rel=0.002)
+    assert gains.scale_high == pytest.approx(2000 / 9.591, rel=0.005)
+    assert odds.fit_gains([]) is None
 
 
 def test_wilson_interval_is_the_textbook_one():

@@ -20,11 +20,18 @@ What `beggar stats` prints.
   that table. A census is no sample: it has played every deal of its block,
   so nothing is predicted from it.
 - Family extension: a kept game of c >= extend_cards cards gets a family
-  search, whose longest balanced member lasts c + g cards. With the gains g
-  this job (or these jobs) measured, one per family searched (0 where no
-  longer member was found), and the assumption that the gain does not depend
-  on c, a deal reaches X cards by extension with probability
-  mean over g of P(cards >= max(extend_cards, X - g)), from the fit.
+  search, whose longest balanced member lasts c + g cards. The gains g this
+  job (or these jobs) measured, one per family searched (0 where no longer
+  member was found), are modelled as exponential, of scale G (their mean, by
+  maximum likelihood; 95 % range from the chi-square law of their sum), the
+  same at every length c (measured: docs/odds.md). A deal then reaches X
+  cards by extension with probability P(cards >= X) * F(X), where the factor
+  F(X) = 1 + (exp(k D) - 1) / (s k), D = X - T, k = 1/s - 1/G, T the larger
+  of extend_cards and the tail's start: the games of c in [T, X) that a gain
+  of X - c or more carries to X, over the tail of scale s. F grows with X,
+  as the factors measured do (docs/odds.md); the gains taken as measured,
+  each as it came, gave a factor that stopped growing at the largest gain
+  seen.
 """
 
 from __future__ import annotations
@@ -376,27 +383,65 @@ def survival(played, step=None, tail=None):
 
 def expectations(played, tail, targets=TARGETS):
     """For each target X: deals and seconds expected to see X cards, plainly
-    and by family extension (None where the job extends nothing)."""
+    and by family extension (where the job extends and has searched a
+    family): its factor, and its deals' 95 % range from the ranges of the
+    tail's scale and the gains'."""
     rate = played.rate
     extend = played.spec["extend_cards"] if played.spec["players"] == 2 else 0
+    gains = fit_gains(played.gains) if extend else None
     rows = []
     for cards in targets:
         row = {"cards": cards, "p": tail.p(cards), "deals": tail.deals(cards),
                "deals_low": tail.deals(cards, tail.scale_high), "deals_high": tail.deals(cards, tail.scale_low)}
         row["seconds"] = row["deals"] / rate if rate else None
-        if extend and played.gains:
-            p = extension_p(tail, played.gains, extend, cards)
-            row["extension_p"] = p
-            row["extension_deals"] = 1 / p if p > 0 else math.inf
+        if gains is not None:
+            row["extension_factor"] = extension_factor(tail, gains.scale, extend, cards)
+            row["extension_p"] = row["p"] * row["extension_factor"]
+            row["extension_deals"] = 1 / row["extension_p"] if row["extension_p"] > 0 else math.inf
             row["extension_seconds"] = row["extension_deals"] / rate if rate else None
+            ends = [1 / p if p > 0 else math.inf for p in (
+                tail.p(cards, s) * extension_factor(tail, g, extend, cards, s)
+                for s in (tail.scale_low, tail.scale_high) for g in (gains.scale_low, gains.scale_high))]
+            row["extension_deals_low"], row["extension_deals_high"] = min(ends), max(ends)
         rows.append(row)
     return rows
 
 
-def extension_p(tail, gains, extend, cards, scale=None):
-    """P(a deal reaches `cards` cards by family extension), from the fit and the measured gains."""
-    total = 0.0
-    for gain in gains:
-        reach = max(extend, cards - gain, tail.start)
-        total += tail.p(reach, scale)
-    return total / len(gains)
+@dataclass(frozen=True)
+class Gains:
+    """The gains of a job's family searches as modelled: exponential, of
+    scale `scale` cards (their mean) at every length, with its 95 % range."""
+    families: int
+    scale: float
+    scale_low: float
+    scale_high: float
+
+
+def fit_gains(gains):
+    """The Gains of the gains measured (cards, one per family searched), or
+    None for none. The 95 % range: 2 n G / G_true follows a chi-square law of
+    2 n degrees of freedom (Wilson and Hilferty's quantiles)."""
+    if not gains:
+        return None
+    n = len(gains)
+    scale = sum(gains) / n
+
+    def chi2(z):
+        nu = 2 * n
+        return nu * (1 - 2 / (9 * nu) + z * math.sqrt(2 / (9 * nu))) ** 3
+    return Gains(n, scale, 2 * n * scale / chi2(Z95), 2 * n * scale / chi2(-Z95))
+
+
+def extension_factor(tail, gain_scale, extend, cards, scale=None):
+    """F(X): by how much family extension multiplies the deals that reach
+    `cards` cards, for gains exponential of scale `gain_scale` and the tail
+    (of its scale, or `scale`): 1 + (exp(k D) - 1) / (s k), D = X - T,
+    k = 1/s - 1/G, T the larger of `extend` and the tail's start."""
+    s = scale or tail.scale
+    reach = cards - max(extend, tail.start)
+    if reach <= 0 or gain_scale <= 0:
+        return 1.0
+    k = 1 / s - 1 / gain_scale
+    if abs(k * reach) < 1e-9:
+        return 1 + reach / s            # G = s: the factor grows by one every s cards
+    return 1 + math.expm1(min(k * reach, 700.0)) / (s * k)
