@@ -225,3 +225,26 @@ def test_every_file_the_pages_name_exists():
                 assert anchor in headings, f"{page.name}: a link to {target}: no such heading"
             named += 1
     assert named > 30
+
+
+def test_the_quick_start_says_where_the_archive_lands_and_it_lands_there(tmp_path):
+    """Run outside a clone, `beggar search` makes results/archive.sqlite in the
+    folder it runs in: the quick start says so, and the archive commands find it."""
+    quick = (ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0]
+    assert "`results/archive.sqlite` in the folder the command runs in" in quick
+    assert "anywhere else, a `results/` folder made\nthere" in quick
+    result = beggar("search", "--deals", 20_000, "--seed", 1, "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "results" / "archive.sqlite").is_file()
+    assert "1 job;" in beggar("archive", "jobs", cwd=tmp_path).stdout
+
+
+def test_the_readme_times_both_commands_idle_and_busy_and_says_how_to_watch_the_build():
+    """The first install builds for minutes and pip prints nothing meanwhile:
+    a reader is told how long, on idle and on busy cores, and how to watch."""
+    quick = " ".join((ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0].split())
+    install, tests = quick.split("Install the test extras")
+    for text in (install, tests):
+        assert re.search(r"\d[^;.]* on two idle cores, [^;.]*\d[^;.]* on two (cores )?busy", text), text
+    assert "nothing printed meanwhile" in install
+    assert "`python3 -m pip install -v .` shows the compiler at work" in install
