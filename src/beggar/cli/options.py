@@ -254,7 +254,7 @@ def pick_game(games, source, wanted):
         if not 1 <= number <= count:
             held = f"1 to {count:,}" if count > 1 else "1"
             raise UsageError(f"{source}: --game {wanted if len(wanted) <= 20 else cut(wanted)}: no such game; "
-                             f"it holds {plural_games(count)} ({held})")
+                             f"it holds {_games(count)} ({held})")
         return games[number - 1]
     named = [game for game in games if game.name == wanted]
     if not named:
@@ -263,13 +263,13 @@ def pick_game(games, source, wanted):
     if len(named) == 1:
         return named[0]
     if not named:
-        raise UsageError(f"{source}: --game {cut(wanted)}: no game of its {plural_games(count)} has that "
+        raise UsageError(f"{source}: --game {cut(wanted)}: no game of its {_games(count)} has that "
                          "name (beggar verify lists their names)")
     raise UsageError(f"{source}: --game {cut(wanted)}: the names of {len(named):,} of its games hold it "
                      "(give more of the name, or the game's number)")
 
 
-def plural_games(count):
+def _games(count):
     return f"{count:,} game{'' if count == 1 else 's'}"
 
 

@@ -356,12 +356,8 @@ def row_step(longest):
     game 517 cards: rows at 100, 200, ... 600) gets rows that say something,
     and the standard deck's rows stay at 1000, 2000, ... Every row is a bin
     edge (lengths.is_edge), where the counts are exact."""
-    step = 1
-    for scale in (10 ** k for k in range(len(str(ROW_STEP)))):
-        for nice in (1, 2, 5):
-            if nice * scale <= ROW_STEP and longest >= 3 * nice * scale:
-                step = nice * scale
-    return step
+    steps = [nice * scale for scale in (1, 10, 100, 1000) for nice in (1, 2, 5) if nice * scale <= ROW_STEP]
+    return max([step for step in steps if longest >= 3 * step], default=1)
 
 
 def survival(played, step=None, tail=None):
