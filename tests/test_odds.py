@@ -20,7 +20,7 @@ from beggar.reports import odds
 from beggar.search import announce
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.runner import Summary
-from helpers import CASELLA, MANN_WU, bad_input, beggar, job_file, job_id, load_data
+from helpers import CASELLA, MANN_WU, bad_input, beggar, fault, in_process, job_file, job_id, load_data
 
 
 def chunk_histograms(path, job):
@@ -377,31 +377,25 @@ def test_the_odds_read_the_histograms_and_the_families_not_every_game_kept(tmp_p
             outcome = play(Deal.shuffled(2, 1, 4))
             archive.add_game(Deal.shuffled(2, 1, 4), jobs_rules(), longer(outcome, 900), longer(outcome, 900),
                              "known", "sample")
-    before = beggar("stats", "known", "--archive", path, "--json").stdout
-    page = beggar("archive", "report", tmp_path / "before.html", "--archive", path)
+    before = in_process("stats", "known", "--archive", path, "--json").stdout
+    page = in_process("archive", "report", tmp_path / "before.html", "--archive", path)
     assert page.returncode == 0, page.stderr
     with closing(sqlite3.connect(path)) as db:
         db.execute("UPDATE games SET status = 'won', driver = x'00' WHERE cards = 900")
         db.commit()
-    assert beggar("stats", "known", "--archive", path, "--json").stdout == before
-    page = beggar("archive", "report", tmp_path / "after.html", "--archive", path)
+    assert in_process("stats", "known", "--archive", path, "--json").stdout == before
+    page = in_process("archive", "report", tmp_path / "after.html", "--archive", path)
     assert page.returncode == 0, page.stderr
 
     def odds_section(page):
         return page.read_text().split("<h2>Survival and odds</h2>")[1]
     assert odds_section(tmp_path / "after.html") == odds_section(tmp_path / "before.html")
-    assert beggar("archive", "list", "--archive", path).returncode == 3
+    assert in_process("archive", "list", "--archive", path).returncode == 3
     # A long one, which the families are read from, is told.
     with closing(sqlite3.connect(path)) as db:
         db.execute("UPDATE games SET status = 'won' WHERE cards = 2100")
         db.commit()
-    assert "its status" in bad_or_fault(beggar("stats", "known", "--archive", path))
-
-
-def bad_or_fault(result):
-    """The one line of a command that ended on a fault (exit 3)."""
-    assert result.returncode == 3 and result.stderr.count("\n") == 1, result
-    return result.stderr
+    fault(in_process("stats", "known", "--archive", path), "its status")
 
 
 @pytest.mark.parametrize("gain_scale", [120.0, 200.0, 260.0])

@@ -4,14 +4,12 @@ the claim of a running job is the archive file's, whatever name it is
 reached by, never through a link planted in its place, and a job refused
 leaves no archive behind."""
 
-import contextlib
-import io
 import os
 from pathlib import Path
 
 import pytest
 
-from helpers import bad_input, beggar, fault, job_file, start, wait_for_chunks
+from helpers import bad_input, beggar, fault, in_process, job_file, start, wait_for_chunks
 
 FULL = Path("/dev/full")
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,18 +86,13 @@ REFUSED = {
 def test_a_refused_job_leaves_no_archive_behind(tmp_path, kind):
     """A hunt on a deck with no loop was refused in one line, and left a new,
     empty archive (and the folders made for it) behind."""
-    from beggar.cli import main
+    from beggar.archive import Archive
     text, told = REFUSED[kind]
     job = tmp_path / "job.toml"
     job.write_text(text)
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        status = main(["search", str(job), "--archive", str(tmp_path / "new" / "deeper" / "a.sqlite")])
-    assert status == 2 and told in err.getvalue() and err.getvalue().count("\n") == 1, err.getvalue()
+    bad_input(in_process("search", job, "--archive", tmp_path / "new" / "deeper" / "a.sqlite"), told)
     assert sorted(os.listdir(tmp_path)) == ["job.toml"]
     # An archive that was there, empty, stays as it was: only one the refused job created goes.
-    from beggar.archive import Archive
     Archive(tmp_path / "there.sqlite").close()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert main(["search", str(job), "--archive", str(tmp_path / "there.sqlite")]) == 2
+    bad_input(in_process("search", job, "--archive", tmp_path / "there.sqlite"), told)
     assert sorted(os.listdir(tmp_path)) == ["job.toml", "there.sqlite"]

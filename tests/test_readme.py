@@ -17,7 +17,7 @@ import pytest
 from beggar.cli import _parser
 from beggar.cli.options import NOTATION
 
-from helpers import beggar
+from helpers import beggar, in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -233,10 +233,10 @@ def test_the_quick_start_says_where_the_archive_lands_and_it_lands_there(tmp_pat
     quick = (ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0]
     assert "`results/archive.sqlite` in the folder the command runs in" in quick
     assert "anywhere else, a `results/` folder made\nthere" in quick
-    result = beggar("search", "--deals", 20_000, "--seed", 1, "--quiet", cwd=tmp_path)
+    result = in_process("search", "--deals", 20_000, "--seed", 1, "--workers", 1, "--quiet", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "results" / "archive.sqlite").is_file()
-    assert "1 job;" in beggar("archive", "jobs", cwd=tmp_path).stdout
+    assert "1 job;" in in_process("archive", "jobs", cwd=tmp_path).stdout
 
 
 def test_the_readme_times_both_commands_idle_and_busy_and_says_how_to_watch_the_build():
