@@ -245,6 +245,6 @@ def test_the_readme_times_both_commands_idle_and_busy_and_says_how_to_watch_the_
     quick = " ".join((ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0].split())
     install, tests = quick.split("Install the test extras")
     for text in (install, tests):
-        assert re.search(r"\d[^;.]* on two idle cores, [^;.]*\d[^;.]* on two (cores )?busy", text), text
+        assert re.search(r"\d\S* (s|minutes?) on two idle cores, [^;]*?\d\S* minutes on two (cores )?busy", text), text
     assert "nothing printed meanwhile" in install
     assert "`python3 -m pip install -v .` shows the compiler at work" in install
