@@ -159,6 +159,21 @@ def test_the_paused_sections_are_there_and_show_examples():
         assert _shown_runs(page) != _shown_runs(page, headings), (name, headings)
 
 
+def test_every_example_is_where_the_pages_test_finds_it():
+    """A `$` example the test would not run (indented, outside a fenced block)
+    could go stale unseen: every one of the README and the pages is in a
+    fenced block, but in a paused section."""
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        section, fenced = None, False
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            if line.startswith("```"):
+                fenced = not fenced
+            elif not fenced and line.startswith("## "):
+                section = line[3:].strip()
+            elif re.match(r"\s*\$ ", line) and not (fenced and line.startswith("$ ")):
+                assert section in PAUSED.get(page.name, ()), f"{page.name}, line {number}: {line.strip()}"
+
+
 def test_what_the_machine_decides_is_read_as_any_value_and_nothing_else():
     """The masks leave a deterministic figure alone: the bytes the kernels
     compile to are the page's under the page's NVRTC, any value under another."""
