@@ -499,8 +499,9 @@ class Archive:
             self.game(bad[0])
             raise ArchiveFault(f"{self.path}: damaged: game {bad[0]}: its status, cards, driver or parent "
                                "make no sense")
-        return self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE cards >= ? AND job = ? "
-                               "ORDER BY id", (min_cards, job_id)).fetchall()
+        # Ordered here, not by SQLite: ORDER BY id would have it scan every game by id instead.
+        return sorted(self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE cards >= ? "
+                                      "AND job = ?", (min_cards, job_id)))
 
     @_guarded
     def kept_length_counts(self, job_id):
