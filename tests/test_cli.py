@@ -7,13 +7,16 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from beggar import Deal, Rules, play
 from beggar.engine import tricks
-from beggar.savefile import SavedGame, to_json, to_text
-from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar, fault, long_deal
+from beggar.savefile import SavedGame, load, to_json, to_text
+from helpers import CASELLA, MANN_WU, SCRIPT, _command, bad_input, beggar, fault, in_process, long_deal
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_verify_published_deals_on_both_engines():
@@ -69,6 +72,55 @@ def test_replay_trace_and_plot(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     fault(beggar("replay", CASELLA, "--plot", "/dev/full"), "--plot /dev/full: cannot write (No space left")
     bad_input(beggar("replay", CASELLA, "--plot", tmp_path / "sizes.xyz"), "sizes.xyz: Format 'xyz' is not supported")
+
+
+def test_replay_takes_one_game_of_a_file_of_many():
+    """A shipped find is one game of a file of many (results/*.json): --game N
+    or --game NAME replays it alone, --trace too."""
+    path = ROOT / "results" / "loop-3-players-standard.json"
+    games = load(path)
+    third = games[2]
+    result = in_process("replay", path, "--game", 3, "--trace")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [f"game     {third.name}", f"deal     {third.deal}"]
+    assert "expected OK, as saved" in lines
+    rows = [line.split() for line in lines if line[:6].strip().isdigit()]
+    assert len(rows) == third.expected["tricks"]
+    last = list(itertools.islice(tricks(third.deal), len(rows)))[-1]
+    assert rows[-1][:3] == [str(len(rows)), str(last.leader + 1), str(last.taker + 1)]
+    # By name: the whole name, or a part of it that one name alone holds, in any case.
+    named = in_process("replay", path, "--game", "DEAL 17 OF 162")
+    assert named.returncode == 0 and named.stdout.splitlines()[1] == f"deal     {games[16].deal}", named
+    published = ROOT / "src" / "beggar" / "data" / "published-deals.json"
+    assert f"deal     {MANN_WU}" in in_process("play", published, "--game", "Mann and Wu 2007").stdout
+
+
+@pytest.mark.slow
+def test_replay_plots_one_game_of_a_file_of_many(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
+    png = tmp_path / "third.png"
+    result = beggar("replay", ROOT / "results" / "loop-3-players-standard.json", "--game", 3, "--plot", png)
+    assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"plot written to {png}", result
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, told", [
+    ((), "loop-3-players-standard.json: holds 162 games; this takes one: --game N (1 to 162) or --game NAME"),
+    (("--game", "163"), "loop-3-players-standard.json: --game 163: no such game; it holds 162 games (1 to 162)"),
+    (("--game", "0"), "--game 0: no such game"),
+    (("--game", "nothing like it"), "--game 'nothing like it': no game of its 162 games has that name"),
+    (("--game", "deal 1"), "--game 'deal 1': the names of 74 of its games hold it (give more of the name"),
+    (("--index", "3"), "--index numbers the deals of a --seed; a game of a FILE is picked by --game N"),
+    (("--seed", "3"), "give a FILE or --players/--seed, not both"),
+])
+def test_a_game_of_a_file_not_found_is_one_line(args, told):
+    bad_input(in_process("replay", ROOT / "results" / "loop-3-players-standard.json", *args), told)
+
+
+def test_game_is_for_files_not_seeds():
+    bad_input(in_process("play", "--seed", 3, "--game", 2),
+              "beggar play: --game picks a game of a DEAL; a deal of a --seed is picked by --index")
 
 
 def test_play_json_matches_the_api():

@@ -6,10 +6,8 @@ archive run on it. Each ends with exit 0 (what it read was not damaged) or
 and every damage that makes no sense is told by one command at least.
 
 The default run takes a seeded sample of the cases, run in this process
-(beggar.cli.main), and a few as subprocesses; `-m slow` sweeps them all."""
+(helpers.in_process), and a few as subprocesses; `-m slow` sweeps them all."""
 
-import contextlib
-import io
 import random
 import shutil
 import sqlite3
@@ -17,8 +15,7 @@ from contextlib import closing
 
 import pytest
 
-from beggar.cli import main
-from helpers import beggar, job_id
+from helpers import beggar, in_process, job_id
 
 # The archive's columns, and what each is damaged to: (type, range, empty).
 # A value None is a column's NULL, which is valid where the column may be
@@ -193,15 +190,6 @@ def damage(whole, folder, table, change, where):
     return path
 
 
-def in_process(args):
-    """beggar ARGS in this process: (exit status, standard error). Anything it
-    raises (a traceback) fails the test as it stands."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([str(word) for word in args])
-    return status, err.getvalue()
-
-
 #: What no command reads, so that no command can tell it is damaged: when
 #: a chunk was kept, and what an eliminate chunk's search reached (its
 #: record's figures, which are read, are checked).
@@ -231,7 +219,8 @@ def run_case(whole, folder, case):
         return
     told = []
     for args in readers(path, whole[1], folder):
-        status, err = in_process([*args, "--archive", path])
+        done = in_process(*args, "--archive", path)
+        status, err = done.returncode, done.stderr
         lines = err.strip().splitlines()
         if status == 3:
             # One line of error (a resume of the last job says which it is first).
@@ -273,6 +262,16 @@ def test_every_damaged_archive_is_one_line_or_read_whole(whole, tmp_path, case):
      ("search", "--resume", "{eliminate}"), "its start loop 0: the key is 'zz'"),
     pytest.param("UPDATE chunks SET stats = json_set(stats, '$.lengths', 'abc') WHERE job = '{sample}'",
                  ("stats", "{sample}"), "'lengths' holds 'abc'", marks=pytest.mark.slow),
+    # A parent naming the game itself was shown and exported as its own (exit 0); one naming a
+    # missing game was shown (exit 0) and made export say "no game with id 999999" (exit 2).
+    ("UPDATE games SET parent = id WHERE id = 1", ("archive", "show", "1"),
+     "game 1: its parent names the game itself"),
+    pytest.param("UPDATE games SET parent = id WHERE id = 1", ("archive", "export", "1", "{folder}/x.json"),
+                 "game 1: its parent names the game itself", marks=pytest.mark.slow),
+    pytest.param("UPDATE games SET parent = 999999 WHERE id = 1", ("archive", "show", "1"),
+                 "game 1: its parent names game 999999, which the archive does not hold", marks=pytest.mark.slow),
+    ("UPDATE games SET parent = 999999 WHERE id = 1", ("archive", "export", "1", "{folder}/x.json"),
+     "game 1: its parent names game 999999, which the archive does not hold"),
 ])
 def test_the_issue_s_probes_are_one_line_as_a_command(whole, tmp_path, change, args, told):
     path = tmp_path / "damaged.sqlite"

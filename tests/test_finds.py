@@ -5,6 +5,8 @@ beggar verify of several files."""
 
 import json
 import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from beggar.archive import Archive
 from beggar.rules import Rules
 from beggar.savefile import SavedGame, load, mismatches, one_line, parse, to_json, to_text
 from beggar.search.announce import announcement
-from helpers import CASELLA, beggar, job_file, known_loops
+from helpers import CASELLA, beggar, fault, job_file, known_loops
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,6 +85,31 @@ def test_the_hunt_s_balanced_deals_of_3_and_4_players_never_end_on_both_engines(
         for engine in ("compiled", "reference"):
             outcome = play(game.deal, engine=engine)
             assert outcome.status == "loop" and not mismatches(game.expected, outcome), (engine, game.name)
+
+
+def test_a_damaged_installed_finds_file_is_named_as_the_installation_s(tmp_path):
+    """It was 'finds.json: line 567 ...', exit 2, as if the user's file were wrong."""
+    import beggar
+    installed = Path(beggar.__file__).parent
+    package = tmp_path / "beggar"
+    # The installed package, its files linked, its finds.json damaged (a card no deck has).
+    for path in installed.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            (package / path.relative_to(installed)).parent.mkdir(parents=True, exist_ok=True)
+            (package / path.relative_to(installed)).symlink_to(path)
+    finds_file = package / "data" / "finds.json"
+    lines = finds_file.read_text().splitlines()
+    lines[566] = lines[566].replace('"deal": "', '"deal": "Z', 1)
+    finds_file.unlink()
+    finds_file.write_text("\n".join(lines) + "\n")
+    job = tmp_path / "perturb.toml"
+    job.write_text('driver = "perturb"\n')      # it starts from the known loops, the shipped finds' among them
+    result = subprocess.run([sys.executable, "-m", "beggar", "search", str(job), "--archive", str(tmp_path / "a.sqlite")],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    fault(result, f"beggar search: {finds_file}: game 566: field 'deal'", "unknown card 'Z'",
+          "a file of beggar's installation, damaged or missing (reinstall beggar)")
+    assert not (tmp_path / "a.sqlite").exists()       # refused before it was stored: no archive
 
 
 def test_the_readme_casella_example_replays_as_shown():

@@ -71,6 +71,9 @@ def test_stats_of_a_census_prints_its_counts_and_the_rate_it_ran_at(census_run):
     assert "Wilson" not in out and "nothing to predict" not in out and "targets" not in out
     assert "counts   exact: a census plays every deal of its block once" in out
     assert re.search(r"^ cards +games >= L +share$", out, re.M)
+    # Rows scaled to the deck's lengths: each counts games but the last, the first past the longest.
+    rows = [line.split() for line in out[out.index("games >= L"):out.index("counts   exact")].splitlines()[1:-1]]
+    assert len(rows) >= 4 and all(int(games.replace(",", "")) for _, games, _ in rows[:-1]) and rows[-1][1] == "0"
     # One chunk was played, on one worker, whatever workers the job had.
     assert "(1 worker at the rate their chunks were played)" in out
 

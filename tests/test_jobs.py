@@ -3,6 +3,7 @@ summary) and a stop that answers (Ctrl-C, chunks sized by time, --time with
 units, the exit status), through the command."""
 
 import json
+import re
 import signal
 import time
 
@@ -64,9 +65,18 @@ def test_resume_last_goes_on_with_the_job_run_last_and_labels_the_figures(tmp_pa
                    "--quiet", "--time", 0.5, "--workers", 1)
     name = job_id(first.stdout)
     assert "in this run" not in first.stdout and "job all" not in first.stdout
-    resumed = beggar("search", "--resume", "last", "--archive", archive, "--quiet")
+    with Archive(archive, readonly=True) as opened:
+        played = opened.job(name)["deals"]
+    resumed = beggar("search", "--resume", "last", "--archive", archive, env={"BEGGAR_PROGRESS_SECONDS": "100000"})
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming job {name}, the last one run" in resumed.stderr
+    # Its progress line tells the job's figures from this run's, as the summary does.
+    with Archive(archive, readonly=True) as opened:
+        best = opened.job(name)["best_cards"]
+    progress = resumed.stderr.strip().splitlines()[-1]
+    assert re.search(fr"{name}: job 3,000,000 of 3,000,000 deals \(100\.0 %\), best {best}; this run "
+                     fr"{3_000_000 - played:,} deals, [\d,]+ deals/s, kept [\d,]+, loop_deals 0; workers 2$", progress), \
+        progress
     lines = {line[:8].strip(): line[9:] for line in resumed.stdout.splitlines()}
     assert lines["job"].startswith(f"{name}: done")
     assert " in this run in " in lines["deals"] and "kept in this run in" in lines["hits"]

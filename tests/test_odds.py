@@ -5,8 +5,10 @@ import json
 import shutil
 import math
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from beggar import Deal, engine, lengths, loops, play
@@ -18,7 +20,7 @@ from beggar.reports import odds
 from beggar.search import announce
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.runner import Summary
-from helpers import CASELLA, MANN_WU, bad_input, beggar, job_file, job_id, load_data
+from helpers import CASELLA, MANN_WU, bad_input, beggar, fault, in_process, job_file, job_id, load_data
 
 
 def chunk_histograms(path, job):
@@ -328,13 +330,101 @@ def test_stats_gives_the_known_numbers_of_a_fixed_archive(tmp_path):
     assert expected[5000]["deals"] == pytest.approx(1 / p5000)
     assert expected[5000]["seconds"] == pytest.approx(1 / p5000 / figures["rate"])
     assert expected[5000]["deals_low"] < expected[5000]["deals"] < expected[5000]["deals_high"]
-    # Gains 300 and 0: half the families reach X from X - 300, half from X.
-    assert figures["extension"]["families"] == 2 and figures["extension"]["mean_gain"] == 150
-    with_extension = (math.exp(-(5000 - 300 - 2000) / fit["scale"]) + math.exp(-3000 / fit["scale"])) / 2
-    assert expected[5000]["extension_p"] == pytest.approx(tail / deals * with_extension)
+    # Gains 300 and 0: exponential of scale 150 at every length; from 2000 cards (extend_cards, the
+    # tail's start) to 5000 the factor is 1 + (exp(k 3000) - 1) / (s k), k = 1/s - 1/150.
+    extension = figures["extension"]
+    assert extension["families"] == 2 and extension["mean_gain"] == 150 == extension["gain_scale"]
+    assert extension["gain_scale_low"] < 150 < extension["gain_scale_high"]
+    k = 1 / fit["scale"] - 1 / 150
+    factor = 1 + math.expm1(k * 3000) / (fit["scale"] * k)
+    assert expected[5000]["extension_factor"] == pytest.approx(factor) and 3.5 < factor < 4.5
+    assert expected[5000]["extension_p"] == pytest.approx(tail / deals * math.exp(-3000 / fit["scale"]) * factor)
+    assert expected[5000]["extension_deals_low"] < expected[5000]["extension_deals"] \
+        < expected[5000]["extension_deals_high"]
     text = beggar("stats", "known", "--archive", path)
     assert text.returncode == 0 and "Wilson" in text.stdout and "maximum likelihood" in text.stdout
-    assert "2 searched, mean gain 150 cards, largest 300" in text.stdout
+    assert "2 searched, mean gain 150 cards, largest 300; 'with extension' models the gain as exponential of " \
+           "scale 150 cards" in text.stdout
+    [row] = [line.split() for line in text.stdout.splitlines() if line.startswith("  5000 ")]
+    assert row[-1] == f"x{factor:.1f}"
+
+
+def test_the_survival_rows_are_scaled_to_the_deck_s_lengths():
+    """A small deck's census printed one row, '1000  0  0', for a deck whose
+    longest game is 517 cards."""
+    assert [odds.row_step(cards) for cards in (5, 137, 517, 1499, 2999, 3761, 8344)] == \
+        [1, 20, 100, 200, 500, 1000, 1000]
+    spec = jobs.check({"driver": "census", "deck": "8 2J 2Q 1K"})
+    for longest in (137, 517, 2000, 3761):
+        played = odds.Played(["j"], spec, deals=1000, lengths=Lengths.of([10] * 990 + [longest // 2] * 9 + [longest]))
+        rows = odds.survival(played)
+        step = odds.row_step(longest)
+        # Rows at step, 2 step, ... to the first past the longest game: every one counts games but that last.
+        assert [row["cards"] for row in rows] == list(range(step, (longest // step + 1) * step + 1, step))
+        assert rows[-1]["games"] == 0 and all(row["games"] for row in rows[:-1]) and len(rows) >= 4
+
+
+def test_the_odds_read_the_histograms_and_the_families_not_every_game_kept(tmp_path):
+    """The odds of `archive report` read every game the job kept (11-20 s and
+    190 MB for 528,081 games): the games played are the chunks' histograms,
+    and of the games kept only those of extend_cards and more are read (the
+    families). A short game's row, damaged, is not read: stats and the
+    report's odds say what they said, where a listing of every game tells."""
+    path = tmp_path / "known.sqlite"
+    known_archive(path)
+    with Archive(path) as archive:
+        with archive.transaction():
+            outcome = play(Deal.shuffled(2, 1, 4))
+            archive.add_game(Deal.shuffled(2, 1, 4), jobs_rules(), longer(outcome, 900), longer(outcome, 900),
+                             "known", "sample")
+    before = in_process("stats", "known", "--archive", path, "--json").stdout
+    page = in_process("archive", "report", tmp_path / "before.html", "--archive", path)
+    assert page.returncode == 0, page.stderr
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE games SET status = 'won', driver = x'00' WHERE cards = 900")
+        db.commit()
+    assert in_process("stats", "known", "--archive", path, "--json").stdout == before
+    page = in_process("archive", "report", tmp_path / "after.html", "--archive", path)
+    assert page.returncode == 0, page.stderr
+
+    def odds_section(page):
+        return page.read_text().split("<h2>Survival and odds</h2>")[1]
+    assert odds_section(tmp_path / "after.html") == odds_section(tmp_path / "before.html")
+    assert in_process("archive", "list", "--archive", path).returncode == 3
+    # A long one, which the families are read from, is told.
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE games SET status = 'won' WHERE cards = 2100")
+        db.commit()
+    fault(in_process("stats", "known", "--archive", path), "its status")
+
+
+@pytest.mark.parametrize("gain_scale", [120.0, 200.0, 260.0])
+def test_the_extension_factor_is_what_families_of_its_model_reach(gain_scale):
+    """Games drawn from the tail (scale s, from T on), each carried on by a
+    gain exponential of scale G whatever its length: the families that reach
+    X over the games that do, counted, are the factor the formula gives, as
+    it grows with X (below G = s towards s / (s - G), at G = s by one every
+    s cards, above it without end)."""
+    rng = np.random.default_rng(7)
+    s, start = 200.0, 2400
+    tail = odds.Tail(start, 1e-4, 1000, s, s, s)
+    games = start + rng.exponential(s, 4_000_000)
+    reached = games + rng.exponential(gain_scale, games.size)
+    for cards in (2600, 3000, 3400):
+        counted = np.count_nonzero(reached >= cards) / np.count_nonzero(games >= cards)
+        assert odds.extension_factor(tail, gain_scale, start, cards) == pytest.approx(counted, rel=0.03), cards
+    assert odds.extension_factor(tail, gain_scale, start, start) == 1.0
+    assert odds.extension_factor(tail, 0.0, start, 8345) == 1.0        # no family longer: no gain
+
+
+def test_the_gain_scale_s_range_is_the_exponential_s():
+    gains = odds.fit_gains([50, 150] * 5)
+    assert gains.scale == 100 and gains.families == 10
+    # 2 n G / G_true is chi-square with 2n degrees of freedom: the tables' 2.5 % and 97.5 % points
+    # of 20 degrees are 9.591 and 34.170.
+    assert gains.scale_low == pytest.approx(2000 / 34.170, rel=0.002)
+    assert gains.scale_high == pytest.approx(2000 / 9.591, rel=0.005)
+    assert odds.fit_gains([]) is None
 
 
 def test_wilson_interval_is_the_textbook_one():

@@ -1,14 +1,15 @@
 """Files the tool writes, through the real command: an output the machine
 cannot take is exit 3 (a full disk), a path that names nothing is exit 2,
-and the claim of a running job is the archive file's, whatever name it is
-reached by, never through a link planted in its place."""
+the claim of a running job is the archive file's, whatever name it is
+reached by, never through a link planted in its place, and a job refused
+leaves no archive behind."""
 
 import os
 from pathlib import Path
 
 import pytest
 
-from helpers import bad_input, beggar, fault, job_file, start, wait_for_chunks
+from helpers import bad_input, beggar, fault, in_process, job_file, start, wait_for_chunks
 
 FULL = Path("/dev/full")
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,3 +70,29 @@ def test_a_link_planted_as_the_running_file_is_not_followed(tmp_path):
     fault(beggar("search", "--deals", 1000, "--archive", archive, "--quiet"),
           "a link stands where the file that marks running jobs goes")
     assert not target.exists() and not os.path.lexists(tmp_path / "elsewhere")
+
+
+#: Jobs refused once the archive is open (what they start from is read from it).
+REFUSED = {
+    "hunt": ('driver = "hunt"\ndeck = "6 2J 2Q 1K"\n', "no full loop of the 6 2J 2Q 1K deck to hunt from"),
+    "perturb": ('driver = "perturb"\ndeck = "6 2J 2Q 1K"\n', "no full loop of the 6 2J 2Q 1K deck to perturb"),
+    "eliminate": ('driver = "eliminate"\ndeck = "6 2J 2Q 1K"\nplayers = 3\n',
+                  "no loop of the 6 2J 2Q 1K deck to search back from"),
+    "bad file": ('driver = "hunt"\ndeck = "6 2J 2Q 1K"\nchunk = -1\n', "chunk"),
+}
+
+
+@pytest.mark.parametrize("kind", REFUSED)
+def test_a_refused_job_leaves_no_archive_behind(tmp_path, kind):
+    """A hunt on a deck with no loop was refused in one line, and left a new,
+    empty archive (and the folders made for it) behind."""
+    from beggar.archive import Archive
+    text, told = REFUSED[kind]
+    job = tmp_path / "job.toml"
+    job.write_text(text)
+    bad_input(in_process("search", job, "--archive", tmp_path / "new" / "deeper" / "a.sqlite"), told)
+    assert sorted(os.listdir(tmp_path)) == ["job.toml"]
+    # An archive that was there, empty, stays as it was: only one the refused job created goes.
+    Archive(tmp_path / "there.sqlite").close()
+    bad_input(in_process("search", job, "--archive", tmp_path / "there.sqlite"), told)
+    assert sorted(os.listdir(tmp_path)) == ["job.toml", "there.sqlite"]

@@ -1,13 +1,17 @@
 """The pages under docs/ print what they show: every `$` example of a page
 runs, in the page's order, as the real command in a folder of the page's own,
-and prints the lines the page shows under it. What depends on the machine's
-speed and the clock is read as any value: times, rates, dates and the job ids
-made from them, the number of workers, a chunk or part size measured at the
-start, a chunk's number (the first of its parts). A progress line comes at a search's end only (BEGGAR_PROGRESS_SECONDS
-set past any run here).
+and prints the lines the page shows under it. What depends on the machine is
+read as any value, each kind named in VOLATILE: times, rates, dates and the
+job ids made from them, the number of workers, a chunk or part size measured
+at the start, a chunk's number (the first of its parts), the versions
+installed and the OpenCL device. What an installed tool's version decides
+(VERSIONED: the bytes NVRTC compiles the kernels to) is compared exactly
+where the version printed is the page's. A progress line comes at a search's
+end only (BEGGAR_PROGRESS_SECONDS set past any run here).
 Everything else (the games, the counts, the wording) must be as shown, so a
 page cannot go stale. The examples are deterministic: each search names its
-seed and its budget."""
+seed and its budget. The sections in PAUSED are left out while they are
+rewritten."""
 
 import re
 import shlex
@@ -18,7 +22,12 @@ import pytest
 from helpers import beggar
 from test_readme import ROOT, _matches, _shown_runs
 
-PAGES = [page for page in sorted((ROOT / "docs").glob("*.md")) if _shown_runs(page)]
+#: Sections of pages whose examples are not run for now, {page: [its `## `
+#: heading]}: the hunt and its page are being rewritten (docs/loops.md, "The
+#: hunt", and its subsections). Remove an entry to run its examples again.
+PAUSED = {"loops.md": ["The hunt"]}
+
+PAGES = [page for page in sorted((ROOT / "docs").glob("*.md")) if _shown_runs(page, PAUSED.get(page.name, ()))]
 
 #: A job's id: its name, the date and time it was created, four hex digits.
 JOB_ID = re.compile(r"\b([A-Za-z0-9_.-]+?)-\d{8}-\d{6}-[0-9a-f]{4}\b")
@@ -46,8 +55,17 @@ VOLATILE = [
     (re.compile(r"pyopencl [\d.]+"), "pyopencl V"),
     # An OpenCL device as the machine's OpenCL names it (PoCL names the CPU).
     (re.compile(r"(device \d+): .+ \((CPU|GPU|device), \d+ compute units, [^)]*\)"), r"\1: D (\2)"),
-    (re.compile(r"[\d,]+ bytes of machine code"), "B bytes of machine code"),
     (re.compile(r"(?<![\w/])/tmp/"), ""),
+    # Seconds of a GPU job's two sides: "6.0 s of the GPU kernels", "checking them took 6.8 s of".
+    (re.compile(r"\b\d[\d,]*(\.\d+)? s of\b"), "T s of"),
+]
+
+#: (version, figure, what it stands for): figures that an installed tool's
+#: version decides, not the machine: compared exactly where the run printed
+#: the version the page shows, read as any value where it printed another.
+VERSIONED = [
+    # NVRTC compiles the kernels to the same bytes on every machine; another NVRTC, to others.
+    (re.compile(r"NVRTC [\d.]+"), re.compile(r"[\d,]+ bytes of machine code"), "B bytes of machine code"),
 ]
 
 
@@ -55,12 +73,20 @@ VOLATILE = [
 QUIET = {"BEGGAR_PROGRESS_SECONDS": "100000"}
 
 
-def _steady(line):
-    """`line` with what the machine's speed decides read as any value, and its
-    spacing (a table's columns widen with their values) as one space."""
-    for pattern, value in VOLATILE:
+def _steady(line, masks=()):
+    """`line` with what the machine decides (VOLATILE, and `masks`) read as
+    any value, and its spacing (a table's columns widen with their values)
+    as one space."""
+    for pattern, value in [*masks, *VOLATILE]:
         line = pattern.sub(value, line)
     return " ".join(line.split())
+
+
+def _versioned(shown, printed):
+    """The masks of VERSIONED for what a run printed: those whose version it
+    printed otherwise than the page shows it."""
+    return [(figure, value) for version, figure, value in VERSIONED
+            if version.findall("\n".join(shown)) != version.findall("\n".join(printed))]
 
 
 def _run(words, folder, ids, shown):
@@ -112,16 +138,53 @@ def test_each_page_prints_what_it_shows(page, tmp_path):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
     ids = {}            # the page's job ids -> this run's, in the order they appear
-    for line, shown in _shown_runs(page):
+    for line, shown in _shown_runs(page, PAUSED.get(page.name, ())):
         printed = []
         for words in _split(line):
             printed += _run(words, tmp_path, ids, shown)
         # The job ids the page shows, in order, are the ones this run printed.
         for page_id, run_id in zip(_ids(shown), _ids(printed)):
             ids.setdefault(page_id, run_id)
-        steady_shown = [_steady(text) for text in shown]
-        steady_printed = [_steady(text) for text in printed]
+        masks = _versioned(shown, printed)
+        steady_shown = [_steady(text, masks) for text in shown]
+        steady_printed = [_steady(text, masks) for text in printed]
         assert _matches(steady_shown, steady_printed), (page.name, line, "\n".join(printed))
+
+
+def test_the_paused_sections_are_there_and_show_examples():
+    """A pause names a section that exists and has examples, so that one left
+    behind (the section renamed or gone) is seen."""
+    for name, headings in PAUSED.items():
+        page = ROOT / "docs" / name
+        assert _shown_runs(page) != _shown_runs(page, headings), (name, headings)
+
+
+def test_every_example_is_where_the_pages_test_finds_it():
+    """A `$` example the test would not run (indented, outside a fenced block)
+    could go stale unseen: every one of the README and the pages is in a
+    fenced block, but in a paused section."""
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        section, fenced = None, False
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            if line.startswith("```"):
+                fenced = not fenced
+            elif not fenced and line.startswith("## "):
+                section = line[3:].strip()
+            elif re.match(r"\s*\$ ", line) and not (fenced and line.startswith("$ ")):
+                assert section in PAUSED.get(page.name, ()), f"{page.name}, line {number}: {line.strip()}"
+
+
+def test_what_the_machine_decides_is_read_as_any_value_and_nothing_else():
+    """The masks leave a deterministic figure alone: the bytes the kernels
+    compile to are the page's under the page's NVRTC, any value under another."""
+    shown = ["CUDA: cuda-bindings 12.9.10, NVRTC 12.9",
+             "kernel: compiles for sm_90 (230,832 bytes of machine code in 0.6 s); no device was used"]
+    same = [shown[0], shown[1].replace("230,832", "65,456").replace("0.6 s", "10.1 s")]
+    assert _steady(shown[1], _versioned(shown, same)) != _steady(same[1], _versioned(shown, same))
+    other = [shown[0].replace("12.9", "13.0"), same[1]]
+    assert _steady(shown[1], _versioned(shown, other)) == _steady(other[1], _versioned(shown, other))
+    assert _steady("deals    1,000,000 in 7.1 s: 140,758 deals/s on 2 workers") == \
+        "deals 1,000,000 in T s: R deals/s on W workers"
 
 
 def _ids(lines):

@@ -17,7 +17,7 @@ import pytest
 from beggar.cli import _parser
 from beggar.cli.options import NOTATION
 
-from helpers import beggar
+from helpers import beggar, in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -41,17 +41,24 @@ def _blocks(path):
     return blocks
 
 
-def _shown_runs(path):
-    """[(command, [lines it is shown to print])] of a page's `$ ` lines."""
+def _shown_runs(path, paused=()):
+    """[(command, [lines it is shown to print])] of a page's `$ ` lines, but
+    those under a `## ` heading named in `paused` (its subsections too)."""
     runs = []
-    for block in _blocks(path):
-        current = None          # a block's end ends the output shown
-        for line in block:
-            if line.startswith("$ "):
-                current = (line[2:], [])
+    section, current, fenced = None, None, False
+    for line in path.read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            current = None          # a block's end ends the output shown
+        elif not fenced:
+            if line.startswith("## "):
+                section = line[3:].strip()
+        elif line.startswith("$ "):
+            current = (line[2:], [])
+            if section not in paused:
                 runs.append(current)
-            elif current is not None:
-                current[1].append(line)
+        elif current is not None:
+            current[1].append(line)
     for _, shown in runs:
         while shown and not shown[-1]:
             shown.pop()         # the blank line before the next command
@@ -218,3 +225,26 @@ def test_every_file_the_pages_name_exists():
                 assert anchor in headings, f"{page.name}: a link to {target}: no such heading"
             named += 1
     assert named > 30
+
+
+def test_the_quick_start_says_where_the_archive_lands_and_it_lands_there(tmp_path):
+    """Run outside a clone, `beggar search` makes results/archive.sqlite in the
+    folder it runs in: the quick start says so, and the archive commands find it."""
+    quick = (ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0]
+    assert "`results/archive.sqlite` in the folder the command runs in" in quick
+    assert "anywhere else, a `results/` folder made\nthere" in quick
+    result = in_process("search", "--deals", 20_000, "--seed", 1, "--workers", 1, "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "results" / "archive.sqlite").is_file()
+    assert "1 job;" in in_process("archive", "jobs", cwd=tmp_path).stdout
+
+
+def test_the_readme_times_both_commands_idle_and_busy_and_says_how_to_watch_the_build():
+    """The first install builds for minutes and pip prints nothing meanwhile:
+    a reader is told how long, on idle and on busy cores, and how to watch."""
+    quick = " ".join((ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0].split())
+    install, tests = quick.split("Install the test extras")
+    for text in (install, tests):
+        assert re.search(r"\d\S* (s|minutes?) on two idle cores, [^;]*?\d\S* minutes on two (cores )?busy", text), text
+    assert "nothing printed meanwhile" in install
+    assert "`python3 -m pip install -v .` shows the compiler at work" in install

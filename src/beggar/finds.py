@@ -15,9 +15,8 @@ from __future__ import annotations
 import errno
 import os
 from functools import lru_cache
-from importlib import resources
 
-from . import __version__
+from . import __version__, installed
 from .archive import ArchiveError, ArchiveFault, now
 from .archive.readback import count
 from .deal import Deal
@@ -33,8 +32,7 @@ FINDS_FILE = "finds.json"
 @lru_cache(maxsize=None)
 def shipped():
     """The project's own finds (results/*.json, shipped as data/finds.json): [SavedGame]."""
-    text = resources.files("beggar").joinpath("data", FINDS_FILE).read_text()
-    return parse(text, FINDS_FILE)
+    return installed.read(FINDS_FILE, parse)
 
 
 @lru_cache(maxsize=None)
@@ -120,7 +118,7 @@ def saved_game(archive, game, name=None):
             except ArchiveFault as error:
                 raise ArchiveFault(f"{archive.path}: damaged: the spec of job {game['job']}: its chunk "
                                    f"{error}") from None
-    parent = archive.game(game["parent"]) if game["parent"] is not None else None
+    parent = archive.parent(game)
     saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=name or describe_game(game),
                       provenance=provenance(game, archive.path, spec, parent))
     return saved, outcome_of(game["compiled"])

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from importlib import resources
 
-from . import engine
-from .cycle import canonical, deal_of, key_hands, walk
+from . import engine, installed
+from .cycle import canonical, deal_of, key_deal, key_hands, walk
 from .deal import Deal
 from .decks import MAX_DECK
 from .errors import BadInput
@@ -106,9 +105,8 @@ def published(deck=None):
     for record in published_deals():
         if record["status"] == "loop":
             found.append((record["name"], Deal.parse(f"{record['p1']}/{record['p2']}")))
-    others = json.loads(resources.files("beggar").joinpath("data", "other-decks.json").read_text())
-    for record in others["loops"]:
-        found.append((record["name"], Deal.parse(record["deal"])))
+    found += installed.read("other-decks.json", lambda text, where: [
+        (record["name"], Deal.parse(record["deal"])) for record in json.loads(text)["loops"]])
     return [(name, deal) for name, deal in found if deck is None or deal.deck_written() == deck]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
+
+from . import installed
 
 #: The longest published finished game (Nessler 2022), standard deck, 26/26.
 LONGEST_CARDS = 8344
@@ -17,7 +18,7 @@ RECORD_CARDS = 4791
 @lru_cache(maxsize=None)
 def deals():
     """The published deals as the data file gives them: [dict]."""
-    return json.loads(resources.files("beggar").joinpath("data", "published-deals.json").read_text())
+    return installed.read("published-deals.json", lambda text, where: json.loads(text))
 
 
 def records():

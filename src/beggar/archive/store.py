@@ -128,6 +128,8 @@ class Archive:
         # (a read-only open of format readback.EMPTY_HANDS_UNTIL or older).
         self._empty_hands = False
         self.lock_seconds = lock_seconds()
+        self.created = False            # whether this open created the archive (discard removes only such)
+        self._folder_created = None     # the outermost folder this open created, if any
         path = self.path
         if not path:
             raise ArchiveError("the archive's path is empty: name a file")
@@ -142,6 +144,9 @@ class Archive:
             self.db = self._connect_to_read()
         else:
             if not os.path.isdir(folder):
+                above = folder
+                while not os.path.lexists(above):
+                    self._folder_created, above = above, os.path.dirname(above)
                 try:
                     os.makedirs(folder, exist_ok=True)
                 except OSError as error:
@@ -218,6 +223,7 @@ class Archive:
                 if application == 0 and tables == 0:
                     schema.create(db)
                     application = APPLICATION_ID
+                    self.created = True
         if application != APPLICATION_ID:
             raise ArchiveError(f"{self.path}: not a beggar archive (an SQLite file of something else)")
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -260,6 +266,41 @@ class Archive:
     @_guarded
     def close(self):
         self.db.close()
+
+    def discard(self):
+        """Close the archive, and remove it where this open created it and
+        it holds nothing yet (no job, chunk, game or loop): with its side
+        files and the folders its open created, so that a job refused before
+        it was stored leaves no archive behind. Looked at under the write
+        lock: another job that created the same new archive at the same
+        moment and stored anything in it keeps it."""
+        empty = False
+        if self.created and not self.readonly:
+            try:
+                with self.transaction():
+                    empty = not any(self.db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()
+                                    for table in ("jobs", "chunks", "games", "loops"))
+            except ArchiveFault:
+                empty = False       # it cannot be looked at now: it stays
+        self.close()
+        if not empty:
+            return
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.remove(self.path + suffix)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return      # it stays, and so do its folders
+        folder = os.path.dirname(os.path.abspath(self.path))
+        while self._folder_created is not None:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                return      # something else went into it
+            if folder == self._folder_created:
+                return
+            folder = os.path.dirname(folder)
 
     def __enter__(self):
         return self
@@ -455,23 +496,43 @@ class Archive:
         return found
 
     @_guarded
-    def kept_lengths(self, job_id):
-        """The games job `job_id` kept, as plain (id, status, cards, driver,
-        parent) tuples, by id: what the odds of a job count of its games. Their
-        columns are checked in SQL, all at once (a job may have kept half a
-        million); the first that makes no sense is an ArchiveFault naming it."""
+    def kept_lengths(self, job_id, min_cards=0):
+        """The games job `job_id` kept of `min_cards` cards or more, as plain
+        (id, status, cards, driver, parent) tuples, by id: the games whose
+        family searches the odds of a job count. Read by the index of lengths,
+        so that a job that kept half a million short games costs only the
+        long ones; their columns are checked in SQL, all at once; the first
+        that makes no sense is an ArchiveFault naming it."""
         bad = self.db.execute(
-            "SELECT id FROM games WHERE job = ? AND NOT (status IN ('finished', 'loop', 'stopped') AND "
-            "typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
+            "SELECT id FROM games WHERE cards >= ? AND job = ? AND NOT (status IN ('finished', 'loop', 'stopped') "
+            "AND typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
             "AND length(driver) BETWEEN 1 AND ?)) AND (parent IS NULL OR (typeof(parent) = 'integer' "
-            "AND parent >= 1))) LIMIT 1", (job_id, MAX_COUNT, readback.MOST_NAME)).fetchone()
+            "AND parent >= 1))) LIMIT 1", (min_cards, job_id, MAX_COUNT, readback.MOST_NAME)).fetchone()
         if bad is not None:
             # The reader says what is wrong with it, column by column.
             self.game(bad[0])
             raise ArchiveFault(f"{self.path}: damaged: game {bad[0]}: its status, cards, driver or parent "
                                "make no sense")
-        return self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE job = ? ORDER BY id",
-                               (job_id,)).fetchall()
+        # Ordered here, not by SQLite: ORDER BY id would have it scan every game by id instead.
+        return sorted(self.db.execute("SELECT id, status, cards, driver, parent FROM games WHERE cards >= ? "
+                                      "AND job = ?", (min_cards, job_id)))
+
+    @_guarded
+    def kept_length_counts(self, job_id):
+        """The finished games job `job_id` kept, counted by length, as two
+        dicts {cards: games}: those it played, and those family extension
+        found. Counted by SQLite: a few thousand lengths, never every game."""
+        played, extended = {}, {}
+        for cards, by_extension, games in self.db.execute(
+                "SELECT cards, driver IS 'extension', count(*) FROM games WHERE job = ? AND status = 'finished' "
+                "GROUP BY 1, 2", (job_id,)):
+            if isinstance(cards, bool) or not isinstance(cards, int) or not 0 <= cards <= MAX_COUNT:
+                bad = self.db.execute("SELECT id FROM games WHERE job = ? AND status = 'finished' AND cards IS ? "
+                                      "LIMIT 1", (job_id, cards)).fetchone()[0]
+                self.game(bad)          # the reader says what is wrong with it
+                raise ArchiveFault(f"{self.path}: damaged: game {bad}: its cards make no sense")
+            (extended if by_extension else played)[cards] = games
+        return played, extended
 
     @_guarded
     def game(self, game_id):
@@ -480,6 +541,19 @@ class Archive:
         if row is None:
             raise ArchiveError(f"{self.path}: no game with id {game_id}")
         return self._game([d[0] for d in cursor.description], row)
+
+    def parent(self, game):
+        """The game that `game` (a game read) names as its parent, the game
+        whose family search found it, or None where it names none: an
+        ArchiveFault where the archive holds no such game (no game a family
+        search started from is ever removed: the row that names it is damaged)."""
+        if game["parent"] is None:
+            return None
+        try:
+            return self.game(game["parent"])
+        except ArchiveError:
+            raise ArchiveFault(f"{self.path}: damaged: game {game['id']}: its parent names game {game['parent']}, "
+                               "which the archive does not hold") from None
 
     def _game(self, names, row):
         """A row of games as read, checked column by column (readback.read_game)."""

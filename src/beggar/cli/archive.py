@@ -229,6 +229,7 @@ def run_archive_show(args):
         return _show_loop(args)
     with Archive(args.archive, readonly=True) as archive:
         game = archive.game(args.id)
+        archive.parent(game)        # one it names that is not there is a damaged row: exit 3
         loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))

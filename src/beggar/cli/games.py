@@ -4,9 +4,8 @@ import collections
 from dataclasses import replace
 import itertools
 import json
-from importlib import resources
 
-from .. import engine
+from .. import engine, installed
 from ..cards import written
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
@@ -26,14 +25,18 @@ def run_play(args):
         print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(), **outcome.as_dict(),
                           "winner_hand": hand}))
     else:
-        print(describe(game.deal, outcome))
+        print(_named(args, game) + describe(game.deal, outcome))
     return 0
+
+
+def _named(args, game):
+    """The line naming a game picked by --game out of a file of several, or ''."""
+    return f"game     {game.name}\n" if args.game is not None and game.name else ""
 
 
 def run_verify(args):
     if not args.files:
-        text = resources.files("beggar").joinpath("data", "published-deals.json").read_text()
-        games = parse(text, "published-deals.json", deck="standard")
+        games = installed.read("published-deals.json", lambda text, where: parse(text, where, deck="standard"))
     else:
         games = []
         for path in args.files:
@@ -83,7 +86,7 @@ def run_replay(args):
     game = game_from_args(args)
     outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
                           engine=args.engine, detect_loops=game.rules.detect_loops)
-    print(describe(game.deal, outcome))
+    print(_named(args, game) + describe(game.deal, outcome))
     status = 0
     if game.expected is not None:
         wrong = mismatches(game.expected, outcome)
@@ -175,8 +178,9 @@ def add(commands):
                     "and one full period, trick by trick. Exit status 1 if the outcome differs "
                     "from the expected one.",
         epilog="FILE is a saved game: one hand per line (top card first, # comments), the "
-               "one-line record notation, or the JSON form; - reads standard input. Traces "
-               "come from the reference engine.")
+               "one-line record notation, or the JSON form; - reads standard input. Of a file of "
+               "several games (beggar verify's, results/*.json), --game N or --game NAME takes one. "
+               "Traces come from the reference engine.")
     replay.add_argument("source", nargs="?", metavar="FILE")
     replay.set_defaults(source_name="FILE")
     add_game_options(replay)

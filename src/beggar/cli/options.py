@@ -206,13 +206,23 @@ def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
     add_deck_option(parser, "with --seed, the deck shuffled (default standard)")
     parser.add_argument("--engine", type=canonical, choices=ALL_ENGINES,
                         help="default: $BEGGAR_ENGINE, else compiled")
+    parser.add_argument("--game", metavar="N|NAME",
+                        help="the game to take of a file of several: its number N (1 for the first, as "
+                             "beggar verify numbers them) or its name (or a part of it that names one game)")
 
 
 def game_from_args(args):
     """The one game that play or replay is asked for, with the command line's limits."""
-    if args.players is not None or args.seed is not None or args.index is not None or args.split is not None:
+    shuffled = [option for option, value in (("--players", args.players), ("--seed", args.seed),
+                                             ("--index", args.index), ("--split", args.split)) if value is not None]
+    if shuffled:
         if args.source is not None:
+            if shuffled == ["--index"]:
+                raise UsageError(f"--index numbers the deals of a --seed; a game of a {args.source_name} "
+                                 "is picked by --game N (or its name)")
             raise UsageError(f"give a {args.source_name} or --players/--seed, not both")
+        if args.game is not None:
+            raise UsageError(f"--game picks a game of a {args.source_name}; a deal of a --seed is picked by --index")
         if args.seed is None:
             raise UsageError("--players and --index need --seed (so does --split): the seed decides the shuffle")
         deck = "standard" if args.deck == ANY else args.deck
@@ -221,16 +231,46 @@ def game_from_args(args):
         if args.source is None:
             raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "
                              "or - for standard input), or --players/--seed")
-        games = read_games(args.source, args.deck)
-        if len(games) != 1:
-            raise UsageError(f"{args.source}: holds {len(games)} games; this takes one "
-                             "(beggar verify checks many)")
-        game = games[0]
+        game = pick_game(read_games(args.source, args.deck), args.source, args.game)
     limits = game.rules.as_dict()
     for name in ("max_cards", "max_tricks"):
         if getattr(args, name) is not None:
             limits[name] = getattr(args, name)
     return SavedGame(game.deal, Rules(**limits), game.expected, game.name)
+
+
+def pick_game(games, source, wanted):
+    """The game of `games` (read from `source`) that --game `wanted` names:
+    its number from 1, or its name (whole, else a part of it that one name
+    alone holds, in any case); None: the one game there is."""
+    count = len(games)
+    if wanted is None:
+        if count != 1:
+            raise UsageError(f"{source}: holds {count:,} games; this takes one: --game N (1 to {count:,}) "
+                             "or --game NAME picks it (beggar verify checks them all)")
+        return games[0]
+    if is_digits(wanted):
+        number = int(wanted) if len(wanted) <= 20 else 0
+        if not 1 <= number <= count:
+            held = f"1 to {count:,}" if count > 1 else "1"
+            raise UsageError(f"{source}: --game {wanted if len(wanted) <= 20 else cut(wanted)}: no such game; "
+                             f"it holds {_games(count)} ({held})")
+        return games[number - 1]
+    named = [game for game in games if game.name == wanted]
+    if not named:
+        folded = wanted.casefold()
+        named = [game for game in games if game.name is not None and folded in game.name.casefold()]
+    if len(named) == 1:
+        return named[0]
+    if not named:
+        raise UsageError(f"{source}: --game {cut(wanted)}: no game of its {_games(count)} has that "
+                         "name (beggar verify lists their names)")
+    raise UsageError(f"{source}: --game {cut(wanted)}: the names of {len(named):,} of its games hold it "
+                     "(give more of the name, or the game's number)")
+
+
+def _games(count):
+    return f"{count:,} game{'' if count == 1 else 's'}"
 
 
 def read_games(source, deck):

@@ -100,7 +100,11 @@ def _run(args, cluster, data, where, resume):
                       f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
-            job_id = jobs.create(archive, new)
+            try:
+                job_id = jobs.create(archive, new)
+            except BaseException:
+                archive.discard()       # a job refused before it is stored leaves no archive behind
+                raise
 
         def started(spec):
             driver = drivers.of(spec)

@@ -16,7 +16,7 @@ def run_stats(args):
         plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     with Archive(args.archive, readonly=True) as archive:
         try:
-            played = odds.collect(archive, args.job)
+            played = odds.collect(archive, args.job, marks=args.plot is not None)
         except odds.OddsError as error:
             raise UsageError(str(error)) from None
         exhaustive = odds.is_exhaustive(played)
@@ -60,8 +60,19 @@ def _as_json(played, tail, rows, expected, marks):
             "references": [{"name": name, "cards": cards} for name, cards in marks],
             "extension": {"extend_cards": played.spec["extend_cards"], "families": len(played.gains),
                           "mean_gain": sum(played.gains) / len(played.gains) if played.gains else None,
-                          "largest_gain": max(played.gains, default=None)},
+                          "largest_gain": max(played.gains, default=None),
+                          "model": "gains exponential of scale G at every length; factor(X) = 1 + (exp(k D) - 1) "
+                                   "/ (s k), D = X - max(extend_cards, tail from), k = 1/s - 1/G",
+                          **_gain_scale(played)},
             "expected": [{key: clean(value) for key, value in row.items()} for row in expected]}
+
+
+def _gain_scale(played):
+    """The gains' model as JSON: its scale G and the 95 % range."""
+    gains = odds.fit_gains(played.gains)
+    return {"gain_scale": None if gains is None else gains.scale,
+            "gain_scale_low": None if gains is None else gains.scale_low,
+            "gain_scale_high": None if gains is None else gains.scale_high}
 
 
 def _finite(value):
@@ -128,19 +139,23 @@ def report(played, tail, rows, expected, marks=()):
                                 "round lengths below the longest played, and one card past it"))
     header = f"{'cards':>6} {'deals expected (95 %)':>30} {'time at this rate':>18}"
     if with_extension:
-        header += f" {'with extension':>15} {'time':>14}"
+        header += f" {'with extension (95 %)':>30} {'time':>14} {'factor':>7}"
     lines.append(header)
     for row in expected:
         deals = f"{number(row['deals'])} ({number(row['deals_low'])}-{number(row['deals_high'])})"
         line = f"{row['cards']:>6} {deals:>30} {duration(row['seconds']):>18}"
         if with_extension:
-            line += f" {number(row['extension_deals']):>15} {duration(row['extension_seconds']):>14}"
+            extended = (f"{number(row['extension_deals'])} ({number(row['extension_deals_low'])}-"
+                        f"{number(row['extension_deals_high'])})")
+            line += (f" {extended:>30} {duration(row['extension_seconds']):>14}"
+                     f" {'x' + format(row['extension_factor'], '.1f'):>7}")
         lines.append(line)
     if with_extension:
-        gains = played.gains
+        gains, model = played.gains, odds.fit_gains(played.gains)
         lines.append(f"extension: games of {extend}+ cards get a family search; {len(gains):,} searched, mean gain "
-                     f"{sum(gains) / len(gains):.0f} cards, largest {max(gains)}; 'with extension' assumes the "
-                     "gain does not depend on the game's length")
+                     f"{model.scale:.0f} cards, largest {max(gains)}; 'with extension' models the gain as "
+                     f"exponential of scale {model.scale:.0f} cards (95 %: {model.scale_low:.0f} to "
+                     f"{model.scale_high:.0f}), alike at every length (docs/odds.md)")
     elif extend:
         lines.append(f"extension: no family searched yet (games of {extend}+ cards get one)")
     return lines
@@ -170,14 +185,14 @@ def _plot(path, played, tail, marks):
         xs = list(range(tail.start, top + 1, 50))
         axes.plot(xs, [tail.p(x) for x in xs], color="darkorange", linestyle="--",
                   label=f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f}) beyond {tail.start}")
-    finds = sorted(set(played.finds))
+    finds = sorted(played.finds)
     if finds:
         axes.plot(finds, [tail.p(c) if tail is not None and c >= tail.start else 1.0 / played.deals for c in finds],
-                  "|", color="black", markersize=12, label=f"games kept, as played ({len(played.finds)})")
+                  "|", color="black", markersize=12, label=f"games kept, as played ({sum(played.finds.values())})")
     if played.extended:
         # Found by backward play from a kept game, not drawn from the deals: no point of the curve.
-        axes.plot(sorted(set(played.extended)), [floor] * len(set(played.extended)), "x", color="purple",
-                  markersize=6, label=f"found by family extension, no sample of the curve ({len(played.extended)})")
+        axes.plot(sorted(played.extended), [floor] * len(played.extended), "x", color="purple", markersize=6,
+                  label=f"found by family extension, no sample of the curve ({sum(played.extended.values())})")
     longest = max((cards for _, cards in marks), default=None)
     for number, (name, cards) in enumerate(marks):
         axes.axvline(cards, color="red" if cards == longest else "grey", linewidth=1 if cards == longest else 0.6,

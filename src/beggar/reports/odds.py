@@ -20,11 +20,18 @@ What `beggar stats` prints.
   that table. A census is no sample: it has played every deal of its block,
   so nothing is predicted from it.
 - Family extension: a kept game of c >= extend_cards cards gets a family
-  search, whose longest balanced member lasts c + g cards. With the gains g
-  this job (or these jobs) measured, one per family searched (0 where no
-  longer member was found), and the assumption that the gain does not depend
-  on c, a deal reaches X cards by extension with probability
-  mean over g of P(cards >= max(extend_cards, X - g)), from the fit.
+  search, whose longest balanced member lasts c + g cards. The gains g this
+  job (or these jobs) measured, one per family searched (0 where no longer
+  member was found), are modelled as exponential, of scale G (their mean, by
+  maximum likelihood; 95 % range from the chi-square law of their sum), the
+  same at every length c (measured: docs/odds.md). A deal then reaches X
+  cards by extension with probability P(cards >= X) * F(X), where the factor
+  F(X) = 1 + (exp(k D) - 1) / (s k), D = X - T, k = 1/s - 1/G, T the larger
+  of extend_cards and the tail's start: the games of c in [T, X) that a gain
+  of X - c or more carries to X, over the tail of scale s. F grows with X,
+  as the factors measured do (docs/odds.md); the gains taken as measured,
+  each as it came, gave a factor that stopped growing at the largest gain
+  seen.
 """
 
 from __future__ import annotations
@@ -66,9 +73,14 @@ class Played:
     workers: float = 1          # workers the jobs ran on, weighted by deals
     statuses: dict = field(default_factory=lambda: {"finished": 0, "loop": 0, "stopped": 0})
     lengths: Lengths = field(default_factory=Lengths)
-    gains: list = field(default_factory=list)       # one per family searched
-    finds: list = field(default_factory=list)       # cards of the kept finished games played (samples)
-    extended: list = field(default_factory=list)    # cards of those found by family extension (no samples)
+    families: list = field(default_factory=list)    # (cards, gain) of each family searched
+    finds: dict = field(default_factory=dict)       # {cards: games} of the kept finished games played (samples),
+    extended: dict = field(default_factory=dict)    # of those found by family extension (no samples): for plots
+
+    @property
+    def gains(self):
+        """The gain of each family searched, in cards (0: none longer was found)."""
+        return [gain for _, gain in self.families]
 
     @property
     def rate(self):
@@ -100,10 +112,13 @@ def same_table(spec):
     return (spec["deck"], spec["players"], split)
 
 
-def collect(archive, job_id=None):
+def collect(archive, job_id=None, marks=False):
     """The Played of job `job_id` of `archive`; with None, of every sample job
     of random 26/26 standard deals in it (the deals whose odds people ask for:
-    climbing deals are not random, and a census is not a sample)."""
+    climbing deals are not random, and a census is not a sample). The games
+    played are counted from the chunks' histograms; of the games kept, only
+    those family searches start from and find are read, and with `marks` the
+    kept games' lengths, counted (a plot marks them)."""
     if job_id is not None:
         if job_id not in dict(archive.jobs()):
             raise OddsError(f"{archive.path}: no job {job_id!r}")
@@ -151,6 +166,11 @@ def collect(archive, job_id=None):
         played.deals += counted
         played.other_deals += job["deals"] - counted
         _extensions(archive, i, spec, played)
+        if marks:
+            finds, extended = archive.kept_length_counts(i)
+            for mine, theirs in ((played.finds, finds), (played.extended, extended)):
+                for cards, games in theirs.items():
+                    mine[cards] = mine.get(cards, 0) + games
     played.lengths = Lengths(total.tolist())
     played.workers = weighted / played.deals if played.deals else 1
     if not played.deals:
@@ -161,17 +181,17 @@ def collect(archive, job_id=None):
 
 
 def _extensions(archive, job_id, spec, played):
-    """The gains of the job's family searches, and the lengths it kept."""
-    # Plain figures of each game, not whole rows: a job may have kept half a million.
-    games = archive.kept_lengths(job_id)
+    """(cards, gain) of each family search of the job: every finished game it
+    played of extend_cards or more, and the longest balanced member of its
+    family it kept (a game of more cards still, so read with it)."""
+    extend = spec["extend_cards"] if spec["players"] == 2 else 0
+    if not extend:
+        return
+    games = archive.kept_lengths(job_id, extend)
     children = {parent: cards for _, _, cards, driver, parent in games if driver == "extension"}
     for game_id, status, cards, driver, _ in games:
-        if status != "finished":
-            continue
-        (played.extended if driver == "extension" else played.finds).append(cards)
-        if driver != "extension" and spec["extend_cards"] and cards >= spec["extend_cards"] \
-                and spec["players"] == 2:
-            played.gains.append(max(0, children.get(game_id, cards) - cards))
+        if status == "finished" and driver != "extension":
+            played.families.append((cards, max(0, children.get(game_id, cards) - cards)))
 
 
 def is_exhaustive(played):
@@ -219,15 +239,17 @@ def references(archive, played):
 
 def targets(archive, played, above=0):
     """The lengths whose odds are told: TARGETS for the published records'
-    table; else round thousands below the longest game the archive holds of
-    the job's table (or the longest played), the last three, and one card
-    past it; those above `above` (the tail's start) only."""
+    table; else round lengths (multiples of row_step: thousands for a deck of
+    long games) below the longest game the archive holds of the job's table
+    (or the longest played), the last three, and one card past it; those
+    above `above` (the tail's start) only."""
     if is_record_table(played.spec):
         return TARGETS
     kept = references(archive, played)
     counts = played.lengths.counts
     best = max([cards for _, cards in kept] + [bins.low(len(counts) - 1) if counts else 0])
-    return tuple([cards for cards in range(1000, best + 1, 1000) if cards > above][-3:] + [best + 1])
+    step = row_step(best)
+    return tuple([cards for cards in range(step, best + 1, step) if cards > above][-3:] + [best + 1])
 
 
 def curve(played):
@@ -323,11 +345,28 @@ def fit_tail(played, start=TAIL_FROM):
     return Tail(start, games / played.deals, games, scale, max(scale - Z95 * se, 1e-9), scale + Z95 * se)
 
 
-def survival(played, step=1000, tail=None):
+#: The most cards between two rows of the survival table (and two round targets).
+ROW_STEP = 1000
+
+
+def row_step(longest):
+    """The cards between two rows of the survival table, scaled to the deck's
+    lengths: the largest of 1, 2, 5, 10, 20, 50, ... up to ROW_STEP that the
+    longest game counted spans three times, so that a small deck (longest
+    game 517 cards: rows at 100, 200, ... 600) gets rows that say something,
+    and the standard deck's rows stay at 1000, 2000, ... Every row is a bin
+    edge (lengths.is_edge), where the counts are exact."""
+    steps = [nice * scale for scale in (1, 10, 100, 1000) for nice in (1, 2, 5) if nice * scale <= ROW_STEP]
+    return max([step for step in steps if longest >= 3 * step], default=1)
+
+
+def survival(played, step=None, tail=None):
     """Rows of the survival table, L = step, 2 step, ... past the longest game
-    counted: dicts of cards, games, p, low, high, and the fit's p where it applies."""
+    counted (step: row_step of the longest, unless given): dicts of cards,
+    games, p, low, high, and the fit's p where it applies."""
     counts = played.lengths.counts
     longest = bins.low(len(counts) - 1) if counts else 0
+    step = step or row_step(longest)
     rows = []
     for cards in range(step, min(bins.TOP, (longest // step + 1) * step) + 1, step):
         games = played.lengths.at_least(cards)
@@ -340,27 +379,65 @@ def survival(played, step=1000, tail=None):
 
 def expectations(played, tail, targets=TARGETS):
     """For each target X: deals and seconds expected to see X cards, plainly
-    and by family extension (None where the job extends nothing)."""
+    and by family extension (where the job extends and has searched a
+    family): its factor, and its deals' 95 % range from the ranges of the
+    tail's scale and the gains'."""
     rate = played.rate
     extend = played.spec["extend_cards"] if played.spec["players"] == 2 else 0
+    gains = fit_gains(played.gains) if extend else None
     rows = []
     for cards in targets:
         row = {"cards": cards, "p": tail.p(cards), "deals": tail.deals(cards),
                "deals_low": tail.deals(cards, tail.scale_high), "deals_high": tail.deals(cards, tail.scale_low)}
         row["seconds"] = row["deals"] / rate if rate else None
-        if extend and played.gains:
-            p = extension_p(tail, played.gains, extend, cards)
-            row["extension_p"] = p
-            row["extension_deals"] = 1 / p if p > 0 else math.inf
+        if gains is not None:
+            row["extension_factor"] = extension_factor(tail, gains.scale, extend, cards)
+            row["extension_p"] = row["p"] * row["extension_factor"]
+            row["extension_deals"] = 1 / row["extension_p"] if row["extension_p"] > 0 else math.inf
             row["extension_seconds"] = row["extension_deals"] / rate if rate else None
+            ends = [1 / p if p > 0 else math.inf for p in (
+                tail.p(cards, s) * extension_factor(tail, g, extend, cards, s)
+                for s in (tail.scale_low, tail.scale_high) for g in (gains.scale_low, gains.scale_high))]
+            row["extension_deals_low"], row["extension_deals_high"] = min(ends), max(ends)
         rows.append(row)
     return rows
 
 
-def extension_p(tail, gains, extend, cards, scale=None):
-    """P(a deal reaches `cards` cards by family extension), from the fit and the measured gains."""
-    total = 0.0
-    for gain in gains:
-        reach = max(extend, cards - gain, tail.start)
-        total += tail.p(reach, scale)
-    return total / len(gains)
+@dataclass(frozen=True)
+class Gains:
+    """The gains of a job's family searches as modelled: exponential, of
+    scale `scale` cards (their mean) at every length, with its 95 % range."""
+    families: int
+    scale: float
+    scale_low: float
+    scale_high: float
+
+
+def fit_gains(gains):
+    """The Gains of the gains measured (cards, one per family searched), or
+    None for none. The 95 % range: 2 n G / G_true follows a chi-square law of
+    2 n degrees of freedom (Wilson and Hilferty's quantiles)."""
+    if not gains:
+        return None
+    n = len(gains)
+    scale = sum(gains) / n
+
+    def chi2(z):
+        nu = 2 * n
+        return nu * (1 - 2 / (9 * nu) + z * math.sqrt(2 / (9 * nu))) ** 3
+    return Gains(n, scale, 2 * n * scale / chi2(Z95), 2 * n * scale / chi2(-Z95))
+
+
+def extension_factor(tail, gain_scale, extend, cards, scale=None):
+    """F(X): by how much family extension multiplies the deals that reach
+    `cards` cards, for gains exponential of scale `gain_scale` and the tail
+    (of its scale, or `scale`): 1 + (exp(k D) - 1) / (s k), D = X - T,
+    k = 1/s - 1/G, T the larger of `extend` and the tail's start."""
+    s = scale or tail.scale
+    reach = cards - max(extend, tail.start)
+    if reach <= 0 or gain_scale <= 0:
+        return 1.0
+    k = 1 / s - 1 / gain_scale
+    if abs(k * reach) < 1e-9:
+        return 1 + reach / s            # G = s: the factor grows by one every s cards
+    return 1 + math.expm1(min(k * reach, 700.0)) / (s * k)

@@ -2,7 +2,12 @@
 one plain line every so often where standard error is not one (nohup, a
 cluster's log, `| tee`), where a bar's carriage returns would fill the file
 with thousands of overwritten lines. Announcements (a record, a new loop)
-are loud lines of their own, whether progress is shown or not."""
+are loud lines of their own, whether progress is shown or not.
+
+A run that goes on with a job that had played before (a resume) says which
+figures are the whole job's and which this run's, as its summary does: the
+deals played and the longest game are the job's, the rate and what the run
+kept are the run's."""
 
 from __future__ import annotations
 
@@ -36,6 +41,15 @@ def plain_seconds():
                        f"not {cut(text)}") from None
 
 
+#: The figures of a driver's progress (Driver.progress) that stand for the
+#: whole job, its earlier runs included: the longest game (or looping state),
+#: a hunt's loops known and its best 3-seat balance. Every other figure
+#: counts this run (what it kept, its time left); `workers` is the present.
+JOB_FIGURES = ("best", "known", "seats", "best2", "best3", "best4")
+#: Figures that are neither the job's nor the run's but the moment's.
+NOW_FIGURES = ("workers",)
+
+
 def left(seconds):
     """Time left as a progress line shows it: '42s', '7m05s', '3h12m'."""
     seconds = max(0, int(seconds))
@@ -61,6 +75,7 @@ class Progress:
         self.time_limit = time_limit        # seconds: the bar and the lines show the time left
         self.every = plain_seconds()
         self.told = initial         # deals in the last plain line
+        self.resumed = initial > 0  # the job played before this run: its figures and the run's differ
         terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.plain = shown and not terminal
         self.bar = tqdm(total=None if bound else total or None, initial=initial, unit=f" {unit}", unit_scale=True,
@@ -74,7 +89,10 @@ class Progress:
         if self.time_limit is not None:
             self.figures["left"] = left(self.time_limit - (time.monotonic() - self.start))
         self.bar.update(deals)
-        self.bar.set_postfix(**figures, refresh=False)
+        if self.resumed:
+            self.bar.set_postfix_str(self._postfix(), refresh=False)
+        else:
+            self.bar.set_postfix(**self.figures, refresh=False)
         now = time.monotonic()
         if self.plain and now - self.last >= self.every:
             self.last = now
@@ -89,12 +107,33 @@ class Progress:
         else:
             done = f"{self.deals:,}" + (f" of {self.total:,} {self.unit} ({100 * self.deals / self.total:.1f} %)"
                                         if self.total else f" {self.unit}")
+        if self.resumed:
+            job, run, now = self._scopes()
+            line = (f"job {done}{', ' + job if job else ''}; this run {self.played:,} {self.unit}, "
+                    f"{rate:,.0f} {self.unit}/s{', ' + run if run else ''}{'; ' + now if now else ''}")
+        else:
+            figures = self._written(self.figures)
+            line = f"{done}, {rate:,.0f} {self.unit}/s" + (f", {figures}" if figures else "")
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.job_id}: {line}", file=self.stream, flush=True)
+
+    def _scopes(self):
+        """The figures as (the job's, this run's, the moment's), each written out."""
+        scopes = ({}, {}, {})
+        for key, value in self.figures.items():
+            scopes[0 if key in JOB_FIGURES else 2 if key in NOW_FIGURES else 1][key] = value
+        return tuple(self._written(figures) for figures in scopes)
+
+    def _postfix(self):
+        """The bar's figures after a resume: 'job: best 4256; this run: kept 40; workers 2'."""
+        job, run, now = self._scopes()
+        return "; ".join(part for part in (job and f"job: {job}", run and f"this run: {run}", now) if part)
+
+    @staticmethod
+    def _written(figures):
         # Counts with separators; `best`, a game's length, plain ('best 4537'),
         # as every text view writes a length (cli/format.py).
-        figures = ", ".join(f"{key} {value:,}" if isinstance(value, int) and key != "best" else f"{key} {value}"
-                            for key, value in self.figures.items())
-        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {self.job_id}: {done}, {rate:,.0f} {self.unit}/s"
-              + (f", {figures}" if figures else ""), file=self.stream, flush=True)
+        return ", ".join(f"{key} {value:,}" if isinstance(value, int) and key != "best" else f"{key} {value}"
+                         for key, value in figures.items())
 
     def announce(self, line):
         """A line that must not be missed, above the bar."""

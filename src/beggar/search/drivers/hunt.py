@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 from ... import elimination, loops
 from ...archive import ArchiveFault
+from ...checks import whole
 from ...cycle import key_deal, key_hands
 from ...decks import Deck
 from ...rules import Rules
@@ -47,7 +48,7 @@ from ...states import GUIDES
 from .. import SearchError
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
-from ..spec import CHUNK_SECONDS, JobError, chunk_deals
+from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
 from ..units import Chunks, Unit
 from . import aim
 from .base import ChunkResult, plural, whole_line
@@ -333,6 +334,10 @@ class Hunt(_Factory):
             spec["chunk"] = PART
         if "chunk_seconds" not in data:
             spec["chunk_seconds"] = CHUNK_SECONDS
+        try:
+            whole(spec["chunk"], "'chunk'", 1, MAX_CHUNK)
+        except ValueError as error:
+            raise JobError(f"{where}: {error}") from None
         rules = HuntRules(**spec["hunt"])
         if rules.round is None:
             rules = HuntRules(**{**asdict(rules), "round": ROUND_PARTS * spec["chunk"]})
