@@ -12,7 +12,7 @@ from beggar.search.progress import JOB_FIGURES, NOW_FIGURES, Progress
 from beggar.search.runner import Summary
 
 #: What a driver's figures count when they are neither the job's nor the moment's: this run.
-RUN_FIGURES = ("kept", "loop_deals", "new_loops", "walks/s", "left")
+RUN_FIGURES = ("kept", "loop_deals", "new_loops", "left")
 
 
 def _lines(initial, total=1_000_000, time_limit=None, **figures):
@@ -53,3 +53,17 @@ def test_every_figure_a_driver_shows_has_its_scope(driver):
     shown = set(driver.progress(summary, 3000)) | {"workers", "left"}
     assert shown <= set(JOB_FIGURES) | set(NOW_FIGURES) | set(RUN_FIGURES), shown - set(RUN_FIGURES)
     assert not set(JOB_FIGURES) & set(RUN_FIGURES)
+
+
+def test_a_log_s_first_line_comes_within_a_quarter_of_the_interval_then_one_each():
+    """A job started in a log said nothing for its first minute."""
+    clock = [100.0]
+    stream = io.StringIO()
+    bar = Progress("job-1", 0, 0, True, stream=stream, clock=lambda: clock[0])
+    told = []
+    for second in range(1, 200):
+        clock[0] = 100.0 + second
+        bar.update(1000, kept=0)
+        if len(stream.getvalue().splitlines()) > len(told):
+            told.append(second)
+    assert told == [15, 75, 135, 195]

@@ -250,8 +250,8 @@ def add(commands):
                "search/ folder of its source, runnable from any folder). Its keys: name, driver "
                f"({names}), seed (none: a fresh one, printed and stored), workers, min_cards, extend_cards, "
                "deals, chunk, chunk_seconds, deck, players, split, basin_states, basin_seconds, and a "
-               f"{tables} table. Progress is a bar on a terminal, else a plain line a minute "
-               "(BEGGAR_PROGRESS_SECONDS).")
+               f"{tables} table. Progress is a bar on a terminal, else a plain line a minute, "
+               "the first after 15 s (BEGGAR_PROGRESS_SECONDS).")
     search.add_argument("job", nargs="?", metavar="JOB")
     search.add_argument("--resume", metavar="ID", help="go on with job ID of the archive ('last': the job "
                         "run last; beggar archive jobs lists them)")

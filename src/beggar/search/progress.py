@@ -24,6 +24,9 @@ from .spec import JobError
 #: Seconds between two plain progress lines; BEGGAR_PROGRESS_SECONDS changes it.
 PLAIN_SECONDS = 60.0
 
+#: The share of that interval after which the first plain line comes.
+FIRST_SHARE = 0.25
+
 
 def plain_seconds():
     """PLAIN_SECONDS, or the seconds of BEGGAR_PROGRESS_SECONDS (JobError when
@@ -61,7 +64,8 @@ def left(seconds):
 
 
 class Progress:
-    def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None, bound=None):
+    def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None, bound=None,
+                 clock=time.monotonic):
         self.stream = stream or sys.stderr
         self.job_id = job_id
         self.unit = unit            # what the budget counts: deals, or the loop factory's tries
@@ -71,9 +75,13 @@ class Progress:
         self.deals = initial
         self.played = 0             # in this run
         self.figures = {}
-        self.start = self.last = time.monotonic()
+        self.clock = clock          # time.monotonic; a test's own
+        self.start = clock()
         self.time_limit = time_limit        # seconds: the bar and the lines show the time left
         self.every = plain_seconds()
+        # The first plain line comes sooner (FIRST_SHARE of the interval): a
+        # job started in a log shows that it runs within its first minute.
+        self.due = self.start + self.every * FIRST_SHARE
         self.told = initial         # deals in the last plain line
         self.resumed = initial > 0  # the job played before this run: its figures and the run's differ
         terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -87,15 +95,15 @@ class Progress:
         self.played += deals
         self.figures = figures
         if self.time_limit is not None:
-            self.figures["left"] = left(self.time_limit - (time.monotonic() - self.start))
+            self.figures["left"] = left(self.time_limit - (self.clock() - self.start))
         self.bar.update(deals)
         if self.resumed:
             self.bar.set_postfix_str(self._postfix(), refresh=False)
         else:
             self.bar.set_postfix(**self.figures, refresh=False)
-        now = time.monotonic()
-        if self.plain and now - self.last >= self.every:
-            self.last = now
+        now = self.clock()
+        if self.plain and now >= self.due:
+            self.due = now + self.every
             self._line(now)
 
     def _line(self, now):
@@ -143,4 +151,4 @@ class Progress:
     def close(self):
         self.bar.close()
         if self.plain and self.deals != self.told:
-            self._line(time.monotonic())
+            self._line(self.clock())

@@ -363,6 +363,7 @@ class Dispatch:
             self.best_cards = max(self.best_cards, self.summary.best[1].cards)
         self.best_cards = max(self.best_cards, self.driver.reached(result))
         self.workers = self.summary.workers = self.alive()
+        self.summary.seconds = self.policy.elapsed()
         self.bar.update(result.deals, **self.driver.progress(self.summary, self.best_cards), workers=self.workers)
         return True
 

@@ -397,11 +397,12 @@ class Hunt(_Factory):
         return None
 
     def progress(self, summary, best):
-        """This run's walks a second (a worker) and new loops; the job's seats
-        searched of those known, and its best balance at each table."""
+        """This run's new loops and their rate an hour (its walks' rate is
+        the line's own); the job's seats searched of those queued, and its
+        best balance at each table it aims at."""
         state = summary.payload
-        figures = {"walks/s": f"{summary.deals / state.walk_seconds:,.0f}" if state.walk_seconds else "-",
-                   "new_loops": state.found,
+        hours = summary.seconds / 3600
+        figures = {"new_loops": f"{state.found:,} ({state.found / hours if hours else 0:,.1f} an hour)",
                    "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}"}
         for players in state.rules.tables:
             reached = state.best(players)
