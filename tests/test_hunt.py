@@ -363,8 +363,8 @@ def test_a_hunt_stopped_and_resumed_or_on_two_workers_keeps_what_one_run_straigh
     assert kept["sigterm"] == kept["straight"] == kept["sigkill"] == kept["two workers"]
     found, seats, deals = kept["straight"]
     assert found and not found & given and seats and deals and {players for _, players in replayed} >= {3, 4}
-    assert re.search(r"^walks    262,144 perturbations in [\d.]+ s: [\d,]+/s on 1 worker \(the walks alone: [\d,]+/s "
-                     r"a worker\)$", straight, re.M), straight
+    assert re.search(r"^walks    262,144 perturbations in [\d.]+ s: [\d,]+ perturbations/s on 1 worker \(the walks "
+                     r"alone: [\d,]+ perturbations/s a worker\)$", straight, re.M), straight
     assert f"seats    {len(seats)} searched, 0 to search" in straight
 
 

@@ -505,9 +505,10 @@ class Hunt(_Factory):
         walks = summary.deals / state.walk_seconds if state.walk_seconds else 0
         hours = summary.seconds / 3600
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
-                 f"walks    {summary.deals:,} perturbations{run} in {summary.seconds:.1f} s: {rate:,.0f}/s on "
-                 f"{plural(summary.workers, 'worker')}" + (f" of the cluster {cluster}" if cluster else "")
-                 + f" (the walks alone: {walks:,.0f}/s a worker)",
+                 f"walks    {summary.deals:,} perturbations{run} in {summary.seconds:.1f} s: {rate:,.0f} "
+                 f"perturbations/s on {plural(summary.workers, 'worker')}"
+                 + (f" of the cluster {cluster}" if cluster else "")
+                 + f" (the walks alone: {walks:,.0f} perturbations/s a worker)",
                  f"loops    {plural(state.found, 'loop')} new to the hunt{run} ({state.found / hours if hours else 0:,.1f}"
                  f" an hour), {len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
                  f"({state.given:,} to start with)"]
