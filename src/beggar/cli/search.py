@@ -179,12 +179,14 @@ def _whole_job(archive, job_id, before):
 
 
 def _climbs_off_cluster(spec):
-    """A GPU engine climbs a group of walks at once (the chunks after the one
-    asked for too): on a cluster every GPU worker handed one of a group's
-    walks would climb the whole group. One line, before anything is stored."""
-    if spec["driver"] == "climb":
-        raise UsageError(f"a climb job on the {spec['engine']} engine climbs its walks in groups on one machine's "
-                         "devices, not on a cluster: run it without --cluster, or on the compiled engine")
+    """A driver whose GPU engine plays chunks in groups (a climb: the walks
+    after the one asked for too) plays off a cluster, where every GPU
+    worker handed one chunk of a group would play the whole group. One
+    line, before anything is stored."""
+    from ..search import drivers
+    if spec.get("driver") in drivers.NAMES and not drivers.get(spec["driver"]).on_cluster_gpus:
+        raise UsageError(f"a {spec['driver']} job on the {spec['engine']} engine climbs its walks in groups on one "
+                         "machine's devices, not on a cluster: run it without --cluster, or on the compiled engine")
 
 
 def engine_option(args, cluster=None):

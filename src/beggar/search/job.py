@@ -167,12 +167,11 @@ def check(data, where="job"):
 
 
 def check_gpu_climb(spec, name, where="job"):
-    """JobError for a climb by anneal on a GPU engine: its draws need the
-    host's exp, so it climbs on the compiled engine."""
+    """JobError where the job's driver cannot play `spec` on the GPU engine
+    `name` (a climb by anneal: drivers.Driver.check_gpu)."""
     from ..engine import GPU_ENGINES
-    if name in GPU_ENGINES and spec["driver"] == "climb" and spec.get("climb", {}).get("accept") == "anneal":
-        raise JobError(f"{where}: the {name} engine does not climb by anneal (its draws need the host's exp); "
-                       "anneal climbs on the compiled engine")
+    if name in GPU_ENGINES:
+        drivers.of(spec).check_gpu(spec, name, where)
 
 
 def check_engine(spec, name, where="job"):

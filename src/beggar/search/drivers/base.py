@@ -130,6 +130,13 @@ class Driver:
         """Fix in the spec of a new job what it starts from (the archive's
         loops), before the job is stored."""
 
+    #: Whether its GPU job's chunks can be played on a cluster's GPU workers
+    #: one by one (a climb's are played in groups on one machine's devices).
+    on_cluster_gpus = True
+
+    def check_gpu(self, spec, name, where):
+        """JobError where `spec` cannot be played on the GPU engine `name`."""
+
     def can_go_on(self, spec, job_id):
         """JobError where a stored job of this driver cannot run again (a
         spec of a kind this beggar no longer plays), before anything is said."""

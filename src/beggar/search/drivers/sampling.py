@@ -12,7 +12,7 @@ import time
 
 from ... import engine
 from ...climbing import ClimbRules
-from ..spec import chunk_deals, table
+from ..spec import JobError, chunk_deals, table
 from .base import ChunkResult, Driver
 
 
@@ -52,8 +52,16 @@ class Climb(_Dealing):
     name = "climb"
     options = "climb"
     walks = True
-    # A GPU engine plays a group of walks at once, the next chunks' too.
+    # A GPU engine plays a group of walks at once, the next chunks' too: on
+    # one machine's devices, not a cluster's workers one by one.
     gpu = True
+    on_cluster_gpus = False
+
+    def check_gpu(self, spec, name, where):
+        """A climb by anneal stays on the compiled engine: its draws need the host's exp."""
+        if spec.get("climb", {}).get("accept") == "anneal":
+            raise JobError(f"{where}: the {name} engine does not climb by anneal (its draws need the host's exp); "
+                           "anneal climbs on the compiled engine")
 
     def play(self, spec, chunk):
         start = time.perf_counter()
