@@ -85,7 +85,8 @@ def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     ({"hunt": {"tables": []}}, "[hunt]: tables must be a list"),
     ({"hunt": {"tables": "2"}}, "[hunt]: tables must be a list"),
     ({"hunt": {"seat": "some"}}, "[hunt]: seat must be one of aimed, all, none, not 'some'"),
-    ({"hunt": {"elite": -1}}, "[hunt]: elite must be a whole number of cards from 0 to 52"),
+    ({"hunt": {"elite": -1}}, "[hunt]: elite must be a whole number from 0 to"),
+    ({"hunt": {"tables": [2.0]}}, "[hunt]: tables must be a list"),
     ({"hunt": {"round": 1000}}, "[hunt]: round must be a whole number of parts ('chunk', 65,536 tries)"),
     ({"hunt": {"leaps": 2}}, "[hunt]: unknown option 'leaps' (known: tables, changes, reach, round, elite, seat, "
                              "guide)"),

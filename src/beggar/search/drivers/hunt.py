@@ -40,9 +40,9 @@ from dataclasses import asdict, dataclass, field, fields
 
 from ... import elimination, loops
 from ...archive import ArchiveFault
-from ...checks import whole
+from ...checks import MAX_COUNT, whole
 from ...cycle import key_deal, key_hands
-from ...decks import Deck
+from ...decks import MAX_DECK, Deck
 from ...rules import Rules
 from ...states import GUIDES
 from .. import SearchError
@@ -91,16 +91,15 @@ class HuntRules:
     def __post_init__(self):
         tables = self.tables
         if isinstance(tables, (str, bytes)) or not isinstance(tables, (list, tuple)) or not tables or any(
-                table not in aim.TABLES or isinstance(table, bool) for table in tables) or len(set(tables)) != len(tables):
+                isinstance(table, bool) or not isinstance(table, int) or table not in aim.TABLES for table in tables) \
+                or len(set(tables)) != len(tables):
             raise ValueError(f"tables must be a list of the tables hunted for, of 2, 3 and 4, each once, "
                              f"not {tables!r}")
         object.__setattr__(self, "tables", tuple(sorted(tables)))
         PerturbRules(self.changes, self.reach)
-        if self.round is not None and (isinstance(self.round, bool) or not isinstance(self.round, int)
-                                       or not 1 <= self.round <= 10 ** 15):
-            raise ValueError(f"round must be a whole number of tries from 1 to 10^15, not {self.round!r}")
-        if isinstance(self.elite, bool) or not isinstance(self.elite, int) or not 0 <= self.elite <= 52:
-            raise ValueError(f"elite must be a whole number of cards from 0 to 52, not {self.elite!r}")
+        if self.round is not None:
+            whole(self.round, "round", 1, MAX_COUNT)
+        whole(self.elite, "elite", 0, MAX_DECK)
         if self.seat not in SEAT:
             raise ValueError(f"seat must be one of {', '.join(SEAT)}, not {self.seat!r}")
         if self.guide not in GUIDES:
