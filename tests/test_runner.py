@@ -239,3 +239,17 @@ def test_a_time_limit_that_no_further_unit_fits_in_says_so(run_of):
     dispatch.run()
     assert dispatch.summary.deals == 2000
     assert dispatch.policy.reason == "time limit of 10 s; no further chunk would finish within it"
+
+
+def test_the_stop_message_docs_searching_quotes_is_one_the_runner_prints(run_of):
+    """docs/searching.md quoted a wording the runner no longer printed."""
+    import re
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[1] / "docs" / "searching.md").read_text()
+    quoted = " ".join(re.search(r"\(`(stopping \(Ctrl-C\): .+?)`", page, re.S).group(1).split())
+    dispatch, clock, pool, bar = run_of(workers=2)
+    dispatch.hand_out()
+    for future, _, _ in pool.queued:
+        future.set_running_or_notify_cancel()
+    dispatch.stopping("Ctrl-C")
+    assert bar.told == [quoted]
