@@ -77,7 +77,7 @@ LIMITS = {
 
 #: The parts of the game, by the game.h functions their code comes from.
 PARTS = {
-    "per trick": {"bg_trick", "bg_step", "bg_pop", "bg_head", "bg_size"},
+    "per trick": {"bg_trick", "bg_step", "bg_pop", "bg_lay", "bg_head", "bg_size"},
     "loop check": {"bg_same", "bg_copy", "bg_state_hash", "bg_cycle_hash", "bg_known"},
     "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_put", "bg_end_hand",
                 "bg_place", "bg_put_hand", "bg_deal_random", "bg_exact_quotient", "bg_unrank",
@@ -197,7 +197,8 @@ def machine_code(nvdisasm, cubin, header):
         pending = []
         name = next((n for first, last, n in spans if where and where[0] == "game.h" and first <= where[1] <= last),
                     None)
-        if name in PARTS["per trick"]:
+        if name in PARTS["per trick"] and name != "bg_trick":
+            # A trick's own loop (its exchanges) reconverges each trick, not each game.
             kernel["game"].append(address)
         region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", text)
         if region:
@@ -233,10 +234,11 @@ def compiled_figures(arches, ring, cards):
     print(f"compiled by NVRTC {device.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
           f"{threads} threads a block; static counts from the code, nothing run")
     if nvdisasm is None:
-        print("SASS: nvdisasm not found (pip install nvidia-cuda-nvdisasm): local loads and stores left out")
+        print("SASS: nvdisasm not found (pip install '.[model]'): local loads and stores left out")
     print()
     print(f"{'arch':6} {'kernel':10} {'regs':>5} {'stack B':>8} {'spills st/ld':>13} {'smem static/dyn':>16} "
-          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   LDL/STL: per trick, loop check, dealing, the rest")
+          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   "
+          "LDL/STL: per trick, loop check, dealing, the rest")
     for arch in arches:
         cubin, log = device.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
         figures = ptxas_figures(log)
@@ -308,13 +310,17 @@ PARTS_OF_A_STEP = [
     ("split", "game.h", "bg_deal_random", r"if \(drawn\) \{", "block"),
     ("placement", "game.h", "bg_deal_random", r"for \(int i = 0; i < n_courts; i\+\+\)$", "block"),
     ("rejection", "random.h", "bg_below", r"if \(low < n\) \{", "block"),
+    ("kept", "kernel.cu", "bg_keep", None, "function"),
+    ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "block"),
     ("put hand 0", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 0,"),
     ("put hand 1", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 1,"),
 ]
 
 #: The loops whose trips the replay counts. A part the replay never charges
-#: ("rejection": a draw's rare second try; "compare": Brent's comparison, of
-#: a snapshot's sizes only) is taken never to run.
+#: is taken never to run: "rejection", a draw's second try (at most 1 in
+#: 2^26 draws of the standard deck); "kept" and "long game", a game handed
+#: to the host and a length past 3,000 cards (1 in 1.5 * 10^6 games);
+#: "compare", Brent's comparison past a snapshot's sizes.
 LOOPS = {"exchange", "copy", "take loop", "take loop 0", "take loop 1", "places", "shuffle", "placement",
          "put hand 0", "put hand 1"}
 #: Those of them that count their iterations (a `for` to a bound), which a

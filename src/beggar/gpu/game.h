@@ -324,15 +324,14 @@ BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
 /* Piece i of hand p. */
 #define BG_AT(g, p, i, mask) BG_PIECE((g)->hands, (p), (bg_head((g), (p)) + (i)) & (mask))
 
-/* Hand p has laid its head piece. */
-BG_FN void bg_pop(bg_game* g, int p, int mask) {
-    if (p) {
-        g->head1 = (g->head1 + 1) & mask;
-        g->size1--;
-    } else {
-        g->head0 = (g->head0 + 1) & mask;
-        g->size0--;
-    }
+/* Hand p has laid its head piece, within a trick: its head goes on past the
+   ring's end (BG_AT wraps it), and its size is left as it was (bg_trick
+   sets both at the trick's end). */
+BG_FN void bg_pop(bg_game* g, int p) {
+    if (p)
+        g->head1++;
+    else
+        g->head0++;
 }
 
 /* Lay piece k of the pile after its first: it goes after the last piece of
@@ -356,7 +355,8 @@ BG_FN void bg_lay(bg_game* g, int end0, int end1, int k, bg_u32 piece, int mask)
    his next court card comes, or he runs out. The pile is built of pieces:
    its first in a register, each of the rest written as it is laid after
    both hands' last pieces (bg_lay). The taker's hand takes them by growing
-   its size, the pile's first run joining his trailing plain cards. */
+   its size, the pile's first run joining his trailing plain cards. A
+   hand's size is its end less its head, set once, at the trick's end. */
 BG_FN int bg_trick(bg_game* g, int mask) {
     int leader = g->leader;
     bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
@@ -378,44 +378,49 @@ BG_FN int bg_trick(bg_game* g, int mask) {
         top = laid << BG_COURT_BITS;
         taker = first ^ 1;
     } else {
-        int court_player = first, payer = first ^ 1;
+        int payer = first ^ 1;
         bg_u32 owed = court;
-        bg_pop(g, first, mask);
+        bg_pop(g, first);
         top = laid << BG_COURT_BITS | court;
         laid++;
+        /* The payer's head and the other's, which change places with the payer. */
+        int at = bg_head(g, payer), other = bg_head(g, first);
         for (;;) {
-            bg_u32 piece = BG_AT(g, payer, 0, mask);
+            bg_u32 piece = BG_PIECE(g->hands, payer, at & mask);
             bg_u32 run = piece >> BG_COURT_BITS;
             if (run >= owed) {              /* paid in full with plain cards */
-                BG_AT(g, payer, 0, mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
+                BG_PIECE(g->hands, payer, at & mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
                 bg_lay(g, end0, end1, n, owed << BG_COURT_BITS, mask);
                 n++;
                 laid += owed;
                 break;
             }
             if (!(piece & BG_COURT_MASK)) { /* the payer runs out */
-                BG_AT(g, payer, 0, mask) = 0;
+                BG_PIECE(g->hands, payer, at & mask) = 0;
                 bg_lay(g, end0, end1, n, piece, mask);
                 n++;
                 laid += run;
                 break;
             }
             /* He lays his run and the court card after it: now the other owes. */
-            bg_pop(g, payer, mask);
             bg_lay(g, end0, end1, n, piece, mask);
             n++;
             laid += run + 1;
             owed = piece & BG_COURT_MASK;
-            court_player = payer;
+            int was = at + 1;
+            at = other;
+            other = was;
             payer ^= 1;
         }
-        taker = court_player;
+        g->head0 = payer ? other : at;
+        g->head1 = payer ? at : other;
+        taker = payer ^ 1;              /* who laid the last court card */
     }
-    BG_AT(g, taker, bg_size(g, taker) - 1, mask) += (bg_u16)top;
-    if (taker)
-        g->size1 += n;
-    else
-        g->size0 += n;
+    BG_PIECE(g->hands, taker, ((taker ? end1 : end0) - 1) & mask) += (bg_u16)top;
+    g->size0 = end0 - g->head0 + (taker ? 0 : n);
+    g->size1 = end1 - g->head1 + (taker ? n : 0);
+    g->head0 &= mask;
+    g->head1 &= mask;
     g->leader = taker;
     g->cards += laid;
     g->tricks++;
