@@ -16,8 +16,8 @@
    so the counter is touched once a run. A deal is dealt from (seed, index)
    (random deals), unranked (a census), derived from the walk's pool and
    (seed, try) (perturbation), or read from the rows given (a batch).
-   benchmarks/gpu_kernel_model.py models the warps' efficiency under this
-   scheduling from logged games.
+   benchmarks/gpu_kernel_model.py models what the warps issue under this
+   scheduling, from real games and this code's machine code.
 
    Lengths are counted per thread block in shared memory and added to the
    totals once (long ones, rarer, straight to the totals); the games handed
