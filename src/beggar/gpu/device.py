@@ -50,14 +50,16 @@ def options(arch, ring, cards=TOTAL):
     return [f"--gpu-architecture={arch}", *defines(ring, cards, block_threads(ring)), "--std=c++14"]
 
 
-def compile_program(arch, ring, extra=(), cards=TOTAL):
+def compile_program(arch, ring, extra=(), cards=TOTAL, texts=None):
     """(cubin, NVRTC's log) of the kernels for `arch` ('sm_90'), hands of
     `ring` pieces and decks of at most `cards` cards, with `extra` options
     after options(arch, ring, cards) (the benchmarks ask ptxas for its
-    figures so): no device is needed. GpuFault with NVRTC's first error
-    line if it fails."""
+    figures so): no device is needed. `texts` ({name: text}, kernel.cu
+    first) is the source to compile, as shipped where not given (a
+    benchmark compiles another revision's). GpuFault with NVRTC's first
+    error line if it fails."""
     nvrtc, _ = bindings()
-    texts = source.files()
+    texts = texts or source.files()
     kernel, *headers = texts
     program = _call_nvrtc(nvrtc, "nvrtcCreateProgram", lambda: nvrtc.nvrtcCreateProgram(
         texts[kernel].encode(), kernel.encode(), len(headers), [texts[name].encode() for name in headers],

@@ -19,13 +19,17 @@
    cards, so a hand never overflows it and wrapping is one mask.
 
    Where a game's state lives, so that a trick touches no local memory: the
-   pieces of both hands, and the pile of the trick in play, are in the
-   block's shared memory, one column a thread (bg_cell: the threads of a
-   warp reach 32 different banks whatever rows they read); heads, sizes,
-   leader and the counts of cards and tricks are scalars the compiler keeps
-   in registers (a hand is picked with a select, never by indexing). Only
-   Brent's snapshot of the hands is in local memory: it is written a few
-   times a game and read only when its sizes match.
+   pieces of both hands are in the block's shared memory, the two hands'
+   pieces of one place in one 32-bit word (hand 0's the low half), the words
+   of a place one a thread (BG_PIECE: the threads of a warp reach 32
+   different banks whatever places they read, and an address is a few
+   instructions); heads, sizes, leader and the counts of cards and tricks
+   are scalars the compiler keeps in registers (a hand is picked with a
+   select, never by indexing). The trick in play has no pile of its own:
+   each piece laid is written straight after both hands' last pieces, and
+   the taker's size grows over his at the trick's end. Only Brent's
+   snapshot of the hands is in local memory: it is written a few times a
+   game and read only when its sizes match.
 
    A game is played to its finish, to a repeat of a state (Brent's
    algorithm at empty tables), or to a cap of tricks far above any finite
@@ -73,19 +77,23 @@ typedef struct {
 } bg_shape;
 
 /* Element (row, column) of a region of shared memory with BG_BLOCK columns
-   of 16-bit elements: two rows of a column share a 32-bit word, and the
-   words of a row are consecutive, so the threads of a warp, each in its own
-   column, reach 32 different banks whatever rows they read. A region has
-   an even number of rows. A macro, its row read twice: no side effects in it. */
+   of 16-bit elements (the queue's entries, kernel.cu): two rows of a column
+   share a 32-bit word, and the words of a row are consecutive, so the
+   threads of a warp, each in its own column, reach 32 different banks
+   whatever rows they read. A region has an even number of rows. A macro,
+   its row read twice: no side effects in it. */
 #define bg_cell(row, column) (((((row) >> 1) * BG_BLOCK + (column)) << 1) | ((row) & 1))
 
-/* A game at an empty table: hand p holds the pieces at rows
-   p * BG_RING + ((head_p + i) & (ring - 1)), i < size_p, of this thread's
-   column of `hands`; `pile` is its column of the trick's pile. */
+/* The piece of hand p at place `place` of a thread's table, `hands` its
+   first word's first half: both hands' pieces of a place share a word, and
+   a place's words, one a thread, are consecutive. */
+#define BG_PIECE(hands, p, place) ((hands)[(place) * (2 * BG_BLOCK) + (p)])
+
+/* A game at an empty table: hand p holds the pieces at places
+   (head_p + i) & (ring - 1), i < size_p, of `hands`, this thread's table
+   in the block's shared memory (BG_PIECE). */
 typedef struct {
     BG_LOCAL bg_u16* hands;
-    BG_LOCAL bg_u16* pile;
-    int column;
     int head0, head1;
     int size0, size1;
     int leader;
@@ -284,22 +292,22 @@ BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
    cards, hand 1 the rest, both from place 0; hand 0 leads. */
 BG_FN void bg_load_cards(bg_game* g, const BG_GLOBAL bg_u8* cards, int n0, int n) {
     for (int p = 0; p < 2; p++) {
-        int row = p * BG_RING, from = p ? n0 : 0, to = p ? n : n0;
+        int place = 0, from = p ? n0 : 0, to = p ? n : n0;
         bg_u32 run = 0;
         for (int k = from; k < to; k++) {
             if (cards[k]) {
-                g->hands[bg_cell(row, g->column)] = (bg_u16)(run << BG_COURT_BITS | cards[k]);
-                row++;
+                BG_PIECE(g->hands, p, place) = (bg_u16)(run << BG_COURT_BITS | cards[k]);
+                place++;
                 run = 0;
             } else {
                 run++;
             }
         }
-        g->hands[bg_cell(row, g->column)] = (bg_u16)(run << BG_COURT_BITS);
+        BG_PIECE(g->hands, p, place) = (bg_u16)(run << BG_COURT_BITS);
         if (p)
-            g->size1 = row - BG_RING + 1;
+            g->size1 = place + 1;
         else
-            g->size0 = row + 1;
+            g->size0 = place + 1;
     }
     g->head0 = g->head1 = 0;
     g->leader = 0;
@@ -314,18 +322,27 @@ BG_FN int bg_head(const bg_game* g, int p) { return p ? g->head1 : g->head0; }
 BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
 
 /* Piece i of hand p. */
-#define BG_AT(g, p, i, mask) \
-    ((g)->hands[bg_cell((p) * BG_RING + ((bg_head((g), (p)) + (i)) & (mask)), (g)->column)])
+#define BG_AT(g, p, i, mask) BG_PIECE((g)->hands, (p), (bg_head((g), (p)) + (i)) & (mask))
 
-/* Hand p has laid its head piece. */
-BG_FN void bg_pop(bg_game* g, int p, int mask) {
-    if (p) {
-        g->head1 = (g->head1 + 1) & mask;
-        g->size1--;
-    } else {
-        g->head0 = (g->head0 + 1) & mask;
-        g->size0--;
-    }
+/* Hand p has laid its head piece, within a trick: its head goes on past the
+   ring's end (BG_AT wraps it), and its size is left as it was (bg_trick
+   sets both at the trick's end). */
+BG_FN void bg_pop(bg_game* g, int p) {
+    if (p)
+        g->head1++;
+    else
+        g->head0++;
+}
+
+/* Lay piece k of the pile after its first: it goes after the last piece of
+   both hands (place end0 + k of hand 0, end1 + k of hand 1), so that
+   whichever takes the pile holds it already. Those places are free: a
+   hand, after the pieces it laid, and the pile hold at most the deck's
+   court cards and two pieces of plain cards, one of them the pile's
+   first, at most the ring's places. */
+BG_FN void bg_lay(bg_game* g, int end0, int end1, int k, bg_u32 piece, int mask) {
+    BG_PIECE(g->hands, 0, (end0 + k) & mask) = (bg_u16)piece;
+    BG_PIECE(g->hands, 1, (end1 + k) & mask) = (bg_u16)piece;
 }
 
 /* Play one trick from an empty table; 1 when the game is finished.
@@ -335,9 +352,11 @@ BG_FN void bg_pop(bg_game* g, int p, int mask) {
    leader at card 2a + 1 of the trick, the other at card 2b + 2 (a, b their
    runs). The first to get there lays his court card, or is out if his run
    was his last. A payer then lays plain cards until the penalty is paid,
-   his next court card comes, or he runs out. The pile is built of pieces
-   (its first in a register, the rest in shared memory) and put under the
-   taker's hand, its first run joining his trailing plain cards. */
+   his next court card comes, or he runs out. The pile is built of pieces:
+   its first in a register, each of the rest written as it is laid after
+   both hands' last pieces (bg_lay). The taker's hand takes them by growing
+   its size, the pile's first run joining his trailing plain cards. A
+   hand's size is its end less its head, set once, at the trick's end. */
 BG_FN int bg_trick(bg_game* g, int mask) {
     int leader = g->leader;
     bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
@@ -349,6 +368,8 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     bg_u32 court = BG_AT(g, first, 0, mask) & BG_COURT_MASK;
     bg_u32 top;                         /* the pile's first piece */
     int n = 0, taker;                   /* n: the pile's pieces after its first */
+    /* Past each hand's last piece: laying from its head does not move it. */
+    int end0 = g->head0 + g->size0, end1 = g->head1 + g->size1;
     /* The second player laid x + late plain cards meanwhile. */
     BG_AT(g, first ^ 1, 0, mask) -= (bg_u16)((x + (bg_u32)late) << BG_COURT_BITS);
     if (!court) {
@@ -357,47 +378,49 @@ BG_FN int bg_trick(bg_game* g, int mask) {
         top = laid << BG_COURT_BITS;
         taker = first ^ 1;
     } else {
-        int court_player = first, payer = first ^ 1;
+        int payer = first ^ 1;
         bg_u32 owed = court;
-        bg_pop(g, first, mask);
+        bg_pop(g, first);
         top = laid << BG_COURT_BITS | court;
         laid++;
+        /* The payer's head and the other's, which change places with the payer. */
+        int at = bg_head(g, payer), other = bg_head(g, first);
         for (;;) {
-            bg_u32 piece = BG_AT(g, payer, 0, mask);
+            bg_u32 piece = BG_PIECE(g->hands, payer, at & mask);
             bg_u32 run = piece >> BG_COURT_BITS;
             if (run >= owed) {              /* paid in full with plain cards */
-                BG_AT(g, payer, 0, mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
-                g->pile[bg_cell(n, g->column)] = (bg_u16)(owed << BG_COURT_BITS);
+                BG_PIECE(g->hands, payer, at & mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
+                bg_lay(g, end0, end1, n, owed << BG_COURT_BITS, mask);
                 n++;
                 laid += owed;
                 break;
             }
             if (!(piece & BG_COURT_MASK)) { /* the payer runs out */
-                BG_AT(g, payer, 0, mask) = 0;
-                g->pile[bg_cell(n, g->column)] = (bg_u16)piece;
+                BG_PIECE(g->hands, payer, at & mask) = 0;
+                bg_lay(g, end0, end1, n, piece, mask);
                 n++;
                 laid += run;
                 break;
             }
             /* He lays his run and the court card after it: now the other owes. */
-            bg_pop(g, payer, mask);
-            g->pile[bg_cell(n, g->column)] = (bg_u16)piece;
+            bg_lay(g, end0, end1, n, piece, mask);
             n++;
             laid += run + 1;
             owed = piece & BG_COURT_MASK;
-            court_player = payer;
+            int was = at + 1;
+            at = other;
+            other = was;
             payer ^= 1;
         }
-        taker = court_player;
+        g->head0 = payer ? other : at;
+        g->head1 = payer ? at : other;
+        taker = payer ^ 1;              /* who laid the last court card */
     }
-    int tail = bg_size(g, taker) - 1;
-    BG_AT(g, taker, tail, mask) += (bg_u16)top;
-    for (int i = 0; i < n; i++)
-        BG_AT(g, taker, tail + 1 + i, mask) = g->pile[bg_cell(i, g->column)];
-    if (taker)
-        g->size1 += n;
-    else
-        g->size0 += n;
+    BG_PIECE(g->hands, taker, ((taker ? end1 : end0) - 1) & mask) += (bg_u16)top;
+    g->size0 = end0 - g->head0 + (taker ? 0 : n);
+    g->size1 = end1 - g->head1 + (taker ? n : 0);
+    g->head0 &= mask;
+    g->head1 &= mask;
     g->leader = taker;
     g->cards += laid;
     g->tricks++;

@@ -16,8 +16,8 @@
    so the counter is touched once a run. A deal is dealt from (seed, index)
    (random deals), unranked (a census), derived from the walk's pool and
    (seed, try) (perturbation), or read from the rows given (a batch).
-   benchmarks/gpu_kernel_model.py models the warps' efficiency under this
-   scheduling from logged games.
+   benchmarks/gpu_kernel_model.py models what the warps issue under this
+   scheduling, from real games and this code's machine code.
 
    Lengths are counted per thread block in shared memory and added to the
    totals once (long ones, rarer, straight to the totals); the games handed
@@ -63,14 +63,13 @@ typedef char bg_bins_covered[BG_SHARED_CARDS >= BG_SHARED_BINS ? 1 : -1];
 
 /* A block's shared memory. */
 typedef struct {
-    /* The hands, rows p * BG_RING + place (game.h's bg_cell), and the
+    /* The threads' tables, a place a word (game.h's BG_PIECE), and the
        queue's entries (game.h's bg_entry), read also a word (two rows) at
-       a time: through the union, which C and CUDA let alias. */
+       a time: through the unions, which C and CUDA let alias. */
     union {
         bg_u16 pieces[2 * BG_RING * BG_BLOCK];
         bg_u32 words[BG_RING * BG_BLOCK];
     } hands;
-    bg_u16 pile[BG_RING * BG_BLOCK];
     union {
         bg_u16 pieces[(BG_RING + 2) * BG_BLOCK];
         bg_u32 words[(BG_RING + 2) / 2 * BG_BLOCK];
@@ -178,16 +177,23 @@ BG_FN void bg_new_cycle(const bg_launch_of* l, const bg_result* r, bg_u64 hash, 
     BG_ADD64(l->n_cycles, l->n_slots);
 }
 
-/* Put queue entry `slot` on thread t's table, two rows at a time (a row
-   past a hand's last piece may take a garbage piece: it is not the hand's);
-   hand 0 leads. */
-BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot) {
-    int n0 = m->queue_sizes[slot], n1 = m->queue_sizes[BG_BLOCK + slot], t = g->column;
-    int pairs0 = (n0 + 1) >> 1, pairs1 = (n1 + 1) >> 1;
-    for (int k = 0; k < pairs0; k++)
-        m->hands.words[k * BG_BLOCK + t] = m->queue.words[k * BG_BLOCK + slot];
-    for (int k = 0; k < pairs1; k++)
-        m->hands.words[(BG_RING / 2 + k) * BG_BLOCK + t] = m->queue.words[(pairs0 + k) * BG_BLOCK + slot];
+/* Put queue entry `slot` on thread t's table, two places at a time: a word
+   of the entry holds two pieces of a hand, a word of the table a piece of
+   each hand (the low halves the first pieces: the devices the kernels run
+   on are little-endian, vendor.h). A place past a hand's last piece may
+   take a garbage piece: it is not the hand's. Hand 0 leads. */
+BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot, int t) {
+    int n0 = m->queue_sizes[slot], n1 = m->queue_sizes[BG_BLOCK + slot];
+    int pairs0 = (n0 + 1) >> 1, pairs1 = (n1 + 1) >> 1, pairs = pairs0 > pairs1 ? pairs0 : pairs1;
+    const BG_LOCAL bg_u32* from = m->queue.words + slot;
+    BG_LOCAL bg_u32* to = m->hands.words + t;
+    BG_NO_UNROLL
+    for (int k = 0; k < pairs; k++) {
+        bg_u32 w0 = from[k * BG_BLOCK];     /* past hand 0's pieces: hand 1's, within the entry */
+        bg_u32 w1 = k < pairs1 ? from[(pairs0 + k) * BG_BLOCK] : 0;
+        to[2 * k * BG_BLOCK] = (w0 & 0xFFFFu) | w1 << 16;
+        to[(2 * k + 1) * BG_BLOCK] = w0 >> 16 | (w1 & 0xFFFF0000u);
+    }
     g->head0 = g->head1 = 0;
     g->size0 = n0;
     g->size1 = n1;
@@ -272,9 +278,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
     int steps = census ? m->deals.census.block.steps : l->kind == BG_SAMPLE ? m->deals.shape.steps : BG_STEPS;
     bg_game g;
-    g.hands = m->hands.pieces;
-    g.pile = m->pile;
-    g.column = t;
+    g.hands = m->hands.pieces + 2 * t;
     bg_brent brent;
     bg_snapshot snap;
     bg_result r;
@@ -294,7 +298,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
                 if (slot >= limit)
                     break;          /* the queue is empty: idle until the refill */
                 slot %= (bg_u32)threads;
-                bg_take(&g, m, (int)slot);
+                bg_take(&g, m, (int)slot, t);
                 offset = m->queue_offsets[slot];
                 bg_brent_start(&brent, l->kind == BG_PERTURB ? BG_BRENT_EARLY : BG_BRENT_START);
                 playing = 1;
@@ -550,11 +554,7 @@ typedef struct {
 
 /* A block's shared memory for climbing: its threads' tables, the shape and rules. */
 typedef struct {
-    union {
-        bg_u16 pieces[2 * BG_RING * BG_BLOCK];
-        bg_u32 words[BG_RING * BG_BLOCK];
-    } hands;
-    bg_u16 pile[BG_RING * BG_BLOCK];
+    bg_u16 hands[2 * BG_RING * BG_BLOCK];
     bg_shape shape;
     bg_climb_rules rules;
 } bg_climb_memory;
@@ -563,11 +563,14 @@ typedef struct {
    `history` rows and their lengths' rows of BG_LENGTHS_BINS counts): each
    walk on until it has played rules.steps, or `budget` more, or waits for
    the host. Every finished game of rules.threshold cards or more goes to
-   `hits`, its deal to row `slot` of `decks` (shape.total cards a row). */
-BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rules* rules, bg_u64 n_walks,
-                   bg_i64 budget, bg_i64 cap, BG_GLOBAL bg_walk* walks, BG_GLOBAL bg_i64* history,
-                   BG_GLOBAL bg_u32* lengths, BG_GLOBAL bg_climb_hit* hits, BG_GLOBAL bg_u8* decks,
-                   BG_GLOBAL bg_u64* n_hits, bg_u64 capacity, BG_GLOBAL bg_u64* next) {
+   `hits`, its deal to row `slot` of `decks` (shape.total cards a row). Its
+   registers are held to 64: for the occupancy its small shared memory
+   allows, ptxas would give it 48 on sm_90, and spill. */
+BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rules* rules,
+                                 bg_u64 n_walks, bg_i64 budget, bg_i64 cap, BG_GLOBAL bg_walk* walks,
+                                 BG_GLOBAL bg_i64* history, BG_GLOBAL bg_u32* lengths, BG_GLOBAL bg_climb_hit* hits,
+                                 BG_GLOBAL bg_u8* decks, BG_GLOBAL bg_u64* n_hits, bg_u64 capacity,
+                                 BG_GLOBAL bg_u64* next) {
     BG_SHARED bg_climb_memory m;
     if (BG_THREAD == 0) {
         m.shape = *shape;
@@ -576,9 +579,7 @@ BG_KERNEL bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBAL bg_climb_rul
     BG_SYNC();
     int total = m.shape.total, mask = m.shape.ring - 1;
     bg_game g;
-    g.hands = m.hands.pieces;
-    g.pile = m.pile;
-    g.column = BG_THREAD;
+    g.hands = m.hands + 2 * BG_THREAD;
     bg_brent brent;
     bg_snapshot snap;
     BG_GLOBAL bg_walk* w = 0;

@@ -20,11 +20,11 @@ from .. import lengths
 from ..contract import EngineFault
 from .engine import CLIMB_HIT, HIT, handed_back
 
-#: Threads per block, at most: four warps, whose games (both hands, the
-#: pile, a dealt game waiting in the queue: 8 * ring + 16 bytes a thread)
-#: and counts fit the 48 KB of static shared memory a block may have with
-#: hands of up to 32 pieces, several blocks a multiprocessor. A deck of more
-#: court cards gets fewer threads a block (block_threads).
+#: Threads per block, at most: four warps, whose games (both hands and a
+#: dealt game waiting in the queue: 6 * ring + 16 bytes a thread) and counts
+#: fit the 48 KB of static shared memory a block may have with hands of up
+#: to 32 pieces, several blocks a multiprocessor. A deck of more court cards
+#: gets fewer threads a block (block_threads).
 THREADS = 128
 #: Static shared memory a block may have, and what a block holds besides
 #: its threads' games: its counts, the launch's shape or census block
@@ -52,7 +52,7 @@ def block_threads(ring, shared=SHARED):
     """Threads a block of the kernels for hands of `ring` pieces: THREADS,
     halved while their shared memory would not fit `shared` bytes."""
     threads = THREADS
-    while threads > 1 and threads * (8 * ring + 16) + SHARED_FIXED > shared:
+    while threads > 1 and threads * (6 * ring + 16) + SHARED_FIXED > shared:
         threads //= 2
     return threads
 

@@ -9,6 +9,8 @@
    bg_u64 .. bg_u8       fixed-width integers
    BG_FN                 a function of the kernels' code
    BG_KERNEL             a kernel (an entry point of a launch)
+   BG_KERNEL_REGISTERS(n) a kernel of at most n registers a thread, where the
+                         compiler's own choice spills (CUDA's; elsewhere BG_KERNEL)
    BG_GLOBAL, BG_LOCAL   pointers into the launch's memory and into the
                          block's shared memory (OpenCL's address spaces)
    BG_SHARED             a block's shared memory, declared in a kernel
@@ -22,12 +24,17 @@
    BG_MAX64              an atomic maximum on global memory
    BG_CAS64              an atomic compare-and-swap on global memory, returning the old value
    BG_CTZ64              the trailing zero bits of a nonzero 64-bit word
+   BG_NO_UNROLL          before a loop of a few trips that vary from thread to
+                         thread: its body once in the machine code, a trip a
+                         pass (CUDA's; the other compilers do as they like)
 
    The host build is one thread: its "atomics" are plain operations and its
    barrier nothing. The concurrency harness defines BG_HARNESS and its own
    threads, barriers and atomics before it includes kernel.cu. The kernels use
    no warp or sub-group primitive: a block's threads meet only at its barriers
-   and through atomics. */
+   and through atomics. Every target is little-endian: a 32-bit word of
+   shared memory read as two 16-bit pieces has its first in its low half
+   (kernel.cu's bg_take). */
 
 #ifndef BEGGAR_GPU_VENDOR_H
 #define BEGGAR_GPU_VENDOR_H
@@ -51,6 +58,8 @@ typedef unsigned short bg_u16;
 typedef unsigned char bg_u8;
 #define BG_FN __device__ __forceinline__
 #define BG_KERNEL extern "C" __global__ void __launch_bounds__(BG_BLOCK)
+/* Without __launch_bounds__, which CUDA does not take with __maxnreg__. */
+#define BG_KERNEL_REGISTERS(n) extern "C" __global__ void __maxnreg__(n)
 #define BG_GLOBAL
 #define BG_LOCAL
 #define BG_SHARED __shared__
@@ -62,6 +71,7 @@ typedef unsigned char bg_u8;
 #define BG_MAX64(p, v) atomicMax((p), (bg_u64)(v))
 #define BG_CAS64(p, old, v) atomicCAS((p), (bg_u64)(old), (bg_u64)(v))
 #define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
+#define BG_NO_UNROLL _Pragma("unroll 1")
 
 #elif defined(BG_OPENCL)
 
@@ -76,6 +86,7 @@ typedef ushort bg_u16;
 typedef uchar bg_u8;
 #define BG_FN static inline
 #define BG_KERNEL __kernel void
+#define BG_KERNEL_REGISTERS(n) BG_KERNEL
 #define BG_GLOBAL __global
 #define BG_LOCAL __local
 #define BG_SHARED __local
@@ -88,6 +99,10 @@ typedef uchar bg_u8;
 #define BG_CAS64(p, old, v) atom_cmpxchg((p), (bg_u64)(old), (bg_u64)(v))
 /* OpenCL C 1.2 has clz and no ctz: the lowest set bit, counted from the top. */
 #define BG_CTZ64(x) (63 - (int)clz((x) & (0 - (x))))
+#define BG_NO_UNROLL
+#ifndef __ENDIAN_LITTLE__
+#error "the kernels need a little-endian device"
+#endif
 
 #elif defined(BG_HOST)
 
@@ -101,6 +116,11 @@ typedef uint8_t bg_u8;
 #define BG_GLOBAL
 #define BG_LOCAL
 #define BG_CTZ64(x) __builtin_ctzll(x)
+#define BG_NO_UNROLL
+#define BG_KERNEL_REGISTERS(n) BG_KERNEL
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the kernels' host build needs a little-endian machine"
+#endif
 #ifndef BG_HARNESS
 #define BG_KERNEL static void
 #define BG_SHARED
