@@ -88,8 +88,8 @@ def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     ({"hunt": {"elite": -1}}, "[hunt]: elite must be a whole number from 0 to"),
     ({"hunt": {"tables": [2.0]}}, "[hunt]: tables must be a list"),
     ({"hunt": {"round": 1000}}, "[hunt]: round must be a whole number of parts ('chunk', 65,536 tries)"),
-    ({"hunt": {"leaps": 2}}, "[hunt]: unknown option 'leaps' (known: tables, changes, reach, round, elite, seat, "
-                             "guide)"),
+    ({"hunt": {"leaps": 2}}, "[hunt]: unknown option 'leaps' (known: tables, changes, reach, round, elite, explore, "
+                             "seat, guide)"),
     ({"perturb": {"reach": 2}}, "[perturb] is given but the driver is 'hunt'"),
     ({"players": 3}, "the hunt driver builds two-player loops, not 3-player ones"),
     ({"split": 20}, "the hunt driver builds loops of any split: 'split' does not apply"),

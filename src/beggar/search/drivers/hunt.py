@@ -52,7 +52,7 @@ from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
 from ..units import Chunks, Unit
 from . import aim
 from .base import ChunkResult, plural, whole_line
-from .factory import (PerturbRules, _Factory, bound_note, cycle_hashes, new_loop_lines, perturbation, reported,
+from .factory import (PerturbRules, _Factory, cycle_hashes, new_loop_lines, perturbation, reported,
                       start_keys, two_player_key)
 
 #: The tries of a part (four of a walk's own rounds of 16,384): a twentieth
@@ -76,15 +76,17 @@ SEAT = ("aimed", "all", "none")
 class HuntRules:
     """The [hunt] table: the tables hunted for, the walks' width (PerturbRules:
     1 to `changes` changes a try, a court card moving up to `reach` places),
-    the tries of a round, the elite's margin in cards (aim.pool), which new
-    loops are seated (aim.Known.seated_at) and the seats' guide
-    (states.GUIDES)."""
+    the tries of a round, the elite's margin in cards (aim.pool), how often
+    a walk explores (the first of every `explore` rounds walks from every
+    loop known; 0: never), which new loops are seated (aim.Known.seated_at)
+    and the seats' guide (states.GUIDES)."""
 
     tables: tuple = aim.TABLES
     changes: int = 4
     reach: int = 8
     round: int | None = None        # None: ROUND_PARTS parts
     elite: int = 5
+    explore: int = 4
     seat: str = "aimed"
     guide: str = "smallest"
 
@@ -100,6 +102,7 @@ class HuntRules:
         if self.round is not None:
             whole(self.round, "round", 1, MAX_COUNT)
         whole(self.elite, "elite", 0, MAX_DECK)
+        whole(self.explore, "explore", 0, MAX_COUNT)
         if self.seat not in SEAT:
             raise ValueError(f"seat must be one of {', '.join(SEAT)}, not {self.seat!r}")
         if self.guide not in GUIDES:
@@ -190,6 +193,8 @@ class HuntState:
         self.walk_seconds = 0.0
         self.deals = {players: 0 for players in aim.TABLES}
         self.notes = []
+        self.bounded = {}           # this run: players: seats whose bound in states stopped them
+        self.bound = spec["basin_states"]
         self.largest = 0
 
     # ------------------------------------------------------------ what it knows
@@ -253,16 +258,22 @@ class HuntState:
         return all(self.complete(earlier) for earlier in range(round_ - 1))
 
     def pool(self, round_):
-        """(the pool's keys, the cycle hashes of the other loops known) of
-        round `round_`'s walks: of the loops known from the start and rounds
-        before round_ - 1."""
+        """(the pool's keys, the cycle hashes of the other loops known, the
+        keys of every loop known) of round `round_`'s walks: of the loops
+        known from the start and rounds before round_ - 1."""
         if round_ not in self.pools:
             known = [loop for loop in self.known.values() if loop.round < 0 or loop.round < round_ - 1]
             keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite)
             chosen = set(keys)
             others = sorted(loop.hash for loop in known if loop.key not in chosen)
-            self.pools[round_] = (keys, others)
+            self.pools[round_] = (keys, others, sorted(loop.key for loop in known))
         return self.pools[round_]
+
+    def explorer(self, round_):
+        """The part of round `round_` that explores (walks from every loop
+        known), or None: the first of every `explore` rounds'."""
+        explore = self.rules.explore
+        return round_ * self.parts_a_round if explore and round_ % explore == 0 else None
 
 
 class HuntUnits(Chunks):
@@ -389,8 +400,12 @@ class Hunt(_Factory):
             return spec
         state = summary.payload
         round_ = state.round_of(unit.chunk)
-        keys, others = state.pool(round_)
-        return {**spec, "pool": keys, "known": others, "round": round_}
+        keys, others, every = state.pool(round_)
+        explorer = state.explorer(round_)
+        handed = {**spec, "pool": keys, "known": others, "round": round_, "explorer": None}
+        if explorer is not None and unit.chunk <= explorer < unit.chunk + unit.parts:
+            handed.update(explorer=explorer, every=every)
+        return handed
 
     def bound(self, spec):
         return None
@@ -489,7 +504,7 @@ class Hunt(_Factory):
                              smallest, best, result.seconds)
         state.seated(seat, smallest, best, len(table.deals))
         if table.stopped_by is not None:
-            state.notes.append(bound_note(spec, f"search at a table of {seat.players}", loop_id, table.stopped_by))
+            state.bounded[seat.players] = state.bounded.get(seat.players, 0) + 1
         state.deals[seat.players] += counted
         summary.kept += counted
         stop_if_disputed(summary, disputed, "it")
@@ -524,6 +539,9 @@ class Hunt(_Factory):
                                                f"{reached[0]} ({sizes(reached[1])}: {reached[1]}), the largest "
                                                f"smallest hand at a table of {players}, from loop "
                                                f"{state.ids.get(reached[2], reached[2])}"))
+        lines.extend(f"bound    {plural(count, 'search')} at a table of {players}{run} stopped at its bound of "
+                     f"{state.bound:,} states (basin_states): they may hold more balanced deals"
+                     for players, count in sorted(state.bounded.items()))
         lines.extend(f"bound    {note}" for note in state.notes)
         lines.extend(f"NEW      {line}" for line in summary.announced)
         return lines
@@ -571,9 +589,10 @@ class Hunt(_Factory):
         rules = rules_of(spec)
         reported, hashes, tries, largest = [], set(), 0, 0
         for part in range(chunk, chunk + parts):
-            order = aim.walk_order(spec["pool"], spec["seed"], part)
-            states = [(key_hands(key), 0) for key in order]
-            walk = perturbation(spec, states, part, chunk_deals(spec, part), rules.walk(), spec["known"])
+            # The explorer walks from every loop known (each known to it), the others from the pool.
+            pool, known = (spec["every"], ()) if part == spec["explorer"] else (spec["pool"], spec["known"])
+            states = [(key_hands(key), 0) for key in aim.walk_order(pool, spec["seed"], part)]
+            walk = perturbation(spec, states, part, chunk_deals(spec, part), rules.walk(), known)
             tries += walk.tries
             largest = max(largest, walk.largest)
             states = [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in walk.loops]
