@@ -10,6 +10,7 @@ from beggar.search import drivers
 from beggar.search.drivers.hunt import HuntState
 from beggar.search.progress import JOB_FIGURES, NOW_FIGURES, Progress
 from beggar.search.runner import Summary
+from beggar.search.spec import DEFAULTS
 
 #: What a driver's figures count when they are neither the job's nor the moment's: this run.
 RUN_FIGURES = ("kept", "loop_deals", "new_loops", "left")
@@ -48,8 +49,8 @@ def test_every_figure_a_driver_shows_has_its_scope(driver):
     run's or the moment's, or a resumed line would mislabel it."""
     summary = Summary("job-1", "running", 1)
     if driver.name == "hunt":
-        summary.payload = HuntState({"deck": "standard", "chunk": 65536, "deals": 0,
-                                     "hunt": {"tables": [2, 3, 4], "round": 65536}}, [])
+        spec = {**DEFAULTS, "deck": "standard", "chunk": 65536, "hunt": {"tables": [2, 3, 4], "round": 65536}}
+        summary.payload = HuntState(spec, [])
     shown = set(driver.progress(summary, 3000)) | {"workers", "left"}
     assert shown <= set(JOB_FIGURES) | set(NOW_FIGURES) | set(RUN_FIGURES), shown - set(RUN_FIGURES)
     assert not set(JOB_FIGURES) & set(RUN_FIGURES)
