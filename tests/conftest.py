@@ -1,12 +1,12 @@
-"""Shared fixtures: every engine test runs once per engine."""
+"""Shared fixtures: every engine test runs once per engine that plays every
+table (tests/engines.py, the one list of engines)."""
 
 import pytest
 
-from beggar.engine import ENGINES
+from engines import EVERY_TABLE
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture(params=EVERY_TABLE)
 def engine(request):
     """The name of each engine in turn."""
     return request.param
-

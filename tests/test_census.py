@@ -1,5 +1,6 @@
-"""Census: the order of arrangements, both engines on every deal of tiny decks,
-and census jobs through the real command (chunks, resume)."""
+"""Census: the order of arrangements, every engine on every deal of tiny decks
+and on census blocks of every kind (tests/engines.py's harness), and census
+jobs through the real command (chunks, resume)."""
 
 import itertools
 import re
@@ -13,7 +14,9 @@ from beggar.archive import Archive
 from beggar.cycle import key_deal, key_hands
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.reports import tally
+from engines import agree, fast
 from helpers import bad_input, beggar, job_file, job_id, kept, start
+from shapes import CENSUS_BLOCKS
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
 
@@ -43,22 +46,30 @@ def test_every_deal_of_a_tiny_deck_by_both_engines(deck, players, split):
     multiset = [code for code, n in enumerate(deck.counts) for _ in range(n)]
     deals = [Deal.from_codes(deal_out(a, sizes)) for a in sorted(set(itertools.permutations(multiset)))]
     outcomes = [reference.play(deal) for deal in deals]
-    for name in ("compiled", "reference"):
-        result = engine.census(0, len(deals), deck, players, split, top=3, engine=name)
-        assert result.statuses == {"finished": sum(o.status == "finished" for o in outcomes),
-                                   "loop": sum(o.status == "loop" for o in outcomes), "stopped": 0}
-        assert result.cards == Counter(o.cards for o in outcomes)
-        assert result.tricks == Counter(o.tricks for o in outcomes)
-        assert [(rank, deal, outcome) for rank, deal, outcome, _ in result.loops] == \
-            [(i, deals[i], o) for i, o in enumerate(outcomes) if o.status == "loop"]
-        finished = sorted((-o.cards, i) for i, o in enumerate(outcomes) if o.status == "finished")[:3]
-        assert [(rank, deal) for rank, deal, _ in result.longest] == [(i, deals[i]) for _, i in finished]
+    result = agree("census", 0, len(deals), deck, players, split, 3)
+    assert result.statuses == {"finished": sum(o.status == "finished" for o in outcomes),
+                               "loop": sum(o.status == "loop" for o in outcomes), "stopped": 0}
+    assert result.cards == Counter(o.cards for o in outcomes)
+    assert result.tricks == Counter(o.tricks for o in outcomes)
+    assert [(rank, deal, outcome) for rank, deal, outcome, _ in result.loops] == \
+        [(i, deals[i], o) for i, o in enumerate(outcomes) if o.status == "loop"]
+    finished = sorted((-o.cards, i) for i, o in enumerate(outcomes) if o.status == "finished")[:3]
+    assert [(rank, deal) for rank, deal, _ in result.longest] == [(i, deals[i]) for _, i in finished]
     # Blocks in any place give the same as the whole.
     whole = engine.census(0, len(deals), deck, players, split)
     half = len(deals) // 2
     parts = [engine.census(0, half, deck, players, split), engine.census(half, len(deals) - half, deck, players, split)]
     assert sum((Counter(p.cards) for p in parts), Counter()) == whole.cards
     assert [loop for p in parts for loop in p.loops] == whole.loops
+
+
+@pytest.mark.parametrize("deck, split, first, deals", CENSUS_BLOCKS)
+def test_census_blocks_as_the_compiled_engine_counts_them(deck, split, first, deals):
+    # On every engine but the reference, which would take minutes for blocks this large.
+    deck = Deck.parse(deck)
+    deals = deals or census.count(deck)
+    block = agree("census", first, deals, deck, 2, split, 10, engines=fast())
+    assert block.statuses["finished"] + block.statuses["loop"] == deals
 
 
 def test_the_canonical_state_is_the_same_from_every_state_of_a_cycle():

@@ -13,6 +13,7 @@ import pytest
 from beggar import Deal, elimination, engine, loops, reference
 from beggar.backward import BackwardError
 from beggar.decks import Deck, deal_out, hand_sizes
+from engines import agree
 from helpers import CASELLA, bad_input, beggar
 
 SMALL = "12 2J 2Q 2K"       # its 3-player census: 35 loop deals, one two-player loop
@@ -66,8 +67,7 @@ def test_both_engines_find_the_same_predecessors_in_the_same_order():
     for states in roads(80, 2):
         for hands, leader in states[:80]:
             if sum(map(bool, hands)) > 1:
-                assert engine.predecessors(hands, leader, engine="compiled") == \
-                    engine.predecessors(hands, leader, engine="reference")
+                agree("predecessors", hands, leader)
 
 
 def test_a_trick_may_have_eliminated_two_players():
@@ -86,8 +86,7 @@ def test_both_engines_search_alike(guide, players):
     cycle = loops.of_deal(Deal.parse(CASELLA)).states
     roots, skips = elimination.seated(cycle, players)
     sizes = hand_sizes(52, players)
-    assert engine.backward_to(roots, skips, sizes, guide, 1500, 60, engine="compiled") == \
-        engine.backward_to(roots, skips, sizes, guide, 1500, 60, engine="reference")
+    agree("backward_to", roots, skips, sizes, guide, 1500, 60)
 
 
 def test_a_loop_is_seated_every_way_its_first_hand_in_seat_0():
