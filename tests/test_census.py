@@ -1,8 +1,10 @@
 """Census: the order of arrangements, every engine on every deal of tiny decks
 and on census blocks of every kind (tests/engines.py's harness), and census
-jobs through the real command (chunks, resume)."""
+jobs through the real command (chunks, resume, loop deals and loops as two
+words everywhere, `beggar archive census`)."""
 
 import itertools
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -10,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from beggar import Deal, census, engine, loops, reference
+from beggar.census import count
 from beggar.archive import Archive
 from beggar.cycle import key_deal, key_hands
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.reports import tally
 from engines import agree, fast
-from helpers import bad_input, beggar, job_file, job_id, kept, start
+from helpers import CENSUS_DECK, bad_input, beggar, job_file, job_id, kept, start
 from shapes import CENSUS_BLOCKS
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
@@ -218,3 +221,29 @@ def test_which_games_a_census_keeps_does_not_depend_on_the_order_of_its_chunks(t
     assert resumed.returncode == 0, resumed.stderr
     runs.append(kept(stopped))
     assert runs[0] == runs[1] == runs[2] and len(runs[0]) == 10 + 84     # its top 10 and its loop deals
+
+
+@pytest.mark.slow
+def test_loop_deals_and_loops_are_two_words_everywhere(census_run):
+    archive, run, job = census_run
+    block = engine.census(0, count(CENSUS_DECK), CENSUS_DECK)
+    deals, distinct = block.statuses["loop"], len({key for _, _, _, key in block.loops})
+    assert deals > distinct >= 1
+    # The run's summary counts loop deals ...
+    assert f"; {deals} loop deals\n" in run.stdout
+    # ... the table both, by their names ...
+    assert f"loops    {distinct} loop{'s' if distinct > 1 else ''}, reached from {deals} loop deals\n" in run.stdout
+    assert f"reached from {deals} loop deals" in beggar("archive", "census", job, "--archive", archive).stdout
+    # ... and the jobs the loops (distinct, found first), in text and in JSON.
+    listed = beggar("archive", "jobs", "--archive", archive).stdout
+    assert f"and {distinct} loop{'s' if distinct > 1 else ''} kept" in listed
+    assert json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)[0]["loops"] == distinct
+    stats = beggar("stats", job, "--archive", archive).stdout
+    assert f", {deals} loop deals\n" in stats and " loops\n" not in stats
+
+
+@pytest.mark.slow
+def test_archive_census_of_no_such_job_says_so(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    assert beggar("search", "--deals", 1000, "--workers", 1, "--archive", archive, "--quiet").returncode == 0
+    bad_input(beggar("archive", "census", "nojob", "--archive", archive), "no census job 'nojob' in it")
