@@ -122,10 +122,14 @@ def test_the_table_of_tests_names_every_test_module_and_every_part_of_the_packag
     named = {test for _, tests in rows for test in tests}
     assert named == {path.name for path in TESTS.glob("test_*.py")}, \
         sorted(named ^ {path.name for path in TESTS.glob("test_*.py")})
-    parts = [part.removeprefix("src/beggar/") for parts, _ in rows for part in parts if part != "docs/"]
-    for part in parts:
-        assert any(PACKAGE.glob(part)) or any(PACKAGE.glob(part + ".py")), f"the table names {part}: no such file"
-    tops = {part.split("/")[0].split(".")[0] for part in parts}
+    root = PACKAGE.parents[1]
+    parts = [part for parts, _ in rows for part in parts]
+    for part in parts:         # a module by its name, or a path in the package or the repository
+        assert any(PACKAGE.glob(part)) or any(PACKAGE.glob(part + ".py")) or \
+            (part.startswith(("src/", "benchmarks/", "docs/")) and any(root.glob(part))), \
+            f"the table names {part}: no such file"
+    tops = {part.removeprefix("src/beggar/").split("/")[0].split(".")[0] for part in parts
+            if not part.startswith(("benchmarks/", "docs/"))}
     every = {top_name(path) for path in PACKAGE.rglob("*") if path.suffix in (".py", ".pyx", ".pxd")} - {"__init__"}
     assert every <= tops, sorted(every - tops)
     assert all(tests for _, tests in rows)
