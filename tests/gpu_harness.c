@@ -1,5 +1,5 @@
 /* The GPU kernels' device code run concurrently on the CPU: the test suite's
-   concurrency harness (tests/test_gpu.py builds and runs it).
+   concurrency harness (tests/test_gpu_concurrency.py builds and runs it).
 
    kernel.cu is compiled here as it is for a GPU in everything a race could
    touch: a launch is several blocks of many threads; each block is a forked

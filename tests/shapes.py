@@ -1,11 +1,34 @@
-"""Seeded random deals of every shape, for the differential tests."""
+"""The shapes every differential test draws from: seeded random deals of every
+shape (deals), the tables a job deals at (TABLES, and the two-player ones the
+GPU kernels are held on), census blocks of every kind, and the published
+loop's state that perturbation walks start from."""
 
 import itertools
 import random
 
 from beggar import Deal, Rules, reference
 
+#: The kinds of deal `deals` makes.
 SHAPES = ("standard", "split", "small", "three", "four", "limits", "loops")
+
+#: (deck, players, split): every kind of table a search job can deal.
+TABLES = [("standard", 2, None), ("standard", 3, None), ("standard", 4, None), ("camicia", 2, None),
+          ("camicia", 3, None), ("half", 2, None), ("half-camicia", 2, None), ("half", 2, "random"),
+          ("camicia", 2, 7), ("standard", 2, "random"), ("10 1J 1Q 1K 1A", 4, None),
+          ("3J 3Q", 2, None), ("200 8J 8Q 8K 8A", 3, None)]
+
+#: Every shape of random two-player deal the GPU kernels are held to the compiled engine on: (deck, split).
+TWO_PLAYER_TABLES = [("standard", None), ("camicia", None), ("half", None), ("standard", "random"),
+                     ("camicia", "random"), ("standard", 19)]
+
+#: Census blocks of every kind: (deck, split, first rank, deals; None: every one).
+CENSUS_BLOCKS = [
+    ("12 2J 2Q 2K", None, 0, None),           # a whole census, with its 15 loop deals
+    ("10 2J 2Q", 7, 0, None),
+    ("9 1J 1Q 1K 1A", 5, 0, None),
+    ("half", None, 1_234_567_890, 200_000),
+    ("camicia", None, 10 ** 13, 100_000),
+]
 
 
 def deals(shape, seed, n):
@@ -87,6 +110,12 @@ def _loops(rng):
 
 _CASELLA = "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA"
 _states = []
+
+
+def casella_state():
+    """The published loop's deal as the one state a perturbation walk starts from."""
+    deal = Deal.parse(_CASELLA)
+    return [((tuple(deal.hands[0]), tuple(deal.hands[1])), 0)]
 
 
 def _casella_states():

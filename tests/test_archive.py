@@ -1,6 +1,12 @@
-"""The archive as several processes see it at once."""
+"""The archive (src/beggar/archive/) as several processes see it at once:
+the formats it migrates (and the old jobs that resume), its faults, the
+claim of a running job (the archive file's, whatever name it is reached by,
+never through a link planted in its place), and `beggar archive list` (the
+deck and hands of each game, how many are shown, --status and --json, the
+long games first)."""
 
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -15,7 +21,7 @@ import pytest
 from beggar import Deal, Rules, loops, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive, ArchiveFault
 from beggar.cycle import key_hands
-from helpers import _command, bad_input, beggar, fault, job_id
+from helpers import _command, bad_input, beggar, fault, job_file, job_id, start, wait_for_chunks
 
 # Each process waits for the same moment, then opens the archive: whoever comes
 # first creates it, the others must find it whole.
@@ -580,3 +586,63 @@ def test_a_command_that_reads_leaves_no_side_files_beside_the_archive(tmp_path):
         beggar(*command, "--archive", path)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["a.sqlite"], command
     assert path.read_bytes() == before
+
+
+@pytest.mark.slow
+def test_the_job_of_the_format_3_test_archive_resumes(tmp_path):
+    path = tmp_path / "old.sqlite"
+    shutil.copy(Path(__file__).with_name("data") / "archive-v3.sqlite", path)
+    resumed = beggar("search", "--resume", "sample-old", "--time", 1, "--workers", 1, "--archive", path, "--quiet")
+    assert resumed.returncode == 0 and "Traceback" not in resumed.stderr, resumed.stderr
+    assert "job      sample-old:" in resumed.stdout
+
+
+@pytest.mark.slow
+def test_the_claim_is_the_files_not_the_names(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    link = tmp_path / "link.sqlite"
+    link.symlink_to(archive)
+    job = start("search", job_file(tmp_path, deals=0, chunk=200_000), "--archive", archive, "--quiet")
+    try:
+        name = wait_for_chunks(archive, 1, job)
+        fault(beggar("search", "--resume", name, "--archive", link, "--quiet"),
+              f"job {name} is running in another process")
+    finally:
+        job.terminate()
+        job.communicate(timeout=60)
+
+
+def test_a_link_planted_as_the_running_file_is_not_followed(tmp_path):
+    archive = tmp_path / "archive.sqlite"
+    target = tmp_path / "elsewhere"
+    os.symlink(target, f"{archive}-running")
+    fault(beggar("search", "--deals", 1000, "--archive", archive, "--quiet"),
+          "a link stands where the file that marks running jobs goes")
+    assert not target.exists() and not os.path.lexists(tmp_path / "elsewhere")
+
+
+@pytest.mark.slow
+def test_archive_list_shows_long_games_first_with_their_table_and_the_total(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    # A few long 26/26 games, and a small census's loops, which would fill the old loops-first list.
+    assert beggar("search", job_file(tmp_path, deals=100_000), "--archive", archive, "--quiet").returncode == 0
+    census = beggar("census", "half-camicia", "--archive", archive, "--quiet")     # 16 loop deals, 1 s
+    assert census.returncode == 0, census.stderr
+    assert "loops    1 loop, reached from 16 loop deals\n" in census.stdout       # not "1 loops"
+    every = json.loads(beggar("archive", "list", "--json", "--limit", 10 ** 6, "--archive", archive).stdout)
+    statuses = {game["status"] for game in every["games"]}
+    assert every["shown"] == every["total"] == len(every["games"]) and statuses == {"finished", "loop"}
+    listed = beggar("archive", "list", "--limit", 3, "--archive", archive)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert lines[0].split() == ["id", "status", "cards", "tricks", "loop", "deck", "hands", "found", "by", "deal"]
+    assert all(" finished " in line and " standard  26/26 " in line for line in lines[1:4])
+    assert lines[4] == f"3 of {every['total']:,} games shown, longest first (--limit N shows more)"
+    loops = json.loads(beggar("archive", "list", "--status", "loop", "--json", "--archive", archive).stdout)
+    assert loops["total"] == sum(game["status"] == "loop" for game in every["games"]) > 0
+    assert {(game["deck"], game["players"], game["split"]) for game in loops["games"]} == {("half-camicia", 2, 10)}
+    text = beggar("archive", "list", "--status", "loop", "--limit", 2, "--archive", archive).stdout.splitlines()
+    assert " loop " in text[1] and "half-camicia  10/10" in text[1]
+    assert text[-1].endswith("; loop: entry+period in tricks (--loops lists the loops)")
+    assert json.loads(beggar("archive", "list", "--status", "disputed", "--json", "--archive", archive).stdout) \
+        == {"shown": 0, "total": 0, "games": []}

@@ -10,6 +10,7 @@ from beggar import Deal, play
 from beggar.backward import BackwardError, basin, family
 from beggar.cycle import deal_of
 from beggar.engine import predecessors, tricks
+from engines import agree
 from helpers import CASELLA, MANN_WU, bad_input, beggar
 
 ANDERSON = "--A-Q--J--J---Q--AJ-K---K-/-J-------Q------A--A--QKK-"
@@ -58,8 +59,7 @@ def test_predecessors_lead_back_and_include_the_real_one(engine):
 def test_both_engines_find_the_same_predecessors():
     for deal in random_deals(100, 2):
         for hands, leader in road(deal, 60):
-            assert sorted(predecessors(hands, leader, engine="compiled")) == \
-                sorted(predecessors(hands, leader, engine="reference"))
+            agree("predecessors", hands, leader)
 
 
 @pytest.mark.slow

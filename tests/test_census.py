@@ -1,7 +1,10 @@
-"""Census: the order of arrangements, both engines on every deal of tiny decks,
-and census jobs through the real command (chunks, resume)."""
+"""Census: the order of arrangements, every engine on every deal of tiny decks
+and on census blocks of every kind (tests/engines.py's harness), and census
+jobs through the real command (chunks, resume, loop deals and loops as two
+words everywhere, `beggar archive census`)."""
 
 import itertools
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -9,11 +12,14 @@ from pathlib import Path
 import pytest
 
 from beggar import Deal, census, engine, loops, reference
+from beggar.census import count
 from beggar.archive import Archive
 from beggar.cycle import key_deal, key_hands
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.reports import tally
-from helpers import bad_input, beggar, job_file, job_id, kept, start
+from engines import agree, fast
+from helpers import CENSUS_DECK, bad_input, beggar, job_file, job_id, kept, start
+from shapes import CENSUS_BLOCKS
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
 
@@ -43,22 +49,30 @@ def test_every_deal_of_a_tiny_deck_by_both_engines(deck, players, split):
     multiset = [code for code, n in enumerate(deck.counts) for _ in range(n)]
     deals = [Deal.from_codes(deal_out(a, sizes)) for a in sorted(set(itertools.permutations(multiset)))]
     outcomes = [reference.play(deal) for deal in deals]
-    for name in ("compiled", "reference"):
-        result = engine.census(0, len(deals), deck, players, split, top=3, engine=name)
-        assert result.statuses == {"finished": sum(o.status == "finished" for o in outcomes),
-                                   "loop": sum(o.status == "loop" for o in outcomes), "stopped": 0}
-        assert result.cards == Counter(o.cards for o in outcomes)
-        assert result.tricks == Counter(o.tricks for o in outcomes)
-        assert [(rank, deal, outcome) for rank, deal, outcome, _ in result.loops] == \
-            [(i, deals[i], o) for i, o in enumerate(outcomes) if o.status == "loop"]
-        finished = sorted((-o.cards, i) for i, o in enumerate(outcomes) if o.status == "finished")[:3]
-        assert [(rank, deal) for rank, deal, _ in result.longest] == [(i, deals[i]) for _, i in finished]
+    result = agree("census", 0, len(deals), deck, players, split, 3)
+    assert result.statuses == {"finished": sum(o.status == "finished" for o in outcomes),
+                               "loop": sum(o.status == "loop" for o in outcomes), "stopped": 0}
+    assert result.cards == Counter(o.cards for o in outcomes)
+    assert result.tricks == Counter(o.tricks for o in outcomes)
+    assert [(rank, deal, outcome) for rank, deal, outcome, _ in result.loops] == \
+        [(i, deals[i], o) for i, o in enumerate(outcomes) if o.status == "loop"]
+    finished = sorted((-o.cards, i) for i, o in enumerate(outcomes) if o.status == "finished")[:3]
+    assert [(rank, deal) for rank, deal, _ in result.longest] == [(i, deals[i]) for _, i in finished]
     # Blocks in any place give the same as the whole.
     whole = engine.census(0, len(deals), deck, players, split)
     half = len(deals) // 2
     parts = [engine.census(0, half, deck, players, split), engine.census(half, len(deals) - half, deck, players, split)]
     assert sum((Counter(p.cards) for p in parts), Counter()) == whole.cards
     assert [loop for p in parts for loop in p.loops] == whole.loops
+
+
+@pytest.mark.parametrize("deck, split, first, deals", CENSUS_BLOCKS)
+def test_census_blocks_as_the_compiled_engine_counts_them(deck, split, first, deals):
+    # On every engine but the reference, which would take minutes for blocks this large.
+    deck = Deck.parse(deck)
+    deals = deals or census.count(deck)
+    block = agree("census", first, deals, deck, 2, split, 10, engines=fast())
+    assert block.statuses["finished"] + block.statuses["loop"] == deals
 
 
 def test_the_canonical_state_is_the_same_from_every_state_of_a_cycle():
@@ -207,3 +221,29 @@ def test_which_games_a_census_keeps_does_not_depend_on_the_order_of_its_chunks(t
     assert resumed.returncode == 0, resumed.stderr
     runs.append(kept(stopped))
     assert runs[0] == runs[1] == runs[2] and len(runs[0]) == 10 + 84     # its top 10 and its loop deals
+
+
+@pytest.mark.slow
+def test_loop_deals_and_loops_are_two_words_everywhere(census_run):
+    archive, run, job = census_run
+    block = engine.census(0, count(CENSUS_DECK), CENSUS_DECK)
+    deals, distinct = block.statuses["loop"], len({key for _, _, _, key in block.loops})
+    assert deals > distinct >= 1
+    # The run's summary counts loop deals ...
+    assert f"; {deals} loop deals\n" in run.stdout
+    # ... the table both, by their names ...
+    assert f"loops    {distinct} loop{'s' if distinct > 1 else ''}, reached from {deals} loop deals\n" in run.stdout
+    assert f"reached from {deals} loop deals" in beggar("archive", "census", job, "--archive", archive).stdout
+    # ... and the jobs the loops (distinct, found first), in text and in JSON.
+    listed = beggar("archive", "jobs", "--archive", archive).stdout
+    assert f"and {distinct} loop{'s' if distinct > 1 else ''} kept" in listed
+    assert json.loads(beggar("archive", "jobs", "--json", "--archive", archive).stdout)[0]["loops"] == distinct
+    stats = beggar("stats", job, "--archive", archive).stdout
+    assert f", {deals} loop deals\n" in stats and " loops\n" not in stats
+
+
+@pytest.mark.slow
+def test_archive_census_of_no_such_job_says_so(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    assert beggar("search", "--deals", 1000, "--workers", 1, "--archive", archive, "--quiet").returncode == 0
+    bad_input(beggar("archive", "census", "nojob", "--archive", archive), "no census job 'nojob' in it")

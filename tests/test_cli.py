@@ -1,9 +1,18 @@
-"""The `beggar` command, run as a real subprocess."""
+"""The `beggar` command, run as a real subprocess: play, replay, verify and
+saved games, bad input in one line; what a user reads (help texts, one form
+of a count and a time in every text view, verify's table); the files the
+command writes (a full disk is a fault, an empty --plot name is refused);
+and junk arguments: every command, given random junk arguments and files,
+ends with one of its exit statuses (0, 1, 2 or 3) and never prints a
+traceback (a property test with plain `random` and a fixed seed: the same
+cases every run)."""
 
 import itertools
 import json
 import os
+import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -336,3 +345,205 @@ def test_replay_trace_streams_a_long_game(tmp_path):
     status, long_lines, long_kib = traced(long)
     assert status == 0 and long_lines > 30_000
     assert long_kib - short_kib < 10_000, (short_kib, long_kib)
+
+
+# ---------------------------------------------------------------- what a user reads
+
+def test_a_count_has_one_form_in_every_text_view():
+    from beggar.cli import format as text
+    assert [text.number(n) for n in (13622, 9_999_999, 3.37e10, 2.6e17)] == ["13,622", "9,999,999", "3.4e10",
+                                                                             "2.6e17"]
+    assert text.when("2026-12-01T20:12:33+00:00") == "2026-12-01 20:12"
+    page = (ROOT / "src" / "beggar" / "cli" / "page.py").read_text()
+    assert ".3g}\", f\"{r['deals_low']" not in page and "[:16]" not in page
+
+
+@pytest.mark.slow
+def test_verify_tells_a_loop_from_a_finished_game_and_dates_only_what_has_a_date(tmp_path):
+    shipped = beggar("verify", ROOT / "results" / "loop-52-balanced.json", ROOT / "results" / "camicia-3279.json")
+    assert shipped.returncode == 0, shipped.stderr
+    head, loop, finished = shipped.stdout.splitlines()[:3]
+    assert head.split() == ["deal", "year", "status", "expected", "compiled", "reference"]
+    assert loop.split()[1:4] == ["2026", "loop", "469/66"] and finished.split()[1:3] == ["2026", "finished"]
+    own = tmp_path / "mine.json"
+    own.write_text(json.dumps({"deal": CASELLA, "expected": {"status": "loop", "cards": 474, "tricks": 66}}))
+    mine = beggar("verify", own)
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout.splitlines()[0].split() == ["deal", "status", "expected", "compiled", "reference"]
+    assert mine.stdout.splitlines()[1].split()[:4] == ["game", "1", "loop", "474/66"]
+
+
+def test_words_left_over_are_refused_by_the_command_they_follow():
+    result = beggar("stats", "some-job", "another")
+    assert result.returncode == 2
+    assert result.stderr.startswith("beggar stats: unrecognized arguments: another"), result.stderr
+
+
+@pytest.mark.slow
+def test_help_texts_say_what_they_mean():
+    assert "%%" not in beggar("stats", "--help").stdout
+    assert "95 % Wilson" in " ".join(beggar("stats", "--help").stdout.split())
+    for command in ("replay", "stats"):
+        text = " ".join(beggar(command, "--help").stdout.split())
+        assert "pip install '.[plot]' in beggar's source folder (a clone, or its unpacked release)" in text
+    text = " ".join(beggar("family", "--help").stdout.split())
+    assert "--players N players: 2 (a family is found by two-player backward play)" in text and "2 to 4" not in text
+    assert "2 to 4" in beggar("play", "--help").stdout
+
+
+def test_play_json_names_the_winning_hand_as_the_text_does():
+    out = json.loads(beggar("play", MANN_WU, "--json").stdout)
+    text = beggar("play", MANN_WU).stdout
+    assert "hand 2 wins" in text and out["winner"] == 1 and out["winner_hand"] == 2
+
+
+def test_one_deal_is_one_deal(tmp_path):
+    game = tmp_path / "one.json"
+    game.write_text(json.dumps({"deal": MANN_WU, "expected": {"status": "finished", "cards": 7157, "tricks": 1007}}))
+    assert beggar("verify", game).stdout.splitlines()[-1] == "1 deal, 2 engines: all OK"
+
+
+def test_an_unknown_engine_from_the_environment_names_the_variable(tmp_path):
+    line = bad_input(beggar("play", CASELLA, env={"BEGGAR_ENGINE": "nonsense"}),
+                     "unknown engine 'nonsense' (from the environment variable BEGGAR_ENGINE)")
+    assert "compiled, reference" in line
+    bad_input(beggar("search", "--deals", 1000, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_ENGINE": "nonsense"}),
+              "the environment variable BEGGAR_ENGINE must be one of compiled, reference")
+    assert not (tmp_path / "a.sqlite").exists()
+
+
+# ---------------------------------------------------------------- files the command writes
+
+FULL = Path("/dev/full")
+
+
+@pytest.fixture(scope="module")
+def census_archive(tmp_path_factory):
+    path = tmp_path_factory.mktemp("out") / "a.sqlite"
+    run = beggar("census", "6 2J 1Q 1K", "--chunk", 1000, "--workers", 1, "--archive", path, "--quiet")
+    assert run.returncode == 0, run.stderr
+    job = next(line.split()[1].rstrip(":") for line in run.stdout.splitlines() if line.startswith("job "))
+    return path, job
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FULL.exists(), reason="no /dev/full on this system")
+def test_an_output_on_a_full_disk_is_a_fault(census_archive):
+    path, job = census_archive
+    fault(beggar("archive", "export", 1, FULL, "--archive", path), "/dev/full: cannot write", "No space left")
+    fault(beggar("archive", "report", FULL, "--archive", path), "/dev/full: cannot write", "No space left")
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
+    # Every --plot of the command (cli/plot.py), each a one-line fault and no "plot written".
+    for command in (("archive", "census", job, "--archive", path), ("stats", job, "--archive", path),
+                    ("replay", ROOT / "casella.txt")):
+        result = beggar(*command, "--plot", FULL)
+        fault(result, "--plot /dev/full: cannot write", "No space left")
+        assert "plot written" not in result.stdout, result
+
+
+@pytest.mark.slow
+def test_an_empty_plot_name_is_refused(census_archive):
+    path, job = census_archive
+    bad_input(beggar("stats", job, "--plot", "", "--archive", path), "--plot: name a file")
+    refused = beggar("archive", "census", job, "--plot", "", "--archive", path)
+    bad_input(refused, "--plot: name a file")
+    assert refused.stdout == ""         # refused before any work, as every --plot
+
+
+# ---------------------------------------------------------------- junk arguments: one of the exit statuses, never a traceback
+
+COMMANDS = (("play",), ("verify",), ("replay",), ("family",), ("basin",), ("search",), ("census",),
+            ("archive", "list"), ("archive", "show"), ("archive", "export"), ("archive", "census"), ("stats",))
+
+
+OPTIONS = ("--max-cards", "--max-tricks", "--seed", "--index", "--players", "--split", "--deck", "--engine",
+           "--json", "--trace", "--time", "--workers", "--deals", "--min-cards", "--resume", "--limit",
+           "--max-states", "--max-seconds", "--loops", "--records", "--disputed", "--job", "--text", "--quiet",
+           "--archive", "--export", "--first", "--count", "--top", "--chunk", "--plot", "--tail-from", "--extend-cards", "--bogus", "-x",
+           "--")
+
+
+NUMBERS = ("0", "1", "2", "3", "5", "-1", "-0", "007", "2.5", "1e300", "inf", "-inf", "nan", "0x10", "1_000",
+           str(2 ** 62), str(2 ** 63), str(2 ** 64), str(10 ** 30), "9" * 5000, "", " ", "١٢")
+
+
+WORDS = ("standard", "camicia", "half", "18 2J 2Q 2K 2A", "999J", "even", "random", "compiled", "reference",
+         "K-/-K", "///", "-", "J-/-J/--/-/-", CASELLA, MANN_WU, "A" * 300, "é\u202e", "--", "a b", "%s%n",
+         "../" * 20)
+
+
+def junk_files(folder):
+    """Files of every odd kind, by name."""
+    rng = random.Random(7)
+    files = {
+        "bytes.bin": bytes(rng.randrange(256) for _ in range(4000)),
+        "bom.txt": b"\xef\xbb\xbf" + MANN_WU.encode(),
+        "empty.txt": b"",
+        "deep.json": b"[" * 50_000 + b"]" * 50_000,
+        "bigint.json": b'{"deal": "J-/-J", "expected": {"status": "loop", "cards": ' + b"7" * 5001 + b', "tricks": 1}}',
+        "list.json": json.dumps([{"deal": CASELLA}, {"deal": 3}, None]).encode(),
+        "game.json": json.dumps({"deal": MANN_WU, "rules": {"max_cards": 10 ** 19}}).encode(),
+        "hands.txt": (CASELLA.replace("/", "\n") + "\n").encode(),
+        "job.toml": b"deals = 20000\nchunk = 1000000000\nworkers = 1000\nmin_cards = 1\n",
+        "bad.toml": b"\xff\xfe[climb\n",
+        "corrupt.sqlite": b"SQLite format 3\x00" + bytes(rng.randrange(256) for _ in range(8000)),
+    }
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    foreign = folder / "foreign.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("PRAGMA application_id = 1111971666")
+        db.execute("CREATE TABLE games (x)")
+    (folder / "dir").mkdir()
+    return [str(folder / name) for name in [*files, "foreign.sqlite", "dir", "missing.txt"]]
+
+
+def junk_arguments(rng, commands, files):
+    command = list(rng.choice(commands))
+    args = []
+    for _ in range(rng.randrange(5)):
+        kind = rng.random()
+        if kind < 0.45:
+            args.append(rng.choice(OPTIONS))
+            args.append(rng.choice(NUMBERS + WORDS + tuple(files)))
+        elif kind < 0.65:
+            args.append(rng.choice(files))
+        elif kind < 0.8:
+            args.append(rng.choice(NUMBERS))
+        else:
+            args.append(rng.choice(WORDS))
+    return command + args
+
+
+def _junk_runs(tmp_path, monkeypatch, cases, commands):
+    """`cases` seeded junk runs of `commands`: each ends with 0-3, never a traceback."""
+    monkeypatch.chdir(tmp_path)         # a command that names no archive makes its default one here
+    files = junk_files(tmp_path)
+    archive = str(tmp_path / "archive.sqlite")
+    rng = random.Random(2024)
+    for _ in range(cases):
+        args = junk_arguments(rng, commands, files)
+        # Bounds last (argparse keeps the last of an option): every case ends soon.
+        if args[0] in ("search", "census"):
+            args += ["--time", "1", "--archive", archive]
+        elif args[0] in ("archive", "stats"):
+            args += ["--archive", rng.choice([archive, *files])]
+        elif args[0] in ("family", "basin"):
+            args += ["--max-seconds", "2", "--max-states", "200000"]
+        stdin = rng.choice([None, "", MANN_WU, "\x00\x01\xff junk", "[" * 1000])
+        result = beggar(*args, stdin=stdin, env={"BEGGAR_LOCK_SECONDS": "1"})
+        assert result.returncode in (0, 1, 2, 3), (args, result)
+        assert "Traceback" not in result.stderr, (args, result.stderr)
+
+
+@pytest.mark.slow
+def test_junk_never_makes_a_traceback_of_a_command_that_plays_no_job(tmp_path, monkeypatch):
+    _junk_runs(tmp_path, monkeypatch, 10, [command for command in COMMANDS
+                                           if command[0] not in ("search", "census", "family", "basin")])
+
+
+@pytest.mark.slow
+def test_junk_never_makes_a_traceback(tmp_path, monkeypatch):
+    # A fixed number of cases, however fast the machine: a search case takes
+    # 2 s or more (its --time 1, then its chunks cut off a second later).
+    _junk_runs(tmp_path, monkeypatch, 50, COMMANDS)

@@ -1,5 +1,6 @@
-"""Every deck and table: deck notation, seeded deals of any shape, both engines
-generating and playing them alike, and the generator's uniformity."""
+"""Every deck and table: deck notation, seeded deals of any shape, every
+engine generating and playing them alike (tests/engines.py's harness, on
+tests/shapes.py's tables), and the generator's uniformity."""
 
 import json
 from collections import Counter
@@ -7,18 +8,14 @@ from importlib import resources
 
 import pytest
 
-from beggar import Deal, DealError, engine
+from beggar import Deal, DealError
 from beggar import _engine as compiled
 from beggar import reference
 from beggar.climbing import ClimbRules
 from beggar.decks import NAMED, STANDARD, Deck, DeckError, check_table, deal_out, hand_sizes
 from beggar.shuffle import shuffled_deck
-
-#: (deck, players, split): every kind of table a search job can deal.
-TABLES = [("standard", 2, None), ("standard", 3, None), ("standard", 4, None), ("camicia", 2, None),
-          ("camicia", 3, None), ("half", 2, None), ("half-camicia", 2, None), ("half", 2, "random"),
-          ("camicia", 2, 7), ("standard", 2, "random"), ("10 1J 1Q 1K 1A", 4, None),
-          ("3J 3Q", 2, None), ("200 8J 8Q 8K 8A", 3, None)]
+from engines import agree
+from shapes import TABLES
 
 
 def test_named_decks_are_those_of_the_shipped_data():
@@ -88,9 +85,8 @@ def test_the_standard_deals_of_every_seed_are_unchanged():
 @pytest.mark.parametrize("deck, players, split", TABLES)
 def test_both_engines_deal_and_play_every_table_alike(deck, players, split):
     n = 400
-    fast = compiled.sample(n, 7, 0, 3, Deck.parse(deck), players, split)
-    slow = reference.sample(n, 7, 0, 3, Deck.parse(deck), players, split)
-    assert fast == slow and len(fast) == n      # min_cards 0: every deal is a hit
+    fast = agree("sample", n, 7, 0, 3, Deck.parse(deck), players, split)
+    assert len(fast) == n      # min_cards 0: every deal is a hit
     for i, (deal, outcome) in enumerate(fast):
         # Hit i is the deal the compiled engine dealt, and Deal.shuffled regenerates it alone.
         assert deal == Deal.shuffled(players, 7, 3 + i, deck, split)
@@ -101,18 +97,16 @@ def test_both_engines_deal_and_play_every_table_alike(deck, players, split):
 
 @pytest.mark.parametrize("deck, players, split", TABLES[:9])
 def test_both_engines_keep_the_same_hits_and_best(deck, players, split):
-    fast = engine.sample_best(3000, 2, 150, players=players, deck=deck, split=split)
-    slow = engine.sample_best(3000, 2, 150, players=players, deck=deck, split=split, engine="reference")
-    assert fast == slow and fast[1] is not None
+    fast = agree("sample_best", 3000, 2, 150, 0, Deck.parse(deck), players, split)
+    assert fast[1] is not None
 
 
 @pytest.mark.parametrize("deck, players, split", TABLES[:9])
 @pytest.mark.parametrize("accept", ["late", "anneal"])
 def test_both_engines_climb_every_table_alike(deck, players, split, accept):
     rules = ClimbRules(accept=accept, patience=40)
-    fast = engine.climb(5, 2, 300, 0, rules, players=players, deck=deck, split=split)
-    slow = engine.climb(5, 2, 300, 0, rules, players=players, deck=deck, split=split, engine="reference")
-    assert fast == slow and len(fast.hits) == 300
+    fast = agree("climb", 5, 2, 300, 0, rules, Deck.parse(deck), players, split)
+    assert len(fast.hits) == 300
     sizes = {tuple(len(hand) for hand in deal.hands) for deal, _ in fast.hits}
     if split != "random":
         assert sizes == {tuple(hand_sizes(Deck.parse(deck).total, players, split))}

@@ -1,10 +1,12 @@
 """Backward play at tables of 3 and 4 seats: predecessors with the players a
-trick eliminated, the guided search, and the deals of a small deck's census."""
+trick eliminated, the guided search, the deals of a small deck's census, and
+an eliminate job's bound, said as one."""
 
 import itertools
 import json
 import os
 import random
+import re
 from collections import deque
 from pathlib import Path
 
@@ -13,7 +15,8 @@ import pytest
 from beggar import Deal, elimination, engine, loops, reference
 from beggar.backward import BackwardError
 from beggar.decks import Deck, deal_out, hand_sizes
-from helpers import CASELLA, bad_input, beggar
+from engines import agree
+from helpers import CASELLA, bad_input, beggar, known_loops
 
 SMALL = "12 2J 2Q 2K"       # its 3-player census: 35 loop deals, one two-player loop
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -66,8 +69,7 @@ def test_both_engines_find_the_same_predecessors_in_the_same_order():
     for states in roads(80, 2):
         for hands, leader in states[:80]:
             if sum(map(bool, hands)) > 1:
-                assert engine.predecessors(hands, leader, engine="compiled") == \
-                    engine.predecessors(hands, leader, engine="reference")
+                agree("predecessors", hands, leader)
 
 
 def test_a_trick_may_have_eliminated_two_players():
@@ -86,8 +88,7 @@ def test_both_engines_search_alike(guide, players):
     cycle = loops.of_deal(Deal.parse(CASELLA)).states
     roots, skips = elimination.seated(cycle, players)
     sizes = hand_sizes(52, players)
-    assert engine.backward_to(roots, skips, sizes, guide, 1500, 60, engine="compiled") == \
-        engine.backward_to(roots, skips, sizes, guide, 1500, 60, engine="reference")
+    agree("backward_to", roots, skips, sizes, guide, 1500, 60)
 
 
 def test_a_loop_is_seated_every_way_its_first_hand_in_seat_0():
@@ -238,3 +239,23 @@ def test_an_export_folder_created_for_a_search_that_finds_nothing_is_removed(tmp
     result = beggar("basin", CASELLA, "--players", "3", "--export-dir", folder, "--max-states", 1000)
     assert result.returncode == 0 and "0 balanced deals" in result.stdout, result
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.slow
+def test_an_eliminate_job_tells_its_bound_and_no_seed(tmp_path):
+    job = tmp_path / "e.toml"
+    job.write_text('name = "e"\ndriver = "eliminate"\ndeck = "standard"\nplayers = 3\nworkers = 1\n'
+                   "chunk = 1000\nbasin_seconds = 5.0\n")
+    run = beggar("search", job, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_PROGRESS_SECONDS": "1"})
+    assert run.returncode == 0, run.stderr
+    first = run.stderr.splitlines()[0]
+    assert "seed" not in first and "plays these" not in first
+    # Each start loop's search is bounded; the bound is said as one, not as a budget.
+    starts = len(known_loops("standard"))
+    assert f"states searched of at most {starts * 1000:,} (1,000 a loop, {starts} start loops)" in run.stderr
+    assert f" of {starts * 1000:,} states (" not in run.stderr
+    # A progress line counts loop deals, under that name.
+    assert ", loop_deals 0, " in run.stderr and " loops " not in run.stderr
+    assert "done (every start loop searched)" in run.stdout and "budget spent" not in run.stdout
+    listed = beggar("archive", "jobs", "--archive", tmp_path / "a.sqlite").stdout.splitlines()
+    assert re.fullmatch(rf"  played [\d.]+K? states \(at most {starts:.1f}K\); best -", listed[2]), listed

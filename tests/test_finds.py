@@ -1,7 +1,8 @@
 """Finds that carry their story: exports and saved games with a name and a
 provenance, the project's shipped finds known like the published loops,
-saved games written out of git's sight, the README's casella.txt, and
-beggar verify of several files."""
+saved games written out of git's sight, the README's casella.txt, a saved
+game from a deal and its outcome (savefile.to_json), and beggar verify of
+several files."""
 
 import json
 import os
@@ -17,6 +18,7 @@ from beggar.archive import Archive
 from beggar.rules import Rules
 from beggar.savefile import SavedGame, load, mismatches, one_line, parse, to_json, to_text
 from beggar.search.announce import announcement
+from engines import agree
 from helpers import CASELLA, beggar, fault, job_file, known_loops
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,9 +84,8 @@ def test_the_hunt_s_balanced_deals_of_3_and_4_players_never_end_on_both_engines(
     saved = load(str(ROOT / "results" / f"{name}.json"))
     for game in saved[:3] + saved[-3:]:
         assert [len(hand) for hand in game.deal.hands] == hands
-        for engine in ("compiled", "reference"):
-            outcome = play(game.deal, engine=engine)
-            assert outcome.status == "loop" and not mismatches(game.expected, outcome), (engine, game.name)
+        outcome = agree("play", game.deal, Rules())
+        assert outcome.status == "loop" and not mismatches(game.expected, outcome), game.name
 
 
 def test_a_damaged_installed_finds_file_is_named_as_the_installation_s(tmp_path):
@@ -222,3 +223,16 @@ def test_a_saved_games_name_never_leaves_its_line_even_with_a_nul():
             assert read.deal == deal, (name, text[:300])
         assert parse(to_json(game), "f")[0].name == name
         assert len(to_text(game).splitlines()) == 2 + 2 + deal.players      # header, name, job, note, hands
+
+
+def test_to_json_takes_a_deal_and_its_outcome_as_the_readme_says():
+    import beggar as package
+    from beggar import savefile
+    deal = package.Deal.parse(CASELLA)
+    outcome = package.play(deal)
+    [game] = savefile.parse(savefile.to_json(deal, outcome), "casella.json")
+    assert game.deal == deal and game.expected["cards"] == 474 and game.expected["status"] == "loop"
+    assert savefile.to_json(CASELLA, outcome) == savefile.to_json(savefile.SavedGame(deal), outcome)
+    assert savefile.to_text(deal).splitlines()[1:] == CASELLA.split("/")
+    with pytest.raises(TypeError, match="SavedGame, a Deal or a deal in record notation"):
+        savefile.to_json(42)

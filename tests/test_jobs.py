@@ -1,5 +1,5 @@
-"""Jobs at a glance (beggar archive jobs, --resume last, a resumed run's
-summary) and a stop that answers (Ctrl-C, chunks sized by time, --time with
+"""Jobs at a glance (beggar archive jobs within 80 columns, --wide, --resume
+last, a resumed run's summary) and a stop that answers (Ctrl-C, chunks sized by time, --time with
 units, the exit status), through the command."""
 
 import json
@@ -167,3 +167,30 @@ def test_a_shipped_job_runs_by_name_from_any_folder(tmp_path, monkeypatch):
     assert json.loads(beggar("archive", "jobs", "--json", "--archive", "a.sqlite").stdout)[0]["driver"] == "sample"
     line = bad_input(beggar("search", "nonesuch", "--archive", "a.sqlite"), "nonesuch: no such job file")
     assert "shipped: camicia, census-half" in line
+
+
+@pytest.mark.slow
+def test_archive_jobs_fits_an_80_column_terminal_and_wide_keeps_the_table(census_run):
+    archive, run, job = census_run
+    listed = beggar("archive", "jobs", "--archive", archive)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert lines[0] == f"{job}  done" and all(len(line) <= 80 for line in lines), lines
+    assert lines[2].startswith("  played 47.5K of 47.5K deals; best ") and re.fullmatch(r"  [\d,]+ games and 5 loops kept", lines[3])
+    assert re.fullmatch(r"  started \d{4}-\d\d-\d\d \d\d:\d\d, last ran \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)", lines[4])
+    wide = beggar("archive", "jobs", "--wide", "--archive", archive).stdout.splitlines()
+    assert wide[0].split()[:4] == ["job", "driver", "table", "state"] and wide[1].startswith(job)
+    # One form of a time in every text view: no ISO 'T' between date and time.
+    game = json.loads(beggar("archive", "list", "--json", "--archive", archive).stdout)["games"][0]["id"]
+    shown = beggar("archive", "show", game, "--archive", archive).stdout
+    assert re.search(r"^found    \d{4}-\d\d-\d\d \d\d:\d\d UTC by job ", shown, re.M), shown
+
+
+def test_archive_jobs_cells_are_narrow():
+    from beggar.cli import archive as archive_cli
+    row = {"id": "sample-20261201-114623-2c7b", "driver": "sample", "table": "standard deck, 2 players, 26/26",
+           "state": "stopped", "unit": "deals", "played": 9_200_000, "budget": None,
+           "best": {"cards": 4537, "tricks": 617, "game": 2, "deal": "", "driver": "sample"},
+           "games": 8, "loops": 0, "started": "2026-12-01T11:46:42+00:00", "last_ran": "2026-12-01T11:47:03+00:00",
+           "resume": "beggar search --resume sample-20261201-114623-2c7b"}
+    assert archive_cli._played(row) == "9.2M deals" and archive_cli._best(row) == "4537 (game 2)"

@@ -1,6 +1,8 @@
 """The package's layers (docs/architecture.md), held by its imports: every
 module imports only its own layer and those below it, lazy imports inside
-functions included, so that no import runs back up."""
+functions included, so that no import runs back up. And the page's table
+of where each part is tested: every test module is in it, every part of the
+package has a row."""
 
 import ast
 import re
@@ -98,3 +100,36 @@ def test_no_two_modules_import_each_other_round_a_circle():
         if name not in done:
             visit(name, [name])
     assert not circles, circles
+
+
+# ---------------------------------------------------------------- the table of tests
+
+TESTS = Path(__file__).resolve().parent
+
+
+def table_of_tests():
+    """docs/architecture.md's table of where each part is tested: [(the parts
+    named, the test modules named)], a row each."""
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text()
+    section = page.split("\n## Where each part is tested\n")[1]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]     # the header left out
+    return [(re.findall(r"`([^`]+)`", row.split(" | ")[0]), re.findall(r"`(test_\w+\.py)`", row.split(" | ")[-1]))
+            for row in rows]
+
+
+def test_the_table_of_tests_names_every_test_module_and_every_part_of_the_package():
+    rows = table_of_tests()
+    named = {test for _, tests in rows for test in tests}
+    assert named == {path.name for path in TESTS.glob("test_*.py")}, \
+        sorted(named ^ {path.name for path in TESTS.glob("test_*.py")})
+    root = PACKAGE.parents[1]
+    parts = [part for parts, _ in rows for part in parts]
+    for part in parts:         # a module by its name, or a path in the package or the repository
+        assert any(PACKAGE.glob(part)) or any(PACKAGE.glob(part + ".py")) or \
+            (part.startswith(("src/", "benchmarks/", "docs/")) and any(root.glob(part))), \
+            f"the table names {part}: no such file"
+    tops = {part.removeprefix("src/beggar/").split("/")[0].split(".")[0] for part in parts
+            if not part.startswith(("benchmarks/", "docs/"))}
+    every = {top_name(path) for path in PACKAGE.rglob("*") if path.suffix in (".py", ".pyx", ".pxd")} - {"__init__"}
+    assert every <= tops, sorted(every - tops)
+    assert all(tests for _, tests in rows)

@@ -15,7 +15,8 @@ from beggar import Deal, engine, loops
 from beggar.archive import Archive
 from beggar.backward import basin
 from beggar.census import count
-from beggar.cycle import deal_of, state_key
+from beggar.cycle import deal_of, key_hands, state_key
+from beggar.savefile import load
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.drivers.factory import start_keys
 from beggar.search.job import check
@@ -23,6 +24,7 @@ from beggar.search.drivers.factory import FactoryTally
 from beggar.search.runner import Summary
 from helpers import CASELLA, bad_input, beggar, job_file, job_id, known_loops, start, wait_for_chunks
 
+ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = loops.published()
 NAMES = [name for name, _ in PUBLISHED]
 
@@ -569,3 +571,18 @@ def test_every_command_printed_for_a_loop_reached_at_a_table_of_3_or_4_runs_as_p
         tables = {row["id"]: {game["players"] for game in archive.loop(row["id"])["deals"]} for row in rows}
     shown_loops = [int(number) for number in re.findall(r"<h3>Loop (\d+):", page)]
     assert {loop_id for loop_id, players in tables.items() if players & {3, 4}} <= set(shown_loops)
+
+
+def test_both_loop_drivers_start_from_the_shipped_loops(tmp_path):
+    shipped = loops.of_deal(load(ROOT / "results" / "loop-52-balanced.json")[0].deal).hex
+    casella = loops.of_deal(CASELLA).hex
+    with Archive(tmp_path / "a.sqlite") as archive:
+        for players in (2, 3, 4):       # perturb's two, eliminate's three and four
+            assert {shipped, casella} <= set(start_keys(archive, "standard", players))
+        # A loop of more players than the table is no start: backward play only adds players.
+        three = loops.of_deal(Deal.parse("---/-QJ/--J/J-"))     # a loop of 3 players, one out at a table of 4
+        with archive.transaction():
+            archive.add_loop(three)
+        assert len(key_hands(three.hex)) == three.players == 3
+        assert three.hex not in start_keys(archive, "7 3J 1Q", 2)
+        assert three.hex in start_keys(archive, "7 3J 1Q", 3) == start_keys(archive, "7 3J 1Q", 4)

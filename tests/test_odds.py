@@ -1,9 +1,12 @@
-"""Length histograms of every chunk, `beggar stats`, fresh seeds, plain
-progress lines and the announcement of a record or a new loop."""
+"""Length histograms of every chunk (lengths.py), `beggar stats` and the odds
+of long games (reports/odds.py: of every driver and table, a census's exact
+counts, other tables aimed at their own record, --json that is JSON), fresh
+seeds, plain progress lines and the announcement of a record or a new loop."""
 
 import json
 import shutil
 import math
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -14,13 +17,17 @@ import pytest
 from beggar import Deal, engine, lengths, loops, play
 from beggar.archive import Archive
 from beggar.climbing import ClimbRules
+from beggar.decks import STANDARD, Deck
 from beggar.lengths import Lengths
 from beggar.search import job as jobs
 from beggar.reports import odds
 from beggar.search import announce
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.runner import Summary
+from engines import agree
 from helpers import CASELLA, MANN_WU, bad_input, beggar, fault, in_process, job_file, job_id, load_data
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def chunk_histograms(path, job):
@@ -56,34 +63,39 @@ def test_the_bins_cover_every_length_once_with_edges_at_every_hundred():
     assert Lengths([1, 0, 0]) == Lengths([1])
 
 
+def test_lengths_has_a_short_repr():
+    from beggar.lengths import Lengths
+    histogram = engine.sample_best(1000, seed=1, min_cards=10 ** 6)[2]
+    text = repr(histogram)
+    assert len(text) < 80 and text.startswith("Lengths(1,000 games, the longest ") and text.endswith(" cards)")
+    assert repr(Lengths()) == "Lengths(0 games)" and repr(Lengths.of([5000])) == \
+        "Lengths(1 game, the longest 5000 to 5099 cards)"
+
+
 # ---------------------------------------------------------------- the engines
 
 
 @pytest.mark.parametrize("deck, players, split", [("standard", 2, None), ("camicia", 2, "random"),
                                                   ("half", 2, 7), ("standard", 3, None)])
 def test_both_engines_count_every_game_of_sample_alike(deck, players, split):
-    fast = engine.sample_best(1500, 4, 10 ** 6, 100, deck=deck, players=players, split=split)[2]
-    slow = engine.sample_best(1500, 4, 10 ** 6, 100, deck=deck, players=players, split=split,
-                              engine="reference")[2]
+    fast = agree("sample_best", 1500, 4, 10 ** 6, 100, Deck.parse(deck), players, split)[2]
     one_by_one = Lengths.of(play(Deal.shuffled(players, 4, i, deck, split), engine="reference").cards
                             for i in range(100, 1600))
-    assert fast == slow == one_by_one and fast.games == 1500
+    assert fast == one_by_one and fast.games == 1500
 
 
 def test_the_histogram_counts_loops_at_their_cards():
     # A small deck, split at random: about one deal in 40 loops.
-    fast = engine.sample_best(2_000, 2, 10 ** 6, deck="8 2J 1Q", split="random")
+    fast = agree("sample_best", 2_000, 2, 10 ** 6, 0, Deck.parse("8 2J 1Q"), 2, "random")
     loops = [outcome.cards for _, outcome in fast[0] if outcome.status == "loop"]
     assert len(loops) > 10 and fast[2].games == 2_000
-    assert fast[2] == engine.sample_best(2_000, 2, 10 ** 6, deck="8 2J 1Q", split="random", engine="reference")[2]
     assert all(fast[2].counts[cards] for cards in loops)
 
 
 def test_both_engines_count_every_game_of_a_climb_alike():
     rules = ClimbRules(accept="late", patience=30)
-    fast = engine.climb(3, 1, 800, 10 ** 6, rules)
-    slow = engine.climb(3, 1, 800, 10 ** 6, rules, engine="reference")
-    assert fast.lengths == slow.lengths and fast.lengths.games == 800
+    fast = agree("climb", 3, 1, 800, 10 ** 6, rules, STANDARD, 2, None)
+    assert fast.lengths.games == 800
 
 
 # ---------------------------------------------------------------- jobs
@@ -514,3 +526,106 @@ def test_a_bad_progress_interval_is_one_line_and_no_job(tmp_path, value):
     bad_input(beggar("search", spec, "--archive", tmp_path / "a.sqlite", env={"BEGGAR_PROGRESS_SECONDS": value}),
               "BEGGAR_PROGRESS_SECONDS must be a number of seconds above 0", repr(value))
     assert not (tmp_path / "a.sqlite").exists()
+
+
+@pytest.mark.slow
+def test_stats_of_a_census_prints_its_counts_and_the_rate_it_ran_at(census_run):
+    archive, run, job = census_run
+    stats = beggar("stats", job, "--archive", archive)
+    assert stats.returncode == 0, stats.stderr
+    out = stats.stdout
+    assert "Wilson" not in out and "nothing to predict" not in out and "targets" not in out
+    assert "counts   exact: a census plays every deal of its block once" in out
+    assert re.search(r"^ cards +games >= L +share$", out, re.M)
+    # Rows scaled to the deck's lengths: each counts games but the last, the first past the longest.
+    rows = [line.split() for line in out[out.index("games >= L"):out.index("counts   exact")].splitlines()[1:-1]]
+    assert len(rows) >= 4 and all(int(games.replace(",", "")) for _, games, _ in rows[:-1]) and rows[-1][1] == "0"
+    # One chunk was played, on one worker, whatever workers the job had.
+    assert "(1 worker at the rate their chunks were played)" in out
+
+
+@pytest.mark.slow
+def test_stats_of_a_three_player_job_aims_at_the_table_s_known_record(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    run = beggar("search", ROOT / "search" / "three-players.toml", "--deals", 20_000, "--workers", 1,
+                 "--min-cards", 100_000, "--seed", 5, "--archive", archive, "--quiet")
+    assert run.returncode == 0, run.stderr
+    stats = beggar("stats", job_id(run.stdout), "--tail-from", 500, "--archive", archive)
+    assert stats.returncode == 0, stats.stderr
+    assert "three-players-4266 (the record shipped with beggar), 4266 cards" in stats.stdout
+    targets = [int(line.split()[0]) for line in stats.stdout.split("targets  ")[1].splitlines()[2:]]
+    assert targets[-2:] == [4000, 4267]
+    assert "correlated walks" not in stats.stdout
+
+
+@pytest.mark.slow
+def test_stats_of_a_climb_says_its_deals_are_correlated_walks(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    run = beggar("search", ROOT / "search" / "climb.toml", "--deals", 20_000, "--workers", 1, "--seed", 2,
+                 "--archive", archive, "--quiet")
+    assert run.returncode == 0, run.stderr
+    stats = beggar("stats", job_id(run.stdout), "--tail-from", 500, "--archive", archive)
+    assert stats.returncode == 0, stats.stderr
+    assert "a climb's deals are correlated walks" in stats.stdout
+    assert "not of random deals" in stats.stdout
+
+
+@pytest.mark.slow
+def test_stats_counts_a_job_started_with_split_26_as_26_26(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    run = beggar("search", "--deals", 20_000, "--split", 26, "--min-cards", 5000, "--seed", 1, "--workers", 1,
+                 "--archive", archive, "--quiet")
+    assert run.returncode == 0, run.stderr
+    stats = beggar("stats", "--tail-from", 1000, "--archive", archive)
+    assert stats.returncode == 0, stats.stderr
+    assert job_id(run.stdout) in stats.stdout and "deals    20,000" in stats.stdout
+
+
+@pytest.mark.slow
+def test_stats_json_is_json(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    run = beggar("census", "6 2J 1Q 1K", "--chunk", 1000, "--workers", 1, "--archive", archive, "--quiet")
+    stats = beggar("stats", job_id(run.stdout), "--json", "--tail-from", 20, "--archive", archive)
+    assert stats.returncode == 0, stats.stderr
+
+    def refuse(word):
+        raise AssertionError(f"{word} is not JSON")
+    json.loads(stats.stdout, parse_constant=refuse)
+    from beggar.cli.stats import _finite
+    assert _finite({"rate": math.inf, "rows": [{"p": math.nan, "cards": 5}]}) == {"rate": None,
+                                                                                "rows": [{"p": None, "cards": 5}]}
+
+
+@pytest.mark.slow
+def test_the_odds_of_a_three_player_job_are_told_against_its_table_s_known_record(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    run = beggar("search", job_file(tmp_path, deals=200_000, chunk=50_000, min_cards=1000,
+                                    extra='players = 3\nextend_cards = 0\n'), "--archive", archive, "--quiet")
+    assert run.returncode == 0, run.stderr
+    name = job_id(run.stdout)
+    best = int(run.stdout.split("best     ")[1].split()[0])
+    assert best < 4266      # the shipped record of the table (results/three-players-4266.json)
+    out = beggar("stats", name, "--tail-from", 1000, "--archive", archive)
+    assert out.returncode == 0, out.stderr
+    assert "8345" not in out.stdout and "5000" not in out.stdout.split("targets")[1]
+    assert ("targets  round lengths below the longest known game of this table, three-players-4266 (the record "
+            "shipped with beggar), 4266 cards, and one card past it") in out.stdout
+    figures = json.loads(beggar("stats", name, "--tail-from", 1000, "--json", "--archive", archive).stdout)
+    assert [row["cards"] for row in figures["expected"]] == [2000, 3000, 4000, 4267]
+    assert [ref["cards"] for ref in figures["references"]] == [4266]
+    pytest.importorskip("matplotlib", reason="the plot extra: pip install '.[plot]'")
+    assert beggar("stats", name, "--tail-from", 1000, "--plot", tmp_path / "odds.png", "--archive",
+                  archive).returncode == 0
+    assert (tmp_path / "odds.png").stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_a_census_predicts_nothing(tmp_path):
+    archive = tmp_path / "a.sqlite"
+    census = beggar("census", "half-camicia", "--archive", archive, "--quiet")
+    assert census.returncode == 0, census.stderr
+    out = beggar("stats", job_id(census.stdout), "--archive", archive)
+    assert out.returncode == 0, out.stderr
+    assert "nothing is predicted from them" in out.stdout and "years" not in out.stdout and "deals expected" not in out.stdout
+    figures = json.loads(beggar("stats", job_id(census.stdout), "--json", "--archive", archive).stdout)
+    assert figures["exhaustive"] is True and figures["expected"] == [] and figures["tail"] is None

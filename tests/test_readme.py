@@ -1,8 +1,8 @@
 """The README and the pages under docs/ tell the truth: the README's examples
 run as real commands and print what it shows (where that output is
 deterministic), its Python examples give the values its comments say, every
-command the pages show is one the command accepts, and every file they name
-is in the repository. The README shows only quick examples (seconds); the
+command the pages show is one the command accepts, every file they name
+is in the repository, and so is every page the package's sources cite. The README shows only quick examples (seconds); the
 pages' long runs are parsed, not run."""
 
 import ast
@@ -248,3 +248,14 @@ def test_the_readme_times_both_commands_idle_and_busy_and_says_how_to_watch_the_
         assert re.search(r"\d\S* (s|minutes?) on two idle cores, [^;]*?\d\S* minutes on two (cores )?busy", text), text
     assert "nothing printed meanwhile" in install
     assert "`python3 -m pip install -v .` shows the compiler at work" in install
+
+
+def test_every_page_the_package_cites_is_in_the_project():
+    cited = []
+    for path in sorted((ROOT / "src" / "beggar").rglob("*")):
+        if path.suffix not in (".py", ".pyx", ".pxd", ".pyi", ".h", ".cu"):
+            continue
+        for page in re.findall(r"(?<![\w/.:-])((?:[\w-]+/)*[\w-]+\.md)\b", path.read_text()):
+            if not (ROOT / page).is_file():
+                cited.append(f"{path.relative_to(ROOT)} cites {page}")
+    assert not cited, cited

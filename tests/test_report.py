@@ -1,5 +1,6 @@
 """beggar archive report: one self-contained HTML page, looked at in a real
-headless browser (Debian's chromium) where one is installed."""
+headless browser (Debian's chromium) where one is installed; a census's
+counts in the text views' forms."""
 
 import html
 import json
@@ -169,3 +170,14 @@ def test_the_report_renders_in_a_headless_browser_without_console_errors(report,
     assert not console, console
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000      # a page drawn, not a blank one
+
+
+@pytest.mark.slow
+def test_the_report_page_gives_a_census_its_counts_in_the_text_views_forms(census_run, tmp_path):
+    archive, run, job = census_run
+    page = tmp_path / "report.html"
+    made = beggar("archive", "report", page, "--job", job, "--archive", archive)
+    assert made.returncode == 0, made.stderr
+    html = page.read_text()
+    assert "95 % interval" not in html and "nothing is predicted from them" in html
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", html)       # times as every text view writes them

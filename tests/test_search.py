@@ -1,5 +1,6 @@
 """Search jobs and the archive, with real worker processes, real SQLite files and
-the real command."""
+the real command: the drivers --help names, and a job refused in one line
+that leaves no archive behind."""
 
 import json
 import os
@@ -25,7 +26,7 @@ from beggar.search import job as jobs
 from beggar.search import SearchError
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.runner import Summary
-from helpers import (CASELLA, _command, bad_input, beggar, fault, job_file, job_id, kept, start,
+from helpers import (CASELLA, _command, bad_input, beggar, fault, in_process, job_file, job_id, kept, start,
                      wait_for_chunks)
 
 
@@ -410,3 +411,38 @@ def test_keeping_a_chunk_marks_the_job_updated(tmp_path):
         archive.db.execute("UPDATE jobs SET updated = 'long ago'")
         keep(archive, "j", spec, ChunkResult(0, 1000, [], None, 0.1), Summary("j", "running", 1))
         assert archive.job("j")["updated"] != "long ago"
+
+
+def test_search_help_names_every_driver_and_its_options_table():
+    from beggar.search import drivers
+    text = " ".join(beggar("search", "--help").stdout.split())
+    for driver in drivers.ALL:
+        assert re.search(rf"\b{driver.name}\b", text.split("driver (")[1].split(")")[0]), driver.name
+        if driver.options:
+            assert f"[{driver.options}]" in text
+
+
+#: Jobs refused once the archive is open (what they start from is read from it).
+REFUSED = {
+    "hunt": ('driver = "hunt"\ndeck = "6 2J 2Q 1K"\n', "no full loop of the 6 2J 2Q 1K deck to hunt from"),
+    "perturb": ('driver = "perturb"\ndeck = "6 2J 2Q 1K"\n', "no full loop of the 6 2J 2Q 1K deck to perturb"),
+    "eliminate": ('driver = "eliminate"\ndeck = "6 2J 2Q 1K"\nplayers = 3\n',
+                  "no loop of the 6 2J 2Q 1K deck to search back from"),
+    "bad file": ('driver = "hunt"\ndeck = "6 2J 2Q 1K"\nchunk = -1\n', "chunk"),
+}
+
+
+@pytest.mark.parametrize("kind", REFUSED)
+def test_a_refused_job_leaves_no_archive_behind(tmp_path, kind):
+    """A hunt on a deck with no loop was refused in one line, and left a new,
+    empty archive (and the folders made for it) behind."""
+    from beggar.archive import Archive
+    text, told = REFUSED[kind]
+    job = tmp_path / "job.toml"
+    job.write_text(text)
+    bad_input(in_process("search", job, "--archive", tmp_path / "new" / "deeper" / "a.sqlite"), told)
+    assert sorted(os.listdir(tmp_path)) == ["job.toml"]
+    # An archive that was there, empty, stays as it was: only one the refused job created goes.
+    Archive(tmp_path / "there.sqlite").close()
+    bad_input(in_process("search", job, "--archive", tmp_path / "there.sqlite"), told)
+    assert sorted(os.listdir(tmp_path)) == ["job.toml", "there.sqlite"]

@@ -12,7 +12,7 @@ says: "all" or numbers such as "0,2"), else on one. A GPU that cannot be
 used is a loud error too (EngineFault), never a fall-back to the CPU.
 
 The functions every engine module provides, with the same signatures, are
-stated once in `contract.Engine`; tests/test_contract.py holds both engines to it.
+stated once in `contract.Engine`; tests/test_contract.py holds every engine to it.
 Everything outside the engines calls the functions of this module.
 """
 

@@ -1,4 +1,4 @@
-"""One rule for every number a user writes anywhere (an option, a deck's
+"""checks.py's one rule for every number a user writes anywhere (an option, a deck's
 counts, a job file, --cluster local:N, an environment variable): ASCII digits
 only, a bounded length, and one line that names the value cut to a readable
 length. str.isdigit() accepts '²' and full-width digits, which int() then

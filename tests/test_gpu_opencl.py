@@ -1,9 +1,11 @@
-"""The engine "opencl" on a real OpenCL runtime: PoCL's CPU device (the test
-extra installs it) runs the kernels' work-groups in parallel on this
-machine's cores, at the local size a GPU's block has, with real barriers and
-atomics, and the engine is held to the compiled engine on every shape of
-random deal and census block the gpu-host tests cover, with hit buffers that
-overflow, on several devices at once, and in a job killed and resumed."""
+"""The engine "opencl" on a real OpenCL runtime (gpu/opencl.py): PoCL's CPU
+device (the test extra installs it) runs the kernels' work-groups in parallel
+on this machine's cores, at the local size a GPU's block has, with real
+barriers and atomics, and the engine is held to the compiled engine with hit
+buffers that overflow, on several devices at once, and in a job killed and
+resumed. Random deals of every shape and census blocks of every kind are
+the contract's tests, on every engine present (tests/engines.py: opencl
+among them wherever OpenCL lists a device)."""
 
 import signal
 import time
@@ -11,15 +13,16 @@ import time
 import numpy as np
 import pytest
 
-from beggar import _engine, census, engine
+from beggar import _engine, engine
 from beggar.decks import Deck
 from beggar.gpu import opencl
 from beggar.gpu.engine import RangeEngine
 from beggar.gpu.launch import THREADS, GpuFault, block_threads
 from beggar.gpu.several import Several
 
+from engines import climb_walks
 from helpers import beggar, job_file, kept, one_line, start, wait_for_chunks
-from test_gpu import CENSUS_BLOCKS, SHAPES, casella_state
+from shapes import casella_state
 
 pytest.importorskip("pyopencl", reason="the opencl extra: pip install '.[opencl]'")
 
@@ -32,28 +35,6 @@ def device():
         return opencl.OpenClDevice()
     except GpuFault as error:
         pytest.skip(f"no OpenCL device here ({error}); the test extra installs PoCL on Linux x86-64")
-
-
-#: A threshold per deck that makes a few hundred hits of 40,000 deals.
-MIN_CARDS = {"standard": 700, "camicia": 600, "half": 200}
-
-
-@pytest.mark.parametrize("deck, split", SHAPES)
-def test_random_deals_of_every_shape_as_the_compiled_engine_plays_them(device, deck, split):
-    # Hits, the longest game and every game's length, bit for bit.
-    args = (40_000, 2026, MIN_CARDS[deck], 7 * 10 ** 9, Deck.parse(deck), 2, split)
-    played = engine.get("opencl").sample_best(*args)
-    assert played == _engine.sample_best(*args)
-    assert len(played[0]) > 20 and {outcome.engine for _, outcome in played[0]} == {"opencl"}
-
-
-@pytest.mark.parametrize("deck, split, first, deals", CENSUS_BLOCKS)
-def test_census_blocks_as_the_compiled_engine_counts_them(device, deck, split, first, deals):
-    deck = Deck.parse(deck)
-    deals = deals or census.count(deck)
-    block = engine.get("opencl").census(first, deals, deck, 2, split, 10)
-    assert block == _engine.census(first, deals, deck, 2, split, 10)
-    assert block.statuses["finished"] + block.statuses["loop"] == deals
 
 
 def test_the_launches_are_work_groups_of_a_gpus_block_size(device):
@@ -102,7 +83,6 @@ def test_perturbation_walks_and_given_deals_as_the_compiled_engine_plays_them(de
 
 def test_hill_climbing_on_the_opencl_device_takes_the_compiled_engines_walks(device):
     from beggar.climbing import ClimbRules
-    from test_gpu import climb_walks
     climber = RangeEngine("opencl", lambda: opencl.OpenClDevice(capacity=16, launch=4096, climb_walks=6))
     for deck, split, min_cards in (("standard", None, 500), ("16 2J", "random", 30)):
         on_kernels, compiled = climb_walks(climber, ClimbRules(accept="late", patience=40), deck, split, min_cards,
