@@ -52,15 +52,16 @@ def _command(args):
     return command + [str(a) for a in args]
 
 
-def beggar(*args, stdin=None, env=None, cwd=None, merged=False):
+def beggar(*args, stdin=None, env=None, cwd=None, merged=False, timeout=120):
     """Run the `beggar` command to its end (in folder `cwd`): the CompletedProcess,
     output as text. `env`: variables to set for it, on top of this process's
-    environment. `merged`: standard error into the output, in the order written."""
+    environment. `merged`: standard error into the output, in the order written.
+    `timeout`: seconds before it is killed and the test fails."""
     environ = None if env is None else {**os.environ, **env}
     if merged:
         environ = {**(environ or os.environ), "PYTHONUNBUFFERED": "1"}
     return subprocess.run(_command(args), input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT if merged else subprocess.PIPE, text=True, timeout=120,
+                          stderr=subprocess.STDOUT if merged else subprocess.PIPE, text=True, timeout=timeout,
                           env=environ, cwd=cwd)
 
 

@@ -67,7 +67,13 @@ def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
     hunt = games[ROOT / "results" / "loops-52-hunt.json"]
     names = {f"shipped with beggar: {game.name}" for game in hunt}
     assert {known[loops.of_deal(game.deal).hex] for game in hunt} == names
-    assert len(known_loops("standard")) == 2 + len(hunt)
+    # The aimed hunt's near-balanced loops are known, its two balanced ones
+    # among them (named by their first balanced deal shipped).
+    near = {loops.of_deal(game.deal).hex for game in games[ROOT / "results" / "loops-52-near-balanced.json"]}
+    assert all(known[loop].startswith("shipped with beggar: loop") for loop in near)
+    balanced = {loops.of_deal(game.deal).hex for game in games[ROOT / "results" / "loop-52-balanced-hunt.json"]}
+    assert len(balanced) == 2 and balanced <= near
+    assert len(known_loops("standard")) == 2 + len(hunt) + len(near)
     result = beggar("verify", *files)
     total = sum(map(len, games.values()))
     assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"{total} deals, 2 engines: all OK"

@@ -69,6 +69,10 @@ VERSIONED = [
 ]
 
 
+#: Seconds an example may take on a busy machine: the standard deck's hunt
+#: (docs/loops.md) seats 104 loops, about three minutes of a core.
+LONGEST = 900
+
 #: No progress line but the last, however slow the machine.
 QUIET = {"BEGGAR_PROGRESS_SECONDS": "100000"}
 
@@ -103,11 +107,11 @@ def _run(words, folder, ids, shown):
     words = [re.sub(r"^/tmp/", "", word) for word in words]
     if "2>" in words:           # standard error to a file the page reads next
         at = words.index("2>")
-        result = beggar(*words[1:at], *words[at + 2:], cwd=folder, env=QUIET)
+        result = beggar(*words[1:at], *words[at + 2:], cwd=folder, env=QUIET, timeout=LONGEST)
         (folder / words[at + 1]).write_text(result.stderr)
         printed = result.stdout
     else:
-        result = beggar(*words[1:], cwd=folder, env=QUIET, merged=True)
+        result = beggar(*words[1:], cwd=folder, env=QUIET, merged=True, timeout=LONGEST)
         printed = result.stdout
     # An example may show a refusal: its one line, named by the command.
     refused = any(line.startswith(f"beggar {words[1]}:") for line in shown)
