@@ -8,7 +8,7 @@ kernels. The features' own modules hold their calls through the same harness
 (test_decks.py every table, test_census.py census blocks, test_climb.py the
 climber, test_backward.py and test_elimination.py backward play).
 
-The default run plays a little over 10^5 deals; `pytest -m fuzz` plays 10^7
+The default run plays about 6 * 10^4 deals; `pytest -m fuzz` plays 10^7
 (BEGGAR_FUZZ_DEALS changes that) in worker processes.
 """
 
@@ -129,9 +129,9 @@ def test_the_harness_tells_a_disagreement_and_a_refusal_that_is_not_one(monkeypa
 # ---------------------------------------------------------------- random deals of every shape
 
 # Deals per shape in the default run: the 26/26 games are long, the small
-# decks short, so the counts are weighted to keep the whole run near a minute.
-PER_SHAPE = {"standard": 12000, "split": 12000, "small": 40000,
-             "three": 12000, "four": 12000, "limits": 20000, "loops": 20000}
+# decks short, so the counts are weighted to keep these tests near 10 s of the quick tier.
+PER_SHAPE = {"standard": 6000, "split": 6000, "small": 20000,
+             "three": 6000, "four": 6000, "limits": 10000, "loops": 10000}
 
 
 def mismatches(shape, seed, n):
