@@ -162,54 +162,27 @@ def machine_code(nvdisasm, cubin, header):
     loop over deals), so that its threads wait at the BSYNC for the longest
     game of the warp."""
     spans = functions_of(header)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "kernel.cubin"
-        path.write_bytes(cubin)
-        sass = subprocess.run([nvdisasm, "-c", "-gi", str(path)], capture_output=True, text=True,
-                              check=True).stdout
     kernels = {}
-    # -gi gives an instruction's source as its chain of inlined calls,
-    # innermost first, before the first instruction of each new line.
-    where, fresh, pending = None, True, []
-    for line in sass.splitlines():
-        found = re.match(r"\s*\.text\.(\w+):", line)
-        if found:
-            kernel = kernels[found.group(1)] = {"counts": {part: [0, 0] for part in [*PARTS, "the rest"]},
-                                                "labels": {}, "regions": [], "branches": [], "game": []}
-            continue
-        found = re.match(r"(\.L_x_\d+):", line)
-        if found:
-            pending.append(found.group(1))
-            continue
-        found = re.search(r'//## File "[^"]*?([\w.]+)", line (\d+)', line)
-        if found:
-            if fresh:
-                where = (found.group(1), int(found.group(2)))
-            fresh = False
-            continue
-        found = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(.*)", line)
-        if not found or not kernels:
-            continue
-        fresh = True
-        address, text = int(found.group(1), 16), found.group(2)
-        for label in pending:
-            kernel["labels"][label] = address
-        pending = []
-        name = next((n for first, last, n in spans if where and where[0] == "game.h" and first <= where[1] <= last),
-                    None)
-        if name in PARTS["per trick"] and name != "bg_trick":
-            # A trick's own loop (its exchanges) reconverges each trick, not each game.
-            kernel["game"].append(address)
-        region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", text)
-        if region:
-            kernel["regions"].append((address, region.group(1)))
-        branch = re.search(r"\bBRA\b.*?(\.L_x_\d+)", text)
-        if branch:
-            kernel["branches"].append((address, branch.group(1)))
-        access = re.search(r"\b(LDL|STL)(\.\w+)*\s", text)
-        if access:
-            part = next((p for p, names in PARTS.items() if name in names), "the rest")
-            kernel["counts"][part][access.group(1) == "STL"] += 1
+    for kernel_name, (instructions, labels) in read_sass(disassemble(nvdisasm, cubin)).items():
+        kernel = kernels[kernel_name] = {"counts": {part: [0, 0] for part in [*PARTS, "the rest"]},
+                                         "labels": labels, "regions": [], "branches": [], "game": []}
+        for address, text, chain in instructions:
+            where = chain[0] if chain else None         # the innermost inlined call's line
+            name = next((n for first, last, n in spans
+                         if where and where[0] == "game.h" and first <= where[1] <= last), None)
+            if name in PARTS["per trick"] and name != "bg_trick":
+                # A trick's own loop (its exchanges) reconverges each trick, not each game.
+                kernel["game"].append(address)
+            region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", text)
+            if region:
+                kernel["regions"].append((address, region.group(1)))
+            branch = re.search(r"\bBRA\b.*?(\.L_x_\d+)", text)
+            if branch:
+                kernel["branches"].append((address, branch.group(1)))
+            access = re.search(r"\b(LDL|STL)(\.\w+)*\s", text)
+            if access:
+                part = next((p for p, names in PARTS.items() if name in names), "the rest")
+                kernel["counts"][part][access.group(1) == "STL"] += 1
     result = {}
     for name, kernel in kernels.items():
         game, labels = set(kernel["game"]), kernel["labels"]
@@ -402,6 +375,16 @@ def part_of(chain, spans):
     return None
 
 
+def disassemble(nvdisasm, cubin):
+    """nvdisasm -c -gi's text of `cubin`: each instruction, and before the
+    first of each new source line its chain of inlined calls."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "kernel.cubin"
+        path.write_bytes(cubin)
+        return subprocess.run([nvdisasm, "-c", "-gi", str(path)], capture_output=True, text=True,
+                              check=True).stdout
+
+
 def read_sass(sass):
     """{kernel: ([Instruction], {label: address})} from nvdisasm -c -gi's
     text, each instruction with its chain of inlined calls, innermost first."""
@@ -556,12 +539,7 @@ def sample_costs(texts, nvdisasm, arch, ring, cards):
     """({part: Cost}, instructions of bg_sample in no part, its instructions)
     of bg_sample as NVRTC compiles `texts` for `arch`."""
     cubin = device.compile_program(arch, ring, ["-lineinfo"], cards, texts)[0]
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "kernel.cubin"
-        path.write_bytes(cubin)
-        sass = subprocess.run([nvdisasm, "-c", "-gi", str(path)], capture_output=True, text=True,
-                              check=True).stdout
-    instructions, labels = read_sass(sass)["bg_sample"]
+    instructions, labels = read_sass(disassemble(nvdisasm, cubin))["bg_sample"]
     costs, unplaced = part_costs(instructions, labels, part_spans(texts))
     return costs, unplaced, len(instructions)
 
