@@ -112,7 +112,7 @@ AT_MOST = (2, 4, 6, 8, 10)
 def two_player_loop(loop):
     """The two-player loop of a Loop's players (its seats empty on its cycle
     left out), or None for a loop of three or four players."""
-    cycle = elimination.players_of(loop)
+    cycle = loop.states
     if len(cycle[0][0]) != 2:
         return None
     return loop if loop.players == 2 else loops.of_state(*cycle[0])
@@ -176,7 +176,7 @@ def searched(cycle, players, total, bound):
 def basin2(loop, total, bound):
     """A loop's two-seat basin, searched to the end (within `bound` states):
     searched() at a table of 2, whose best is B2."""
-    return searched(elimination.players_of(loop), 2, total, bound)
+    return searched(loop.states, 2, total, bound)
 
 
 def same_as_basin(record, bound):
@@ -555,7 +555,7 @@ def tables(args):
           flush=True)
     out = []
     for number, record in enumerate(chosen):
-        cycle = elimination.players_of(loops.of_state(key_hands(record["key"]), 0))
+        cycle = loops.of_state(key_hands(record["key"]), 0).states
         row = {key: record[key] for key in record if key != "basin"}
         row["basin"] = {k: v for k, v in record["basin"].items() if k != "deal_list"}
         for players in (3, 4):

@@ -70,12 +70,6 @@ def seated(cycle, players):
     return roots, skips
 
 
-def players_of(loop):
-    """A Loop's states: its players' only, as every Loop's are (kept for the
-    hunt driver, which calls it)."""
-    return loop.states
-
-
 def search(deal, players, guide="smallest", max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None):
     """The balanced deals of `players` that fall into the loop of `deal` (a
     deal of any players that loops), found by backward play."""
