@@ -36,7 +36,7 @@ workers, keeps the same loops, seats and deals as one run straight through.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 
 from ... import elimination, loops
 from ...archive import ArchiveFault
@@ -185,7 +185,7 @@ class HuntState:
         self.seats_done = {}        # Seat: (smallest, best, deals)
         self.due = []               # Seats to search, nearest first
         self.gave_up = set()        # this run: seats basin_seconds stopped (searched again on resume)
-        self.pools = {}             # round: (pool keys, known hashes)
+        self.pools = {}             # round: (pool keys, known hashes, every key known)
         self.ids = {}               # key: its loop's id in the archive, where looked up
         # This run's:
         self.new_loops = []         # [(loop id, Loop)] new to the archive
@@ -195,7 +195,6 @@ class HuntState:
         self.notes = []
         self.bounded = {}           # this run: players: seats whose bound in states stopped them
         self.bound = spec["basin_states"]
-        self.largest = 0
 
     # ------------------------------------------------------------ what it knows
 
@@ -456,7 +455,6 @@ class Hunt(_Factory):
         state.sort_due()
         state.new_loops.extend(new_loops)
         state.walk_seconds += walked.walk_seconds
-        state.largest = max(state.largest, walked.largest)
         summary.deals += result.deals
         summary.loops += len(new_loops)
         return []
@@ -588,10 +586,12 @@ class Hunt(_Factory):
         began = time.perf_counter()
         rules = rules_of(spec)
         reported, hashes, tries, largest = [], set(), 0, 0
+        # Each key read once a chunk: a pool may hold every loop known, and a part is 1/20 s.
+        hands = {key: key_hands(key) for key in (spec["every"] if spec["explorer"] is not None else spec["pool"])}
         for part in range(chunk, chunk + parts):
             # The explorer walks from every loop known (each known to it), the others from the pool.
             pool, known = (spec["every"], ()) if part == spec["explorer"] else (spec["pool"], spec["known"])
-            states = [(key_hands(key), 0) for key in aim.walk_order(pool, spec["seed"], part)]
+            states = [(hands[key], 0) for key in aim.walk_order(pool, spec["seed"], part)]
             walk = perturbation(spec, states, part, chunk_deals(spec, part), rules.walk(), known)
             tries += walk.tries
             largest = max(largest, walk.largest)
