@@ -19,7 +19,6 @@ from ..archive import ArchiveFault
 from ..errors import Fault
 from ..rules import Rules
 from . import SearchError
-from .crosscheck import check
 
 
 @dataclass
@@ -99,14 +98,14 @@ def loops_of_games(archive, games):
 
 
 def keep_games(archive, job_id, spec, result, summary, stats, between=None):
-    """Keep a chunk's games (crosscheck.check: done in the worker, or here
-    when it came unchecked), their new loops and the chunk's record with
+    """Keep a chunk's games (checked by its driver: in the worker, or by
+    drivers.keep when it came unchecked), their new loops and the chunk's record with
     `stats`, then count them in the summary. Returns the games new to the
     archive that may be announced (announce.tell): [(game id, deal, outcome,
     driver)]; SearchError, once all is kept, when the engines disagree on one.
     The games are written PART_GAMES at a time, `between()` (when given)
     called between two parts: what it raises (Cut) rolls the whole chunk back."""
-    games = result.games if result.games is not None else check(spec, result)
+    games = result.games
     new_loops = loops_of_games(archive, games)
     new_keys = {loop.key for loop in new_loops}
     disputed, news = [], []

@@ -69,8 +69,12 @@ def keep(archive, job_id, spec, result, summary, told=None, between=None):
     transaction with the record that the chunk is done), count it in the
     summary, then announce the records and new balanced loops it holds
     (announce.tell; `told`, when given, hears each line). `between`, when
-    given, is called between the parts of a large keep (keep.keep_games)."""
-    news = of(spec).keep(archive, job_id, spec, result, summary, between)
+    given, is called between the parts of a large keep (keep.keep_games).
+    A chunk that came unchecked is checked here first, by its driver."""
+    driver = of(spec)
+    if result.games is None:
+        result.games = driver.games(spec, result)
+    news = driver.keep(archive, job_id, spec, result, summary, between)
     announce.tell(archive, job_id, news, summary, told)
 
 
