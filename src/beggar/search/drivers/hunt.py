@@ -679,8 +679,9 @@ def known_state(archive, job_id, spec):
         if row["loop"] not in state.known or row["players"] not in state.rules.tables:
             raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, a loop or "
                                "table the hunt does not know")
-        state.seated(seat, row["smallest"], row["best"], row["deals"])
+        state.seats_done[seat] = (row["smallest"], row["best"], row["deals"])
         state.ids[row["loop"]] = archive.loop_id(spec["deck"], row["loop"])
+    # The seats searched leave the queue at once (not one by one: a long hunt has thousands).
     state.due = [seat for seat in state.due if seat not in state.seats_done]
     state.sort_due()
     return state
