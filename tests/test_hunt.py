@@ -72,7 +72,8 @@ def hunt_job(archive, deck, start_loops, **keys):
 
 def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     rules = HuntRules()
-    assert (rules.tables, rules.changes, rules.reach, rules.elite, rules.seat) == ((2, 3, 4), 4, 8, 5, "aimed")
+    assert (rules.tables, rules.changes, rules.reach, rules.moves, rules.pool, rules.elite, rules.regrow, rules.trim,
+            rules.seat) == ((2, 3, 4), 4, 8, "wide", "map", 5, 4, 4, "cells")
     spec = check({"driver": "hunt", "hunt": {"tables": [3, 2]}})
     assert spec["hunt"] == {**rules.stored(), "tables": [2, 3], "round": 1024 * PART}
     assert spec["chunk"] == PART and spec["chunk_seconds"] == 3 and spec["hunt"]["round"] == 1024 * PART
@@ -84,12 +85,19 @@ def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     ({"hunt": {"tables": [2, 5]}}, "[hunt]: tables must be a list of the tables hunted for, of 2, 3 and 4"),
     ({"hunt": {"tables": []}}, "[hunt]: tables must be a list"),
     ({"hunt": {"tables": "2"}}, "[hunt]: tables must be a list"),
-    ({"hunt": {"seat": "some"}}, "[hunt]: seat must be one of aimed, all, none, not 'some'"),
+    ({"hunt": {"seat": "some"}}, "[hunt]: seat must be one of cells, aimed, all, none, not 'some'"),
+    ({"hunt": {"pool": "best"}}, "[hunt]: pool must be one of map, elite, not 'best'"),
+    ({"hunt": {"moves": "far"}}, "[hunt]: moves must be one of small, wide, swap, move, court, split, block, turn, "
+                                 "splice, not 'far'"),
+    ({"hunt": {"regrow": -1}}, "[hunt]: regrow must be a whole number from 0 to"),
+    ({"hunt": {"trim": 0}}, "[hunt]: trim must be a whole number from 1 to"),
+    ({"engine": "gpu-host", "hunt": {"moves": "wide"}}, "[hunt]: the gpu-host engine's walks make small moves only, with no growth walks: set "
+                             "moves = \"small\" and regrow = 0 (not 'wide' and 0), or run the hunt on the compiled"),
     ({"hunt": {"elite": -1}}, "[hunt]: elite must be a whole number from 0 to"),
     ({"hunt": {"tables": [2.0]}}, "[hunt]: tables must be a list"),
     ({"hunt": {"round": 1000}}, "[hunt]: round must be a whole number of parts ('chunk', 65,536 tries)"),
-    ({"hunt": {"leaps": 2}}, "[hunt]: unknown option 'leaps' (known: tables, changes, reach, round, elite, explore, "
-                             "seat, guide)"),
+    ({"hunt": {"leaps": 2}}, "[hunt]: unknown option 'leaps' (known: tables, changes, reach, moves, round, pool, "
+                             "elite, explore, regrow, trim, seat, guide)"),
     ({"perturb": {"reach": 2}}, "[perturb] is given but the driver is 'hunt'"),
     ({"players": 3}, "the hunt driver builds two-player loops, not 3-player ones"),
     ({"split": 20}, "the hunt driver builds loops of any split: 'split' does not apply"),
@@ -100,6 +108,11 @@ def test_bad_hunt_job_files_are_refused(keys, message):
     with pytest.raises(jobs.JobError) as refused:
         check({"driver": "hunt", **keys}, "h.toml")
     assert str(refused.value).startswith("h.toml: ") and message in str(refused.value)
+
+
+def test_a_hunt_on_a_gpu_engine_walks_with_small_moves_where_its_file_says_nothing_of_them():
+    spec = check({"driver": "hunt", "engine": "gpu-host"})
+    assert (spec["hunt"]["moves"], spec["hunt"]["regrow"]) == ("small", 0)
 
 
 def test_a_bad_hunt_job_is_one_line_and_leaves_no_archive(tmp_path):
@@ -134,8 +147,8 @@ def test_a_seated_loop_is_its_two_players_loop(tiny_loops):
     assert two_player_key(then) == loop.hex == two_player_key(loop.hex)
 
 
-def _known(key, balance, period=50, round_=-1):
-    return aim.Known(key, round_, 0, period, int(key, 16) | 1, balance)
+def _known(key, balance, period=50, round_=-1, family="50.300.0000000a", part=0):
+    return aim.Known(key, round_, part, period, int(key, 16) | 1, balance, family)
 
 
 def test_a_round_s_pool_is_the_elite_or_where_none_is_the_nearest():
@@ -158,11 +171,33 @@ def test_a_walk_is_given_the_pool_in_an_order_of_its_own():
     assert first != aim.walk_order(keys, 1, 1) and first != aim.walk_order(keys, 2, 0)
 
 
-def test_a_loop_is_seated_at_two_where_its_balance_can_reach_a_balanced_deal_and_at_three_and_four_always():
+def test_the_map_pool_is_the_first_loop_found_of_each_cell():
+    a, b = "41.166.0000000a", "31.220.0000000b"
+    known = [_known("05", 13, family=a, round_=2), _known("01", 13, family=a, round_=3),
+             _known("04", 13, family=a, round_=2, part=1), _known("02", 22, family=b), _known("03", 21, family=b),
+             _known("06", 22, family=b, round_=0)]
+    # Cells (a, 13), (b, 22), (b, 21): the first found of each, by round, part and key.
+    assert aim.pool(known, (2, 3, 4), 52, 5, "map") == ["02", "03", "05"]
+    assert aim.pool(known, (2, 3, 4), 52, 5, "elite") == ["02", "06", "03"]
+
+
+def test_a_loop_is_seated_at_two_where_its_balance_can_reach_a_balanced_deal_and_at_three_and_four_by_its_rule():
     near, far = _known("01", 26 - aim.GAIN), _known("02", 26 - aim.GAIN - 1)
     assert near.seated_at((2, 3, 4), 52, "aimed") == [2, 3, 4] and far.seated_at((2, 3, 4), 52, "aimed") == [3, 4]
+    assert near.seated_at((2, 3, 4), 52, "cells") == [2] and far.seated_at((2, 3, 4), 52, "cells") == []
     assert far.seated_at((2,), 52, "all") == [2] and near.seated_at((2, 3), 52, "none") == []
     assert near.gap(52) == aim.GAIN and far.gap(40) == 20 - far.balance
+
+
+def test_a_round_seats_the_first_loop_of_each_new_cell_at_three_and_four():
+    a, b = "41.166.0000000a", "31.220.0000000b"
+    before = [_known("01", 13, family=a)]
+    found = [_known("09", 13, family=a, round_=1), _known("08", 21, family=b, round_=1, part=3),
+             _known("07", 21, family=b, round_=1, part=5), _known("06", 22, family=b, round_=1, part=5)]
+    # (a, 13) was known: nothing; (b, 21): part 3's; (b, 22): its one loop.
+    assert aim.cell_seats(found, before, (2, 3, 4), "cells") == [("08", 3), ("08", 4), ("06", 3), ("06", 4)]
+    assert aim.cell_seats(found, before, (2, 4), "cells") == [("08", 4), ("06", 4)]
+    assert aim.cell_seats(found, before, (2, 3, 4), "aimed") == []
 
 
 def test_a_loop_s_balance_is_its_cycle_s_largest_smaller_hand(tiny_loops):
@@ -296,10 +331,10 @@ def _grown_archive(tmp_path, tries=300_000):
     return path, given
 
 
-def _hunt_file(tmp_path, deals, deck=SMALL, seat="all"):
+def _hunt_file(tmp_path, deals, deck=SMALL, seat="all", moves=""):
     return job_file(tmp_path, "h", driver="hunt", seed=7, deals=deals, chunk=8192,
                     extra=f'deck = "{deck}"\nbasin_states = 20000\nchunk_seconds = 0.3\n'
-                          f'[hunt]\nround = 65536\nseat = "{seat}"\n')
+                          f'[hunt]\nround = 65536\nseat = "{seat}"\n{moves}')
 
 
 def _wait_for_hunt(path, what, process, seconds=180):
@@ -374,7 +409,8 @@ def test_a_hunt_on_the_gpu_kernels_keeps_what_one_on_the_compiled_engine_does(tm
     path, _ = _grown_archive(tmp_path)
     other = tmp_path / "b.sqlite"
     shutil.copy(path, other)
-    hunt = _hunt_file(tmp_path, 65536)
+    # The kernels make the small moves and no growth walks: the compiled engine's hunt is told so too.
+    hunt = _hunt_file(tmp_path, 65536, moves='moves = "small"\nregrow = 0\n')
     kept_by = {}
     for archive, engine_name in ((path, "gpu-host"), (other, "compiled")):
         run = beggar("search", hunt, "--engine", engine_name, "--archive", archive, "--quiet")

@@ -13,7 +13,7 @@ from beggar.search.runner import Summary
 from beggar.search.spec import DEFAULTS
 
 #: What a driver's figures count when they are neither the job's nor the moment's: this run.
-RUN_FIGURES = ("kept", "loop_deals", "new_loops", "left")
+RUN_FIGURES = ("kept", "loop_deals", "new_loops", "new_families", "left")
 
 
 def _lines(initial, total=1_000_000, time_limit=None, **figures):

@@ -31,18 +31,39 @@ def random_pool(deck, rows, seed):
     return pool
 
 
+@pytest.mark.parametrize("moves", ["small", "wide", "block", "turn", "splice"])
 @pytest.mark.parametrize("deck, changes, reach", [("standard", 2, 3), ("standard", 4, 8), ("camicia", 3, 6),
                                                   ("half", 1, 1), ("8 1J", 5, 30), ("2 1J 1A", 3, 2)])
-def test_a_walks_tries_are_the_reference_twins(deck, changes, reach):
+def test_a_walks_tries_are_the_reference_twins(deck, changes, reach, moves):
     pool = random_pool(deck, 7, seed=len(deck) + changes)
     walk_seed, first, count = 0xDEADBEEF12345678 + reach, 2 ** 40 - 1000, 2000
-    made = _loops.tries(pool, walk_seed, first, count, changes=changes, reach=reach)
+    made = _loops.tries(pool, walk_seed, first, count, changes=changes, reach=reach, moves=moves)
     given = [(list(row[1:]), int(row[0])) for row in pool]
     for k, row in enumerate(made):
-        cards, n0 = reference.perturbed(given, walk_seed, first + k, changes, reach)
+        cards, n0 = reference.perturbed(given, walk_seed, first + k, changes, reach, moves)
         assert (list(row[1:]), int(row[0])) == (cards, n0), f"try {first + k}"
+        # Every try is of the deck, whatever its moves.
+        assert sorted(row[1:]) == sorted(pool[0][1:])
     # Every kind of change happened: sizes moved and cards moved.
     assert len(set(made[:, 0])) > 1 and len({bytes(row) for row in made}) >= 10
+
+
+def test_wide_moves_make_states_the_small_ones_do_not():
+    # The same stream, the kinds drawn from 7 instead of 4: tries differ, and
+    # a wide walk's tries keep the split of the state drawn more often (its
+    # three wide kinds never move it).
+    pool = random_pool("standard", 5, seed=3)
+    small = _loops.tries(pool, 9, 0, 3000, changes=1, reach=8)
+    wide = _loops.tries(pool, 9, 0, 3000, changes=1, reach=8, moves="wide")
+    assert (small != wide).any(axis=1).sum() > 1000
+    kept = lambda made: sum(int(row[0]) in set(pool[:, 0]) for row in made)
+    assert kept(wide) > kept(small)
+    with pytest.raises(ValueError, match="moves must be one of small, wide, swap"):
+        _loops.tries(pool, 9, 0, 10, moves="far")
+    with pytest.raises(ValueError, match="one deck"):
+        other = pool.copy()
+        other[0, 1:][other[0, 1:] == 0] = 1        # every plain card a jack: not the deck of the others
+        _loops.tries(other, 9, 0, 10, moves="wide")
 
 
 def test_a_pool_the_tries_cannot_draw_from_is_refused():

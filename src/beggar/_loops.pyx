@@ -66,9 +66,13 @@ cdef extern from "gpu/perturb.h" nogil:
     # One small change of s (perturb.h says which and how it is drawn).
     void change "bg_change" (uint64_t* rng, bg_state* s, int reach)
     # Try t of a walk: a state of the pool (rows of n0 and the n cards),
-    # changed 1 to `changes` times; whether both its hands hold a card.
+    # changed 1 to `changes` times, each of kind first_kind plus a draw from
+    # range(kinds); whether both its hands hold a card.
     bint perturbed "bg_perturbed" (bg_state* s, const uint8_t* pool, int n_pool, int n, uint64_t walk_seed,
-                                   uint64_t t, int changes, int reach)
+                                   uint64_t t, int changes, int reach, int first_kind, int kinds)
+    enum:
+        BG_MOVES_SMALL
+        BG_MOVES_WIDE
 
 from .checks import MAX_COUNT, MAX_SEED, whole
 from .decks import Deck
@@ -78,6 +82,21 @@ from .decks import Deck
 #: `largest`, the most cards in a looping state reached; `restarts`, walks
 #: restarted; `sizes`, (tries, largest) at each new largest.
 Growth = namedtuple("Growth", "loops tries largest restarts sizes")
+
+#: A perturbation walk's moves by name, as (the first kind, how many kinds)
+#: of the changes its tries draw from (gpu/perturb.h): "small", swaps, cards
+#: moved between hands, court cards moved and the split shifted; "wide",
+#: those and blocks moved, segments turned and states of two cycles spliced;
+#: and each kind alone, to measure it (benchmarks/move_yield.py).
+MOVES = {"small": (0, BG_MOVES_SMALL), "wide": (0, BG_MOVES_WIDE), "swap": (0, 1), "move": (1, 1), "court": (2, 1),
+         "split": (3, 1), "block": (4, 1), "turn": (5, 1), "splice": (6, 1)}
+
+
+def moves_of(moves):
+    """(first kind, kinds) of the moves named `moves` (MOVES); ValueError for another name."""
+    if not isinstance(moves, str) or moves not in MOVES:
+        raise ValueError(f"moves must be one of {', '.join(MOVES)}, not {moves!r}")
+    return MOVES[moves]
 
 cdef enum:
     # Tries per GIL-free block: short enough that Ctrl-C is felt.
@@ -117,6 +136,8 @@ cdef struct Options:
     int64_t patience        # failed candidates of a state before it is backtracked over
     int64_t stall           # tries without a new walk-largest before the walk restarts
     uint32_t lateral_percent  # chance (percent) that a stuck state moves sideways (a small change)
+    const uint8_t* starts   # where given: the states a walk starts from instead (rows of n, n0, the cards)
+    int n_starts
 
 
 # ---------------------------------------------------------------- playing one state
@@ -232,11 +253,21 @@ cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
 cdef void fresh_start(Walker* k) noexcept nogil:
     """A random state of o.start_courts court cards drawn from the deck's and
     o.start_plain plain cards (fewer when the deck has fewer), shuffled and
-    split at random; start_courts 0: of every card of the deck."""
+    split at random; start_courts 0: of every card of the deck. Where the
+    walk was given starts, one of them drawn instead."""
     cdef State* s = &k.stack[0]
     cdef int c, i, j, n = 0, plain = k.o.start_plain, courts = 0, draw = k.o.start_courts
     cdef uint8_t card
     cdef uint8_t pool[MAX_DECK]
+    cdef const uint8_t* row
+    if k.o.n_starts:
+        row = k.o.starts + <int>below(&k.rng, k.o.n_starts) * (MAX_DECK + 2)
+        s.hands.n = row[0]
+        s.hands.n0 = row[1]
+        memcpy(s.hands.cards, row + 2, row[0])
+        s.period = 0
+        s.fails = 0
+        return
     for c in range(1, 5):
         for i in range(k.counts[c]):
             pool[courts] = c
@@ -392,6 +423,26 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     return 0
 
 
+def _start_row(state, deck, number):
+    """A growth walk's start (hands, leader) as a row of MAX_DECK + 2 bytes:
+    n, n0 (the leader's cards), the cards from the leader's hand on;
+    ValueError unless it is two hands, each of a card at least, of some of
+    `deck`'s cards (not all of them: a full state needs no growth)."""
+    try:
+        hands, leader = state
+        cards = [*hands[leader], *hands[1 - leader]] if len(hands) == 2 and leader in (0, 1) else None
+        n0 = len(hands[leader]) if cards else 0
+    except (TypeError, ValueError, IndexError):
+        cards = None
+    if not cards or not 0 < n0 < len(cards) or any(isinstance(c, bool) or not isinstance(c, Integral)
+                                                   or not 0 <= c <= 4 for c in cards):
+        raise ValueError(f"start {number}: a start is (hands, leader), two hands of a card at least, cards of codes "
+                         f"0-4, leader 0 or 1, not {state!r}")
+    if any(cards.count(c) > deck.counts[c] for c in range(5)) or len(cards) == deck.total:
+        raise ValueError(f"start {number}: its cards are not some of deck {deck}'s, fewer than all")
+    return bytes([len(cards), n0, *cards, *[0] * (MAX_DECK - len(cards))])
+
+
 cdef object state_of(const State* s):
     """A State as (hands, leader), the leader's hand first."""
     return ((tuple(s.hands.cards[i] for i in range(s.hands.n0)),
@@ -415,7 +466,7 @@ def grow(deck, seed, walk, tries, **options):
 
 
 def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=400, stall=20000,
-          lateral_percent=50):
+          lateral_percent=50, starts=()):
     """grow(), and for the research a dict: {size: (candidates tried,
     candidates that looped)} by the size of the state they were grown from,
     and "record": the call's largest looping state.
@@ -427,7 +478,11 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     that growth from court cards does not); patience: failed candidates of a state
     before the walk backtracks over it; stall: tries without a larger loop
     before the walk restarts; lateral_percent: how often a state that has
-    failed patience/2 times tries a sideways move instead of an insertion."""
+    failed patience/2 times tries a sideways move instead of an insertion;
+    starts: states (hands, leader) of some of the deck's cards that every
+    walk starts from instead, one drawn at each start (growth by insertion
+    from given loops: a smaller deck's, or a full loop's with cards taken
+    out); start_courts and start_plain are then unused."""
     deck = check_deck(deck)
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
@@ -440,6 +495,10 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     whole(patience, "patience", 1, MAX_COUNT)
     whole(stall, "stall", 1, MAX_COUNT)
     whole(lateral_percent, "lateral_percent", 0, 100)
+    rows = bytearray()
+    for number, state in enumerate(starts):
+        rows += _start_row(state, deck, number)
+    cdef const unsigned char[::1] start_rows = bytes(rows) or b"\0"
     cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))
     if k == NULL:
         raise MemoryError()
@@ -457,6 +516,8 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     k.o.patience = patience
     k.o.stall = stall
     k.o.lateral_percent = lateral_percent
+    k.o.starts = &start_rows[0]
+    k.o.n_starts = len(rows) // (MAX_DECK + 2)
     cdef int64_t limit = tries, block
     cdef int event
     loops, sizes = [], []
@@ -492,6 +553,8 @@ cdef struct Perturber:
     int n_given             # the first n_given of the pool are the states given
     int changes             # changes per try: 1 .. changes
     int reach               # a court card moves 1 .. reach places
+    int first_kind          # the kinds of change drawn from (MOVES)
+    int kinds
     Seen seen
     Seen cycles             # the cycle hash of every loop seen: a try that falls into one is no news
     Work w
@@ -551,7 +614,7 @@ cdef int tried(Perturber* p, uint64_t t, State* found, int64_t* period) noexcept
     `found` is a state on its cycle, of `period` tricks, and it is seen)."""
     cdef Result r
     cdef State cand
-    if not perturbed(&cand.hands, p.pool, p.n_pool, p.total, p.walk_seed, t, p.changes, p.reach) \
+    if not perturbed(&cand.hands, p.pool, p.n_pool, p.total, p.walk_seed, t, p.changes, p.reach, p.first_kind, p.kinds) \
             or play_state(&p.w, &cand, &r) != LOOP:
         return 0
     # Most loops a try falls into are the walk's own (the loop it was changed
@@ -616,7 +679,7 @@ def cycle_hashes(states, deck):
     return hashes
 
 
-def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), launcher=None):
+def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="small", known=(), launcher=None):
     """Run `index` of `seed`: small changes of states on known full loops of
     `deck` (`states`, each (hands, leader), on a loop's cycle or leading to
     one), at most `tries` played; every loop reached that is not one of
@@ -628,7 +691,8 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
 
     Try t draws from the stream of (stream_start(seed, index), t) alone: a
     state of the pool, changed 1 to `changes` times (gpu/perturb.h's
-    bg_perturbed, a court card moving up to `reach` places). The tries go in rounds of ROUND, the pool
+    bg_perturbed, a court card moving up to `reach` places, each change of
+    a kind of `moves`: MOVES). The tries go in rounds of ROUND, the pool
     fixed within a round: the loops a round finds join it when the round
     ends, in the order of their tries. So a walk's tries can be played in
     any order, or all at once on a GPU, and find the same loops.
@@ -647,6 +711,10 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
     whole(tries, "tries", 1, MAX_COUNT)
     whole(changes, "changes", 1, 100)
     whole(reach, "reach", 1, MAX_DECK)
+    first_kind, kinds = moves_of(moves)
+    if launcher is not None and moves != "small":
+        raise ValueError(f"the GPU engines' walks make the small moves only, not {moves!r}: play wide moves on "
+                         "the compiled engine")
     states = list(states) if not isinstance(states, (str, bytes)) else None
     if not states:
         raise ValueError("perturb needs states on known loops of the deck, and none were given")
@@ -694,6 +762,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
                 p.n_known += 1
         p.changes = changes
         p.reach = reach
+        p.first_kind, p.kinds = first_kind, kinds
         p.walk_seed = stream_start(seed, index)
         p.pool_rng = stream_start(p.walk_seed ^ 0xFFFFFFFFFFFFFFFFULL, 0)
         while t < limit:
@@ -723,7 +792,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, known=(), l
         free(periods)
 
 
-def tries(pool, walk_seed, first, count, *, changes=2, reach=3):
+def tries(pool, walk_seed, first, count, *, changes=2, reach=3, moves="small"):
     """The states of tries first .. first + count - 1 of a perturbation walk
     whose pool is `pool` (a uint8 array of rows: n0, then the cards of a
     state, each holding a court card) and whose stream is `walk_seed`, as
@@ -744,16 +813,20 @@ def tries(pool, walk_seed, first, count, *, changes=2, reach=3):
     n = cards.shape[1]
     if (cards > 4).any() or not (cards != 0).any(axis=1).all() or (rows[:, 0] < 1).any() or (rows[:, 0] >= n).any():
         raise ValueError("a pool's rows are n0 (1 to the cards less one), then cards of codes 0-4 with a court card")
+    if moves != "small" and (np.sort(cards, axis=1) != np.sort(cards[0])).any():
+        raise ValueError("a pool of wide moves holds states of one deck: a splice takes the cards of one state "
+                         "in the order of another")
     out = np.zeros((count, n + 1), np.uint8)
     cdef const uint8_t[:, ::1] given = rows
     cdef uint8_t[:, ::1] made = out
     cdef bg_state s
     cdef uint64_t c_seed = walk_seed, c_first = first
     cdef int n_pool = len(rows), c_n = n, c_changes = changes, c_reach = reach
+    cdef int c_first_kind = moves_of(moves)[0], c_kinds = moves_of(moves)[1]
     cdef int64_t k, c_count = count
     with nogil:
         for k in range(c_count):
-            perturbed(&s, &given[0, 0], n_pool, c_n, c_seed, c_first + <uint64_t>k, c_changes, c_reach)
+            perturbed(&s, &given[0, 0], n_pool, c_n, c_seed, c_first + <uint64_t>k, c_changes, c_reach, c_first_kind, c_kinds)
             made[k, 0] = s.n0
             memcpy(&made[k, 1], s.cards, c_n)
     return out

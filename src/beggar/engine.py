@@ -122,18 +122,22 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2
     return get(engine).sample_best(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
 
 
-def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None, known=()):
+def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None, known=(), moves="small"):
     """Perturbation walk `index` of `seed` from `states` on known loops of
     `deck` (beggar._loops.perturb: the loop factory's): a loops.Growth of the
     loops new to the walk, none of `known` (cycle hashes, not drawn from). The
-    compiled engine plays its tries, or a GPU engine, with the same loops
-    found; the reference engine has no walks."""
+    compiled engine plays its tries, or a GPU engine (small moves only),
+    with the same loops found; the reference engine has no walks."""
     chosen = get(engine)
     if chosen is reference:
         raise EngineError("perturbation walks run on the compiled engine or a GPU engine, not the reference engine")
     if getattr(chosen, "NAME", None) == "compiled":
         from . import _loops
-        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known)
+        return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, moves=moves,
+                              known=known)
+    if moves != "small":
+        raise EngineError(f"the GPU engines' walks make the small moves only, not {moves!r}: play {moves!r} moves "
+                          "on the compiled engine")
     return chosen.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known)
 
 

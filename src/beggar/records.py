@@ -61,7 +61,8 @@ SEARCH_FIELDS = {"states", "deals", "stopped_by", "smallest", "best"}
 #: A hunt walk chunk's record: its round, its tries and what they reached,
 #: and every loop its walks reported, each as [canonical state (hex), the
 #: part that found it first, its period in tricks, its cycle hash (16 hex
-#: digits), its balance].
+#: digits), its balance, its family's name (family.py; none in a record
+#: kept before families)].
 HUNT_WALK_FIELDS = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"}
 
 #: How a kept game was found, by the driver its row names (a game of a

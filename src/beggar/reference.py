@@ -530,24 +530,69 @@ def _loop_key(deal, outcome):
 _FNV_START, _FNV_PRIME, _MASK64 = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
 
 
-def perturbed(pool, walk_seed, t, changes=2, reach=3):
+#: The kinds of change a perturbation walk's moves draw from, as (the first
+#: kind, how many): "small", the four of _change; "wide", those and the three
+#: of _wide_change; each kind alone by its name.
+MOVES = {"small": (0, 4), "wide": (0, 7), "swap": (0, 1), "move": (1, 1), "court": (2, 1), "split": (3, 1),
+         "block": (4, 1), "turn": (5, 1), "splice": (6, 1)}
+
+
+def perturbed(pool, walk_seed, t, changes=2, reach=3, moves="small"):
     """Try `t` of a perturbation walk whose pool is `pool` (states as (cards,
     n0): the deal a state stands for, its leader's n0 cards first): from the
     stream of (walk_seed, t), a state of the pool drawn, then how many
-    changes (1 to `changes`), then each change. Returns the try's (cards,
-    n0); it is a game when both hands hold a card."""
+    changes (1 to `changes`), then each change, of the first kind of
+    MOVES[moves] plus a draw from range(its kinds). Returns the try's (cards, n0); it is a game when
+    both hands hold a card."""
     stream = Stream(walk_seed, t)
     cards, n0 = pool[stream.below(len(pool))]
     cards = list(cards)
     for _ in range(1 + stream.below(changes)):
-        n0 = _change(stream, cards, n0, reach)
+        first, kinds = MOVES[moves]
+        kind = first + stream.below(kinds)
+        if kind < 4:
+            n0 = _change(stream, cards, n0, reach, kind)
+        else:
+            _wide_change(stream, cards, reach, kind, pool)
     return cards, n0
 
 
-def _change(stream, cards, n0, reach):
-    """One small change of the state (cards, n0), its kind drawn from
-    range(4); the cards change in place, the new n0 is returned."""
-    n, kind = len(cards), stream.below(4)
+def _wide_change(stream, cards, reach, kind, pool):
+    """One wide change of the cards (the split kept), of kind 4 to 6."""
+    n = len(cards)
+    if kind == 4:
+        # A block of 2 to reach + 1 cards taken out and put back elsewhere.
+        length = min(2 + stream.below(reach), n - 1)
+        i, j = stream.below(n - length + 1), stream.below(n - length + 1)
+        block = cards[i:i + length]
+        del cards[i:i + length]
+        cards[j:j] = block
+    elif kind == 5:
+        # A segment of 2 to 2 * reach + 1 cards turned: its r-th card first.
+        length = min(2 + stream.below(2 * reach), n)
+        i = stream.below(n - length + 1)
+        r = 1 + stream.below(length - 1)
+        cards[i:i + length] = cards[i + r:i + length] + cards[i:i + r]
+    else:
+        # Spliced with another state of the pool: a run kept, the other
+        # places filled with the other state's cards in its order, each rank
+        # as many times as the run leaves of the deck's.
+        other = pool[stream.below(len(pool))][0]
+        length = 1 + stream.below(n - 1)
+        i = stream.below(n - length + 1)
+        left = [list(other).count(rank) - cards[i:i + length].count(rank) for rank in range(5)]
+        fill = []
+        for card in other:
+            if left[card]:
+                left[card] -= 1
+                fill.append(card)
+        cards[:i], cards[i + length:] = fill[:i], fill[i:]
+
+
+def _change(stream, cards, n0, reach, kind):
+    """One small change of the state (cards, n0), of kind 0 to 3; the cards
+    change in place, the new n0 is returned."""
+    n = len(cards)
     if kind == 0:
         # Two cards of different rank swapped: up to 64 draws of two places.
         for _ in range(64):

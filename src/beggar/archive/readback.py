@@ -15,6 +15,7 @@ from datetime import datetime
 from .. import records
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, shown
 from ..deal import MAX_CARDS, Deal, DealError
+from ..family import NAME as FAMILY
 from ..decks import MAX_PLAYERS, MIN_PLAYERS, Deck, DeckError
 from ..outcome import STATUSES
 from ..rules import Rules
@@ -605,7 +606,8 @@ def _hunt_first(value, deck, empty_hands=False):
 def _hunt_walk(value, deck, empty_hands=False):
     """A hunt walk chunk's record (records.HUNT_WALK_FIELDS): its round, its
     figures, and each loop its walks reported as [key, part, period in
-    tricks, cycle hash (16 hex digits), balance], else _Damaged."""
+    tricks, cycle hash (16 hex digits), balance, family's name], else
+    _Damaged."""
     _fields(value, records.HUNT_WALK_FIELDS, "a hunt walk's round, tries, loops and times")
     for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
         count(value[name])
@@ -614,9 +616,12 @@ def _hunt_walk(value, deck, empty_hands=False):
         raise _holds(value["loops"], "a list of the loops its walks reported")
     seen = set()
     for entry in value["loops"]:
-        if not isinstance(entry, list) or len(entry) != 5:
-            raise _holds(entry, "[key, part, period, cycle hash, balance]")
-        key, part, period, cycle, balance = entry
+        # A loop kept before families has no family's name (hunt.known_state works it out).
+        if not isinstance(entry, list) or len(entry) not in (5, 6):
+            raise _holds(entry, "[key, part, period, cycle hash, balance, family]")
+        key, part, period, cycle, balance = entry[:5]
+        if len(entry) == 6 and not (isinstance(entry[5], str) and FAMILY.fullmatch(entry[5])):
+            raise _holds(entry[5], "a family's name (tricks.cards.8 hex digits)")
         _loop_keys([key], deck)
         if key in seen:
             raise _Damaged(f"lists loop {cut(key)} twice")

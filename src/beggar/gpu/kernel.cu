@@ -367,7 +367,8 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
                 /* A perturbation try whose hand is empty is no game: it
                    counts as played, and the next is taken. */
                 dealt = l->kind != BG_PERTURB || bg_perturbed(&state, l->pool, l->n_pool, total, l->seed,
-                                                               l->first + run, l->changes, l->reach);
+                                                               l->first + run, l->changes, l->reach, 0,
+                                                               BG_MOVES_SMALL);
                 if (!dealt)
                     run++;
             }

@@ -50,7 +50,7 @@ def plain_seconds():
 #: counts this run (what it kept, its time left); `workers` is the present.
 JOB_FIGURES = ("best", "known", "seats", "best2", "best3", "best4")
 #: Figures that are neither the job's nor the run's but the moment's.
-NOW_FIGURES = ("workers",)
+NOW_FIGURES = ("workers", "at_work")
 
 
 def left(seconds):

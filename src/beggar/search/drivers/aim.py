@@ -18,8 +18,19 @@ At three and four seats nothing on the cycle bounds what a table reaches:
 of 600 loops searched at each, loops of every balance, period and basin
 reached deals (64 % of them at three seats, 77 % at four), and none of the
 features measured leaves out a loop without leaving out one with a deal.
-So a hunt aimed at those tables seats every new loop there, and, aimed at
-them alone, walks from every loop it knows.
+So a hunt seats loops there by family (family.py), as seats cost ten times
+the walks that find their loops: the first loop of each new cell (its
+family and balance) that a round finds, the first by part and key, is
+seated at three and four (the "cells" rule; "aimed", the rule of hunts
+made before families, seats every new loop there).
+
+Where the walks start (the pool): "map", one loop of each cell known, the
+first found (a map of the loops by family and balance, drawn uniformly, so
+that the walks go on from every kind of loop known, not only the nearest
+balance: measured by benchmarks/move_yield.py, the elite's neighbourhood
+is spent after its first few dozen loops, where the map's walks keep
+finding new families); "elite", the loops nearest a balanced deal, as
+hunts made before the map went.
 """
 
 from __future__ import annotations
@@ -36,6 +47,9 @@ TABLES = (2, 3, 4)
 #: The most cards a two-player basin's best balance measured above its
 #: cycle's balance (benchmarks/hunt_scores.py: 2 to 8 over 29,904 loops).
 GAIN = 8
+
+#: The choices of [hunt] pool: where a round's walks start.
+POOLS = ("map", "elite")
 
 
 def need(total, players=2):
@@ -54,34 +68,74 @@ class Known:
     """A loop a hunt knows: its canonical state (hex), the round whose walks
     found it (-1: the hunt started from it) and the part (walk) that did
     first, its period in tricks (the states it puts in a pool), its cycle
-    hash (beggar._loops.cycle_hashes) and its balance."""
+    hash (beggar._loops.cycle_hashes), its balance and its family's name
+    (family.py)."""
     key: str
     round: int
     part: int
     period: int
     hash: int
     balance: int
+    family: str
+
+    @property
+    def cell(self):
+        """Its place on the map of loops: (family, balance)."""
+        return self.family, self.balance
+
+    def found(self):
+        """What orders the loops of a cell, the first found first."""
+        return self.round, self.part, self.key
 
     def gap(self, total):
         """The cards its balance lacks of a balanced two-player deal's."""
         return need(total) - self.balance
 
     def seated_at(self, tables, total, seat):
-        """The tables of `tables` it is seated at, by the job's `seat` rule:
-        "aimed", two seats where its gap is at most GAIN and three and four
-        always; "all" every one; "none" none."""
-        if seat == "none":
-            return []
-        return [players for players in tables if seat == "all" or players != 2 or self.gap(total) <= GAIN]
+        """The tables of `tables` it is seated at as soon as it is known, by
+        the job's `seat` rule: two seats where its gap is at most GAIN, and
+        "cells", at three and four by its cell (cell_seats, once its round
+        is complete); "aimed", at three and four always; "all", every table;
+        "none", none."""
+        if seat in ("none", "all"):
+            return list(tables) if seat == "all" else []
+        return [players for players in tables
+                if (players == 2 and self.gap(total) <= GAIN) or (players != 2 and seat == "aimed")]
 
 
-def pool(known, tables, total, elite):
-    """The loops a round's walks start from (keys) of `known` (Known): aimed
-    at two seats, those whose gap is at most `elite` cards, or, where none
-    is, those of the least gap, nearest first; aimed at three and four
-    alone, every one. Then by key."""
+def cell_seats(found, known_before, tables, seat):
+    """The loops of `found` (Known, a whole round's) seated at three and four
+    seats by the "cells" rule: of each cell no loop of `known_before` is in,
+    the first found. [(key, players)]."""
+    if seat != "cells":
+        return []
+    taken = {loop.cell for loop in known_before}
+    first = {}
+    for loop in sorted(found, key=Known.found):
+        if loop.cell not in taken:
+            first.setdefault(loop.cell, loop)
+    return [(loop.key, players) for loop in sorted(first.values(), key=Known.found)
+            for players in tables if players != 2]
+
+
+def cells(known):
+    """The map: {cell: its first loop found} of the loops `known` (Known)."""
+    first = {}
+    for loop in sorted(known, key=Known.found):
+        first.setdefault(loop.cell, loop)
+    return first
+
+
+def pool(known, tables, total, elite, how="elite"):
+    """The loops a round's walks start from (keys) of `known` (Known): "map",
+    the first loop of each cell, by key; "elite", aimed at two seats, those
+    whose gap is at most `elite` cards, or, where none is, those of the
+    least gap, nearest first, and aimed at three and four alone, every one,
+    by key."""
     if not known:
         return []
+    if how == "map":
+        return sorted(loop.key for loop in cells(known).values())
     if 2 not in tables:
         return sorted(loop.key for loop in known)
     within = max(elite, min(loop.gap(total) for loop in known))

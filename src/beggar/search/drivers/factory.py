@@ -67,14 +67,18 @@ class GrowRules:
 class PerturbRules:
     """The options of a perturbation walk (beggar._loops.perturb, which
     checks them again): 1 to `changes` changes a try, a court card moving
-    up to `reach` places."""
+    up to `reach` places, each of the kinds `moves` names (_loops.MOVES:
+    "small", "wide", or one kind alone)."""
 
     changes: int = 2
     reach: int = 3
+    moves: str = "small"
 
     def __post_init__(self):
+        from ... import _loops
         whole(self.changes, "changes", 1, 100)
         whole(self.reach, "reach", 1, MAX_DECK)
+        _loops.moves_of(self.moves)
 
 
 @dataclass

@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, fields
 
-from ... import elimination, loops
+from ... import elimination, family, loops
 from ...archive import ArchiveFault
 from ...checks import MAX_COUNT, whole
 from ...cycle import key_deal, key_hands
@@ -50,7 +50,7 @@ from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
 from ..units import Chunks, Unit
-from . import aim
+from . import aim, regrow
 from .base import ChunkResult, plural, whole_line
 from .factory import (PerturbRules, _Factory, cycle_hashes, new_loop_lines, perturbation, reported,
                       start_keys, two_player_key)
@@ -69,25 +69,45 @@ ROUND_PARTS = 1024
 FOUND_BY = {2: "basin", 3: "elimination", 4: "elimination"}
 
 #: The choices of [hunt] seat.
-SEAT = ("aimed", "all", "none")
+SEAT = ("cells", "aimed", "all", "none")
+
+#: What a hunt made before families, maps and wide moves went by, where its
+#: stored [hunt] table says nothing of them: so that it goes on as it began.
+BEFORE_MAPS = {"pool": "elite", "moves": "small", "regrow": 0, "trim": 1}
+
+#: Where a job on a GPU engine gives no [hunt] moves or regrow: the kernels
+#: make the small moves only, and growth walks are the compiled engine's.
+ON_GPU = {"moves": "small", "regrow": 0}
+
+#: The starts a growth walk of a hunt is given (regrow.trimmed): each a loop
+#: of the pool with a few cards taken out.
+STARTS = 16
 
 
 @dataclass(frozen=True)
 class HuntRules:
-    """The [hunt] table: the tables hunted for, the walks' width (PerturbRules:
-    1 to `changes` changes a try, a court card moving up to `reach` places),
-    the tries of a round, the elite's margin in cards (aim.pool), how often
-    a walk explores (the first of every `explore` rounds walks from every
-    loop known; 0: never), which new loops are seated (aim.Known.seated_at)
-    and the seats' guide (states.GUIDES)."""
+    """The [hunt] table: the tables hunted for, the walks' width and moves
+    (PerturbRules: 1 to `changes` changes a try, a court card moving up to
+    `reach` places, of the kinds `moves` names: _loops.MOVES), the tries of a
+    round, where the walks start (`pool`: aim.POOLS) and the elite's margin
+    in cards (aim.pool), how often a walk explores (the first of every
+    `explore` rounds walks from every loop known; 0: never), how often a
+    part is a growth walk instead (every `regrow`-th, from loops of the pool
+    with 1 to `trim` cards taken out: regrow.py; 0: never), which new loops
+    are seated (aim.Known.seated_at, aim.cell_seats) and the seats' guide
+    (states.GUIDES)."""
 
     tables: tuple = aim.TABLES
     changes: int = 4
     reach: int = 8
+    moves: str = "wide"
     round: int | None = None        # None: ROUND_PARTS parts
+    pool: str = "map"
     elite: int = 5
     explore: int = 4
-    seat: str = "aimed"
+    regrow: int = 4
+    trim: int = 4
+    seat: str = "cells"
     guide: str = "smallest"
 
     def __post_init__(self):
@@ -98,7 +118,11 @@ class HuntRules:
             raise ValueError(f"tables must be a list of the tables hunted for, of 2, 3 and 4, each once, "
                              f"not {tables!r}")
         object.__setattr__(self, "tables", tuple(sorted(tables)))
-        PerturbRules(self.changes, self.reach)
+        PerturbRules(self.changes, self.reach, self.moves)
+        if self.pool not in aim.POOLS:
+            raise ValueError(f"pool must be one of {', '.join(aim.POOLS)}, not {self.pool!r}")
+        whole(self.regrow, "regrow", 0, MAX_COUNT)
+        whole(self.trim, "trim", 1, MAX_DECK)
         if self.round is not None:
             whole(self.round, "round", 1, MAX_COUNT)
         whole(self.elite, "elite", 0, MAX_DECK)
@@ -119,7 +143,8 @@ class HuntRules:
 
 
 def rules_of(spec):
-    return HuntRules(**spec["hunt"])
+    """The stored job's HuntRules, those it was made before having their values then (BEFORE_MAPS)."""
+    return HuntRules(**{**BEFORE_MAPS, **spec["hunt"]})
 
 
 def first_kind(spec):
@@ -152,15 +177,17 @@ class Walked:
 @dataclass
 class Found:
     """A loop a walk reported, looked at again (factory.reported: both
-    engines): the Loop, the part that found it, its cycle hash and balance."""
+    engines): the Loop, the part that found it, its cycle hash, balance and
+    family's name."""
     loop: object
     part: int
     hash: int
     balance: int
+    family: str
 
     def record(self):
         """Its entry in a chunk's record (records.HUNT_WALK_FIELDS' loops)."""
-        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance]
+        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance, self.family]
 
 
 @dataclass
@@ -180,6 +207,9 @@ class HuntState:
         self.parts_a_round = max(1, self.rules.round // spec["chunk"])
         self.known = {known.key: known for known in start}       # key: aim.Known
         self.given = len(start)
+        self.families = {known.family for known in start}      # the names of the families known
+        self.given_families = len(self.families)
+        self.cells_seated = 0       # the rounds whose new cells are seated at three and four (aim.cell_seats)
         self.kept_parts = {}        # round: parts of it kept
         self.total_parts = -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
         self.seats_done = {}        # Seat: (smallest, best, deals)
@@ -190,6 +220,8 @@ class HuntState:
         # This run's:
         self.new_loops = []         # [(loop id, Loop)] new to the archive
         self.found = 0              # loops new to the hunt
+        self.new_families = 0       # families new to the hunt
+        self.busy = (0, 0)          # workers walking, searching seats
         self.walk_seconds = 0.0
         self.deals = {players: 0 for players in aim.TABLES}
         self.notes = []
@@ -208,11 +240,29 @@ class HuntState:
                 self.known[known.key] = known
             return False
         self.known[known.key] = known
+        if known.family not in self.families:
+            self.families.add(known.family)
+            self.new_families += 1
         for players in known.seated_at(self.rules.tables, self.total, self.rules.seat):
-            seat = Seat(known.key, players)
-            if seat not in self.seats_done:
-                self.due.append(seat)
+            self.seat(Seat(known.key, players))
         return True
+
+    def seat(self, seat):
+        if seat not in self.seats_done:
+            self.due.append(seat)
+
+    def seat_cells(self):
+        """Seat at three and four the first loop of each new cell of every
+        round complete, in order (aim.cell_seats): a round's seats once every
+        round before it is complete, so that they are the same whatever order
+        its chunks were kept in."""
+        while self.complete(self.cells_seated) and self.parts_of(self.cells_seated):
+            round_ = self.cells_seated
+            before = [loop for loop in self.known.values() if loop.round < round_]
+            found = [loop for loop in self.known.values() if loop.round == round_]
+            for key, players in aim.cell_seats(found, before, self.rules.tables, self.rules.seat):
+                self.seat(Seat(key, players))
+            self.cells_seated += 1
 
     def sort_due(self):
         """The seats to search, two seats first (the rarer prize), the nearest
@@ -262,7 +312,7 @@ class HuntState:
         known from the start and rounds before round_ - 1."""
         if round_ not in self.pools:
             known = [loop for loop in self.known.values() if loop.round < 0 or loop.round < round_ - 1]
-            keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite)
+            keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite, self.rules.pool)
             chosen = set(keys)
             others = sorted(loop.hash for loop in known if loop.key not in chosen)
             self.pools[round_] = (keys, others, sorted(loop.key for loop in known))
@@ -276,33 +326,61 @@ class HuntState:
 
 
 class HuntUnits(Chunks):
-    """A hunt's work: seats first, nearest first, then walk chunks of the
-    parts not yet kept, each within one round, of rounds open (HuntState.open)."""
+    """A hunt's work: seats, nearest first, and walk chunks of the parts not
+    yet kept, each within one round, of rounds open (HuntState.open), side
+    by side: seats take at most half the workers (rounded up) while a walk
+    can be taken, and one worker alone takes a walk after each seat, so that
+    the walks never stand still while a long queue of seats is searched."""
 
     def __init__(self, spec, kept, state):
         super().__init__(spec, kept)
         self.state = state
         self.seat_seconds = None        # a seat's time in a worker, lately
+        self.last_was_seat = False
 
     def take(self, left, in_flight, workers):
+        unit = self._take(left, in_flight, workers)
+        handed = in_flight + ([unit] if unit is not None else [])
+        seats = sum(other.task is not None for other in handed)
+        self.state.busy = (len(handed) - seats, seats)
+        return unit
+
+    def _take(self, left, in_flight, workers):
+        walks = [unit for unit in in_flight if unit.task is None]
+        seats = len(in_flight) - len(walks)
+        walk_first = seats >= -(-workers // 2) or (workers == 1 and self.last_was_seat)
+        if walk_first:
+            walk = self._walk(left, walks, workers)
+            if walk is not None:
+                self.last_was_seat = False
+                return walk
+        seat = self._seat(left, in_flight)
+        self.last_was_seat = seat is not None
+        return seat if seat is not None or walk_first else self._walk(left, walks, workers)
+
+    def _seat(self, left, in_flight):
         busy = {unit.task for unit in in_flight if unit.task is not None}
         for seat in self.state.due:
             if seat not in busy and seat not in self.state.gave_up:
                 if left is not None and in_flight and (self.seat_seconds or 0) > left:
                     return None
                 return Unit(None, 1, seat)
+        return None
+
+    def _walk(self, left, walks, workers):
         part = self.plan.peek()
         if part is None or not self.state.open(self.state.round_of(part)):
             return None
         end = (self.state.round_of(part) + 1) * self.state.parts_a_round
-        walks = [unit for unit in in_flight if unit.task is None]
-        unit = super().take(left, walks, workers, most=end - part)
-        return unit
+        return super().take(left, walks, workers, most=end - part)
+
 
     def expected(self, unit):
         return self.seat_seconds if unit.task is not None else super().expected(unit)
 
     def finished(self, unit, result, keep_seconds):
+        walks, seats = self.state.busy
+        self.state.busy = (max(0, walks - (unit.task is None)), max(0, seats - (unit.task is not None)))
         if unit.task is None:
             super().finished(unit, result, keep_seconds)
         else:
@@ -347,7 +425,13 @@ class Hunt(_Factory):
             whole(spec["chunk"], "'chunk'", 1, MAX_CHUNK)
         except ValueError as error:
             raise JobError(f"{where}: {error}") from None
-        rules = HuntRules(**spec["hunt"])
+        from ...engine import GPU_ENGINES
+        on_gpu = spec["engine"] in GPU_ENGINES
+        rules = HuntRules(**{**(ON_GPU if on_gpu else {}), **spec["hunt"]})
+        if on_gpu and (rules.moves != "small" or rules.regrow):
+            raise JobError(f"{where}: [hunt]: the {spec['engine']} engine's walks make small moves only, with no "
+                           f"growth walks: set moves = \"small\" and regrow = 0 (not {rules.moves!r} and "
+                           f"{rules.regrow}), or run the hunt on the compiled engine")
         if rules.round is None:
             rules = HuntRules(**{**asdict(rules), "round": ROUND_PARTS * spec["chunk"]})
         spec["hunt"] = rules.stored()
@@ -415,8 +499,10 @@ class Hunt(_Factory):
         best balance at each table it aims at."""
         state = summary.payload
         hours = summary.seconds / 3600
-        figures = {"new_loops": f"{state.found:,} ({state.found / hours if hours else 0:,.1f} an hour)",
-                   "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}"}
+        figures = {"new_loops": f"{state.found:,}{rate(state.found, hours)}",
+                   "new_families": f"{state.new_families:,}{rate(state.new_families, hours)}",
+                   "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}",
+                   "at_work": f"{plural(state.busy[0], 'walk')}, {plural(state.busy[1], 'seat')}"}
         for players in state.rules.tables:
             reached = state.best(players)
             figures[f"best{players}"] = "-" if reached is None else reached[0]
@@ -452,6 +538,7 @@ class Hunt(_Factory):
         state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
         for item in found:
             state.found += state.learn(known_of(item, walked.round))
+        state.seat_cells()
         state.sort_due()
         state.new_loops.extend(new_loops)
         state.walk_seconds += walked.walk_seconds
@@ -521,9 +608,12 @@ class Hunt(_Factory):
                  f"perturbations/s on {plural(summary.workers, 'worker')}"
                  + (f" of the cluster {cluster}" if cluster else "")
                  + f" (the walks alone: {walks:,.0f} perturbations/s a worker)",
-                 f"loops    {plural(state.found, 'loop')} new to the hunt{run} ({state.found / hours if hours else 0:,.1f}"
-                 f" an hour), {len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
-                 f"({state.given:,} to start with)"]
+                 f"loops    {plural(state.found, 'loop')} new to the hunt{run}{rate(state.found, hours)}, "
+                 f"{len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
+                 f"({state.given:,} to start with)",
+                 f"families {families(state.new_families)} new to the hunt{run}"
+                 f"{rate(state.new_families, hours)}; it knows {len(state.families):,} ({state.given_families:,} to "
+                 f"start with), in {len(aim.cells(state.known.values())):,} cells of family and balance"]
         if whole is not None:
             lines.append(whole_line(whole, self.unit))
         lines.extend(new_loop_lines(state.new_loops, summary.job, archive_path))
@@ -561,6 +651,8 @@ class Hunt(_Factory):
                 "loop": reached[2], "loop_id": archive.loop_id(spec["deck"], reached[2])}
         return {"hunt": {"perturbations": tries, "perturbations_per_second": round(tries / walk_ms * 1000)
                          if walk_ms else 0, "loops_known": len(state.known), "loops_new": len(state.known) - state.given,
+                         "families_known": len(state.families),
+                         "families_new": len(state.families) - state.given_families,
                          "seats_done": len(state.seats_done), "seats_due": len(state.due),
                          "deals": sum(deals for _, _, deals in state.seats_done.values()), "best": best}}
 
@@ -574,7 +666,8 @@ class Hunt(_Factory):
                                                   f"{reached['loop_id']}")
                          for players, reached in hunt["best"].items())
         return [f"{hunt['perturbations_per_second']:,} perturbations/s a worker; {hunt['loops_known']:,} loops known, "
-                f"{hunt['loops_new']:,} found; {hunt['seats_done']:,} seats searched, {hunt['seats_due']:,} to "
+                f"{hunt['loops_new']:,} found; {families(hunt['families_known'])} known, {hunt['families_new']:,} found; "
+                f"{hunt['seats_done']:,} seats searched, {hunt['seats_due']:,} to "
                 f"search; {hunt['deals']:,} balanced deals", best]
 
     # ------------------------------------------------------------ a worker
@@ -588,16 +681,27 @@ class Hunt(_Factory):
         reported, hashes, tries, largest = [], set(), 0, 0
         # Each key read once a chunk: a pool may hold every loop known, and a part is 1/20 s.
         hands = {key: key_hands(key) for key in (spec["every"] if spec["explorer"] is not None else spec["pool"])}
+        # A growth walk knows no loop: what it finds of the pool's, or of the others known, is no news.
+        told = None
         for part in range(chunk, chunk + parts):
             # The explorer walks from every loop known (each known to it), the others from the pool.
             pool, known = (spec["every"], ()) if part == spec["explorer"] else (spec["pool"], spec["known"])
-            states = [(hands[key], 0) for key in aim.walk_order(pool, spec["seed"], part)]
-            walk = perturbation(spec, states, part, chunk_deals(spec, part), rules.walk(), known)
+            if rules.regrow and part % rules.regrow == rules.regrow - 1 and part != spec["explorer"]:
+                starts = regrow.starts([hands[key] for key in pool], spec["seed"], part, STARTS, rules.trim)
+                if told is None:
+                    told = set(spec["known"]) | set(cycle_hashes([(hands[key], 0) for key in pool], spec["deck"]))
+                walk = growth(spec, starts, part, chunk_deals(spec, part)) if starts else None
+            else:
+                walk = perturbation(spec, [(hands[key], 0) for key in aim.walk_order(pool, spec["seed"], part)], part,
+                                    chunk_deals(spec, part), rules.walk(), known)
+            if walk is None:
+                tries += chunk_deals(spec, part)
+                continue
             tries += walk.tries
             largest = max(largest, walk.largest)
             states = [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in walk.loops]
             for state, cycle in zip(states, cycle_hashes(states, spec["deck"]) if states else []):
-                if cycle not in hashes:
+                if cycle not in hashes and (told is None or cycle not in told):
                     hashes.add(cycle)
                     reported.append((state, part, cycle))
         walked = Walked(spec["round"], tries, largest, reported, time.perf_counter() - began)
@@ -624,7 +728,8 @@ class Hunt(_Factory):
             walked.found = []
             for (hands, leader), part, cycle in walked.reported:
                 item = reported(spec, hands, leader)
-                walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states)))
+                walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states),
+                                          family.of_loop(item.loop).name))
             walked.check_seconds = time.perf_counter() - began
             return []
         seated = result.payload
@@ -636,8 +741,15 @@ class Hunt(_Factory):
         return games
 
 
+def growth(spec, starts, part, tries):
+    """Growth walk `part` of the job's seed from `starts` (regrow.starts), on
+    the compiled engine whatever the job's: a beggar._loops.Growth."""
+    from ... import _loops
+    return _loops.grow(spec["deck"], spec["seed"], part, tries, starts=starts)
+
+
 def known_of(found, round_):
-    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, found.balance)
+    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, found.balance, found.family)
 
 
 def start_known(spec):
@@ -645,7 +757,7 @@ def start_known(spec):
     keys = spec["start"]
     found = [loops.of_deal(key_deal(key)) for key in keys]
     hashes = cycle_hashes([loop.state for loop in found], spec["deck"])
-    return [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.balance(loop.states))
+    return [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.balance(loop.states), family.of_loop(loop).name)
             for loop, cycle in zip(found, hashes)]
 
 
@@ -664,12 +776,14 @@ def known_state(archive, job_id, spec):
             raise ArchiveFault(f"{where}: chunk {chunk}'s record says round {record['round']} and {record['tries']:,} "
                                f"tries, where its parts are of round {round_} and it kept {kept[chunk]:,} tries")
         state.kept_parts[round_] = state.kept_parts.get(round_, 0) + parts
-        for key, part, period, cycle, balance in record["loops"]:
+        for key, part, period, cycle, balance, *named in record["loops"]:
             if not chunk <= part < chunk + parts:
                 raise ArchiveFault(f"{where}: chunk {chunk}'s record lists loop {key[:16]}... as found by part "
                                    f"{part}, which is not one of its")
             listed.setdefault(key, set()).add(chunk)
-            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), balance))
+            # A record kept before families names none: its loop's is worked out from its cycle.
+            name = named[0] if named else family.of_loop(loops.of_deal(key_deal(key))).name
+            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), balance, name))
     for row in archive.loops(job=job_id):
         if row["driver"] == "hunt" and row["chunk"] is not None and row["chunk"] not in listed.get(row["key"], ()):
             raise ArchiveFault(f"{where}: loop {row['id']} says chunk {row['chunk']} found it, and that chunk's "
@@ -681,10 +795,21 @@ def known_state(archive, job_id, spec):
                                "table the hunt does not know")
         state.seats_done[seat] = (row["smallest"], row["best"], row["deals"])
         state.ids[row["loop"]] = archive.loop_id(spec["deck"], row["loop"])
+    state.seat_cells()
     # The seats searched leave the queue at once (not one by one: a long hunt has thousands).
     state.due = [seat for seat in state.due if seat not in state.seats_done]
     state.sort_due()
     return state
+
+
+def families(count):
+    return f"{count:,} famil{'y' if count == 1 else 'ies'}"
+
+
+def rate(count, hours):
+    """' (12.5 an hour)' after a minute of a run, '' before (a rate of one
+    second's finds is no rate)."""
+    return f" ({count / hours:,.1f} an hour)" if hours * 60 >= 1 else ""
 
 
 def sizes(deal):

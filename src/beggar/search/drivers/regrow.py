@@ -1,0 +1,56 @@
+"""Growth by insertion from known loops (a hunt's growth walks, hunt.py):
+a loop of the pool with a few cards taken out, one at a time, each time
+where what is left still loops (a loop of a smaller deck); then the
+compiled growth walk (beggar._loops.grow) inserts the missing cards back,
+one at a time where the cycle survives, backtracking where it does not,
+until the full deck loops again: often in another loop than the one it
+was cut from, and where perturbation of the known loops reaches none.
+
+Measured by benchmarks/move_yield.py: from the loops next to Casella's
+(balance 21 and 22), whose neighbourhood four small changes a try had spent,
+growth from them cut by 2 to 6 cards found new loops there.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ... import engine
+
+#: The cards of a state tried for each removal, at most: a loop cut close to
+#: where nothing can go (Casella's below 49 cards) is dropped soon.
+TRIED = 24
+from ...deal import Deal
+
+
+def trimmed(hands, cards, rng):
+    """The two-player state `hands` (the leader's hand first) with `cards`
+    cards taken out one at a time, each the first of TRIED of the state's
+    cards in an order drawn by `rng` whose removal leaves a state that
+    loops: the state (hands, 0), or None where none of them can go."""
+    hands = [list(hands[0]), list(hands[1])]
+    for _ in range(cards):
+        places = [(seat, at) for seat in (0, 1) for at in range(len(hands[seat]))]
+        rng.shuffle(places)
+        for seat, at in places[:TRIED]:
+            trial = [list(hand) for hand in hands]
+            del trial[seat][at]
+            if trial[0] and trial[1] and engine.play(Deal.from_codes(trial), engine="compiled").status == "loop":
+                hands = trial
+                break
+        else:
+            return None
+    return (tuple(hands[0]), tuple(hands[1])), 0
+
+
+def starts(pool, seed, part, count, trim):
+    """The starts of growth walk `part` of `seed`: `count` draws of a loop of
+    `pool` (its canonical state's hands), each cut by 1 to `trim` cards
+    (trimmed); those that could not be cut are left out."""
+    rng = random.Random(f"regrow {seed} {part}")
+    found = []
+    for _ in range(count):
+        state = trimmed(rng.choice(pool), 1 + rng.randrange(trim), rng)
+        if state is not None:
+            found.append(state)
+    return found
