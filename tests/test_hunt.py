@@ -29,7 +29,8 @@ from beggar.search import drivers
 from beggar.search import job as jobs
 from beggar.search.drivers import aim
 from beggar.search.drivers.factory import two_player_key
-from beggar.search.drivers.hunt import PART, HuntRules, Seat
+from beggar.search.drivers import regrow
+from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat
 from beggar.search.job import check
 from beggar.search.runner import Summary
 from helpers import bad_input, beggar, job_file, job_id, known_loops, start
@@ -198,6 +199,58 @@ def test_a_round_seats_the_first_loop_of_each_new_cell_at_three_and_four():
     assert aim.cell_seats(found, before, (2, 3, 4), "cells") == [("08", 3), ("08", 4), ("06", 3), ("06", 4)]
     assert aim.cell_seats(found, before, (2, 4), "cells") == [("08", 4), ("06", 4)]
     assert aim.cell_seats(found, before, (2, 3, 4), "aimed") == []
+
+
+def _units(seats, deals=64 * 4096):
+    """HuntUnits of a hunt of `deals` tries in parts of 4,096, `seats` seats queued."""
+    spec = check({"driver": "hunt", "deck": SMALL, "chunk": 4096, "deals": deals, "hunt": {"round": 16 * 4096}})
+    state = HuntState(spec, [])
+    state.due = [Seat(f"{n:02x}", 3) for n in range(seats)]
+    return HuntUnits(spec, [], state), state
+
+
+def test_walks_go_on_beside_a_queue_of_seats():
+    """A hunt's progress stood still for minutes while its first seats were searched."""
+    units, state = _units(seats=50)
+    # Two workers, two units each in flight at most: at most one seat at a time while walks can be taken.
+    in_flight = []
+    for _ in range(4):
+        in_flight.append(units.take(None, list(in_flight), 2))
+    assert sum(unit.task is not None for unit in in_flight) == 1 and state.busy == (3, 1)
+    # One worker: a walk after each seat.
+    units, state = _units(seats=50)
+    taken = []
+    for _ in range(6):
+        unit = units.take(None, [], 1)
+        taken.append(unit.task is not None)
+    assert taken == [True, False, True, False, True, False]
+
+
+def test_seats_take_every_worker_when_no_walk_is_left():
+    units, state = _units(seats=10, deals=4096)        # one part of walks in all
+    in_flight = []
+    for _ in range(4):
+        in_flight.append(units.take(None, list(in_flight), 2))
+    assert [unit.task is not None for unit in in_flight] == [True, False, True, True] and state.busy == (1, 3)
+
+
+def test_a_loop_cut_by_a_few_cards_still_loops_and_grows_back_into_new_loops():
+    import random
+    from beggar.cycle import key_hands
+    pool = [key_hands(key) for key in known_loops("standard")[:40]]
+    cut = regrow.trimmed(pool[0], 2, random.Random(3))
+    assert cut is not None and sum(map(len, cut[0])) == 50
+    assert engine.play(Deal.from_codes(cut[0])).status == "loop"
+    starts = regrow.starts(pool, 5, 9, 16, 3)
+    assert starts == regrow.starts(pool, 5, 9, 16, 3) and len(starts) >= 8
+    assert starts != regrow.starts(pool, 5, 10, 16, 3)
+    walk = _loops.grow("standard", 1, 0, 50_000, starts=starts)
+    found = {loops.of_state(hands, leader).hex for hands, leader in walk.loops}
+    # Full loops, some of them new: not one of the loops cut.
+    assert walk.largest == 52 and found - set(known_loops("standard"))
+    for bad in ([((), (1, 1)), 0], [((1,) * 16, (1, 1, 0)), 0], [(pool[0][0] + pool[0][1], (0,)), 0]):
+        with pytest.raises(ValueError, match="start 0"):
+            _loops.grow("standard", 1, 0, 10, starts=[bad])
 
 
 def test_a_loop_s_balance_is_its_cycle_s_largest_smaller_hand(tiny_loops):

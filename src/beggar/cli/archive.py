@@ -5,7 +5,7 @@ import itertools
 import json
 import sys
 
-from .. import engine, loops
+from .. import engine, family, loops
 from ..archive import DEFAULT_PATH, Archive, archive_option
 from ..cycle import key_hands
 from ..deal import Deal
@@ -202,6 +202,9 @@ def _show_loop(args):
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
     print("balanced " + ("a balanced state lies on the cycle" if row["balanced"]
                          else "no state on the cycle is balanced"))
+    named = family.of_loop(loops.of_deal(deal))
+    print(f"family   {named.name}: a turn of {named.tricks} tricks that win {named.cards} cards (family.py: loops of "
+          "the same tricks in any order)")
     print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
     basin, command = loop_basin(row, deal)
     print(f"basin    {basin}" + ("" if command is None else f": {command}"))

@@ -499,8 +499,8 @@ class Hunt(_Factory):
         best balance at each table it aims at."""
         state = summary.payload
         hours = summary.seconds / 3600
-        figures = {"new_loops": f"{state.found:,}{rate(state.found, hours)}",
-                   "new_families": f"{state.new_families:,}{rate(state.new_families, hours)}",
+        figures = {"new_loops": f"{state.found:,}{an_hour(state.found, hours)}",
+                   "new_families": f"{state.new_families:,}{an_hour(state.new_families, hours)}",
                    "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}",
                    "at_work": f"{plural(state.busy[0], 'walk')}, {plural(state.busy[1], 'seat')}"}
         for players in state.rules.tables:
@@ -608,11 +608,11 @@ class Hunt(_Factory):
                  f"perturbations/s on {plural(summary.workers, 'worker')}"
                  + (f" of the cluster {cluster}" if cluster else "")
                  + f" (the walks alone: {walks:,.0f} perturbations/s a worker)",
-                 f"loops    {plural(state.found, 'loop')} new to the hunt{run}{rate(state.found, hours)}, "
+                 f"loops    {plural(state.found, 'loop')} new to the hunt{run}{an_hour(state.found, hours)}, "
                  f"{len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
                  f"({state.given:,} to start with)",
                  f"families {families(state.new_families)} new to the hunt{run}"
-                 f"{rate(state.new_families, hours)}; it knows {len(state.families):,} ({state.given_families:,} to "
+                 f"{an_hour(state.new_families, hours)}; it knows {len(state.families):,} ({state.given_families:,} to "
                  f"start with), in {len(aim.cells(state.known.values())):,} cells of family and balance"]
         if whole is not None:
             lines.append(whole_line(whole, self.unit))
@@ -806,7 +806,7 @@ def families(count):
     return f"{count:,} famil{'y' if count == 1 else 'ies'}"
 
 
-def rate(count, hours):
+def an_hour(count, hours):
     """' (12.5 an hour)' after a minute of a run, '' before (a rate of one
     second's finds is no rate)."""
     return f" ({count / hours:,.1f} an hour)" if hours * 60 >= 1 else ""
