@@ -340,9 +340,10 @@ class HuntUnits(Chunks):
 
     def take(self, left, in_flight, workers):
         unit = self._take(left, in_flight, workers)
-        handed = in_flight + ([unit] if unit is not None else [])
-        seats = sum(other.task is not None for other in handed)
-        self.state.busy = (len(handed) - seats, seats)
+        # The workers play the units in the order they were handed out: the first `workers` are at work.
+        working = (in_flight + ([unit] if unit is not None else []))[:workers]
+        seats = sum(other.task is not None for other in working)
+        self.state.busy = (len(working) - seats, seats)
         return unit
 
     def _take(self, left, in_flight, workers):
@@ -379,8 +380,6 @@ class HuntUnits(Chunks):
         return self.seat_seconds if unit.task is not None else super().expected(unit)
 
     def finished(self, unit, result, keep_seconds):
-        walks, seats = self.state.busy
-        self.state.busy = (max(0, walks - (unit.task is None)), max(0, seats - (unit.task is not None)))
         if unit.task is None:
             super().finished(unit, result, keep_seconds)
         else:
@@ -695,6 +694,7 @@ class Hunt(_Factory):
                 walk = perturbation(spec, [(hands[key], 0) for key in aim.walk_order(pool, spec["seed"], part)], part,
                                     chunk_deals(spec, part), rules.walk(), known)
             if walk is None:
+                # No loop of the pool could be cut: the part is spent, and walked nowhere.
                 tries += chunk_deals(spec, part)
                 continue
             tries += walk.tries
