@@ -74,7 +74,7 @@ def hunt_job(archive, deck, start_loops, **keys):
 def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     rules = HuntRules()
     assert (rules.tables, rules.changes, rules.reach, rules.moves, rules.pool, rules.elite, rules.regrow, rules.trim,
-            rules.seat) == ((2, 3, 4), 4, 8, "wide", "map", 5, 4, 4, "cells")
+            rules.crowd, rules.seat) == ((2, 3, 4), 4, 8, "wide", "map", 5, 4, 4, 64, "cells")
     spec = check({"driver": "hunt", "hunt": {"tables": [3, 2]}})
     assert spec["hunt"] == {**rules.stored(), "tables": [2, 3], "round": 1024 * PART}
     assert spec["chunk"] == PART and spec["chunk_seconds"] == 3 and spec["hunt"]["round"] == 1024 * PART
@@ -92,13 +92,14 @@ def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
                                  "splice, not 'far'"),
     ({"hunt": {"regrow": -1}}, "[hunt]: regrow must be a whole number from 0 to"),
     ({"hunt": {"trim": 0}}, "[hunt]: trim must be a whole number from 1 to"),
+    ({"hunt": {"crowd": -1}}, "[hunt]: crowd must be a whole number from 0 to"),
     ({"engine": "gpu-host", "hunt": {"moves": "wide"}}, "[hunt]: the gpu-host engine's walks make small moves only, with no growth walks: set "
                              "moves = \"small\" and regrow = 0 (not 'wide' and 0), or run the hunt on the compiled"),
     ({"hunt": {"elite": -1}}, "[hunt]: elite must be a whole number from 0 to"),
     ({"hunt": {"tables": [2.0]}}, "[hunt]: tables must be a list"),
     ({"hunt": {"round": 1000}}, "[hunt]: round must be a whole number of parts ('chunk', 65,536 tries)"),
     ({"hunt": {"leaps": 2}}, "[hunt]: unknown option 'leaps' (known: tables, changes, reach, moves, round, pool, "
-                             "elite, explore, regrow, trim, seat, guide)"),
+                             "elite, explore, regrow, trim, crowd, seat, guide)"),
     ({"perturb": {"reach": 2}}, "[perturb] is given but the driver is 'hunt'"),
     ({"players": 3}, "the hunt driver builds two-player loops, not 3-player ones"),
     ({"split": 20}, "the hunt driver builds loops of any split: 'split' does not apply"),
@@ -207,6 +208,18 @@ def _units(seats, deals=64 * 4096):
     state = HuntState(spec, [])
     state.due = [Seat(f"{n:02x}", 3) for n in range(seats)]
     return HuntUnits(spec, [], state), state
+
+
+def test_a_family_of_crowd_loops_or_more_is_crowded_for_the_rounds_after():
+    a, b = "41.166.0000000a", "31.220.0000000b"
+    spec = check({"driver": "hunt", "deck": SMALL, "chunk": 4096, "hunt": {"round": 16 * 4096, "crowd": 3}})
+    state = HuntState(spec, [_known(f"{n:02x}", 13, family=a) for n in range(3)] + [_known("10", 13, family=b)])
+    assert state.pool(0)[3] == [a]
+    # A loop found by round 0 counts from round 2 on, whose pool is fixed once round 0 is complete.
+    state.learn(_known("11", 13, family=b, round_=0))
+    state.learn(_known("12", 13, family=b, round_=0))
+    assert state.pool(1)[3] == [a] and state.pool(2)[3] == [b, a]
+    assert HuntState({**spec, "hunt": {**spec["hunt"], "crowd": 0}}, state.known.values()).pool(0)[3] == []
 
 
 def test_walks_go_on_beside_a_queue_of_seats():

@@ -36,6 +36,7 @@ workers, keeps the same loops, seats and deals as one run straight through.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, fields
 
 from ... import elimination, family, loops
@@ -73,7 +74,7 @@ SEAT = ("cells", "aimed", "all", "none")
 
 #: What a hunt made before families, maps and wide moves went by, where its
 #: stored [hunt] table says nothing of them: so that it goes on as it began.
-BEFORE_MAPS = {"pool": "elite", "moves": "small", "regrow": 0, "trim": 1}
+BEFORE_MAPS = {"pool": "elite", "moves": "small", "regrow": 0, "trim": 1, "crowd": 0}
 
 #: Where a job on a GPU engine gives no [hunt] moves or regrow: the kernels
 #: make the small moves only, and growth walks are the compiled engine's.
@@ -93,8 +94,11 @@ class HuntRules:
     in cards (aim.pool), how often a walk explores (the first of every
     `explore` rounds walks from every loop known; 0: never), how often a
     part is a growth walk instead (every `regrow`-th, from loops of the pool
-    with 1 to `trim` cards taken out: regrow.py; 0: never), which new loops
-    are seated (aim.Known.seated_at, aim.cell_seats) and the seats' guide
+    with 1 to `trim` cards taken out: regrow.py; 0: never), how many loops
+    of a family make it crowded (a new loop of a family that held `crowd`
+    loops when its round's pool was fixed is left out, unless it can be
+    seated at two seats; 0: none is), which new loops are seated
+    (aim.Known.seated_at, aim.cell_seats) and the seats' guide
     (states.GUIDES)."""
 
     tables: tuple = aim.TABLES
@@ -107,6 +111,7 @@ class HuntRules:
     explore: int = 4
     regrow: int = 4
     trim: int = 4
+    crowd: int = 64
     seat: str = "cells"
     guide: str = "smallest"
 
@@ -123,6 +128,7 @@ class HuntRules:
             raise ValueError(f"pool must be one of {', '.join(aim.POOLS)}, not {self.pool!r}")
         whole(self.regrow, "regrow", 0, MAX_COUNT)
         whole(self.trim, "trim", 1, MAX_DECK)
+        whole(self.crowd, "crowd", 0, MAX_COUNT)
         if self.round is not None:
             whole(self.round, "round", 1, MAX_COUNT)
         whole(self.elite, "elite", 0, MAX_DECK)
@@ -172,6 +178,7 @@ class Walked:
     walk_seconds: float
     found: list | None = None
     check_seconds: float = 0.0
+    crowded: int = 0        # loops left out: of crowded families (HuntRules.crowd)
 
 
 @dataclass
@@ -221,6 +228,7 @@ class HuntState:
         self.new_loops = []         # [(loop id, Loop)] new to the archive
         self.found = 0              # loops new to the hunt
         self.new_families = 0       # families new to the hunt
+        self.crowded = 0            # loops its walks found of crowded families, left out
         self.busy = (0, 0)          # workers walking, searching seats
         self.walk_seconds = 0.0
         self.deals = {players: 0 for players in aim.TABLES}
@@ -308,14 +316,16 @@ class HuntState:
 
     def pool(self, round_):
         """(the pool's keys, the cycle hashes of the other loops known, the
-        keys of every loop known) of round `round_`'s walks: of the loops
-        known from the start and rounds before round_ - 1."""
+        keys of every loop known, the crowded families) of round `round_`'s
+        walks: of the loops known from the start and rounds before round_ - 1."""
         if round_ not in self.pools:
             known = [loop for loop in self.known.values() if loop.round < 0 or loop.round < round_ - 1]
             keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite, self.rules.pool)
             chosen = set(keys)
             others = sorted(loop.hash for loop in known if loop.key not in chosen)
-            self.pools[round_] = (keys, others, sorted(loop.key for loop in known))
+            sizes = Counter(loop.family for loop in known)
+            crowded = sorted(name for name, size in sizes.items() if self.rules.crowd and size >= self.rules.crowd)
+            self.pools[round_] = (keys, others, sorted(loop.key for loop in known), crowded)
         return self.pools[round_]
 
     def explorer(self, round_):
@@ -482,9 +492,9 @@ class Hunt(_Factory):
             return spec
         state = summary.payload
         round_ = state.round_of(unit.chunk)
-        keys, others, every = state.pool(round_)
+        keys, others, every, crowded = state.pool(round_)
         explorer = state.explorer(round_)
-        handed = {**spec, "pool": keys, "known": others, "round": round_, "explorer": None}
+        handed = {**spec, "pool": keys, "known": others, "round": round_, "explorer": None, "crowded": crowded}
         if explorer is not None and unit.chunk <= explorer < unit.chunk + unit.parts:
             handed.update(explorer=explorer, every=every)
         return handed
@@ -541,6 +551,7 @@ class Hunt(_Factory):
         state.sort_due()
         state.new_loops.extend(new_loops)
         state.walk_seconds += walked.walk_seconds
+        state.crowded += walked.crowded
         summary.deals += result.deals
         summary.loops += len(new_loops)
         return []
@@ -609,7 +620,9 @@ class Hunt(_Factory):
                  + f" (the walks alone: {walks:,.0f} perturbations/s a worker)",
                  f"loops    {plural(state.found, 'loop')} new to the hunt{run}{an_hour(state.found, hours)}, "
                  f"{len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
-                 f"({state.given:,} to start with)",
+                 f"({state.given:,} to start with)"
+                 + (f"; {plural(state.crowded, 'more loop')} of crowded families left out (crowd = "
+                    f"{state.rules.crowd})" if state.crowded else ""),
                  f"families {families(state.new_families)} new to the hunt{run}"
                  f"{an_hour(state.new_families, hours)}; it knows {len(state.families):,} ({state.given_families:,} to "
                  f"start with), in {len(aim.cells(state.known.values())):,} cells of family and balance"]
@@ -726,7 +739,20 @@ class Hunt(_Factory):
         if isinstance(result.payload, Walked):
             walked = result.payload
             walked.found = []
+            crowded = set(spec.get("crowded", ()))
+            need = aim.need(Deck.parse(spec["deck"]).total)
             for (hands, leader), part, cycle in walked.reported:
+                if crowded:
+                    # Left out, unchecked: a loop of a crowded family that no two seats are given
+                    # (one that is no loop is reported() below, which says so).
+                    try:
+                        looked = loops.of_state(hands, leader)
+                    except loops.LoopError:
+                        looked = None
+                    if looked is not None and family.of_loop(looked).name in crowded and \
+                            need - aim.balance(looked.states) > aim.GAIN:
+                        walked.crowded += 1
+                        continue
                 item = reported(spec, hands, leader)
                 walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states),
                                           family.of_loop(item.loop).name))
