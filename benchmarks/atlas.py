@@ -12,6 +12,11 @@ holds them to the loops).
     python3 benchmarks/atlas.py --deck standard --archive /tmp/hunt.sqlite --out results/atlas-standard.json
     python3 benchmarks/atlas.py --deck camicia --out results/atlas-camicia.json
 
+With --deals FILE, the balanced deals of three and four players that never
+end into the families new to the loops shipped (the first kept of each
+family at each table, by game id) are written there too, each with its
+job and --command as its provenance.
+
 Printed: the families, largest first, as docs/loops.md shows them.
 """
 
@@ -27,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from beggar import __version__, engine, family, finds, loops  # noqa: E402
 from beggar.archive import Archive  # noqa: E402
 from beggar.cycle import key_deal  # noqa: E402
+from beggar.deal import Deal  # noqa: E402
 from beggar.decks import Deck  # noqa: E402
 from beggar.finds import known_loops  # noqa: E402
 from beggar.savefile import SavedGame  # noqa: E402
@@ -111,11 +117,43 @@ def game_of(deck, named, members, tables):
                            "file": f"results/atlas-{deck}.json"}}
 
 
+def new_family_deals(deck, archives, command):
+    """The saved games (dicts) of the first balanced deal of 3 and of 4 players kept in `archives`
+    into each family no loop shipped is of."""
+    shipped = {family.of_loop(loops.of_deal(key_deal(key))).name for key in known_loops(deck)}
+    first = {}
+    for path in archives:
+        with Archive(path, readonly=True) as archive:
+            for players in (3, 4):
+                for game in sorted(archive.games(deck=deck, players=players, status="loop"), key=lambda g: g["id"]):
+                    deal = Deal.parse(game["deal"])
+                    sizes = {len(hand) for hand in deal.hands}
+                    if max(sizes) - min(sizes) > 1:
+                        continue
+                    named = family.of_loop(loops.of_deal(deal)).name
+                    if named not in shipped and (named, players) not in first:
+                        first[(named, players)] = (deal, game)
+    games = []
+    for (named, players), (deal, game) in sorted(first.items()):
+        outcome = engine.play(deal)
+        games.append({"format": "beggar-game", "version": 1,
+                      "name": f"families-{deck}-3-4: a balanced deal of {players} players that never ends, into a "
+                              f"loop of family {named} (the first of that family and table the hunt kept)",
+                      "deal": str(deal), "rules": {"max_cards": None, "max_tricks": None, "detect_loops": True},
+                      "expected": outcome.as_dict(),
+                      "provenance": {"job": game["job"], "driver": game["driver"], "found_at": game["found_at"],
+                                     "deck": deck, "players": players, "family": named, "command": command,
+                                     "file": f"results/families-{deck}-3-4.json"}})
+    return games
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deck", default="standard")
     parser.add_argument("--archive", action="append", default=[], help="an archive whose loops and seats count")
     parser.add_argument("--out", help="the atlas file to write")
+    parser.add_argument("--deals", help="the file of balanced deals of 3 and 4 players into new families to write")
+    parser.add_argument("--command", default="", help="the command that found them, for --deals' provenance")
     args = parser.parse_args()
     deck = str(Deck.parse(args.deck))
     rows = atlas(deck, args.archive)
@@ -131,6 +169,10 @@ def main():
         games = [game_of(deck, named, members, tables) for named, members, tables in rows]
         Path(args.out).write_text(json.dumps(games, indent=1) + "\n")
         print(f"{len(games)} families written to {args.out}")
+    if args.deals:
+        games = new_family_deals(deck, args.archive, args.command)
+        Path(args.deals).write_text(json.dumps(games, indent=1) + "\n")
+        print(f"{len(games)} balanced deals of 3 and 4 players into new families written to {args.deals}")
 
 
 if __name__ == "__main__":

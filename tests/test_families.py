@@ -2,12 +2,20 @@
 same from any state of its cycle and seat, shared by loops whose cycles play
 the same tricks in another order, and told apart where the tricks differ."""
 
+from pathlib import Path
+
 import pytest
 
+from apart import play as play_apart
 from beggar import family, loops
 from beggar.cycle import key_deal
 from beggar.finds import known_loops
+from beggar.rules import Rules
+from beggar.savefile import load
 from beggar.search.drivers import aim
+from engines import agree
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _standard():
@@ -61,3 +69,24 @@ def test_the_known_standard_loops_make_sixteen_families_and_casella_s_balanced_f
 @pytest.mark.parametrize("deck", ["camicia"])
 def test_the_two_camicia_loops_are_two_families(deck):
     assert len({family.of_loop(loops.of_deal(key_deal(key))).name for key in known_loops(deck)}) == 2
+
+
+@pytest.mark.parametrize("deck", ["standard", "camicia"])
+def test_the_atlas_holds_every_family_known_each_example_of_its_family(deck):
+    """results/atlas-DECK.json (benchmarks/atlas.py): a family a game, its
+    example the canonical state of a loop of that family, played as a loop
+    from its first trick by both engines and by a player written apart from
+    them; every family of the loops known is there."""
+    atlas = load(str(ROOT / "results" / f"atlas-{deck}.json"))
+    named = [game.provenance["family"] for game in atlas]
+    assert len(set(named)) == len(named)
+    for game in atlas:
+        loop = loops.of_deal(game.deal)
+        assert family.of_loop(loop).name == game.provenance["family"] and loop.deal() == game.deal
+        assert aim.balance(loop.states) in game.provenance["balances"]
+        assert loop.period[0] in game.provenance["periods"] and game.provenance["loops"] >= 1
+        outcome = agree("play", game.deal, Rules())
+        assert (outcome.status, outcome.loop_entry, outcome.loop_period) == ("loop", (0, 0), loop.period)
+        assert play_apart([list(hand) for hand in game.deal.hands])[3:] == ((0, 0), loop.period)
+    known = {family.of_loop(loops.of_deal(key_deal(key))).name for key in known_loops(deck)}
+    assert known <= set(named)

@@ -74,7 +74,7 @@ def hunt_job(archive, deck, start_loops, **keys):
 def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     rules = HuntRules()
     assert (rules.tables, rules.changes, rules.reach, rules.moves, rules.pool, rules.elite, rules.regrow, rules.trim,
-            rules.crowd, rules.seat) == ((2, 3, 4), 4, 8, "wide", "map", 5, 4, 4, 64, "cells")
+            rules.crowd, rules.seat) == ((2, 3, 4), 4, 8, "wide", "novelty", 5, 4, 4, 64, "cells")
     spec = check({"driver": "hunt", "hunt": {"tables": [3, 2]}})
     assert spec["hunt"] == {**rules.stored(), "tables": [2, 3], "round": 1024 * PART}
     assert spec["chunk"] == PART and spec["chunk_seconds"] == 3 and spec["hunt"]["round"] == 1024 * PART
@@ -87,7 +87,7 @@ def test_the_hunt_s_defaults_are_kept_whole_in_its_spec():
     ({"hunt": {"tables": []}}, "[hunt]: tables must be a list"),
     ({"hunt": {"tables": "2"}}, "[hunt]: tables must be a list"),
     ({"hunt": {"seat": "some"}}, "[hunt]: seat must be one of cells, aimed, all, none, not 'some'"),
-    ({"hunt": {"pool": "best"}}, "[hunt]: pool must be one of map, elite, not 'best'"),
+    ({"hunt": {"pool": "best"}}, "[hunt]: pool must be one of novelty, map, elite, not 'best'"),
     ({"hunt": {"moves": "far"}}, "[hunt]: moves must be one of small, wide, swap, move, court, split, block, turn, "
                                  "splice, not 'far'"),
     ({"hunt": {"regrow": -1}}, "[hunt]: regrow must be a whole number from 0 to"),
@@ -181,6 +181,17 @@ def test_the_map_pool_is_the_first_loop_found_of_each_cell():
     # Cells (a, 13), (b, 22), (b, 21): the first found of each, by round, part and key.
     assert aim.pool(known, (2, 3, 4), 52, 5, "map") == ["02", "03", "05"]
     assert aim.pool(known, (2, 3, 4), 52, 5, "elite") == ["02", "06", "03"]
+
+
+def test_the_novelty_pool_is_the_cells_found_last_or_the_map():
+    a, b, c = "41.166.0000000a", "31.220.0000000b", "12.52.0000000c"
+    known = [_known("01", 13, family=a), _known("02", 22, family=b, round_=2), _known("03", 13, family=c, round_=5),
+             _known("04", 13, family=c, round_=6)]
+    # Round r's pool: the cells whose first loop was found in round r - 3 or later. Round 9: none (the
+    # first of (c, 13) is round 5's), so the map.
+    assert aim.pool(known, (2, 3, 4), 52, 5, "novelty", 9) == ["01", "02", "03"]
+    assert aim.pool(known, (2, 3, 4), 52, 5, "novelty", 8) == ["03"]
+    assert aim.pool(known, (2, 3, 4), 52, 5, "novelty", 5) == ["02", "03"]
 
 
 def test_a_loop_is_seated_at_two_where_its_balance_can_reach_a_balanced_deal_and_at_three_and_four_by_its_rule():

@@ -106,7 +106,7 @@ class HuntRules:
     reach: int = 8
     moves: str = "wide"
     round: int | None = None        # None: ROUND_PARTS parts
-    pool: str = "map"
+    pool: str = "novelty"
     elite: int = 5
     explore: int = 4
     regrow: int = 4
@@ -320,7 +320,7 @@ class HuntState:
         walks: of the loops known from the start and rounds before round_ - 1."""
         if round_ not in self.pools:
             known = [loop for loop in self.known.values() if loop.round < 0 or loop.round < round_ - 1]
-            keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite, self.rules.pool)
+            keys = aim.pool(known, self.rules.tables, self.total, self.rules.elite, self.rules.pool, round_)
             chosen = set(keys)
             others = sorted(loop.hash for loop in known if loop.key not in chosen)
             sizes = Counter(loop.family for loop in known)
