@@ -504,7 +504,8 @@ def test_a_hunt_job_says_what_it_found_and_every_command_it_prints_runs(tmp_path
     run = beggar("search", _hunt_file(tmp_path, 65536), "--archive", path, "--quiet", "--workers", 2)
     assert run.returncode == 0, run.stderr
     out = run.stdout
-    assert "28 3J 1Q deck, loops steered to balanced deals at tables of 2 and 3 and 4" in run.stderr
+    assert ("28 3J 1Q deck, balanced deals hunted at tables of 2 and 3 and 4, walks from the novelty pool of loop "
+            "families") in run.stderr
     name = job_id(out)
     with Archive(path) as archive:
         found = {row["key"] for row in archive.loops(job=name) if row["chunk"] is not None}

@@ -465,8 +465,10 @@ class Hunt(_Factory):
             return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split (a hunt of the first kind)"
         rules = rules_of(spec)
         deck = Deck.parse(spec["deck"])
-        return (f"{deck} deck, loops steered to balanced deals at tables of "
-                f"{' and '.join(map(str, rules.tables))}")
+        tables = ' and '.join(map(str, rules.tables))
+        if rules.pool == "elite":
+            return f"{deck} deck, loops steered to balanced deals at tables of {tables}"
+        return f"{deck} deck, balanced deals hunted at tables of {tables}, walks from the {rules.pool} pool of loop families"
 
     # ------------------------------------------------------------ the job's process
 
