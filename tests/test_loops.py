@@ -18,11 +18,12 @@ from beggar.census import count
 from beggar.cycle import deal_of, key_hands, state_key
 from beggar.savefile import load
 from beggar.search.drivers import ChunkResult, keep
-from beggar.search.drivers.factory import start_keys
+from beggar.search.drivers.factory import LISTED, SHOWN, new_loop_lines, start_keys
 from beggar.search.job import check
 from beggar.search.drivers.factory import FactoryTally
 from beggar.search.runner import Summary
-from helpers import CASELLA, bad_input, beggar, job_file, job_id, known_loops, start, wait_for_chunks
+from helpers import (CASELLA, bad_input, beggar, in_process, job_file, job_id, known_loops, start,
+                     wait_for_chunks)
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = loops.published()
@@ -243,6 +244,28 @@ def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
     bad_input(beggar("archive", "show", "1", "--loop", "1", "--archive", census_archive), "not both")
     bad_input(beggar("archive", "list", "--loops", "--records", "--archive", census_archive),
               "--loops lists loops")
+
+
+def test_the_loops_list_says_how_many_it_shows_of_how_many_and_how_to_see_the_rest(census_archive):
+    with Archive(census_archive) as archive:
+        total = archive.count_loops()
+    assert total > 2
+    cut = in_process("archive", "list", "--loops", "--limit", 2, "--archive", census_archive)
+    assert cut.returncode == 0 and len(re.findall(r"^\d+  ", cut.stdout, re.M)) == 2
+    assert cut.stdout.endswith(f"2 of {total} loops shown, those with balanced deals first "
+                               f"(--limit {total} shows every one)\n"), cut.stdout
+    whole = in_process("archive", "list", "--loops", "--limit", total, "--archive", census_archive)
+    assert len(re.findall(r"^\d+  ", whole.stdout, re.M)) == total
+    assert whole.stdout.endswith(f"{total} of {total} loops shown, those with balanced deals first\n")
+
+
+def test_a_summary_s_pointer_to_its_new_loops_lists_them_all(tmp_path):
+    # More new loops than the list shows unless told: the pointer gives the --limit that shows them.
+    loop = loops.of_deal(Deal.parse(CASELLA))
+    for count, tail in ((LISTED + 7, f" --limit {LISTED + 7} --archive "), (LISTED, " --archive ")):
+        lines = new_loop_lines([(n, loop) for n in range(count)], "job-1", tmp_path / "a.sqlite")
+        assert lines[-1] == (f"  ... and {count - SHOWN} more (beggar archive list --loops --job job-1{tail}"
+                             f"{tmp_path / 'a.sqlite'})")
 
 
 @pytest.mark.slow

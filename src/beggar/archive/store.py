@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..checks import MAX_COUNT, cut
-from ..decks import Deck
+from ..decks import Deck, hand_sizes
 from . import readback, schema
 from .faults import ArchiveError, ArchiveFault, in_words
 from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
@@ -493,6 +493,38 @@ class Archive:
             game = self.game(game_id)
             game["hands"] = "/".join(str(len(hand)) for hand in game["deal"].split("/"))
             found.append(game)
+        return found
+
+    @_guarded
+    def balanced_by_table(self, job=None, per_table=5, loops_per_table=10, first=()):
+        """The kept balanced deals that never end (of job `job`, when given),
+        by table (deck, players), the tables in that order: dicts with `deck`,
+        `players`, `hands` ('18/17/17'), `deals` and `loops` (how many, and
+        into how many loops), `games` (the first `per_table` kept, as games()
+        gives them, those whose deals are among `first` ahead) and `by_loop` (the loops
+        holding the most of them, at most `loops_per_table`: (loop key, deals
+        of this table in it)). Counted in SQL on a few columns."""
+        job_where, job_args = (" AND job = ?", [job]) if job is not None else ("", [])
+        found = []
+        grouped = self.db.execute(
+            f"SELECT deck, players, hands, count(*), count(DISTINCT loop), min(deal) FROM (SELECT deck, players, "
+            f"{_HAND_SIZES} AS hands, loop, deal FROM games WHERE status = 'loop'{job_where}) "
+            "GROUP BY deck, players, hands ORDER BY deck, players", job_args).fetchall()
+        for deck, players, hands, deals, loops, deal in grouped:
+            # hands tells the sizes apart, and one deal of them says what they are.
+            sizes = [len(hand) for hand in str(deal).split("/")]
+            if sizes != hand_sizes(Deck.parse(deck).total, players):
+                continue
+            where = f"status = 'loop' AND deck = ? AND players = ? AND {_HAND_SIZES} = ?{job_where}"
+            args = [deck, players, hands, *job_args]
+            chosen = [row[0] for row in self.db.execute(
+                f"SELECT id FROM games WHERE {where} ORDER BY deal IN ({','.join('?' * len(first)) or 'NULL'}) DESC, "
+                "id LIMIT ?", (*args, *map(str, first), per_table))]
+            by_loop = self.db.execute(f"SELECT loop, count(*) FROM games WHERE {where} GROUP BY loop "
+                                      "ORDER BY count(*) DESC, min(id) LIMIT ?", (*args, loops_per_table)).fetchall()
+            found.append({"deck": deck, "players": players, "hands": "/".join(str(size) for size in sizes),
+                          "deals": deals, "loops": loops, "games": [self.game(game_id) for game_id in chosen],
+                          "by_loop": by_loop})
         return found
 
     @_guarded

@@ -188,6 +188,8 @@ def _list_loops(args):
           "it: whether one of them is a balanced deal; balanced deals: those its basin search found that fall into "
           "it (of a loop of two players); games: kept games that fall into it, "
           f"at any table (the first in full: beggar archive show --loop {rows[0]['id']}{archive_option(args.archive)})")
+    print(f"{len(rows):,} of {total:,} loop{'s' if total != 1 else ''} shown, those with balanced deals first"
+          + (f" (--limit {total} shows every one)" if len(rows) < total else ""))
     return 0
 
 
@@ -337,7 +339,8 @@ def add(commands):
     listing.add_argument("--deck", metavar="DECK", help="games of this deck (a name or counts)")
     listing.add_argument("--players", type=players, metavar="N", help="games of N players")
     listing.add_argument("--job", metavar="ID", help="games found by job ID")
-    listing.add_argument("--limit", type=limit, default=50, metavar="N", help="at most N games (default 50)")
+    listing.add_argument("--limit", type=limit, default=50, metavar="N",
+                         help="at most N games, or loops with --loops (default 50)")
     listing.set_defaults(run=run_archive_list)
     jobs = archive_commands.add_parser(
         "jobs", help="the jobs of the archive: state, progress, best game, how to resume",
@@ -370,7 +373,8 @@ def add(commands):
     report = archive_commands.add_parser(
         "report", help="one self-contained HTML page of the archive (or of one job) to share",
         description="Write one HTML page that stands alone (no server, no network; charts inline as SVG): "
-                    "the jobs, the longest games of each table with their hand sizes drawn, the loops with "
+                    "the jobs, the balanced deals that never end at each table with the command that finds "
+                    "them, the longest games of each table with their hand sizes drawn, the loops with "
                     "one period traced, the survival curve and the odds, and for each game the command "
                     "that replays it.")
     report.add_argument("file", metavar="FILE.html")

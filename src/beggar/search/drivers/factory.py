@@ -212,6 +212,8 @@ class _Factory(Driver):
 
 #: New loops named one by one in a run's summary.
 SHOWN = 10
+#: The loops `beggar archive list --loops` shows unless given --limit (its default, cli/archive.py).
+LISTED = 50
 
 
 def new_loop_lines(new_loops, job_id, archive_path):
@@ -224,7 +226,9 @@ def new_loop_lines(new_loops, job_id, archive_path):
                      + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
                      + (f" (known: {known})" if known else ""))
     if len(new_loops) > SHOWN:
-        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}"
+        # The list shows 50 unless told: more new loops than that need a --limit to be seen.
+        every = f" --limit {len(new_loops)}" if len(new_loops) > LISTED else ""
+        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}{every}"
                      f"{archive_option(archive_path)})")
     return lines
 
