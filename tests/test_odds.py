@@ -204,7 +204,7 @@ def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path
         # Found again, it is not new.
         keep(archive, "j", spec, ChunkResult(2, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
     assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and str(deal) in heard[0]
-    [saved] = (tmp_path / "a-finds").glob("loop-74-*.json")
+    [saved] = (tmp_path / "a-finds" / "j").glob("loop-74-*.json")
     assert f"saved to {saved}" in heard[0]
     replayed = beggar("replay", saved)
     assert replayed.returncode == 0 and "loop: the game never ends" in replayed.stdout
@@ -224,20 +224,20 @@ def test_a_saved_game_never_claims_a_file_that_holds_another_deal(tmp_path):
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
         keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
-    [saved] = (tmp_path / "a-finds").glob("loop-74-*.json")
+    [saved] = (tmp_path / "a-finds" / "j").glob("loop-74-*.json")
     # The same name in another archive's folder of finds, holding another
     # deal (a file written by hand, another archive's), and a planted link.
     other = tmp_path / "other"
-    (other / "a-finds").mkdir(parents=True)
-    (other / "a-finds" / saved.name).write_text(f"{MANN_WU}\n")
-    (other / "a-finds" / saved.name.replace(".json", "-2.json")).symlink_to(tmp_path / "nowhere.json")
+    (other / "a-finds" / "j").mkdir(parents=True)
+    (other / "a-finds" / "j" / saved.name).write_text(f"{MANN_WU}\n")
+    (other / "a-finds" / "j" / saved.name.replace(".json", "-2.json")).symlink_to(tmp_path / "nowhere.json")
     with Archive(other / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
         keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
-    third = other / "a-finds" / saved.name.replace(".json", "-3.json")
+    third = other / "a-finds" / "j" / saved.name.replace(".json", "-3.json")
     assert f"saved to {third}" in summary.announced[0], summary.announced
-    assert (other / "a-finds" / saved.name).read_text() == f"{MANN_WU}\n"
+    assert (other / "a-finds" / "j" / saved.name).read_text() == f"{MANN_WU}\n"
     assert not (tmp_path / "nowhere.json").exists()
     assert beggar("verify", third).returncode == 0
 
@@ -255,7 +255,7 @@ def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, mon
         summary = Summary("j", "running", 1)
         keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), 0.1), summary)
         assert len(summary.announced) == 1 and "NEW RECORD: 8344 cards" in summary.announced[0]
-        assert len(list((tmp_path / "a-finds").glob("record-8344-*.json"))) == 1
+        assert len(list((tmp_path / "a-finds" / "j").glob("record-8344-*.json"))) == 1
         # Mann and Wu 2007 (7157) is extended to Anderson 2013 (7225): the best of the chunk.
         outcome = play(mann_wu)
         summary = Summary("j", "running", 1)

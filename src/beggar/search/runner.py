@@ -67,6 +67,7 @@ class Summary:
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
+    untold: int = 0             # new balanced loops past the first few told (announce.TOLD), counted
     driver: str = ""
     payload: object = None      # the driver's own part (its tally: drivers.Driver.own)
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.

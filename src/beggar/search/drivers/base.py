@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ...decks import Deck, hand_sizes
 from ...gpu import kind
 from ..crosscheck import check
+from .. import announce
 from ..keep import keep_games
 from ..spec import table
 from ..units import Chunks
@@ -230,7 +231,7 @@ class Driver:
                      + f"; {plural(summary.loops, 'loop deal')}")
         if whole is not None:
             lines.append(whole_line(whole, unit))
-        lines.extend(f"NEW      {line}" for line in summary.announced)
+        lines.extend(announce.summary_lines(summary, archive_path))
         return lines
 
 

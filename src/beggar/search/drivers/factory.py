@@ -34,7 +34,7 @@ from ...cycle import key_deal, key_hands
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
-from .. import SearchError
+from .. import SearchError, announce
 from ..keep import dispute, kept, stop_if_disputed
 from ..spec import JobError, check_basin_bounds, chunk_deals
 from .base import ChunkResult, Driver, plural, whole_line
@@ -181,7 +181,7 @@ class _Factory(Driver):
             lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in tally.prizes)
         else:
             lines.append("balanced no new balanced deal in a basin")
-        lines.extend(f"NEW      {line}" for line in summary.announced)
+        lines.extend(announce.summary_lines(summary, archive_path))
         return lines
 
     def keep(self, archive, job_id, spec, result, summary, between=None):

@@ -45,7 +45,7 @@ from ...cycle import key_deal, key_hands
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
 from ...states import GUIDES
-from .. import SearchError
+from .. import SearchError, announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
@@ -541,7 +541,7 @@ class Hunt(_Factory):
                      f"{state.bound:,} states (basin_states): they may hold more balanced deals"
                      for players, count in sorted(state.bounded.items()))
         lines.extend(f"bound    {note}" for note in state.notes)
-        lines.extend(f"NEW      {line}" for line in summary.announced)
+        lines.extend(announce.summary_lines(summary, archive_path))
         return lines
 
     def job_figures(self, archive, job_id, spec):
