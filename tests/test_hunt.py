@@ -425,3 +425,10 @@ def test_a_hunt_of_a_full_deck_starts_from_its_known_loops(tmp_path, deck):
     assert re.search(r"^walks    131,072 perturbations in", run.stdout, re.M)
     starts = len(known_loops(deck))
     assert re.search(rf"it knows \d+ \({starts} to start with\)$", run.stdout, re.M), run.stdout
+
+
+def test_a_rate_an_hour_is_told_of_a_run_of_a_minute_or_more_only():
+    """A hunt of one second said "(231,426.1 an hour)"."""
+    from beggar.search.drivers.hunt import RATE_SECONDS, an_hour
+    assert an_hour(64, 1.0) == an_hour(64, RATE_SECONDS - 0.1) == ""
+    assert an_hour(88, 300) == " (1,056.0 an hour)" and an_hour(0, RATE_SECONDS) == " (0.0 an hour)"

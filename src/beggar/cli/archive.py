@@ -84,10 +84,12 @@ def job_rows(archive, archive_path):
             # An eliminate job's "budget" is a bound its searches may stop short of.
             "bound": driver.bound(spec) is not None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
+            # A job that plays no deals to their end (a hunt, the loop factory's walks) has no
+            # longest game: its chunks' best_cards is its walks' largest looping state, not a length.
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None
-                     else {"cards": job["best_cards"] or None, "tricks": None, "game": None, "deal": None,
-                           "driver": None}),
+                     else {"cards": (job["best_cards"] or None) if driver.plays_deals else None, "tricks": None,
+                           "game": None, "deal": None, "driver": None}),
             "games": job["games"], "loops": job["loops"], "started": job["created"], "last_ran": job["updated"],
             "resume": None if state in ("done", "running") else resume_command(job["id"], archive_path),
             **(driver.job_figures(archive, job["id"], spec) or {})})
@@ -204,7 +206,8 @@ def _show_loop(args):
     print(f"state    {deal}  (its canonical state: the least on the cycle, leader's hand first)")
     print("balanced " + ("a balanced state lies on the cycle" if row["balanced"]
                          else "no state on the cycle is balanced"))
-    print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
+    print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}"
+          + ("" if row["chunk"] is None else f", chunk {row['chunk']}") + ")")
     basin, command = loop_basin(row, deal)
     print(f"basin    {basin}" + ("" if command is None else f": {command}"))
     for game in row["deals"]:
@@ -240,8 +243,9 @@ def run_archive_show(args):
     print(f"rules    {json.dumps(game['rules'])}")
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
-    print(f"found    {when(game['found_at'])} UTC by job {game['job']} ({game['driver']}, seed {game['seed']}, "
-          f"chunk {game['chunk']})")
+    # A deal a seat or a basin search found was found by no chunk: no "chunk None".
+    print(f"found    {when(game['found_at'])} UTC by job {game['job']} ({game['driver']}, seed {game['seed']}"
+          + ("" if game["chunk"] is None else f", chunk {game['chunk']}") + ")")
     if game["parent"] is not None:
         print(f"parent   game {game['parent']}")
     return 0

@@ -246,8 +246,8 @@ def _loops_section(archive, job_id, first=()):
         basin = f"basin: {escape(basin)}" + ("" if command is None else f" ({_code(command)})")
         out.append(f"<h3>Loop {row['id']}: {escape(row['deck'])} deck, {deal.players} players, period "
                    f"{row['period_tricks']} tricks / {row['period_cards']} cards</h3>")
-        out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept games fall "
-                   f"into it, at any table. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
+        out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept "
+                   f"game{'s fall' if row['games'] != 1 else ' falls'} into it, at any table. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
                    f"Replay it: {_code(play_command(deal))}</p>")
         period = min(row["period_tricks"], TRACED_TRICKS)
         traced = "\n".join(trick_lines(itertools.islice(engine.tricks(deal), period), 0, deal))

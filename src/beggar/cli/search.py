@@ -95,9 +95,11 @@ def _run(args, cluster, data, where, resume):
             job = archive.job(job_id)
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                unit = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}")).unit
-                print(f"job {job_id} is done: {job['deals']:,} {unit}, "
-                      f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
+                driver = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                # A job that plays no deals to their end has no best length to tell.
+                best = f"best {job['best_cards']} cards, " if driver.plays_deals else ""
+                print(f"job {job_id} is done: {job['deals']:,} {driver.unit}, "
+                      f"{best}{plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
             try:

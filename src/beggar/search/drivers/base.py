@@ -235,12 +235,13 @@ class Driver:
         return lines
 
 
-def whole_line(whole, unit):
-    """The whole job's figures, for the summary of a run that went on with it."""
+def whole_line(whole, unit, lengths=True):
+    """The whole job's figures, for the summary of a run that went on with it;
+    its best length where its chunks play deals to their end (`lengths`)."""
     budget = f" of {whole['budget']:,}" if whole["budget"] else ""
-    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
-            f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
-            "kept (every run of the job)")
+    best = f"best {whole['best_cards']} cards, " if lengths else ""
+    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, {best}"
+            f"{plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} kept (every run of the job)")
 
 
 def player(engine, devices=None):
@@ -252,8 +253,8 @@ def player(engine, devices=None):
 
 
 def plural(count, word):
-    """'1 deal', '2 deals', '1,000 loops'."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
+    """'1 deal', '2 deals', '1,000 loops', '2 searches'."""
+    return f"{count:,} {word}{'' if count == 1 else 'es' if word.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def processes(count):

@@ -172,7 +172,7 @@ class _Factory(Driver):
                  f"loops    {plural(tally.full_loops, 'full loop')} reported{run}, "
                  f"{len(tally.new_loops)} new to {archive_path}"]
         if whole is not None:
-            lines.append(whole_line(whole, "tries"))
+            lines.append(whole_line(whole, "tries", lengths=False))
         lines.extend(new_loop_lines(tally.new_loops, summary.job, archive_path))
         lines.extend(f"bound    {note}" for note in tally.bounds)
         if tally.prizes:

@@ -72,6 +72,17 @@ FOUND_BY = {2: "basin", 3: "elimination", 4: "elimination"}
 SEAT = ("aimed", "all", "none")
 
 
+#: The seconds a run needs before its rate an hour is told: a rate an hour
+#: from a run of a second says nothing.
+RATE_SECONDS = 60
+
+
+def an_hour(count, seconds):
+    """' (1,148.5 an hour)': `count` in `seconds` as a rate an hour, or
+    nothing for a run shorter than RATE_SECONDS."""
+    return f" ({count * 3600 / seconds:,.1f} an hour)" if seconds >= RATE_SECONDS else ""
+
+
 @dataclass(frozen=True)
 class HuntRules:
     """The [hunt] table: the tables hunted for, the walks' width (PerturbRules:
@@ -414,8 +425,7 @@ class Hunt(_Factory):
         the line's own); the job's seats searched of those queued, and its
         best balance at each table it aims at."""
         state = summary.payload
-        hours = summary.seconds / 3600
-        figures = {"new_loops": f"{state.found:,} ({state.found / hours if hours else 0:,.1f} an hour)",
+        figures = {"new_loops": f"{state.found:,}{an_hour(state.found, summary.seconds)}",
                    "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}"}
         for players in state.rules.tables:
             reached = state.best(players)
@@ -515,17 +525,16 @@ class Hunt(_Factory):
         run = " in this run" if whole is not None else ""
         rate = summary.deals / summary.seconds if summary.seconds else 0
         walks = summary.deals / state.walk_seconds if state.walk_seconds else 0
-        hours = summary.seconds / 3600
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
                  f"walks    {summary.deals:,} perturbations{run} in {summary.seconds:.1f} s: {rate:,.0f} "
                  f"perturbations/s on {plural(summary.workers, 'worker')}"
                  + (f" of the cluster {cluster}" if cluster else "")
                  + f" (the walks alone: {walks:,.0f} perturbations/s a worker)",
-                 f"loops    {plural(state.found, 'loop')} new to the hunt{run} ({state.found / hours if hours else 0:,.1f}"
-                 f" an hour), {len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
+                 f"loops    {plural(state.found, 'loop')} new to the hunt{run}{an_hour(state.found, summary.seconds)}, "
+                 f"{len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
                  f"({state.given:,} to start with)"]
         if whole is not None:
-            lines.append(whole_line(whole, self.unit))
+            lines.append(whole_line(whole, self.unit, lengths=False))
         lines.extend(new_loop_lines(state.new_loops, summary.job, archive_path))
         done, due = len(state.seats_done), len(state.due)
         lines.append(f"seats    {done:,} searched, {due:,} to search; balanced deals that never end{run}, each "
