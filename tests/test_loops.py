@@ -609,3 +609,34 @@ def test_both_loop_drivers_start_from_the_shipped_loops(tmp_path):
         assert len(key_hands(three.hex)) == three.players == 3
         assert three.hex not in start_keys(archive, "7 3J 1Q", 2)
         assert three.hex in start_keys(archive, "7 3J 1Q", 3) == start_keys(archive, "7 3J 1Q", 4)
+
+
+def test_show_loop_gives_its_searches_at_three_and_four_or_the_commands_that_make_them(tmp_path):
+    """show --loop said "basin not searched" and nothing of a hunt's seats at 3 and 4."""
+    from test_hunt import TINY, grown, hunt_job
+    from test_report import hunted
+    path = tmp_path / "a.sqlite"
+    job = hunted(path)
+    with Archive(path) as archive:
+        seats = [seat for seat in archive.seats(job) if seat["players"] > 2]
+        key = seats[0]["loop"]
+        loop_id = archive.loop_id(TINY, key)
+        state = loops.kept_state(archive.loop(loop_id), path)[0]
+    shown = in_process("archive", "show", "--loop", loop_id, "--archive", path)
+    assert shown.returncode == 0, shown.stderr
+    for seat in seats:
+        if seat["loop"] == key:
+            bound = "complete" if seat["stopped_by"] is None else "STOPPED by its states bound"
+            assert (f"at {seat['players']}     {seat['states']:,} states ({bound}), {seat['deals']} balanced deals; "
+                    f"best {seat['smallest']} ({seat['best']}); by job {job}\n") in shown.stdout, shown.stdout
+    # A loop no hunt seated: the commands that search it at 3 and 4, which run as printed.
+    other = tmp_path / "b.sqlite"
+    with Archive(other) as archive:
+        hunt_job(archive, TINY, grown(TINY)[:1])
+        first = archive.loops()[0]
+    shown = in_process("archive", "show", "--loop", first["id"], "--archive", other).stdout
+    state = loops.kept_state(first, other)[0]
+    for players in (3, 4):
+        assert f"at {players}     not searched: beggar basin {state} --players {players}\n" in shown
+        ran = in_process("basin", str(state), "--players", players)
+        assert ran.returncode == 0 and "balanced deals" in ran.stdout, ran

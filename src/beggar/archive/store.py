@@ -709,6 +709,17 @@ class Archive:
         return [readback.read_seat(self.path, dict(zip(names, row)), deck) for row in cursor]
 
     @_guarded
+    def loop_seats(self, deck, key):
+        """The seats of the loop of `deck` with canonical state `key` (hex), of
+        any job, as seats() gives them, by table then job; none in an archive
+        of a format before seats."""
+        if "seats" in schema.tables_after(self.version):
+            return []
+        cursor = self.db.execute("SELECT * FROM seats WHERE loop = ? ORDER BY players, job", (key,))
+        names = [d[0] for d in cursor.description]
+        return [readback.read_seat(self.path, dict(zip(names, row)), Deck.parse(deck)) for row in cursor]
+
+    @_guarded
     def add_job(self, job_id, spec):
         with self.transaction():
             if self.db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone():

@@ -3,6 +3,7 @@
 import argparse
 import itertools
 import json
+import shlex
 import sys
 
 from .. import engine, loops
@@ -200,6 +201,7 @@ def _show_loop(args):
     from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
+        seats = archive.loop_seats(row["deck"], row["key"])
     deal, _ = loops.kept_state(row, args.archive)
     print(f"loop     {row['id']}: {row['deck']} deck, {deal.players} players, period {row['period_tricks']} "
           f"tricks / {row['period_cards']} cards, {row['states']} states on its cycle")
@@ -210,6 +212,16 @@ def _show_loop(args):
           + ("" if row["chunk"] is None else f", chunk {row['chunk']}") + ")")
     basin, command = loop_basin(row, deal)
     print(f"basin    {basin}" + ("" if command is None else f": {command}"))
+    # Its searches at the tables of more players: what hunts' seats found there, or the command that searches.
+    for players in range(max(3, deal.players + (deal.players > 2)), 5):
+        at = [seat for seat in seats if seat["players"] == players]
+        for seat in at:
+            bound = "complete" if seat["stopped_by"] is None else f"STOPPED by its {seat['stopped_by']} bound"
+            best = "" if seat["best"] is None else f"; best {seat['smallest']} ({seat['best']})"
+            print(f"at {players}     {seat['states']:,} states ({bound}), {seat['deals']:,} balanced deals{best}; "
+                  f"by job {seat['job']}")
+        if not at:
+            print(f"at {players}     not searched: beggar basin {shlex.quote(str(deal))} --players {players}")
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")
