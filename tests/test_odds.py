@@ -629,3 +629,28 @@ def test_a_census_predicts_nothing(tmp_path):
     assert "nothing is predicted from them" in out.stdout and "years" not in out.stdout and "deals expected" not in out.stdout
     figures = json.loads(beggar("stats", job_id(census.stdout), "--json", "--archive", archive).stdout)
     assert figures["exhaustive"] is True and figures["expected"] == [] and figures["tail"] is None
+
+
+def test_the_tail_starts_at_2000_where_games_reach_it_else_where_the_job_s_own_long_games_do():
+    """beggar stats refused a half-deck job by default ("0 games of 2000 cards
+    or more ... or a longer job"): no job of that deck reaches 2000."""
+    def start(lengths):
+        return odds.tail_start(odds.Played([], {}, deals=len(lengths), lengths=Lengths.of(lengths)))
+    assert start([100] * 1000 + [2000 + i for i in range(odds.TAIL_GAMES)]) == odds.TAIL_FROM
+    # Fewer than TAIL_GAMES at 2000: where the longest TAIL_GAMES begin, to two significant digits.
+    assert start([100] * 1000 + [2000] * (odds.TAIL_GAMES - 1) + [1234]) == 1200
+    assert start([30] * 1000 + [400 + i for i in range(odds.TAIL_GAMES)]) == 400
+    assert start([30] * 1000 + [87] * odds.TAIL_GAMES) == 87
+    assert start([5] * 10) == odds.TAIL_FROM        # too few for any fit: fit_tail says so
+
+
+def test_stats_of_a_half_deck_job_fits_the_tail_where_its_own_games_are_long(tmp_path):
+    path = tmp_path / "a.sqlite"
+    run = in_process("search", job_file(tmp_path, "half", deals=20_000, chunk=10_000, extra='deck = "half"\n'),
+                     "--archive", path, "--quiet", "--workers", 1)
+    assert run.returncode == 0, run.stderr
+    stats = in_process("stats", job_id(run.stdout), "--archive", path)
+    assert stats.returncode == 0, stats.stderr
+    start, games = re.search(r"fitted by maximum likelihood to the ([\d,]+) games of (\d+)\+ cards",
+                             stats.stdout).group(2, 1)
+    assert int(start) < odds.TAIL_FROM and int(games.replace(",", "")) >= odds.TAIL_GAMES
