@@ -270,8 +270,12 @@ def read_game(path, row, empty_hands=False):
             if column in game:
                 game[column] = check(game[column])
         column = "parent"
-        if game.get("parent") is not None and game["parent"] == game.get("id"):
-            raise _Damaged("names the game itself (a family's first game is kept before its longest member)")
+        # A family's first game is kept before its members (in the same transaction, or long before):
+        # a parent of a later id, the game itself among them, is no parent the archive wrote.
+        if game.get("parent") is not None and game.get("id") is not None and game["parent"] >= game["id"]:
+            raise _Damaged("names the game itself" if game["parent"] == game["id"] else
+                           f"names game {game['parent']}, not one kept before it (a family's first game is kept "
+                           "before its members)")
         column = "deck"
         deck = _deck(game["deck"]) if "deck" in game else None
         if deal is not None:

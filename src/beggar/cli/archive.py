@@ -34,6 +34,8 @@ def run_archive_list(args):
     with Archive(args.archive, readonly=True) as archive:
         games = archive.games(limit=args.limit, loops_first=False, **filters)
         total = archive.count_games(**filters)
+        for game in games:
+            archive.parent(game)    # one it names that is not there is a damaged row: exit 3
     if args.json:
         print(json.dumps({"shown": len(games), "total": total,
                           "games": [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]},

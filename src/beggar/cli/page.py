@@ -210,6 +210,7 @@ def _games_section(archive, job_id):
         out.append(f"<h3>{escape(deck)} deck, {players} players, {hands}</h3>")
         rows = []
         for game in kept:
+            archive.parent(game)        # one it names that is not there is a damaged row: exit 3
             parent = f", from game {game['parent']}" if game["parent"] is not None else ""
             rows.append([str(game["id"]), str(game["cards"]), str(game["tricks"]),
                          escape(f"{game['driver']}{parent}"), _code(game["job"] or "-"),
