@@ -32,7 +32,7 @@ from beggar.search.drivers.factory import two_player_key
 from beggar.search.drivers.hunt import PART, HuntRules, Seat
 from beggar.search.job import check
 from beggar.search.runner import Summary
-from helpers import bad_input, beggar, job_file, job_id, known_loops, start
+from helpers import bad_input, beggar, fault, in_process, job_file, job_id, known_loops, start
 
 #: A small deck whose loops are common and whose perturbation finds new ones.
 SMALL = "28 3J 1Q"
@@ -432,3 +432,21 @@ def test_a_rate_an_hour_is_told_of_a_run_of_a_minute_or_more_only():
     from beggar.search.drivers.hunt import RATE_SECONDS, an_hour
     assert an_hour(64, 1.0) == an_hour(64, RATE_SECONDS - 0.1) == ""
     assert an_hour(88, 300) == " (1,056.0 an hour)" and an_hour(0, RATE_SECONDS) == " (0.0 an hour)"
+
+
+@pytest.mark.parametrize("change, told", [
+    ("json_remove(spec, '$.hunt')", "its spec has no [hunt] table"),
+    ("json_remove(spec, '$.hunt.tables')", "its [hunt] table has no tables, and holds 'elite'"),
+])
+def test_a_hunt_whose_spec_lost_its_table_is_damaged_not_of_the_first_kind(tmp_path, tiny_loops, change, told):
+    """It was taken for a hunt of beggar 0.1.0 ("cannot go on", exit 2)."""
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        job, _ = hunt_job(archive, TINY, tiny_loops[:1])
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE jobs SET spec = {change} WHERE id = ?", (job,))
+        db.commit()
+    before = path.read_bytes()
+    for args in (("search", "--resume", job), ("archive", "jobs"), ("archive", "report", tmp_path / "r.html")):
+        fault(in_process(*args, "--archive", path), f"job {job}: damaged: {told}")
+    assert path.read_bytes() == before

@@ -142,6 +142,11 @@ class Driver:
         """JobError where a stored job of this driver cannot run again (a
         spec of a kind this beggar no longer plays), before anything is said."""
 
+    def stored_problem(self, spec):
+        """What makes a stored spec of this driver none that any beggar wrote
+        (its own table lost, where that tells a kind apart), in words, or None."""
+        return None
+
     def going_on(self, archive, job_id, spec, summary):
         """At the start of each run of the job (its first too): what it goes
         on from that its kept chunks say, set on the run's summary (a hunt's

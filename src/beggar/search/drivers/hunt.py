@@ -133,6 +133,10 @@ def rules_of(spec):
     return HuntRules(**spec["hunt"])
 
 
+#: The [hunt] options a hunt of the first kind (beggar 0.1.0) had: its walk's and its guide.
+FIRST_KIND_OPTIONS = {"changes", "reach", "guide"}
+
+
 def first_kind(spec):
     """Whether a stored hunt job is of the first kind, which went by chunks
     that each walked from the loops known when it was handed out."""
@@ -387,6 +391,20 @@ class Hunt(_Factory):
                 f"{' and '.join(map(str, rules.tables))}")
 
     # ------------------------------------------------------------ the job's process
+
+    def stored_problem(self, spec):
+        """Every hunt kept its [hunt] table (the first kind's walk options, as
+        given; every later one's whole, with its tables): a spec without one,
+        or one without tables but with what only a later hunt holds, is
+        damaged, not a hunt of the first kind."""
+        table = spec.get("hunt")
+        if not isinstance(table, dict):
+            return "its spec has no [hunt] table, which every hunt keeps"
+        later = sorted(set(table) - FIRST_KIND_OPTIONS)
+        if "tables" not in table and later:
+            return (f"its [hunt] table has no tables, and holds {later[0]!r}, which only a hunt that keeps its "
+                    "tables has")
+        return None
 
     def can_go_on(self, spec, job_id):
         """A hunt of the first kind cannot: its chunks walked from what was known when they were handed out."""
