@@ -684,3 +684,22 @@ def test_a_count_of_searches_is_not_of_searchs():
     from beggar.search.drivers.base import plural
     assert [plural(n, word) for n, word in ((1, "search"), (52, "search"), (2, "box"), (3, "loop"))] == \
         ["1 search", "52 searches", "2 boxes", "3 loops"]
+
+
+@pytest.mark.parametrize("change", ["UPDATE loops SET key = 'zz' WHERE id = 8",
+                                    "UPDATE loops SET key = '0c00000000000000000000010006000000010000' WHERE id = 8",
+                                    "DELETE FROM loops WHERE id = 8"])
+def test_a_report_of_format_5_read_as_it_stands_says_a_loop_damaged_out_of_sight(tmp_path, change):
+    """A loop whose key was damaged dropped out of the ten a report shows, exit 0."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V5_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as db:
+        key = db.execute("SELECT key FROM loops WHERE id = 8").fetchone()[0]
+        first = db.execute("SELECT min(id) FROM games WHERE loop = ?", (key,)).fetchone()[0]
+        db.execute(change)
+        db.commit()
+    before = path.read_bytes()
+    told = f"damaged: game {first} falls into the loop of key '{key}', and the archive holds no loop of that key"
+    fault(in_process("archive", "report", tmp_path / "r.html", "--archive", path), told)
+    fault(in_process("archive", "show", first, "--archive", path), told)
+    assert path.read_bytes() == before and not (tmp_path / "r.html").exists()

@@ -660,6 +660,22 @@ class Archive:
         return [readback.read_loop(self.path, dict(zip(names, row)), self._empty_hands) for row in cursor]
 
     @_guarded
+    def check_loop_games(self, job=None):
+        """ArchiveFault unless every kept game of status loop (of job `job`,
+        when given) falls into a loop the archive holds: a loop row is kept in
+        the transaction that keeps the first game that falls into it, and never
+        removed, so a game naming a key no row holds (a row's key damaged, a
+        row deleted) is damage. A loop so damaged would drop out of the loops
+        a report shows, unsaid."""
+        row = self.db.execute(
+            "SELECT id, loop FROM games WHERE loop IS NOT NULL" + (" AND job = ?" if job is not None else "")
+            + " AND NOT EXISTS (SELECT 1 FROM loops WHERE loops.deck = games.deck AND loops.key = games.loop) "
+            "ORDER BY id LIMIT 1", [job] if job is not None else []).fetchone()
+        if row is not None:
+            raise ArchiveFault(f"{self.path}: damaged: game {row[0]} falls into the loop of key {cut(row[1])}, and "
+                               "the archive holds no loop of that key")
+
+    @_guarded
     def count_loops(self, deck=None, job=None):
         """How many loops loops(deck=deck, job=job) would give with no limit."""
         where, args = [], []

@@ -250,6 +250,8 @@ def run_archive_show(args):
         game = archive.game(args.id)
         archive.parent(game)        # one it names that is not there is a damaged row: exit 3
         loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
+        if game["loop"] and loop_id is None:
+            archive.check_loop_games()      # names the game and its key: exit 3
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))
     if loop_id is not None:

@@ -225,6 +225,7 @@ def _games_section(archive, job_id):
 
 def _loops_section(archive, job_id, first=()):
     """The loops, those holding each table's best balanced deal (`first`: their ids) first."""
+    archive.check_loop_games(job_id)      # a loop damaged out of sight drops out of those shown
     first = list(dict.fromkeys(first))[:LOOPS]
     rows = [archive.loops(loop_id=loop_id)[0] for loop_id in first]
     rows += [row for row in archive.loops(job=job_id, limit=LOOPS + len(first))
