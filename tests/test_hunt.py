@@ -450,3 +450,36 @@ def test_a_hunt_whose_spec_lost_its_table_is_damaged_not_of_the_first_kind(tmp_p
     for args in (("search", "--resume", job), ("archive", "jobs"), ("archive", "report", tmp_path / "r.html")):
         fault(in_process(*args, "--archive", path), f"job {job}: damaged: {told}")
     assert path.read_bytes() == before
+
+
+def test_a_hunt_s_loops_and_seats_are_checked_against_its_records_and_deals_when_read_back(tmp_path, tiny_loops):
+    """A hunt whose loop row or seat rows were deleted, or whose seats held
+    what it never wrote (a seat moved to a start loop, its deals raised),
+    read as sound, and a resume did not bring them back."""
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        job, spec = hunt_job(archive, TINY, tiny_loops[:1])
+        assert _play_here(archive, job, spec)
+        found = sorted(row["key"] for row in archive.loops(job=job) if row["chunk"] is not None)
+    start = tiny_loops[0].hex
+    damages = [
+        ("DELETE FROM loops WHERE key = :found", "record lists loop {short}..., which the archive does not hold"),
+        ("DELETE FROM seats WHERE job = :job", "deals of 2 players that fall into loop"),
+        ("DELETE FROM seats WHERE job = :job AND players = 4 AND loop = :found",
+         "deals of 4 players that fall into loop {short}..., and holds no seat of that loop at that table"),
+        ("UPDATE seats SET deals = deals + 5 WHERE players = 3 AND loop = :found",
+         "its seat of loop {short}... at 3 says it found"),
+        ("UPDATE seats SET loop = :start WHERE players = 3 AND loop = :found",
+         f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
+    ]
+    for number, (change, told) in enumerate(damages):
+        damaged = tmp_path / f"damaged-{number}.sqlite"
+        shutil.copy(path, damaged)
+        with closing(sqlite3.connect(damaged)) as db:
+            assert db.execute(change, {"job": job, "found": found[0], "start": start}).rowcount >= 1, change
+            db.commit()
+        before = damaged.read_bytes()
+        for args in (("archive", "jobs"), ("archive", "report", tmp_path / "r.html"), ("search", "--resume", job)):
+            result = in_process(*args, "--archive", damaged)
+            fault(result, "damaged", told.format(short=found[0][:16]))
+        assert damaged.read_bytes() == before, change

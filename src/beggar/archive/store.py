@@ -625,6 +625,15 @@ class Archive:
         return known
 
     @_guarded
+    def loop_games_by_table(self, deck, job):
+        """The kept games of status loop of `deck`, counted by the loop they
+        fall into and their table: {(loop key, players): (of job `job`, of
+        any job)}; what a hunt's seats are checked against."""
+        return {(key, players): (mine, every) for key, players, mine, every in self.db.execute(
+            "SELECT loop, players, sum(job IS ?), count(*) FROM games WHERE deck = ? AND status = 'loop' "
+            "AND loop IS NOT NULL GROUP BY loop, players", (job, deck))}
+
+    @_guarded
     def set_basin(self, loop_id, states, deals, stopped_by):
         """Record the result of a loop's basin search (inside a transaction)."""
         self.db.execute("UPDATE loops SET basin_states = ?, basin_deals = ?, basin_stopped_by = ? WHERE id = ?",

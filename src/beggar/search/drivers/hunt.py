@@ -701,13 +701,35 @@ def known_state(archive, job_id, spec):
         if row["driver"] == "hunt" and row["chunk"] is not None and row["chunk"] not in listed.get(row["key"], ()):
             raise ArchiveFault(f"{where}: loop {row['id']} says chunk {row['chunk']} found it, and that chunk's "
                                "record does not list it")
+    # Each loop a record lists was kept with it, in its transaction, and no loop row is ever removed.
+    held = archive.known_loops(spec["deck"], listed)
+    for key in sorted(set(listed) - held):
+        raise ArchiveFault(f"{where}: chunk {min(listed[key])}'s record lists loop {key[:16]}..., which the "
+                           "archive does not hold")
+    queued = set(state.due)
     for row in archive.seats(job_id):
         seat = Seat(row["loop"], row["players"])
         if row["loop"] not in state.known or row["players"] not in state.rules.tables:
             raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, a loop or "
                                "table the hunt does not know")
+        if seat not in queued:
+            raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, which the hunt "
+                               "never queued (it seats the new loops its walks found, as its [hunt] seat says)")
         state.seats_done[seat] = (row["smallest"], row["best"], row["deals"])
         state.ids[row["loop"]] = archive.loop_id(spec["deck"], row["loop"])
+    # A seat keeps its deals in the transaction that keeps its row: every deal the hunt kept is of a
+    # seat it holds, and a seat found no fewer deals than the hunt kept of it, nor more than the archive holds.
+    counted = archive.loop_games_by_table(spec["deck"], job_id)
+    for (key, players), (mine, _) in sorted(counted.items()):
+        if mine and Seat(key, players) not in state.seats_done:
+            raise ArchiveFault(f"{where}: it kept {plural(mine, 'deal')} of {players} players that fall into "
+                               f"loop {key[:16]}..., and holds no seat of that loop at that table")
+    for seat, (_, _, deals) in state.seats_done.items():
+        mine, every = counted.get((seat.loop, seat.players), (0, 0))
+        if not mine <= deals <= every:
+            raise ArchiveFault(f"{where}: its seat of loop {seat.loop[:16]}... at {seat.players} says it found "
+                               f"{plural(deals, 'balanced deal')}, where the hunt kept {mine:,} of them and the "
+                               f"archive holds {every:,}")
     # The seats searched leave the queue at once (not one by one: a long hunt has thousands).
     state.due = [seat for seat in state.due if seat not in state.seats_done]
     state.sort_due()
