@@ -701,6 +701,21 @@ def known_state(archive, job_id, spec):
         if row["driver"] == "hunt" and row["chunk"] is not None and row["chunk"] not in listed.get(row["key"], ()):
             raise ArchiveFault(f"{where}: loop {row['id']} says chunk {row['chunk']} found it, and that chunk's "
                                "record does not list it")
+    # What a record says of each loop is what its cycle says (its period, hash and balance steer the
+    # walks: a balance edited would make a resume walk from another pool and keep other loops).
+    said = {}
+    for chunk, stats in archive.chunk_records(job_id):
+        for key, _, period, cycle, balance in stats["hunt"]["loops"]:
+            said.setdefault(key, (chunk, period, int(cycle, 16), balance))
+    if said:
+        found = [loops.of_deal(key_deal(key)) for key in said]
+        for loop, cycle, (key, (chunk, period, hashed, balance)) in zip(
+                found, cycle_hashes([loop.state for loop in found], spec["deck"]), said.items()):
+            truth = (loop.period[0], cycle, aim.balance(loop.states))
+            if (period, hashed, balance) != truth:
+                raise ArchiveFault(f"{where}: chunk {chunk}'s record says loop {key[:16]}... has period {period}, "
+                                   f"cycle hash {hashed:016x} and balance {balance}, where its cycle has "
+                                   f"{truth[0]}, {truth[1]:016x} and {truth[2]}")
     # Each loop a record lists was kept with it, in its transaction, and no loop row is ever removed.
     held = archive.known_loops(spec["deck"], listed)
     for key in sorted(set(listed) - held):
