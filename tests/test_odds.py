@@ -654,3 +654,31 @@ def test_stats_of_a_half_deck_job_fits_the_tail_where_its_own_games_are_long(tmp
     start, games = re.search(r"fitted by maximum likelihood to the ([\d,]+) games of (\d+)\+ cards",
                              stats.stdout).group(2, 1)
     assert int(start) < odds.TAIL_FROM and int(games.replace(",", "")) >= odds.TAIL_GAMES
+
+
+@pytest.mark.parametrize("change, told", [
+    ("UPDATE chunks SET deals = deals - 50000 WHERE chunk = 0", "'statuses' counts 100,000 games, where the chunk "
+                                                               "played 50,000 deals"),
+    ("UPDATE chunks SET stats = json_set(stats, '$.statuses.finished', json_extract(stats, '$.statuses.finished') "
+     "+ 1) WHERE chunk = 0", "'statuses' counts 100,001 games, where the chunk played 100,000 deals"),
+    ("UPDATE chunks SET stats = json_set(stats, '$.lengths[100]', json_extract(stats, '$.lengths[100]') + 7) "
+     "WHERE chunk = 0", "'lengths' counts 100,007 games, where the chunk played 100,000 deals"),
+    ("UPDATE chunks SET deals = deals + 50000, stats = json_set(stats, '$.statuses.finished', "
+     "json_extract(stats, '$.statuses.finished') + 50000, '$.lengths[100]', json_extract(stats, '$.lengths[100]') "
+     "+ 50000) WHERE chunk = 0", "add up to 250,000, over its budget of 200,000"),
+])
+def test_a_sample_job_s_chunk_records_that_disagree_with_their_histograms_are_damage(tmp_path, change, told):
+    """They gave "-50,000 more from chunks without one", "played 250.0K of 200.0K deals", "150,001 finished"."""
+    path = tmp_path / "a.sqlite"
+    run = in_process("search", job_file(tmp_path, "s", deals=200_000, chunk=100_000), "--archive", path, "--quiet",
+                     "--workers", 1)
+    assert run.returncode == 0, run.stderr
+    job = job_id(run.stdout)
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute(change).rowcount == 1
+        db.commit()
+    before = path.read_bytes()
+    for args in (("stats", job), ("archive", "report", tmp_path / "r.html"), ("archive", "jobs")):
+        if "budget" in told or args[0] != "archive" or args[1] == "report":
+            fault(in_process(*args, "--archive", path), "damaged", told)
+    assert path.read_bytes() == before

@@ -767,6 +767,11 @@ class Archive:
         if not totals[1] <= MAX_COUNT:
             raise ArchiveFault(f"{self.path}: damaged: the chunks of job {job_id} add up to {totals[1]} deals, "
                                "over 10**18")
+        # Chunks cut a budget: together they never play past it.
+        budget = job["spec"].get("deals") if isinstance(job["spec"], dict) else None
+        if type(budget) is int and 0 < budget < totals[1]:
+            raise ArchiveFault(f"{self.path}: damaged: the chunks of job {job_id} add up to {totals[1]:,}, over its "
+                               f"budget of {budget:,}")
         job.update(chunks=totals[0], deals=totals[1], hits=totals[2], best_cards=totals[3], seconds=totals[4])
         return job
 
@@ -915,10 +920,11 @@ class Archive:
     def chunk_records(self, job_id):
         """chunk_stats with each chunk's number: [(chunk, dict)], by chunk."""
         deck, driver = self._table_of(job_id)
-        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck,
-                                            driver, self._empty_hands)["stats"])
-                for chunk, text in self.db.execute(
-                    "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
+        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "deals": deals, "stats": text},
+                                            deck, driver, self._empty_hands)["stats"])
+                for chunk, deals, text in self.db.execute(
+                    "SELECT chunk, deals, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk",
+                    (job_id,))]
 
     def _table_of(self, job_id):
         """(the Deck job `job_id` deals, its driver), which its chunks' records
