@@ -640,3 +640,31 @@ def test_show_loop_gives_its_searches_at_three_and_four_or_the_commands_that_mak
         assert f"at {players}     not searched: beggar basin {state} --players {players}\n" in shown
         ran = in_process("basin", str(state), "--players", players)
         assert ran.returncode == 0 and "balanced deals" in ran.stdout, ran
+
+
+def test_a_stop_does_not_wait_for_the_basin_searches_of_a_chunk_s_new_loops(tmp_path):
+    """A perturb job took up to 7 s to stop under load when a chunk that
+    brought hundreds of new loops was being kept: their basin searches ran
+    in its keep, and nothing between them looked at the stop."""
+    from beggar.search.keep import Cut
+    from test_hunt import TINY, grown
+    report = growth(*[loop.state for loop in grown(TINY)], largest=18)
+    asked = []
+
+    def between():
+        asked.append(len(asked))
+        if len(asked) == 2:
+            raise Cut("the stop's deadline passed")
+
+    with Archive(tmp_path / "a.sqlite") as archive:
+        spec = factory_job(archive, deck=TINY)
+        summary = Summary("t-job", "stopped", 1)
+        with pytest.raises(Cut):
+            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
+                 between=between)
+        # Asked before each loop's check and search: given up at the second, the chunk wholly unkept.
+        assert asked == [0, 1] and archive.loops() == [] and archive.games() == []
+        assert archive.chunks_done("t-job") == set() and summary.deals == 0
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
+             between=lambda: None)
+        assert len(archive.loops()) == 3 and archive.chunks_done("t-job") == {0}

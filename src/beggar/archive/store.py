@@ -614,6 +614,13 @@ class Archive:
         return None if row is None else row[0]
 
     @_guarded
+    def basin_searched(self, deck, key):
+        """Whether the archive holds the loop of `deck` with canonical state
+        `key` (hex) with its basin searched: one row's column, read alone."""
+        row = self.db.execute("SELECT basin_states FROM loops WHERE deck = ? AND key = ?", (deck, key)).fetchone()
+        return row is not None and row[0] is not None
+
+    @_guarded
     def known_loops(self, deck, keys):
         """Of the canonical states `keys` (hex) of loops of `deck`, those the archive holds."""
         keys = list(keys)

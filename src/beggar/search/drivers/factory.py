@@ -188,10 +188,10 @@ class _Factory(Driver):
         """Keep a grow or perturb chunk: its loops, their balanced deals and the
         chunk's record, in one transaction; then count them in the summary.
         Returns the first new balanced deal of each loop, to be announced:
-        [(game id, deal, outcome, driver)]. (A walk keeps a few loops: its
-        keep is never large, and `between` is not needed.)"""
+        [(game id, deal, outcome, driver)]. `between()` is called before each
+        loop's check and basin search (a chunk may bring hundreds)."""
         growth = result.payload
-        found = checked(archive, spec, growth)
+        found = checked(archive, spec, growth, between)
         tally = self.own(summary)
         with kept(archive, job_id, result) as record:
             kept_loops = keep_loops(archive, job_id, spec, result.chunk, found)
@@ -394,18 +394,23 @@ def reported(spec, hands, leader):
     return item
 
 
-def checked(archive, spec, growth):
+def checked(archive, spec, growth, between=None):
     """The full loops of a chunk's walk, each checked and, when new to the
-    archive (or kept without a basin search), with its basin searched."""
+    archive (or kept without a basin search), with its basin searched.
+    `between()` (when given) is called before each: a chunk of hundreds of
+    new loops takes seconds of basin searches, and a stop does not wait for
+    them (what it raises gives the chunk up, played again on resume)."""
     found = {}
     for hands, leader in growth["loops"]:
+        if between is not None:
+            between()
         item = reported(spec, hands, leader)
         loop = item.loop
         if loop.key in found:
             continue
         found[loop.key] = item
-        known = archive.loop_id(loop.deck, loop.hex)
-        if known is not None and archive.loop(known)["basin_states"] is not None:
+        # Its row's basin alone, not archive.loop's count of the games that fall into it.
+        if archive.basin_searched(loop.deck, loop.hex):
             continue
         item.basin = basin(loop.deal(), spec["basin_states"], spec["basin_seconds"])
         item.games = [(member, engine.play(member), replay) for member, replay in item.basin.deals]
