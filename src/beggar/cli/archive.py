@@ -3,8 +3,10 @@
 import argparse
 import itertools
 import json
+import os
 import shlex
 import sys
+from pathlib import Path
 
 from .. import engine, loops
 from ..archive import DEFAULT_PATH, Archive, archive_option
@@ -320,7 +322,9 @@ def run_archive_report(args):
             archive.job(args.job)       # no such job: one line
         text = page(archive, job_rows(archive, archive.path), args.job)
     write_output(args.file, text)       # a full disk is a fault, as for every file written
-    print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open it in a browser)")
+    # Where it lies, as a browser opens it: a relative name alone says nothing of the folder.
+    print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open "
+          f"{Path(os.path.abspath(args.file)).as_uri()} in a browser)")
     return 0
 
 
