@@ -472,6 +472,10 @@ def test_a_hunt_s_loops_and_seats_are_checked_against_its_records_and_deals_when
          "its seat of loop {short}... at 3 says it found"),
         ("UPDATE seats SET loop = :start WHERE players = 3 AND loop = :found",
          f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
+        # A second row of a seat, its key in capitals (the same loop to a reader of hex).
+        ("INSERT INTO seats SELECT job, upper(loop), players, states, deals + 1, stopped_by, smallest, best, "
+         "seconds, done_at FROM seats WHERE players = 3 AND loop = :found AND :job IS NOT NULL AND :start IS NOT NULL",
+         "a loop or table the hunt does not know"),
         # A balance a record says steers the walks: edited, a resume walked from another pool.
         ("UPDATE chunks SET stats = json_set(stats, '$.hunt.loops[0][4]', "
          "json_extract(stats, '$.hunt.loops[0][4]') % 9 + 1) WHERE json_array_length(stats, '$.hunt.loops') > 0 "
