@@ -97,6 +97,15 @@ def _jobs_section(jobs, job_id):
                     "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
 
 
+#: What `beggar archive list` shows unless given --limit (its default).
+LISTED = 50
+
+
+def _every(count):
+    """The --limit that makes `beggar archive list` show `count` rows, where its default shows fewer."""
+    return f" --limit {count}" if count > LISTED else ""
+
+
 def _seat_bests(archive, job_id):
     """The hunts' seats (of job `job_id`, when given) by table (deck, players):
     (seats searched, the best: (smallest, found deals, loop key, state, job)
@@ -127,6 +136,7 @@ def _tables_section(archive, job_id):
     the command that replays each, and what the hunts' seats came closest to.
     Returns its parts and the ids of the loops holding each table's best deal
     (which the loops section shows first)."""
+    archive.check_loop_games(job_id)      # a loop damaged out of sight would drop out of these sections
     seated, aimed = _seat_bests(archive, job_id)
     best_deals = [best[3] for _, best in seated.values() if best is not None and best[1]]
     found = {(row["deck"], row["players"]): row for row in archive.balanced_by_table(
@@ -166,11 +176,10 @@ def _tables_section(archive, job_id):
             continue
         loop_rows = []
         for key, deals in row["by_loop"]:
-            loop_id = archive.loop_id(deck, key)
-            loop = archive.loops(loop_id=loop_id)[0] if loop_id is not None else None
-            if loop is None:
-                loop_rows.append(["?", "-", f"{deals:,}", "-"])
-                continue
+            if key is None:
+                continue        # games kept before they were linked to their loops (read as they stand)
+            loop_id = archive.loop_id(deck, key)        # there: check_loop_games
+            loop = archive.loops(loop_id=loop_id)[0]
             state, _ = loops.kept_state(loop, archive.path)
             command = f"beggar basin {shlex.quote(str(state))}" + (f" --players {players}" if players > 2 else "")
             loop_rows.append([str(loop_id), f"{loop['period_tricks']} tricks / {loop['period_cards']} cards",
@@ -178,9 +187,10 @@ def _tables_section(archive, job_id):
         out.append(_table(("loop", "period", f"balanced deals of {players} players in it",
                            "search back from it for them"), loop_rows))
         if len(row["by_loop"]) < row["loops"]:
+            listing = (f"beggar archive list --loops --deck {shlex.quote(deck)}"
+                       + _every(archive.count_loops(deck=deck)) + archive_option(archive.path))
             out.append(f'<p class="note">{len(row["by_loop"])} of {row["loops"]:,} loops shown, those holding the '
-                       f"most; every loop: {_code('beggar archive list --loops' + archive_option(archive.path))}"
-                       "</p>")
+                       f"most; the deck's loops: {_code(listing)}</p>")
         deal_rows = []
         for game in row["games"]:
             loop_id = archive.loop_id(deck, game["loop"]) if game["loop"] else None
@@ -192,10 +202,16 @@ def _tables_section(archive, job_id):
         out.append(_table(("game", "entry", "period", "loop", "found by", "replay it"), deal_rows))
         if len(row["games"]) < row["deals"]:
             listing = (f"beggar archive list --status loop --deck {shlex.quote(deck)} --players {players}"
-                       + (f" --job {job_id}" if job_id else "") + archive_option(archive.path))
+                       + (f" --job {job_id}" if job_id else "") + _every(row["deals"]) + archive_option(archive.path))
             out.append(f'<p class="note">{len(row["games"])} of {row["deals"]:,} deals shown; every one: '
                        f"{_code(listing)}</p>")
     return out, shown_loops
+
+
+def _all_loops(archive, job_id, total):
+    """The command that lists the `total` loops of the report (of job `job_id`, when given)."""
+    return ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + _every(total)
+            + archive_option(archive.path))
 
 
 def _games_section(archive, job_id):
@@ -225,7 +241,6 @@ def _games_section(archive, job_id):
 
 def _loops_section(archive, job_id, first=()):
     """The loops, those holding each table's best balanced deal (`first`: their ids) first."""
-    archive.check_loop_games(job_id)      # a loop damaged out of sight drops out of those shown
     first = list(dict.fromkeys(first))[:LOOPS]
     rows = [archive.loops(loop_id=loop_id)[0] for loop_id in first]
     rows += [row for row in archive.loops(job=job_id, limit=LOOPS + len(first))
@@ -238,7 +253,7 @@ def _loops_section(archive, job_id, first=()):
     out.append(f'<p class="note">{len(rows)} of {total:,} loops shown, those holding the best balanced deal of a '
                'table first, then those with balanced deals (of two players, found by a basin search, or kept '
                'deals of three and four)' + ("" if len(rows) >= total else
-                                             f"; every loop: {_code('beggar archive list --loops' + (f' --job {job_id}' if job_id else '') + archive_option(archive.path))}")
+                                             f"; every loop: {_code(_all_loops(archive, job_id, total))}")
                + ".</p>")
     for row in rows:
         deal, outcome = loops.kept_state(row, archive.path)
