@@ -507,13 +507,14 @@ class Archive:
         job_where, job_args = (" AND job = ?", [job]) if job is not None else ("", [])
         found = []
         grouped = self.db.execute(
-            f"SELECT deck, players, hands, count(*), count(DISTINCT loop), min(deal) FROM (SELECT deck, players, "
-            f"{_HAND_SIZES} AS hands, loop, deal FROM games WHERE status = 'loop'{job_where}) "
+            f"SELECT deck, players, hands, count(*), count(DISTINCT loop), min(id) FROM (SELECT id, deck, players, "
+            f"{_HAND_SIZES} AS hands, loop FROM games WHERE status = 'loop'{job_where}) "
             "GROUP BY deck, players, hands ORDER BY deck, players", job_args).fetchall()
-        for deck, players, hands, deals, loops, deal in grouped:
-            # hands tells the sizes apart, and one deal of them says what they are.
-            sizes = [len(hand) for hand in str(deal).split("/")]
-            if sizes != hand_sizes(Deck.parse(deck).total, players):
+        for deck, players, hands, deals, loops, first_id in grouped:
+            # hands tells the sizes apart, and one game of them, read back and checked, says what they are.
+            one = self.game(first_id)
+            sizes = [len(hand) for hand in one["deal"].split("/")]
+            if sizes != hand_sizes(Deck.parse(one["deck"]).total, one["players"]):
                 continue
             where = f"status = 'loop' AND deck = ? AND players = ? AND {_HAND_SIZES} = ?{job_where}"
             args = [deck, players, hands, *job_args]
@@ -638,7 +639,7 @@ class Archive:
         any job)}; what a hunt's seats are checked against."""
         return {(key, players): (mine, every) for key, players, mine, every in self.db.execute(
             "SELECT loop, players, sum(job IS ?), count(*) FROM games WHERE deck = ? AND status = 'loop' "
-            "AND loop IS NOT NULL GROUP BY loop, players", (job, deck))}
+            "AND loop IS NOT NULL GROUP BY loop, players ORDER BY loop, players", (job, deck))}
 
     @_guarded
     def set_basin(self, loop_id, states, deals, stopped_by):

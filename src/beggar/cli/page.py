@@ -286,7 +286,8 @@ def _odds_section(archive, job_id):
             continue
         shown += 1
         try:
-            tail = odds.fit_tail(played)
+            # A census's counts are exact: no fit (as beggar stats gives none unless asked).
+            tail = None if odds.is_exhaustive(played) else odds.fit_tail(played)
         except odds.OddsError:
             tail = None
         rows = odds.survival(played, tail=tail)

@@ -21,11 +21,12 @@ def run_stats(args):
             raise UsageError(str(error)) from None
         exhaustive = odds.is_exhaustive(played)
         try:
-            tail = odds.fit_tail(played, args.tail_from)
+            # A census's exact counts stand without a fit, unless one is asked for.
+            tail = None if exhaustive and args.tail_from is None else odds.fit_tail(played, args.tail_from)
         except odds.OddsError as error:
             if not exhaustive:
                 raise UsageError(str(error)) from None
-            tail = None     # a census's exact counts stand without a fit
+            tail = None
         targets = odds.targets(archive, played, tail.start if tail is not None else 0)
         marks = odds.references(archive, played)
     rows = odds.survival(played, tail=tail)

@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, fields
 
 from ... import elimination, loops
 from ...archive import ArchiveFault
-from ...checks import MAX_COUNT, whole
+from ...checks import MAX_COUNT, cut, whole
 from ...cycle import key_deal, key_hands
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
@@ -735,10 +735,11 @@ def known_state(archive, job_id, spec):
     # A seat keeps its deals in the transaction that keeps its row: every deal the hunt kept is of a
     # seat it holds, and a seat found no fewer deals than the hunt kept of it, nor more than the archive holds.
     counted = archive.loop_games_by_table(spec["deck"], job_id)
-    for (key, players), (mine, _) in sorted(counted.items()):
-        if mine and Seat(key, players) not in state.seats_done:
-            raise ArchiveFault(f"{where}: it kept {plural(mine, 'deal')} of {players} players that fall into "
-                               f"loop {key[:16]}..., and holds no seat of that loop at that table")
+    for (key, players), (mine, _) in counted.items():       # as the archive orders them: a damaged row's
+        if mine and Seat(key, players) not in state.seats_done:    # values may be of any type
+            shown = f"{key[:16]}..." if isinstance(key, str) else cut(key)
+            raise ArchiveFault(f"{where}: it kept {plural(mine, 'deal')} of {cut(players)} players that fall into "
+                               f"loop {shown}, and holds no seat of that loop at that table")
     for seat, (_, _, deals) in state.seats_done.items():
         mine, every = counted.get((seat.loop, seat.players), (0, 0))
         if not mine <= deals <= every:
