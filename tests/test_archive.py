@@ -21,7 +21,7 @@ import pytest
 from beggar import Deal, Rules, loops, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive, ArchiveFault
 from beggar.cycle import key_hands
-from helpers import _command, bad_input, beggar, fault, job_file, job_id, start, wait_for_chunks
+from helpers import _command, bad_input, beggar, fault, in_process, job_file, job_id, start, wait_for_chunks
 
 # Each process waits for the same moment, then opens the archive: whoever comes
 # first creates it, the others must find it whole.
@@ -646,3 +646,63 @@ def test_archive_list_shows_long_games_first_with_their_table_and_the_total(tmp_
     assert text[-1].endswith("; loop: entry+period in tricks (--loops lists the loops)")
     assert json.loads(beggar("archive", "list", "--status", "disputed", "--json", "--archive", archive).stdout) \
         == {"shown": 0, "total": 0, "games": []}
+
+
+def test_a_hunt_s_finds_read_without_a_chunk_none_a_best_length_or_a_bad_plural(tmp_path):
+    """`archive show` and a --text export said "chunk None" for a deal a seat
+    found; `archive jobs` and a resume of a done hunt gave it a "best 52"
+    (its walks' largest looping state, no game's length); the report said
+    "1 kept games"."""
+    from test_report import hunted
+    path = tmp_path / "a.sqlite"
+    job = hunted(path)
+    with Archive(path) as archive:
+        game = archive.games(job=job, limit=1)[0]
+    assert game["chunk"] is None
+    shown = in_process("archive", "show", game["id"], "--archive", path)
+    assert shown.returncode == 0 and "None" not in shown.stdout
+    assert re.search(rf"^found    .* by job {job} \((basin|elimination), seed 5\)$", shown.stdout, re.M), shown.stdout
+    text = in_process("archive", "export", game["id"], "--text", "--archive", path)
+    assert text.returncode == 0 and "None" not in text.stdout and "# job: " + job in text.stdout
+    jobs = in_process("archive", "jobs", "--archive", path)
+    assert re.search(r"^  played [\d.]+K of [\d.]+K perturbations; best -$", jobs.stdout, re.M), jobs.stdout
+    again = in_process("search", "--resume", job, "--archive", path, "--quiet")
+    assert again.returncode == 0 and "best " not in again.stdout + again.stderr, again
+    assert re.search(r"^job all  49,152 of 49,152 perturbations in 4 chunks, \d+ games and \d+ loops kept",
+                     again.stdout, re.M), again.stdout
+    done = in_process("search", "--resume", job, "--archive", path)
+    assert done.returncode == 0 and "best" not in done.stdout + done.stderr, done
+    assert f"job {job} is done: 49,152 perturbations, " in done.stdout + done.stderr
+    with Archive(path) as archive:
+        # One game left, alone in its loop (the hunt's records, which hold it to its deals, gone too).
+        archive.db.execute("DELETE FROM games WHERE id != ?", (game["id"],))
+        for table in ("seats", "chunks", "jobs"):
+            archive.db.execute(f"DELETE FROM {table}")
+        archive.db.commit()
+    in_process("archive", "report", tmp_path / "r.html", "--archive", path)
+    assert "1 kept game falls into it" in (tmp_path / "r.html").read_text()
+
+
+def test_a_count_of_searches_is_not_of_searchs():
+    from beggar.search.drivers.base import plural
+    assert [plural(n, word) for n, word in ((1, "search"), (52, "search"), (2, "box"), (3, "loop"))] == \
+        ["1 search", "52 searches", "2 boxes", "3 loops"]
+
+
+@pytest.mark.parametrize("change", ["UPDATE loops SET key = 'zz' WHERE id = 8",
+                                    "UPDATE loops SET key = '0c00000000000000000000010006000000010000' WHERE id = 8",
+                                    "DELETE FROM loops WHERE id = 8"])
+def test_a_report_of_format_5_read_as_it_stands_says_a_loop_damaged_out_of_sight(tmp_path, change):
+    """A loop whose key was damaged dropped out of the ten a report shows, exit 0."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V5_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as db:
+        key = db.execute("SELECT key FROM loops WHERE id = 8").fetchone()[0]
+        first = db.execute("SELECT min(id) FROM games WHERE loop = ?", (key,)).fetchone()[0]
+        db.execute(change)
+        db.commit()
+    before = path.read_bytes()
+    told = f"damaged: game {first} falls into the loop of key '{key}', and the archive holds no loop of that key"
+    fault(in_process("archive", "report", tmp_path / "r.html", "--archive", path), told)
+    fault(in_process("archive", "show", first, "--archive", path), told)
+    assert path.read_bytes() == before and not (tmp_path / "r.html").exists()

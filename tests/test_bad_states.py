@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import beggar
-from beggar import Deal, Rules, engine, loops
+from beggar import Deal, Rules, census, cycle, engine, lengths, loops
 from beggar.archive import Archive
 from beggar.cycle import key_deal, key_hands, state_key
 from beggar.deal import MAX_CARDS, DealError
@@ -303,3 +303,21 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
                           ({}, {"played": 5}), ({}, {"k": -1})):
         with pytest.raises(ValueError, match="gpu-host climb"):
             climb(rules, **fields)
+
+
+@pytest.mark.parametrize("call, told", [
+    (lambda: census.rank([0, 9, 1]), "cards[1] (a card code) must be a whole number from 0 to 4, not 9"),
+    (lambda: census.rank([0, -1]), "cards[1] (a card code) must be a whole number from 0 to 4, not -1"),
+    (lambda: lengths.bin_of(-5), "cards must be a whole number of at least 0, not -5"),
+    (lambda: lengths.Lengths.of([30, -1]), "cards must be a whole number of at least 0, not -1"),
+    (lambda: cycle.state_key([[1] * 300, [0]], 0), "301 cards; a state holds at most 255"),
+    (lambda: cycle.state_key([[300], [0]], 0), "300 is not a card code"),
+    (lambda: cycle.state_key([[1], [0]], 9), "the leader is the number of a hand, 0 to 1, not 9"),
+])
+def test_out_of_range_arguments_are_the_project_s_errors_naming_them(call, told):
+    """census.rank gave a bare IndexError (and counted a code -1 as an ace),
+    a negative length was counted in a bin near the top, state_key said
+    "byte must be in range(0, 256)" or keyed a leader of no hand as another."""
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert told in str(raised.value) and type(raised.value) is not IndexError

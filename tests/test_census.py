@@ -6,6 +6,7 @@ words everywhere, `beggar archive census`)."""
 import itertools
 import json
 import re
+import shlex
 from collections import Counter
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from beggar.cycle import key_deal, key_hands
 from beggar.decks import Deck, DeckError, deal_out, hand_sizes
 from beggar.reports import tally
 from engines import agree, fast
-from helpers import CENSUS_DECK, bad_input, beggar, job_file, job_id, kept, start
+from helpers import CENSUS_DECK, bad_input, beggar, in_process, job_file, job_id, kept, start
 from shapes import CENSUS_BLOCKS
 
 TINY = ["2 1J 1Q", "3 1J 1Q 1K", "4 2J 1A", "5 1J 1Q 1K 1A", "3J 2Q"]
@@ -247,3 +248,17 @@ def test_archive_census_of_no_such_job_says_so(tmp_path):
     archive = tmp_path / "a.sqlite"
     assert beggar("search", "--deals", 1000, "--workers", 1, "--archive", archive, "--quiet").returncode == 0
     bad_input(beggar("archive", "census", "nojob", "--archive", archive), "no census job 'nojob' in it")
+
+
+def test_a_census_table_cut_short_says_how_to_see_every_loop_it_met(census_run):
+    """It pointed at `archive list --loops --job`, which lists only the loops
+    the census was the first to find, and 50 at most."""
+    archive, _, job = census_run
+    cut = in_process("archive", "census", job, "--loops", 2, "--archive", archive)
+    assert cut.returncode == 0, cut.stderr
+    listed = re.findall(r"^  loop \S+: period", cut.stdout, re.M)
+    found = re.search(r"^  \.\.\. and (\d+) more loops \((beggar archive census .+)\)$", cut.stdout, re.M)
+    assert len(listed) == 2 and found, cut.stdout
+    every = in_process(*shlex.split(found.group(2))[1:])
+    assert every.returncode == 0 and "more loops" not in every.stdout
+    assert len(re.findall(r"^  loop \S+: period", every.stdout, re.M)) == 2 + int(found.group(1))

@@ -4,6 +4,7 @@ saved games written out of git's sight, the README's casella.txt, a saved
 game from a deal and its outcome (savefile.to_json), and beggar verify of
 several files."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -17,7 +18,8 @@ from beggar import Deal, finds, loops, play
 from beggar.archive import Archive
 from beggar.rules import Rules
 from beggar.savefile import SavedGame, load, mismatches, one_line, parse, to_json, to_text
-from beggar.search.announce import announcement
+from beggar.search.announce import TOLD, announcement, summary_lines, tell
+from beggar.search.runner import Summary
 from engines import agree
 from helpers import CASELLA, beggar, fault, job_file, known_loops
 
@@ -140,13 +142,15 @@ def test_a_job_writes_its_saved_games_out_of_gits_sight_and_knows_the_known_loop
                                           loop=loops.of_deal(casella).key)
         line = announcement(archive, "j", record_id, deal, long, "sample")
         assert announcement(archive, "j", loop_id, casella, play(casella), "basin") is None   # published
-    [saved] = [os.path.join("results", "archive-finds", name) for name in os.listdir("results/archive-finds")
+    # In the job's own folder of the archive's folder of finds.
+    [saved] = [os.path.join("results", "archive-finds", "j", name) for name in os.listdir("results/archive-finds/j")
                if name.startswith("record-9000-")]
     assert f"(saved to {saved})" in line and "NEW RECORD" in line
     assert Path("results/archive-finds/.gitignore").read_text().splitlines()[-1] == "*"
     entry = json.loads(Path(saved).read_text())
     assert entry["provenance"]["job"] == "j" and entry["provenance"]["seed"] == 7 and entry["provenance"]["chunk"] == 3
-    assert sorted(os.listdir("results/archive-finds")) == [".gitignore", os.path.basename(saved)]
+    assert sorted(os.listdir("results/archive-finds")) == [".gitignore", "j"]
+    assert os.listdir("results/archive-finds/j") == [os.path.basename(saved)]
 
 
 def _record(path):
@@ -182,7 +186,7 @@ def test_a_gitignore_left_empty_by_a_full_disk_is_written_again(tmp_path):
         line = announcement(archive, "j", game_id, deal, long, "sample")
     assert "saved to" in line, line
     assert (tmp_path / "archive-finds" / ".gitignore").read_text() == finds.IGNORE
-    assert sorted(p.name for p in (tmp_path / "archive-finds").iterdir() if not p.name.startswith("record-")) \
+    assert sorted(p.name for p in (tmp_path / "archive-finds").iterdir() if p.name != "j") \
         == [".gitignore"]     # no part file left behind
 
 
@@ -242,3 +246,33 @@ def test_to_json_takes_a_deal_and_its_outcome_as_the_readme_says():
     assert savefile.to_text(deal).splitlines()[1:] == CASELLA.split("/")
     with pytest.raises(TypeError, match="SavedGame, a Deal or a deal in record notation"):
         savefile.to_json(42)
+
+
+def test_a_run_tells_its_first_new_loops_with_their_table_and_counts_the_rest_saved_in_the_job_s_folder(tmp_path):
+    """A 5-minute hunt printed 88 NEW LOOP lines, its summary repeated them,
+    and a deal of 13/13/13/13 was "a balanced deal" at no table said."""
+    from test_report import hunted
+    path = tmp_path / "a.sqlite"
+    job = hunted(path)
+    with Archive(path) as archive:
+        games = [game for game in archive.games(job=job) if game["players"] == 4]
+        news = [(game["id"], Deal.parse(game["deal"]), play(Deal.parse(game["deal"])), game["driver"])
+                for game in games]
+        summary, heard = Summary(job, "running", 1), []
+        tell(archive, job, news, summary, heard.append)
+    assert len(games) > TOLD + 1
+    folder = tmp_path / "a-finds" / job
+    told = [line for line in heard if "NEW LOOP" in line]
+    assert len(told) == TOLD and summary.announced == told and summary.untold == len(games) - TOLD
+    for line, (_, deal, outcome, _) in zip(told, news):
+        assert line.startswith(f"*** NEW LOOP: a balanced deal of 4 players (5/5/4/4) that never ends (entry "
+                               f"{outcome.loop_entry[0]} tricks, period {outcome.loop_period[0]} tricks / "
+                               f"{outcome.loop_period[1]} cards): {deal} (saved to {folder}{os.sep}loop-"), line
+    assert heard[TOLD:] == [f"*** more new loops: each saved to {folder} and counted in the summary, no longer told "
+                            "one by one ***"]
+    # Every one is saved, in the job's own folder.
+    saved = {name.name for name in folder.glob("loop-*.json")}
+    assert {f"loop-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}.json"
+            for _, deal, outcome, _ in news} <= saved
+    assert summary_lines(summary, path) == [f"NEW      {line}" for line in told] + [
+        f"NEW      ... and {len(games) - TOLD} more new loops, each saved to {folder}"]

@@ -17,6 +17,7 @@ from beggar.engine import EngineFault
 from beggar.gpu.engine import RangeEngine
 
 from helpers import beggar, one_line
+from test_readme import ROOT
 from shapes import TWO_PLAYER_TABLES
 
 
@@ -158,6 +159,28 @@ def test_without_a_gpu_the_gpu_options_are_one_line(tmp_path):
     else:
         result = beggar("gpu")
         assert result.returncode == 0 and "gpu can run here" in result.stdout
+
+
+def test_play_and_replay_on_the_gpu_engine_without_a_gpu_are_one_line(monkeypatch):
+    """They played on the compiled engine without a word, exit 0."""
+    from beggar import gpu
+    from beggar.gpu.launch import GpuFault
+    try:
+        gpu.check("cuda")
+    except GpuFault as error:
+        reason = str(error)
+    else:
+        pytest.skip("a GPU can be used here: play --engine cuda plays on it")
+    from helpers import CASELLA, in_process
+    for args, env in ((["play", CASELLA, "--engine", "cuda"], None), (["play", CASELLA, "--engine", "gpu"], None),
+                      (["replay", "casella.txt", "--engine", "cuda"], None), (["play", CASELLA], "cuda")):
+        if env is None:
+            monkeypatch.delenv("BEGGAR_ENGINE", raising=False)
+        else:
+            monkeypatch.setenv("BEGGAR_ENGINE", env)
+        result = in_process(*args, cwd=ROOT)
+        assert result.stdout == "", args
+        one_line(result, 3, f"beggar {args[0]}: {reason}")
 
 
 def test_without_the_bindings_the_gpu_engines_name_their_extras(tmp_path, monkeypatch, capsys):

@@ -33,7 +33,7 @@ from beggar.search.drivers import regrow
 from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat
 from beggar.search.job import check
 from beggar.search.runner import Summary
-from helpers import bad_input, beggar, job_file, job_id, known_loops, start
+from helpers import bad_input, beggar, fault, in_process, job_file, job_id, known_loops, start
 
 #: A small deck whose loops are common and whose perturbation finds new ones.
 SMALL = "28 3J 1Q"
@@ -512,7 +512,8 @@ def test_a_hunt_job_says_what_it_found_and_every_command_it_prints_runs(tmp_path
         on_cycles = {row["players"] for row in archive.loops(job=name)}
         into = {game["loop"] for game in archive.games(job=name)}
         seats = archive.seats(name)
-    assert re.search(rf"^loops    {len(found)} loops new to the hunt \([\d,.]+ an hour\), {len(found)} new to the "
+    # Its rate an hour is told of a run of a minute or more (an_hour).
+    assert re.search(rf"^loops    {len(found)} loops new to the hunt(?: \([\d,.]+ an hour\))?, {len(found)} new to the "
                      rf"archive; it knows {len(found) + len(given)} \({len(given)} to start with\)$", out, re.M), out
     for players, smallest in ((3, 10), (4, 8)):
         assert re.search(rf"^best{players}    {smallest} \(", out, re.M), out
@@ -540,3 +541,69 @@ def test_a_hunt_of_a_full_deck_starts_from_its_known_loops(tmp_path, deck):
     assert re.search(r"^walks    131,072 perturbations in", run.stdout, re.M)
     starts = len(known_loops(deck))
     assert re.search(rf"it knows \d+ \({starts} to start with\)$", run.stdout, re.M), run.stdout
+
+
+def test_a_rate_an_hour_is_told_of_a_run_of_a_minute_or_more_only():
+    """A hunt of one second said "(231,426.1 an hour)"."""
+    from beggar.search.drivers.hunt import RATE_SECONDS, an_hour
+    assert an_hour(64, 1.0) == an_hour(64, RATE_SECONDS - 0.1) == ""
+    assert an_hour(88, 300) == " (1,056.0 an hour)" and an_hour(0, RATE_SECONDS) == " (0.0 an hour)"
+
+
+@pytest.mark.parametrize("change, told", [
+    ("json_remove(spec, '$.hunt')", "its spec has no [hunt] table"),
+    ("json_remove(spec, '$.hunt.tables')", "its [hunt] table has no tables, and holds 'crowd'"),
+])
+def test_a_hunt_whose_spec_lost_its_table_is_damaged_not_of_the_first_kind(tmp_path, tiny_loops, change, told):
+    """It was taken for a hunt of beggar 0.1.0 ("cannot go on", exit 2)."""
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        job, _ = hunt_job(archive, TINY, tiny_loops[:1])
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE jobs SET spec = {change} WHERE id = ?", (job,))
+        db.commit()
+    before = path.read_bytes()
+    for args in (("search", "--resume", job), ("archive", "jobs"), ("archive", "report", tmp_path / "r.html")):
+        fault(in_process(*args, "--archive", path), f"job {job}: damaged: {told}")
+    assert path.read_bytes() == before
+
+
+def test_a_hunt_s_loops_and_seats_are_checked_against_its_records_and_deals_when_read_back(tmp_path, tiny_loops):
+    """A hunt whose loop row or seat rows were deleted, or whose seats held
+    what it never wrote (a seat moved to a start loop, its deals raised),
+    read as sound, and a resume did not bring them back."""
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        job, spec = hunt_job(archive, TINY, tiny_loops[:1])
+        assert _play_here(archive, job, spec)
+        found = sorted(row["key"] for row in archive.loops(job=job) if row["chunk"] is not None)
+    start = tiny_loops[0].hex
+    damages = [
+        ("DELETE FROM loops WHERE key = :found", "record lists loop {short}..., which the archive does not hold"),
+        ("DELETE FROM seats WHERE job = :job", "deals of 2 players that fall into loop"),
+        ("DELETE FROM seats WHERE job = :job AND players = 4 AND loop = :found",
+         "deals of 4 players that fall into loop {short}..., and holds no seat of that loop at that table"),
+        ("UPDATE seats SET deals = deals + 5 WHERE players = 3 AND loop = :found",
+         "its seat of loop {short}... at 3 says it found"),
+        ("UPDATE seats SET loop = :start WHERE players = 3 AND loop = :found",
+         f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
+        # A second row of a seat, its key in capitals (the same loop to a reader of hex).
+        ("INSERT INTO seats SELECT job, upper(loop), players, states, deals + 1, stopped_by, smallest, best, "
+         "seconds, done_at FROM seats WHERE players = 3 AND loop = :found AND :job IS NOT NULL AND :start IS NOT NULL",
+         "a loop or table the hunt does not know"),
+        # A balance a record says steers the walks: edited, a resume walked from another pool.
+        ("UPDATE chunks SET stats = json_set(stats, '$.hunt.loops[0][4]', "
+         "json_extract(stats, '$.hunt.loops[0][4]') % 9 + 1) WHERE json_array_length(stats, '$.hunt.loops') > 0 "
+         "AND :job IS NOT NULL", "where its cycle has"),
+    ]
+    for number, (change, told) in enumerate(damages):
+        damaged = tmp_path / f"damaged-{number}.sqlite"
+        shutil.copy(path, damaged)
+        with closing(sqlite3.connect(damaged)) as db:
+            assert db.execute(change, {"job": job, "found": found[0], "start": start}).rowcount >= 1, change
+            db.commit()
+        before = damaged.read_bytes()
+        for args in (("archive", "jobs"), ("archive", "report", tmp_path / "r.html"), ("search", "--resume", job)):
+            result = in_process(*args, "--archive", damaged)
+            fault(result, "damaged", told.format(short=found[0][:16]))
+        assert damaged.read_bytes() == before, change

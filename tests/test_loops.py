@@ -18,11 +18,12 @@ from beggar.census import count
 from beggar.cycle import deal_of, key_hands, state_key
 from beggar.savefile import load
 from beggar.search.drivers import ChunkResult, keep
-from beggar.search.drivers.factory import start_keys
+from beggar.search.drivers.factory import LISTED, SHOWN, new_loop_lines, start_keys
 from beggar.search.job import check
 from beggar.search.drivers.factory import FactoryTally
 from beggar.search.runner import Summary
-from helpers import CASELLA, bad_input, beggar, job_file, job_id, known_loops, start, wait_for_chunks
+from helpers import (CASELLA, bad_input, beggar, in_process, job_file, job_id, known_loops, start,
+                     wait_for_chunks)
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = loops.published()
@@ -243,6 +244,28 @@ def test_archive_list_show_and_export_a_loop(census_archive, tmp_path):
     bad_input(beggar("archive", "show", "1", "--loop", "1", "--archive", census_archive), "not both")
     bad_input(beggar("archive", "list", "--loops", "--records", "--archive", census_archive),
               "--loops lists loops")
+
+
+def test_the_loops_list_says_how_many_it_shows_of_how_many_and_how_to_see_the_rest(census_archive):
+    with Archive(census_archive) as archive:
+        total = archive.count_loops()
+    assert total > 2
+    cut = in_process("archive", "list", "--loops", "--limit", 2, "--archive", census_archive)
+    assert cut.returncode == 0 and len(re.findall(r"^\d+  ", cut.stdout, re.M)) == 2
+    assert cut.stdout.endswith(f"2 of {total} loops shown, those with balanced deals first "
+                               f"(--limit {total} shows every one)\n"), cut.stdout
+    whole = in_process("archive", "list", "--loops", "--limit", total, "--archive", census_archive)
+    assert len(re.findall(r"^\d+  ", whole.stdout, re.M)) == total
+    assert whole.stdout.endswith(f"{total} of {total} loops shown, those with balanced deals first\n")
+
+
+def test_a_summary_s_pointer_to_its_new_loops_lists_them_all(tmp_path):
+    # More new loops than the list shows unless told: the pointer gives the --limit that shows them.
+    loop = loops.of_deal(Deal.parse(CASELLA))
+    for count, tail in ((LISTED + 7, f" --limit {LISTED + 7} --archive "), (LISTED, " --archive ")):
+        lines = new_loop_lines([(n, loop) for n in range(count)], "job-1", tmp_path / "a.sqlite")
+        assert lines[-1] == (f"  ... and {count - SHOWN} more (beggar archive list --loops --job job-1{tail}"
+                             f"{tmp_path / 'a.sqlite'})")
 
 
 @pytest.mark.slow
@@ -586,3 +609,62 @@ def test_both_loop_drivers_start_from_the_shipped_loops(tmp_path):
         assert len(key_hands(three.hex)) == three.players == 3
         assert three.hex not in start_keys(archive, "7 3J 1Q", 2)
         assert three.hex in start_keys(archive, "7 3J 1Q", 3) == start_keys(archive, "7 3J 1Q", 4)
+
+
+def test_show_loop_gives_its_searches_at_three_and_four_or_the_commands_that_make_them(tmp_path):
+    """show --loop said "basin not searched" and nothing of a hunt's seats at 3 and 4."""
+    from test_hunt import TINY, grown, hunt_job
+    from test_report import hunted
+    path = tmp_path / "a.sqlite"
+    job = hunted(path)
+    with Archive(path) as archive:
+        seats = [seat for seat in archive.seats(job) if seat["players"] > 2]
+        key = seats[0]["loop"]
+        loop_id = archive.loop_id(TINY, key)
+        state = loops.kept_state(archive.loop(loop_id), path)[0]
+    shown = in_process("archive", "show", "--loop", loop_id, "--archive", path)
+    assert shown.returncode == 0, shown.stderr
+    for seat in seats:
+        if seat["loop"] == key:
+            bound = "complete" if seat["stopped_by"] is None else "STOPPED by its states bound"
+            assert (f"at {seat['players']}     {seat['states']:,} states ({bound}), {seat['deals']} balanced deals; "
+                    f"best {seat['smallest']} ({seat['best']}); by job {job}\n") in shown.stdout, shown.stdout
+    # A loop no hunt seated: the commands that search it at 3 and 4, which run as printed.
+    other = tmp_path / "b.sqlite"
+    with Archive(other) as archive:
+        hunt_job(archive, TINY, grown(TINY)[:1])
+        first = archive.loops()[0]
+    shown = in_process("archive", "show", "--loop", first["id"], "--archive", other).stdout
+    state = loops.kept_state(first, other)[0]
+    for players in (3, 4):
+        assert f"at {players}     not searched: beggar basin {state} --players {players}\n" in shown
+        ran = in_process("basin", str(state), "--players", players)
+        assert ran.returncode == 0 and "balanced deals" in ran.stdout, ran
+
+
+def test_a_stop_does_not_wait_for_the_basin_searches_of_a_chunk_s_new_loops(tmp_path):
+    """A perturb job took up to 7 s to stop under load when a chunk that
+    brought hundreds of new loops was being kept: their basin searches ran
+    in its keep, and nothing between them looked at the stop."""
+    from beggar.search.keep import Cut
+    from test_hunt import TINY, grown
+    report = growth(*[loop.state for loop in grown(TINY)], largest=18)
+    asked = []
+
+    def between():
+        asked.append(len(asked))
+        if len(asked) == 2:
+            raise Cut("the stop's deadline passed")
+
+    with Archive(tmp_path / "a.sqlite") as archive:
+        spec = factory_job(archive, deck=TINY)
+        summary = Summary("t-job", "stopped", 1)
+        with pytest.raises(Cut):
+            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
+                 between=between)
+        # Asked before each loop's check and search: given up at the second, the chunk wholly unkept.
+        assert asked == [0, 1] and archive.loops() == [] and archive.games() == []
+        assert archive.chunks_done("t-job") == set() and summary.deals == 0
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
+             between=lambda: None)
+        assert len(archive.loops()) == 3 and archive.chunks_done("t-job") == {0}

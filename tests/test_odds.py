@@ -204,7 +204,7 @@ def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path
         # Found again, it is not new.
         keep(archive, "j", spec, ChunkResult(2, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
     assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and str(deal) in heard[0]
-    [saved] = (tmp_path / "a-finds").glob("loop-74-*.json")
+    [saved] = (tmp_path / "a-finds" / "j").glob("loop-74-*.json")
     assert f"saved to {saved}" in heard[0]
     replayed = beggar("replay", saved)
     assert replayed.returncode == 0 and "loop: the game never ends" in replayed.stdout
@@ -224,20 +224,20 @@ def test_a_saved_game_never_claims_a_file_that_holds_another_deal(tmp_path):
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
         keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
-    [saved] = (tmp_path / "a-finds").glob("loop-74-*.json")
+    [saved] = (tmp_path / "a-finds" / "j").glob("loop-74-*.json")
     # The same name in another archive's folder of finds, holding another
     # deal (a file written by hand, another archive's), and a planted link.
     other = tmp_path / "other"
-    (other / "a-finds").mkdir(parents=True)
-    (other / "a-finds" / saved.name).write_text(f"{MANN_WU}\n")
-    (other / "a-finds" / saved.name.replace(".json", "-2.json")).symlink_to(tmp_path / "nowhere.json")
+    (other / "a-finds" / "j").mkdir(parents=True)
+    (other / "a-finds" / "j" / saved.name).write_text(f"{MANN_WU}\n")
+    (other / "a-finds" / "j" / saved.name.replace(".json", "-2.json")).symlink_to(tmp_path / "nowhere.json")
     with Archive(other / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
         keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
-    third = other / "a-finds" / saved.name.replace(".json", "-3.json")
+    third = other / "a-finds" / "j" / saved.name.replace(".json", "-3.json")
     assert f"saved to {third}" in summary.announced[0], summary.announced
-    assert (other / "a-finds" / saved.name).read_text() == f"{MANN_WU}\n"
+    assert (other / "a-finds" / "j" / saved.name).read_text() == f"{MANN_WU}\n"
     assert not (tmp_path / "nowhere.json").exists()
     assert beggar("verify", third).returncode == 0
 
@@ -255,7 +255,7 @@ def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, mon
         summary = Summary("j", "running", 1)
         keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), 0.1), summary)
         assert len(summary.announced) == 1 and "NEW RECORD: 8344 cards" in summary.announced[0]
-        assert len(list((tmp_path / "a-finds").glob("record-8344-*.json"))) == 1
+        assert len(list((tmp_path / "a-finds" / "j").glob("record-8344-*.json"))) == 1
         # Mann and Wu 2007 (7157) is extended to Anderson 2013 (7225): the best of the chunk.
         outcome = play(mann_wu)
         summary = Summary("j", "running", 1)
@@ -629,3 +629,56 @@ def test_a_census_predicts_nothing(tmp_path):
     assert "nothing is predicted from them" in out.stdout and "years" not in out.stdout and "deals expected" not in out.stdout
     figures = json.loads(beggar("stats", job_id(census.stdout), "--json", "--archive", archive).stdout)
     assert figures["exhaustive"] is True and figures["expected"] == [] and figures["tail"] is None
+
+
+def test_the_tail_starts_at_2000_where_games_reach_it_else_where_the_job_s_own_long_games_do():
+    """beggar stats refused a half-deck job by default ("0 games of 2000 cards
+    or more ... or a longer job"): no job of that deck reaches 2000."""
+    def start(lengths):
+        return odds.tail_start(odds.Played([], {}, deals=len(lengths), lengths=Lengths.of(lengths)))
+    assert start([100] * 1000 + [2000 + i for i in range(odds.TAIL_GAMES)]) == odds.TAIL_FROM
+    # Fewer than TAIL_GAMES at 2000: where the longest TAIL_GAMES begin, to two significant digits.
+    assert start([100] * 1000 + [2000] * (odds.TAIL_GAMES - 1) + [1234]) == 1200
+    assert start([30] * 1000 + [400 + i for i in range(odds.TAIL_GAMES)]) == 400
+    assert start([30] * 1000 + [87] * odds.TAIL_GAMES) == 87
+    assert start([5] * 10) == odds.TAIL_FROM        # too few for any fit: fit_tail says so
+
+
+def test_stats_of_a_half_deck_job_fits_the_tail_where_its_own_games_are_long(tmp_path):
+    path = tmp_path / "a.sqlite"
+    run = in_process("search", job_file(tmp_path, "half", deals=20_000, chunk=10_000, extra='deck = "half"\n'),
+                     "--archive", path, "--quiet", "--workers", 1)
+    assert run.returncode == 0, run.stderr
+    stats = in_process("stats", job_id(run.stdout), "--archive", path)
+    assert stats.returncode == 0, stats.stderr
+    start, games = re.search(r"fitted by maximum likelihood to the ([\d,]+) games of (\d+)\+ cards",
+                             stats.stdout).group(2, 1)
+    assert int(start) < odds.TAIL_FROM and int(games.replace(",", "")) >= odds.TAIL_GAMES
+
+
+@pytest.mark.parametrize("change, told", [
+    ("UPDATE chunks SET deals = deals - 50000 WHERE chunk = 0", "'statuses' counts 100,000 games, where the chunk "
+                                                               "played 50,000 deals"),
+    ("UPDATE chunks SET stats = json_set(stats, '$.statuses.finished', json_extract(stats, '$.statuses.finished') "
+     "+ 1) WHERE chunk = 0", "'statuses' counts 100,001 games, where the chunk played 100,000 deals"),
+    ("UPDATE chunks SET stats = json_set(stats, '$.lengths[100]', json_extract(stats, '$.lengths[100]') + 7) "
+     "WHERE chunk = 0", "'lengths' counts 100,007 games, where the chunk played 100,000 deals"),
+    ("UPDATE chunks SET deals = deals + 50000, stats = json_set(stats, '$.statuses.finished', "
+     "json_extract(stats, '$.statuses.finished') + 50000, '$.lengths[100]', json_extract(stats, '$.lengths[100]') "
+     "+ 50000) WHERE chunk = 0", "add up to 250,000, over its budget of 200,000"),
+])
+def test_a_sample_job_s_chunk_records_that_disagree_with_their_histograms_are_damage(tmp_path, change, told):
+    """They gave "-50,000 more from chunks without one", "played 250.0K of 200.0K deals", "150,001 finished"."""
+    path = tmp_path / "a.sqlite"
+    run = in_process("search", job_file(tmp_path, "s", deals=200_000, chunk=100_000), "--archive", path, "--quiet",
+                     "--workers", 1)
+    assert run.returncode == 0, run.stderr
+    job = job_id(run.stdout)
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute(change).rowcount == 1
+        db.commit()
+    before = path.read_bytes()
+    for args in (("stats", job), ("archive", "report", tmp_path / "r.html"), ("archive", "jobs")):
+        if "budget" in told or args[0] != "archive" or args[1] == "report":
+            fault(in_process(*args, "--archive", path), "damaged", told)
+    assert path.read_bytes() == before

@@ -55,6 +55,9 @@ VOLATILE = [
     (re.compile(r"pyopencl [\d.]+"), "pyopencl V"),
     # An OpenCL device as the machine's OpenCL names it (PoCL names the CPU).
     (re.compile(r"(device \d+): .+ \((CPU|GPU|device), \d+ compute units, [^)]*\)"), r"\1: D (\2)"),
+    # The folder a relative archive lies in: the page's own folder here, the user's there (and none
+    # where the page names the archive under /tmp/, which the run here makes a relative path).
+    (re.compile(r" \(in /?[\w.-]+(/[\w.-]+)*/?\)"), ""),
     (re.compile(r"(?<![\w/])/tmp/"), ""),
     # Seconds of a GPU job's two sides: "6.0 s of the GPU kernels", "checking them took 6.8 s of".
     (re.compile(r"\b\d[\d,]*(\.\d+)? s of\b"), "T s of"),

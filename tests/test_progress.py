@@ -68,3 +68,28 @@ def test_a_log_s_first_line_comes_within_a_quarter_of_the_interval_then_one_each
         if len(stream.getvalue().splitlines()) > len(told):
             told.append(second)
     assert told == [15, 75, 135, 195]
+
+
+@pytest.mark.parametrize("columns, plain", [(0, True), (80, False)])
+def test_a_terminal_of_no_columns_gets_plain_lines_not_a_bar_it_cannot_draw(columns, plain):
+    """A terminal of 0 columns showed no progress at all for minutes."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+    leader, follower = pty.openpty()
+    try:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        with os.fdopen(follower, "w", closefd=False) as stream:
+            clock = [0.0]
+            bar = Progress("job-1", 1000, 0, True, stream=stream, clock=lambda: clock[0])
+            assert bar.plain is plain
+            clock[0] = 100.0
+            bar.update(10, kept=0)
+            bar.close()
+        written = os.read(leader, 65536).decode()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert ("job-1: 10 of 1,000 deals (1.0 %)" in written) is plain, written

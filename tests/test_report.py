@@ -1,17 +1,23 @@
 """beggar archive report: one self-contained HTML page, looked at in a real
 headless browser (Debian's chromium) where one is installed; a census's
-counts in the text views' forms."""
+counts in the text views' forms; a hunt's balanced deals that never end, a
+section per table."""
 
 import html
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 
 import pytest
 
-from helpers import beggar, job_file, job_id
+from beggar import loops
+from beggar.archive import Archive
+from beggar.cli import page as report_page
+from helpers import beggar, in_process, job_file, job_id
+from test_hunt import TINY, _play_here, grown, hunt_job
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -34,11 +40,81 @@ def report(tmp_path_factory):
                                       extra="players = 3\nextend_cards = 0\n"), "--archive", archive, "--quiet")
     census = beggar("census", "half-camicia", "--archive", archive, "--quiet")
     assert two.returncode == three.returncode == census.returncode == 0, (two.stderr, three.stderr, census.stderr)
+    hunted(archive)
     page = folder / "finds.html"
     written = beggar("archive", "report", page, "--archive", archive)
     assert written.returncode == 0, written.stderr
     assert written.stdout.startswith(f"report written to {page} (")
     return page, archive, [job_id(run.stdout) for run in (two, three, census)]
+
+
+def hunted(path):
+    """A hunt of the 16-card deck, played in this process into the archive
+    at `path` (a third of a second): its seats at 2, 3 and 4 keep balanced
+    deals that never end into two loops. Its job's id."""
+    with Archive(path) as archive:
+        job, spec = hunt_job(archive, TINY, grown(TINY)[:1])
+        assert _play_here(archive, job, spec)
+    return job
+
+
+#: The sections the report gives a hunt of TINY: one a table, with its hand sizes.
+TINY_TABLES = ((2, "9/9"), (3, "6/6/6"), (4, "5/5/4/4"))
+
+
+def test_the_report_gives_each_table_a_section_of_its_balanced_deals_that_never_end(tmp_path, monkeypatch):
+    path = tmp_path / "a.sqlite"
+    job = hunted(path)
+    # One loop shown: the one holding the tables' best deal, though a shorter period comes first in the list.
+    monkeypatch.setattr(report_page, "LOOPS", 1)
+    made = in_process("archive", "report", tmp_path / "r.html", "--job", job, "--archive", path)
+    assert made.returncode == 0, made.stderr
+    text = html.unescape((tmp_path / "r.html").read_text())
+    assert "<h2>Balanced deals that never end, by table</h2>" in text
+    with Archive(path) as archive:
+        seats = archive.seats(job)
+        for players, sizes in TINY_TABLES:
+            games = archive.games(job=job, players=players, status="loop")
+            into = {game["loop"] for game in games}
+            assert games and len(into) == 2
+            assert (f"<h3>16 2J deck, {players} players, {sizes}: {len(games)} balanced deals that never end, "
+                    f"into 2 loops</h3>") in text
+            assert f"5 of {len(games)} deals shown" in text
+            listing = re.search(rf"<code>(beggar archive list --status loop --deck '16 2J' --players {players} "
+                                r"--job \S+ --archive \S+)</code>", text).group(1)
+            listed = in_process(*shlex.split(listing)[1:]).stdout
+            assert f"{len(games)} of {len(games)} games shown" in listed
+            for key in into:
+                loop_id = archive.loop_id("16 2J", key)
+                state = str(loops.kept_state(archive.loop(loop_id), path)[0])
+                command = f"beggar basin {state}" + (f" --players {players}" if players > 2 else "")
+                assert f"<code>{command}</code>" in text
+                # The command finds again the deals of that table kept in that loop.
+                found = in_process(*command.split()[1:])
+                assert found.returncode == 0 and all(game["deal"] in found.stdout for game in games
+                                                     if game["loop"] == key)
+            count = sum(1 for seat in seats if seat["players"] == players)
+            assert re.search(rf"<p>{count} seats searched at this table by the hunt; the best: \d+ cards in the "
+                             r"smallest hand, a balanced deal that never ends, <code>[^<]+</code>, from loop (\d+)",
+                             text)
+        best_loops = set(re.findall(r"a balanced deal that never ends, <code>[^<]+</code>, from loop (\d+)", text))
+        shown = re.findall(r"<h3>Loop (\d+):", text)
+        assert len(shown) == 1 and set(shown) <= best_loops
+        assert archive.loops(job=job, limit=1)[0]["id"] != int(shown[0])     # not the first the list gives
+        assert f"1 of {archive.count_loops(job=job)} loops shown" in text
+    assert f"every loop: <code>beggar archive list --loops --job {job} --archive {path}</code>" in text
+
+
+def test_a_table_a_hunt_aims_at_and_has_not_seated_says_so(tmp_path):
+    path = tmp_path / "a.sqlite"
+    with Archive(path) as archive:
+        job, _ = hunt_job(archive, TINY, grown(TINY)[:1])
+    made = in_process("archive", "report", tmp_path / "r.html", "--archive", path)
+    assert made.returncode == 0, made.stderr
+    text = (tmp_path / "r.html").read_text()
+    for players, sizes in TINY_TABLES:
+        assert (f"<h3>16 2J deck, {players} players, {sizes}: no balanced deal that never ends kept</h3>\n"
+                "<p>No seat searched at this table yet.</p>") in text
 
 
 @pytest.mark.slow
@@ -51,7 +127,8 @@ def test_the_report_is_one_page_that_stands_alone(report):
     assert text.count("<svg") >= 4
     for name in jobs:
         assert name in text
-    for heading in ("Jobs", "The longest games of each table", "Loops", "Survival and odds"):
+    for heading in ("Jobs", "Balanced deals that never end, by table", "The longest games of each table", "Loops",
+                    "Survival and odds"):
         assert f"<h2>{heading}</h2>" in text
     assert "standard deck, 2 players, 26/26</h3>" in text and "standard deck, 3 players, 18/17/17</h3>" in text
     assert "beggar play " in text and "One period from its canonical state" in text
@@ -170,6 +247,43 @@ def test_the_report_renders_in_a_headless_browser_without_console_errors(report,
     assert not console, console
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000      # a page drawn, not a blank one
+
+
+#: Injected into a copy of the page: the page's text as the browser renders it
+#: (innerText: what is laid out and shown, not the markup), put in a <pre>.
+RENDERED_TEXT = """<script>
+(function () {
+  const text = document.body.innerText;
+  const out = document.createElement("pre");
+  out.id = "rendered";
+  out.textContent = JSON.stringify(text);
+  document.body.appendChild(out);
+})();
+</script>"""
+
+
+@pytest.mark.slow
+def test_a_browser_shows_the_hunt_s_balanced_deals_a_section_a_table(report, tmp_path):
+    page, archive, _ = report
+    shot = tmp_path / "report.png"
+    headless(tmp_path, f"--screenshot={shot}", page.as_uri())
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    copy = tmp_path / "text.html"
+    copy.write_text(page.read_text().replace("</body>", RENDERED_TEXT + "</body>"))
+    dom = headless(tmp_path, "--dump-dom", copy.as_uri()).stdout
+    found = re.search(r'<pre id="rendered">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    text = json.loads(html.unescape(found.group(1)))
+    assert "Balanced deals that never end, by table" in text
+    with Archive(archive) as opened:
+        for players, sizes in TINY_TABLES:
+            deals = opened.count_games(deck=TINY, players=players, status="loop")
+            assert f"16 2J deck, {players} players, {sizes}: {deals} balanced deals that never end, into 2 loops" \
+                in text
+            assert f"5 of {deals} deals shown" in text
+    assert re.search(r"beggar basin \S+ --players 3", text) and re.search(r"beggar basin \S+ --players 4", text)
+    # Before the longest games: the hunt's result is not below the fold of finished games.
+    assert text.index("by table") < text.index("The longest games of each table")
 
 
 @pytest.mark.slow

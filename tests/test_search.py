@@ -446,3 +446,18 @@ def test_a_refused_job_leaves_no_archive_behind(tmp_path, kind):
     Archive(tmp_path / "there.sqlite").close()
     bad_input(in_process("search", job, "--archive", tmp_path / "there.sqlite"), told)
     assert sorted(os.listdir(tmp_path)) == ["job.toml", "there.sqlite"]
+
+
+def test_a_relative_archive_is_named_with_the_folder_it_lies_in(tmp_path, monkeypatch):
+    """Paths were printed relative (results/archive.sqlite) with no hint of the folder."""
+    from beggar.archive import Archive
+    from beggar.cli.search import located
+    monkeypatch.chdir(tmp_path)
+    # The job's first line names its archive so.
+    assert located("results/a.sqlite") == f"results/a.sqlite (in {tmp_path})"
+    assert located(tmp_path / "b.sqlite") == str(tmp_path / "b.sqlite")
+    with Archive(tmp_path / "a.sqlite"):
+        pass
+    made = in_process("archive", "report", "r.html", "--archive", "a.sqlite", cwd=tmp_path)
+    assert made.stdout.startswith("report written to r.html (") and \
+        made.stdout.endswith(f"one page: open {(tmp_path / 'r.html').as_uri()} in a browser)\n"), made.stdout

@@ -59,10 +59,11 @@ def unrank(rank, deck):
 
 
 def rank(cards):
-    """The rank of an arrangement (codes) among those of its own deck."""
+    """The rank of an arrangement (codes) among those of its own deck
+    (ValueError naming the card that is no code 0-4)."""
     left = [0] * 5
-    for card in cards:
-        left[card] += 1
+    for place, card in enumerate(cards):
+        left[whole(card, f"cards[{place}] (a card code)", 0, 4)] += 1
     result = 0
     for card in cards:
         for code in range(card):

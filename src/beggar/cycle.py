@@ -38,7 +38,14 @@ _HEX = frozenset("0123456789abcdef")
 
 def state_key(hands, leader):
     """A state at an empty table as the bytes that order states (see above):
-    the hands of the players still in, from the leader's on."""
+    the hands of the players still in, from the leader's on. StateError for
+    what is no state (states.check_state: a leader of no hand was read as
+    another, a hand of 256 cards or a code of 300 was a bare "byte must be in
+    range(0, 256)")."""
+    hands, leader = check_state(hands, leader)
+    cards = sum(len(hand) for hand in hands)
+    if cards > MAX_DECK:
+        raise StateError(f"the state: {cards} cards; a state holds at most {MAX_DECK}, as a deck does")
     key = bytearray()
     for i in range(len(hands)):
         hand = hands[(leader + i) % len(hands)]

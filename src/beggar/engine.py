@@ -93,6 +93,21 @@ def get(engine=None):
     raise EngineError(f"unknown engine {engine!r}{where}: use one of {', '.join(ALL_ENGINES)}")
 
 
+def check_usable(engine=None):
+    """The engine `engine` (None: BEGGAR_ENGINE, else compiled) loaded, and
+    for a GPU engine its bindings, driver and devices checked (gpu.check,
+    without building a kernel): EngineError or GpuFault in one line, before
+    a command plays on it. A GPU engine plays one game on the compiled one,
+    so that without this a command asked for "cuda" with no NVIDIA driver
+    played on the CPU without a word."""
+    chosen = get(engine)
+    name = canonical(engine or os.environ.get("BEGGAR_ENGINE") or "compiled")
+    if name in GPU_ENGINES:
+        from . import gpu
+        gpu.check(name, _chosen_devices())
+    return chosen
+
+
 def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True):
     """Play a Deal (or a deal in record notation) and return its Outcome."""
     if isinstance(deal, str):

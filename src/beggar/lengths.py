@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .checks import whole
+
 EXACT = 3000
 WIDTH = 100
 TOP = 10_000
@@ -26,7 +28,10 @@ BINS = EXACT + (TOP - EXACT) // WIDTH + 1
 
 
 def bin_of(cards):
-    """The bin a game of `cards` cards is counted in."""
+    """The bin a game of `cards` cards is counted in (ValueError naming
+    `cards` for no count: a negative one was counted in a bin near the top)."""
+    if type(cards) is not int or cards < 0:
+        cards = whole(cards, "cards")
     if cards < EXACT:
         return cards
     if cards < TOP:

@@ -339,7 +339,8 @@ def to_text(game, outcome=None):
     if outcome is not None:
         comments.append(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     for key, value in (game.provenance or {}).items():
-        if key != "engines":
+        # A column the row has no value for (a seat's deals were found by no chunk) is left out, not "None".
+        if key != "engines" and value is not None:
             comments.append(f"{key}: {json.dumps(value) if isinstance(value, dict) else value}")
     lines = [f"# {one_line(str(comment))}" for comment in comments]
     lines.extend(written(hand) for hand in game.deal.hands)

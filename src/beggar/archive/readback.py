@@ -271,8 +271,12 @@ def read_game(path, row, empty_hands=False):
             if column in game:
                 game[column] = check(game[column])
         column = "parent"
-        if game.get("parent") is not None and game["parent"] == game.get("id"):
-            raise _Damaged("names the game itself (a family's first game is kept before its longest member)")
+        # A family's first game is kept before its members (in the same transaction, or long before):
+        # a parent of a later id, the game itself among them, is no parent the archive wrote.
+        if game.get("parent") is not None and game.get("id") is not None and game["parent"] >= game["id"]:
+            raise _Damaged("names the game itself" if game["parent"] == game["id"] else
+                           f"names game {game['parent']}, not one kept before it (a family's first game is kept "
+                           "before its members)")
         column = "deck"
         deck = _deck(game["deck"]) if "deck" in game else None
         if deal is not None:
@@ -665,10 +669,26 @@ def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
     if chunk.get("stats") is not None:
         where = f"the statistics of {what}"
         chunk["stats"] = stats = stored_json(path, chunk["stats"], where)
-        problem = stats_problem(stats, deck, driver, empty_hands)
+        problem = stats_problem(stats, deck, driver, empty_hands) or counts_problem(stats, chunk.get("deals"))
         if problem is not None:
             raise ArchiveFault(f"{path}: damaged: {where}: {problem}")
     return chunk
+
+
+def counts_problem(stats, deals):
+    """What makes a chunk's statistics (checked by stats_problem) disagree
+    with the deals its record says it played, or None: the games of each
+    status, and those of each length, are every deal it played, once."""
+    if deals is None:
+        return None
+    for field, played in (("statuses", stats.get("statuses")), ("lengths", stats.get("lengths")),
+                          ("cards", stats.get("cards"))):
+        if played is None:
+            continue
+        games = sum(played.values()) if isinstance(played, dict) else sum(played)
+        if games != deals:
+            return f"'{field}' counts {games:,} games, where the chunk played {deals:,} deals"
+    return None
 
 
 def check_chunk_numbers(db, path, job_id):

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..checks import MAX_COUNT, cut
-from ..decks import Deck
+from ..decks import Deck, hand_sizes
 from . import readback, schema
 from .faults import ArchiveError, ArchiveFault, in_words
 from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
@@ -496,6 +496,39 @@ class Archive:
         return found
 
     @_guarded
+    def balanced_by_table(self, job=None, per_table=5, loops_per_table=10, first=()):
+        """The kept balanced deals that never end (of job `job`, when given),
+        by table (deck, players), the tables in that order: dicts with `deck`,
+        `players`, `hands` ('18/17/17'), `deals` and `loops` (how many, and
+        into how many loops), `games` (the first `per_table` kept, as games()
+        gives them, those whose deals are among `first` ahead) and `by_loop` (the loops
+        holding the most of them, at most `loops_per_table`: (loop key, deals
+        of this table in it)). Counted in SQL on a few columns."""
+        job_where, job_args = (" AND job = ?", [job]) if job is not None else ("", [])
+        found = []
+        grouped = self.db.execute(
+            f"SELECT deck, players, hands, count(*), count(DISTINCT loop), min(id) FROM (SELECT id, deck, players, "
+            f"{_HAND_SIZES} AS hands, loop FROM games WHERE status = 'loop'{job_where}) "
+            "GROUP BY deck, players, hands ORDER BY deck, players", job_args).fetchall()
+        for deck, players, hands, deals, loops, first_id in grouped:
+            # hands tells the sizes apart, and one game of them, read back and checked, says what they are.
+            one = self.game(first_id)
+            sizes = [len(hand) for hand in one["deal"].split("/")]
+            if sizes != hand_sizes(Deck.parse(one["deck"]).total, one["players"]):
+                continue
+            where = f"status = 'loop' AND deck = ? AND players = ? AND {_HAND_SIZES} = ?{job_where}"
+            args = [deck, players, hands, *job_args]
+            chosen = [row[0] for row in self.db.execute(
+                f"SELECT id FROM games WHERE {where} ORDER BY deal IN ({','.join('?' * len(first)) or 'NULL'}) DESC, "
+                "id LIMIT ?", (*args, *map(str, first), per_table))]
+            by_loop = self.db.execute(f"SELECT loop, count(*) FROM games WHERE {where} GROUP BY loop "
+                                      "ORDER BY count(*) DESC, min(id) LIMIT ?", (*args, loops_per_table)).fetchall()
+            found.append({"deck": deck, "players": players, "hands": "/".join(str(size) for size in sizes),
+                          "deals": deals, "loops": loops, "games": [self.game(game_id) for game_id in chosen],
+                          "by_loop": by_loop})
+        return found
+
+    @_guarded
     def kept_lengths(self, job_id, min_cards=0):
         """The games job `job_id` kept of `min_cards` cards or more, as plain
         (id, status, cards, driver, parent) tuples, by id: the games whose
@@ -582,6 +615,13 @@ class Archive:
         return None if row is None else row[0]
 
     @_guarded
+    def basin_searched(self, deck, key):
+        """Whether the archive holds the loop of `deck` with canonical state
+        `key` (hex) with its basin searched: one row's column, read alone."""
+        row = self.db.execute("SELECT basin_states FROM loops WHERE deck = ? AND key = ?", (deck, key)).fetchone()
+        return row is not None and row[0] is not None
+
+    @_guarded
     def known_loops(self, deck, keys):
         """Of the canonical states `keys` (hex) of loops of `deck`, those the archive holds."""
         keys = list(keys)
@@ -591,6 +631,15 @@ class Archive:
             known.update(row[0] for row in self.db.execute(
                 f"SELECT key FROM loops WHERE deck = ? AND key IN ({', '.join('?' * len(batch))})", (deck, *batch)))
         return known
+
+    @_guarded
+    def loop_games_by_table(self, deck, job):
+        """The kept games of status loop of `deck`, counted by the loop they
+        fall into and their table: {(loop key, players): (of job `job`, of
+        any job)}; what a hunt's seats are checked against."""
+        return {(key, players): (mine, every) for key, players, mine, every in self.db.execute(
+            "SELECT loop, players, sum(job IS ?), count(*) FROM games WHERE deck = ? AND status = 'loop' "
+            "AND loop IS NOT NULL GROUP BY loop, players ORDER BY loop, players", (job, deck))}
 
     @_guarded
     def set_basin(self, loop_id, states, deals, stopped_by):
@@ -626,6 +675,22 @@ class Archive:
         cursor = self.db.execute(sql, args)
         names = [d[0] for d in cursor.description]
         return [readback.read_loop(self.path, dict(zip(names, row)), self._empty_hands) for row in cursor]
+
+    @_guarded
+    def check_loop_games(self, job=None):
+        """ArchiveFault unless every kept game of status loop (of job `job`,
+        when given) falls into a loop the archive holds: a loop row is kept in
+        the transaction that keeps the first game that falls into it, and never
+        removed, so a game naming a key no row holds (a row's key damaged, a
+        row deleted) is damage. A loop so damaged would drop out of the loops
+        a report shows, unsaid."""
+        row = self.db.execute(
+            "SELECT id, loop FROM games WHERE loop IS NOT NULL" + (" AND job = ?" if job is not None else "")
+            + " AND NOT EXISTS (SELECT 1 FROM loops WHERE loops.deck = games.deck AND loops.key = games.loop) "
+            "ORDER BY id LIMIT 1", [job] if job is not None else []).fetchone()
+        if row is not None:
+            raise ArchiveFault(f"{self.path}: damaged: game {row[0]} falls into the loop of key {cut(row[1])}, and "
+                               "the archive holds no loop of that key")
 
     @_guarded
     def count_loops(self, deck=None, job=None):
@@ -677,6 +742,17 @@ class Archive:
         return [readback.read_seat(self.path, dict(zip(names, row)), deck) for row in cursor]
 
     @_guarded
+    def loop_seats(self, deck, key):
+        """The seats of the loop of `deck` with canonical state `key` (hex), of
+        any job, as seats() gives them, by table then job; none in an archive
+        of a format before seats."""
+        if "seats" in schema.tables_after(self.version):
+            return []
+        cursor = self.db.execute("SELECT * FROM seats WHERE loop = ? ORDER BY players, job", (key,))
+        names = [d[0] for d in cursor.description]
+        return [readback.read_seat(self.path, dict(zip(names, row)), Deck.parse(deck)) for row in cursor]
+
+    @_guarded
     def add_job(self, job_id, spec):
         with self.transaction():
             if self.db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone():
@@ -699,6 +775,11 @@ class Archive:
         if not totals[1] <= MAX_COUNT:
             raise ArchiveFault(f"{self.path}: damaged: the chunks of job {job_id} add up to {totals[1]} deals, "
                                "over 10**18")
+        # Chunks cut a budget: together they never play past it.
+        budget = job["spec"].get("deals") if isinstance(job["spec"], dict) else None
+        if type(budget) is int and 0 < budget < totals[1]:
+            raise ArchiveFault(f"{self.path}: damaged: the chunks of job {job_id} add up to {totals[1]:,}, over its "
+                               f"budget of {budget:,}")
         job.update(chunks=totals[0], deals=totals[1], hits=totals[2], best_cards=totals[3], seconds=totals[4])
         return job
 
@@ -847,10 +928,11 @@ class Archive:
     def chunk_records(self, job_id):
         """chunk_stats with each chunk's number: [(chunk, dict)], by chunk."""
         deck, driver = self._table_of(job_id)
-        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "stats": text}, deck,
-                                            driver, self._empty_hands)["stats"])
-                for chunk, text in self.db.execute(
-                    "SELECT chunk, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk", (job_id,))]
+        return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "deals": deals, "stats": text},
+                                            deck, driver, self._empty_hands)["stats"])
+                for chunk, deals, text in self.db.execute(
+                    "SELECT chunk, deals, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk",
+                    (job_id,))]
 
     def _table_of(self, job_id):
         """(the Deck job `job_id` deals, its driver), which its chunks' records

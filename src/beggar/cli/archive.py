@@ -3,7 +3,10 @@
 import argparse
 import itertools
 import json
+import os
+import shlex
 import sys
+from pathlib import Path
 
 from .. import engine, family, loops
 from ..archive import DEFAULT_PATH, Archive, archive_option
@@ -33,6 +36,8 @@ def run_archive_list(args):
     with Archive(args.archive, readonly=True) as archive:
         games = archive.games(limit=args.limit, loops_first=False, **filters)
         total = archive.count_games(**filters)
+        for game in games:
+            archive.parent(game)    # one it names that is not there is a damaged row: exit 3
     if args.json:
         print(json.dumps({"shown": len(games), "total": total,
                           "games": [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]},
@@ -84,10 +89,12 @@ def job_rows(archive, archive_path):
             # An eliminate job's "budget" is a bound its searches may stop short of.
             "bound": driver.bound(spec) is not None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
+            # A job that plays no deals to their end (a hunt, the loop factory's walks) has no
+            # longest game: its chunks' best_cards is its walks' largest looping state, not a length.
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None
-                     else {"cards": job["best_cards"] or None, "tricks": None, "game": None, "deal": None,
-                           "driver": None}),
+                     else {"cards": (job["best_cards"] or None) if driver.plays_deals else None, "tricks": None,
+                           "game": None, "deal": None, "driver": None}),
             "games": job["games"], "loops": job["loops"], "started": job["created"], "last_ran": job["updated"],
             "resume": None if state in ("done", "running") else resume_command(job["id"], archive_path),
             **(driver.job_figures(archive, job["id"], spec) or {})})
@@ -188,6 +195,8 @@ def _list_loops(args):
           "it: whether one of them is a balanced deal; balanced deals: those its basin search found that fall into "
           "it (of a loop of two players); games: kept games that fall into it, "
           f"at any table (the first in full: beggar archive show --loop {rows[0]['id']}{archive_option(args.archive)})")
+    print(f"{len(rows):,} of {total:,} loop{'s' if total != 1 else ''} shown, those with balanced deals first"
+          + (f" (--limit {total} shows every one)" if len(rows) < total else ""))
     return 0
 
 
@@ -196,6 +205,7 @@ def _show_loop(args):
     from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
+        seats = archive.loop_seats(row["deck"], row["key"])
     deal, _ = loops.kept_state(row, args.archive)
     print(f"loop     {row['id']}: {row['deck']} deck, {deal.players} players, period {row['period_tricks']} "
           f"tricks / {row['period_cards']} cards, {row['states']} states on its cycle")
@@ -205,9 +215,20 @@ def _show_loop(args):
     named = family.of_loop(loops.of_deal(deal))
     print(f"family   {named.name}: a turn of {named.tricks} tricks that win {named.cards} cards (family.py: loops of "
           "the same tricks in any order)")
-    print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}, chunk {row['chunk']})")
+    print(f"found    {when(row['found_at'])} UTC by job {row['job']} ({row['driver']}"
+          + ("" if row["chunk"] is None else f", chunk {row['chunk']}") + ")")
     basin, command = loop_basin(row, deal)
     print(f"basin    {basin}" + ("" if command is None else f": {command}"))
+    # Its searches at the tables of more players: what hunts' seats found there, or the command that searches.
+    for players in range(max(3, deal.players + (deal.players > 2)), 5):
+        at = [seat for seat in seats if seat["players"] == players]
+        for seat in at:
+            bound = "complete" if seat["stopped_by"] is None else f"STOPPED by its {seat['stopped_by']} bound"
+            best = "" if seat["best"] is None else f"; best {seat['smallest']} ({seat['best']})"
+            print(f"at {players}     {seat['states']:,} states ({bound}), {seat['deals']:,} balanced deals{best}; "
+                  f"by job {seat['job']}")
+        if not at:
+            print(f"at {players}     not searched: beggar basin {shlex.quote(str(deal))} --players {players}")
     for game in row["deals"]:
         print(f"  game {game['id']:<6} {game['deal']}  entry {game['entry_tricks']} tricks / "
               f"{game['entry_cards']} cards ({game['driver']})")
@@ -234,6 +255,8 @@ def run_archive_show(args):
         game = archive.game(args.id)
         archive.parent(game)        # one it names that is not there is a damaged row: exit 3
         loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
+        if game["loop"] and loop_id is None:
+            archive.check_loop_games()      # names the game and its key: exit 3
     saved, outcome = _archived(game)
     print(describe(saved.deal, outcome))
     if loop_id is not None:
@@ -241,8 +264,9 @@ def run_archive_show(args):
     print(f"rules    {json.dumps(game['rules'])}")
     print("checked  reference engine: "
           + ("DISPUTED, it gives " + json.dumps(game["reference"]) if game["disputed"] else "agrees"))
-    print(f"found    {when(game['found_at'])} UTC by job {game['job']} ({game['driver']}, seed {game['seed']}, "
-          f"chunk {game['chunk']})")
+    # A deal a seat or a basin search found was found by no chunk: no "chunk None".
+    print(f"found    {when(game['found_at'])} UTC by job {game['job']} ({game['driver']}, seed {game['seed']}"
+          + ("" if game["chunk"] is None else f", chunk {game['chunk']}") + ")")
     if game["parent"] is not None:
         print(f"parent   game {game['parent']}")
     return 0
@@ -301,7 +325,9 @@ def run_archive_report(args):
             archive.job(args.job)       # no such job: one line
         text = page(archive, job_rows(archive, archive.path), args.job)
     write_output(args.file, text)       # a full disk is a fault, as for every file written
-    print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open it in a browser)")
+    # Where it lies, as a browser opens it: a relative name alone says nothing of the folder.
+    print(f"report written to {args.file} ({len(text.encode()) // 1024 + 1} KiB, one page: open "
+          f"{Path(os.path.abspath(args.file)).as_uri()} in a browser)")
     return 0
 
 
@@ -340,7 +366,8 @@ def add(commands):
     listing.add_argument("--deck", metavar="DECK", help="games of this deck (a name or counts)")
     listing.add_argument("--players", type=players, metavar="N", help="games of N players")
     listing.add_argument("--job", metavar="ID", help="games found by job ID")
-    listing.add_argument("--limit", type=limit, default=50, metavar="N", help="at most N games (default 50)")
+    listing.add_argument("--limit", type=limit, default=50, metavar="N",
+                         help="at most N games, or loops with --loops (default 50)")
     listing.set_defaults(run=run_archive_list)
     jobs = archive_commands.add_parser(
         "jobs", help="the jobs of the archive: state, progress, best game, how to resume",
@@ -373,7 +400,8 @@ def add(commands):
     report = archive_commands.add_parser(
         "report", help="one self-contained HTML page of the archive (or of one job) to share",
         description="Write one HTML page that stands alone (no server, no network; charts inline as SVG): "
-                    "the jobs, the longest games of each table with their hand sizes drawn, the loops with "
+                    "the jobs, the balanced deals that never end at each table with the command that finds "
+                    "them, the longest games of each table with their hand sizes drawn, the loops with "
                     "one period traced, the survival curve and the odds, and for each game the command "
                     "that replays it.")
     report.add_argument("file", metavar="FILE.html")

@@ -16,6 +16,7 @@ from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, a
 
 def run_play(args):
     game = game_from_args(args)
+    engine.check_usable(args.engine)
     outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
                           engine=args.engine, detect_loops=game.rules.detect_loops)
     if args.json:
@@ -84,6 +85,7 @@ def run_replay(args):
     if args.plot is not None:
         plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     game = game_from_args(args)
+    engine.check_usable(args.engine)
     outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
                           engine=args.engine, detect_loops=game.rules.detect_loops)
     print(_named(args, game) + describe(game.deal, outcome))

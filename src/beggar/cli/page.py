@@ -1,6 +1,7 @@
 """One self-contained HTML page of an archive, or of one of its jobs, to
-share finds (beggar archive report): the jobs, the longest games of each
-table with their hand sizes drawn, the loops with one period traced, the
+share finds (beggar archive report): the jobs, the balanced deals that
+never end at each table, the longest games of each table with their hand
+sizes drawn, the loops with one period traced, the
 survival curve and the odds, and for each game the command that replays it.
 No server, no network, no script: the charts are inline SVG (charts.py)
 and the styles are in the page. One of the command's outputs, built from
@@ -14,8 +15,9 @@ import shlex
 from html import escape
 
 from .. import __version__, engine, loops
-from ..archive import now
+from ..archive import archive_option, now
 from ..deal import Deal
+from ..decks import Deck, hand_sizes
 from ..reports import odds
 from ..search import drivers
 from ..search.job import stored
@@ -31,6 +33,9 @@ LOOPS = 10
 TRACED_TRICKS = 80
 #: The jobs whose odds are shown.
 ODDS_JOBS = 6
+#: The balanced deals that never end shown per table, and the loops holding them.
+DEALS_PER_TABLE = 5
+LOOPS_PER_TABLE = 10
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -92,6 +97,123 @@ def _jobs_section(jobs, job_id):
                     "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
 
 
+#: What `beggar archive list` shows unless given --limit (its default).
+LISTED = 50
+
+
+def _every(count):
+    """The --limit that makes `beggar archive list` show `count` rows, where its default shows fewer."""
+    return f" --limit {count}" if count > LISTED else ""
+
+
+def _seat_bests(archive, job_id):
+    """The hunts' seats (of job `job_id`, when given) by table (deck, players):
+    (seats searched, the best: (smallest, found deals, loop key, state, job)
+    with the largest smallest hand, one that found a balanced deal first, then
+    the least key, as a hunt's summary picks it, or None); and the tables
+    each hunt aims at, seated or not."""
+    seated, aimed = {}, set()
+    for i, spec in archive.jobs():
+        spec = stored(spec, f"{archive.path}: job {i}")
+        if spec["driver"] != "hunt" or (job_id is not None and i != job_id):
+            continue
+        deck = str(Deck.parse(spec["deck"]))
+        aimed.update((deck, players) for players in (spec.get("hunt") or {}).get("tables", ()))
+        for seat in archive.seats(i):
+            count, best = seated.get((deck, seat["players"]), (0, None))
+            if seat["smallest"] is not None:
+                mine = (seat["smallest"], seat["deals"] > 0, seat["loop"], seat["best"], i)
+                if best is None or (-mine[0], not mine[1], mine[2]) < (-best[0], not best[1], best[2]):
+                    best = mine
+            seated[(deck, seat["players"])] = (count + 1, best)
+    return seated, aimed
+
+
+def _tables_section(archive, job_id):
+    """A section per table (deck and players) of the balanced deals that never
+    end: how many, into how many loops, the loops holding most of them with
+    the command that searches each for them again, the first few deals with
+    the command that replays each, and what the hunts' seats came closest to.
+    Returns its parts and the ids of the loops holding each table's best deal
+    (which the loops section shows first)."""
+    archive.check_loop_games(job_id)      # a loop damaged out of sight would drop out of these sections
+    seated, aimed = _seat_bests(archive, job_id)
+    best_deals = [best[3] for _, best in seated.values() if best is not None and best[1]]
+    found = {(row["deck"], row["players"]): row for row in archive.balanced_by_table(
+        job_id, DEALS_PER_TABLE, LOOPS_PER_TABLE, first=best_deals)}
+    tables = sorted(set(found) | set(seated) | aimed, key=lambda table: (table[0] != "standard", table))
+    out = ["<h2>Balanced deals that never end, by table</h2>"]
+    if not tables:
+        out.append("<p>No balanced deal that never ends kept, and no hunt.</p>")
+        return out, []
+    out.append('<p class="note">Each table with its balanced deals that never end (the hunt\'s main result), '
+               "the loops they fall into, and for each loop the command that searches back from it for them "
+               "again.</p>")
+    shown_loops = []
+    for deck, players in tables:
+        row = found.get((deck, players))
+        sizes = "/".join(str(size) for size in hand_sizes(Deck.parse(deck).total, players))
+        if row is None:
+            out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: no balanced deal that never ends "
+                       "kept</h3>")
+        else:
+            out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: {row['deals']:,} balanced "
+                       f"deal{'s' if row['deals'] != 1 else ''} that never end{'s' if row['deals'] == 1 else ''}, "
+                       f"into {row['loops']:,} loop{'s' if row['loops'] != 1 else ''}</h3>")
+        count, best = seated.get((deck, players), (0, None))
+        if best is not None:
+            loop_id = archive.loop_id(deck, best[2])
+            if loop_id is not None and best[1]:
+                shown_loops.append(loop_id)
+            what = "a balanced deal that never ends" if best[1] else "the state nearest a balanced deal reached"
+            out.append(f"<p>{count:,} seat{'s' if count != 1 else ''} searched at this table by "
+                       f"{'the hunt' if job_id else 'the hunts'}; the best: {best[0]} cards in the smallest hand, "
+                       f"{what}, {_code(best[3])}, from loop {loop_id if loop_id is not None else '?'} "
+                       f"(job {_code(best[4])}).</p>")
+        elif (deck, players) in aimed:
+            out.append("<p>No seat searched at this table yet.</p>")
+        if row is None:
+            continue
+        loop_rows = []
+        for key, deals in row["by_loop"]:
+            if key is None:
+                continue        # games kept before they were linked to their loops (read as they stand)
+            loop_id = archive.loop_id(deck, key)        # there: check_loop_games
+            loop = archive.loops(loop_id=loop_id)[0]
+            state, _ = loops.kept_state(loop, archive.path)
+            command = f"beggar basin {shlex.quote(str(state))}" + (f" --players {players}" if players > 2 else "")
+            loop_rows.append([str(loop_id), f"{loop['period_tricks']} tricks / {loop['period_cards']} cards",
+                              f"{deals:,}", _code(command)])
+        out.append(_table(("loop", "period", f"balanced deals of {players} players in it",
+                           "search back from it for them"), loop_rows))
+        if len(row["by_loop"]) < row["loops"]:
+            listing = (f"beggar archive list --loops --deck {shlex.quote(deck)}"
+                       + _every(archive.count_loops(deck=deck)) + archive_option(archive.path))
+            out.append(f'<p class="note">{len(row["by_loop"])} of {row["loops"]:,} loops shown, those holding the '
+                       f"most; the deck's loops: {_code(listing)}</p>")
+        deal_rows = []
+        for game in row["games"]:
+            loop_id = archive.loop_id(deck, game["loop"]) if game["loop"] else None
+            deal_rows.append([str(game["id"]), f"{game['entry_tricks']} tricks / {game['entry_cards']} cards",
+                              f"{game['period_tricks']} tricks / {game['period_cards']} cards",
+                              "-" if loop_id is None else str(loop_id),
+                              escape(f"{game['driver']}") + " " + _code(game["job"] or "-"),
+                              _code(play_command(game["deal"]))])
+        out.append(_table(("game", "entry", "period", "loop", "found by", "replay it"), deal_rows))
+        if len(row["games"]) < row["deals"]:
+            listing = (f"beggar archive list --status loop --deck {shlex.quote(deck)} --players {players}"
+                       + (f" --job {job_id}" if job_id else "") + _every(row["deals"]) + archive_option(archive.path))
+            out.append(f'<p class="note">{len(row["games"])} of {row["deals"]:,} deals shown; every one: '
+                       f"{_code(listing)}</p>")
+    return out, shown_loops
+
+
+def _all_loops(archive, job_id, total):
+    """The command that lists the `total` loops of the report (of job `job_id`, when given)."""
+    return ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + _every(total)
+            + archive_option(archive.path))
+
+
 def _games_section(archive, job_id):
     out = ["<h2>The longest games of each table</h2>"]
     tables = {}
@@ -104,6 +226,7 @@ def _games_section(archive, job_id):
         out.append(f"<h3>{escape(deck)} deck, {players} players, {hands}</h3>")
         rows = []
         for game in kept:
+            archive.parent(game)        # one it names that is not there is a damaged row: exit 3
             parent = f", from game {game['parent']}" if game["parent"] is not None else ""
             rows.append([str(game["id"]), str(game["cards"]), str(game["tricks"]),
                          escape(f"{game['driver']}{parent}"), _code(game["job"] or "-"),
@@ -116,15 +239,22 @@ def _games_section(archive, job_id):
     return out
 
 
-def _loops_section(archive, job_id):
-    rows = archive.loops(job=job_id, limit=LOOPS)
+def _loops_section(archive, job_id, first=()):
+    """The loops, those holding each table's best balanced deal (`first`: their ids) first."""
+    first = list(dict.fromkeys(first))[:LOOPS]
+    rows = [archive.loops(loop_id=loop_id)[0] for loop_id in first]
+    rows += [row for row in archive.loops(job=job_id, limit=LOOPS + len(first))
+             if row["id"] not in first][:LOOPS - len(rows)]
     out = ["<h2>Loops</h2>"]
     if not rows:
         out.append("<p>No loop kept.</p>")
         return out
     total = archive.count_loops(job=job_id)
-    out.append(f'<p class="note">{len(rows)} of {total} loops shown, those with balanced deals first (of two '
-               'players, found by a basin search, or kept deals of three and four).</p>')
+    out.append(f'<p class="note">{len(rows)} of {total:,} loops shown, those holding the best balanced deal of a '
+               'table first, then those with balanced deals (of two players, found by a basin search, or kept '
+               'deals of three and four)' + ("" if len(rows) >= total else
+                                             f"; every loop: {_code(_all_loops(archive, job_id, total))}")
+               + ".</p>")
     for row in rows:
         deal, outcome = loops.kept_state(row, archive.path)
         balanced = ("a balanced state lies on its cycle" if row["balanced"]
@@ -133,8 +263,8 @@ def _loops_section(archive, job_id):
         basin = f"basin: {escape(basin)}" + ("" if command is None else f" ({_code(command)})")
         out.append(f"<h3>Loop {row['id']}: {escape(row['deck'])} deck, {deal.players} players, period "
                    f"{row['period_tricks']} tricks / {row['period_cards']} cards</h3>")
-        out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept games fall "
-                   f"into it, at any table. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
+        out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept "
+                   f"game{'s fall' if row['games'] != 1 else ' falls'} into it, at any table. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
                    f"Replay it: {_code(play_command(deal))}</p>")
         period = min(row["period_tricks"], TRACED_TRICKS)
         traced = "\n".join(trick_lines(itertools.islice(engine.tricks(deal), period), 0, deal))
@@ -156,7 +286,8 @@ def _odds_section(archive, job_id):
             continue
         shown += 1
         try:
-            tail = odds.fit_tail(played)
+            # A census's counts are exact: no fit (as beggar stats gives none unless asked).
+            tail = None if odds.is_exhaustive(played) else odds.fit_tail(played)
         except odds.OddsError:
             tail = None
         rows = odds.survival(played, tail=tail)
@@ -212,7 +343,10 @@ def page(archive, jobs, job_id=None):
              "unpacked release); every game was replayed by both engines when it was "
              "kept.</p>"]
     parts.extend(_jobs_section(jobs, job_id))
-    for section in (_games_section, _loops_section, _odds_section):
-        parts.extend(section(archive, job_id))
+    tables, best_loops = _tables_section(archive, job_id)
+    parts.extend(tables)
+    parts.extend(_games_section(archive, job_id))
+    parts.extend(_loops_section(archive, job_id, best_loops))
+    parts.extend(_odds_section(archive, job_id))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

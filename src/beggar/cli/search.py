@@ -95,9 +95,11 @@ def _run(args, cluster, data, where, resume):
             job = archive.job(job_id)
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                unit = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}")).unit
-                print(f"job {job_id} is done: {job['deals']:,} {unit}, "
-                      f"best {job['best_cards']} cards, {plural(games, 'game')} and {plural(loops, 'loop')} kept")
+                driver = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                # A job that plays no deals to their end has no best length to tell.
+                best = f"best {job['best_cards']} cards, " if driver.plays_deals else ""
+                print(f"job {job_id} is done: {job['deals']:,} {driver.unit}, "
+                      f"{best}{plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
             try:
@@ -126,7 +128,7 @@ def _run(args, cluster, data, where, resume):
                            f" of device{'s' if len(spec['devices']) > 1 else ''} "
                            f"{', '.join(map(str, spec['devices']))}")
             print(f"job {job_id}: {spec['driver']}{engine}, {seed}{driver.describe(spec)}{chunk}, "
-                  f"archive {args.archive}", file=sys.stderr)
+                  f"archive {located(args.archive)}", file=sys.stderr)
             flood = pace.warning(spec, new.pace if new is not None else pace.measure(spec))
             if flood is not None:
                 print(flood, file=sys.stderr)
@@ -152,6 +154,12 @@ def _run(args, cluster, data, where, resume):
         whole = _whole_job(archive, job_id, before)
     print_summary(summary, args.archive, args.cluster, whole)
     return exit_status(summary), job_id
+
+
+def located(path):
+    """A path as the user gave it, and where a relative one lies: the lines
+    after it name files beside it as relative too."""
+    return str(path) if os.path.isabs(path) else f"{path} (in {os.getcwd()})"
 
 
 def exit_status(summary):

@@ -21,11 +21,12 @@ def run_stats(args):
             raise UsageError(str(error)) from None
         exhaustive = odds.is_exhaustive(played)
         try:
-            tail = odds.fit_tail(played, args.tail_from)
+            # A census's exact counts stand without a fit, unless one is asked for.
+            tail = None if exhaustive and args.tail_from is None else odds.fit_tail(played, args.tail_from)
         except odds.OddsError as error:
             if not exhaustive:
                 raise UsageError(str(error)) from None
-            tail = None     # a census's exact counts stand without a fit
+            tail = None
         targets = odds.targets(archive, played, tail.start if tail is not None else 0)
         marks = odds.references(archive, played)
     rows = odds.survival(played, tail=tail)
@@ -223,8 +224,10 @@ def add(commands):
                     "deals in the archive together.")
     stats.add_argument("job", nargs="?", metavar="JOB", help="a job of the archive (default: every sample job)")
     stats.add_argument("--archive", default=DEFAULT_PATH, metavar="PATH", help=f"the archive (default {DEFAULT_PATH})")
-    stats.add_argument("--tail-from", type=whole_in(1, TOP), default=odds.TAIL_FROM, metavar="L",
-                       help=f"fit the tail to the games of L cards or more (default {odds.TAIL_FROM})")
+    stats.add_argument("--tail-from", type=whole_in(1, TOP), metavar="L",
+                       help=f"fit the tail to the games of L cards or more (default {odds.TAIL_FROM} where "
+                            f"{odds.TAIL_GAMES} games reach it, else where the job's longest {odds.TAIL_GAMES} "
+                            "games begin)")
     stats.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     stats.add_argument("--plot", metavar="PNG", help="draw the survival curve on a log scale with the fit, the "
                        "games kept and the records of the job's table (needs matplotlib: " + PLOT_INSTALL + ")")

@@ -52,8 +52,13 @@ from ..search.job import stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
-#: Where the tail's fit starts, by default.
+#: Where the tail's fit starts by default where the job's games reach it:
+#: where the standard deck's long games begin (1 random game in 10^4).
 TAIL_FROM = 2000
+#: The games the fit needs from its start on: where fewer reach TAIL_FROM
+#: (another deck's games, or a short job), it starts where the job's own
+#: longest TAIL_GAMES games do.
+TAIL_GAMES = 50
 #: z of a two-sided 95 % interval.
 Z95 = 1.959963984540054
 
@@ -307,8 +312,30 @@ def _loglik(scale, intervals):
     return total
 
 
-def fit_tail(played, start=TAIL_FROM):
-    """The exponential tail beyond `start` (a bin edge) by maximum likelihood."""
+def tail_start(played):
+    """Where the tail's fit starts when it is not told: TAIL_FROM where
+    TAIL_GAMES of the games played reach it; else where the longest
+    TAIL_GAMES games begin, rounded down to two significant digits (a bin
+    edge): a half deck's games are long at some hundreds of cards, and no
+    job of it, however long, reaches 2000."""
+    counts = played.lengths.counts
+    if sum(counts[bins.bin_of(TAIL_FROM):]) >= TAIL_GAMES:
+        return TAIL_FROM
+    games = 0
+    for index in range(len(counts) - 1, 0, -1):
+        games += counts[index]
+        if games >= TAIL_GAMES:
+            length = bins.low(index)
+            digits = 10 ** max(0, len(str(length)) - 2)
+            return max(1, length // digits * digits)
+    return TAIL_FROM        # too few games for any fit: fit_tail says so from where it starts by default
+
+
+def fit_tail(played, start=None):
+    """The exponential tail beyond `start` (a bin edge; by default
+    tail_start's) by maximum likelihood."""
+    if start is None:
+        start = tail_start(played)
     if not bins.is_edge(start) or start <= 0:
         raise OddsError(f"the tail's fit starts at a bin edge of the histogram: a length up to "
                         f"{bins.EXACT} or a multiple of {bins.WIDTH} up to {bins.TOP}, not {start}")

@@ -108,8 +108,9 @@ def report(result, loops_shown=10):
         lines.append(f"  loop {key_deal(key)}: period {period_tricks} tricks / "
                      f"{period_cards} cards, reached from {deals:,} loop deal{'' if deals == 1 else 's'}")
     if len(ordered) > loops_shown:
-        lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive list --loops --job "
-                     f"{result.job}{archive_option(result.archive)})")
+        # The census's loops, every one: those it met, not only those it was the first to find (--loops --job).
+        lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive census {result.job} "
+                     f"--loops {len(ordered)}{archive_option(result.archive)})")
     return lines
 
 

@@ -1,8 +1,10 @@
 """The announcements of a job's finds: a game longer than the longest
 published one, or a balanced deal of a loop not known before, is told in a
-loud line and written as a saved game next to the archive (finds.folder),
-whole or not at all; every other game kept is told by the summary's counts.
-"""
+loud line and written as a saved game next to the archive, in the job's
+own folder of its folder of finds (finds.folder), whole or not at all;
+every other game kept is told by the summary's counts. A run tells the
+first few new loops (TOLD) one by one and counts the rest, so that a job
+that finds hundreds stays readable; a record is always told."""
 
 from __future__ import annotations
 
@@ -14,16 +16,43 @@ from ..decks import hand_sizes
 from ..savefile import SaveFileError, load, to_json
 
 
+#: The new loops a run tells one by one; those after are saved and counted.
+TOLD = 5
+
+
 def tell(archive, job_id, news, summary, announce=None):
     """Announce the records and new balanced loops among `news`, games just
     kept: [(game id, deal, outcome, driver)]: each line joins the summary's
-    and goes to `announce` (the progress bar's), when given."""
+    and goes to `announce` (the progress bar's), when given; past TOLD new
+    loops, a loop is saved and counted (summary.untold), and the first such
+    is said once."""
     for game_id, deal, outcome, driver in news:
         line = announcement(archive, job_id, game_id, deal, outcome, driver)
-        if line is not None:
-            summary.announced.append(line)
-            if announce is not None:
-                announce(line)
+        if line is None:
+            continue
+        if "NEW LOOP" in line and sum("NEW LOOP" in told for told in summary.announced) >= TOLD:
+            summary.untold += 1
+            if summary.untold == 1 and announce is not None:
+                announce(f"*** more new loops: each saved to {job_folder(archive.path, job_id)} and counted in "
+                         "the summary, no longer told one by one ***")
+            continue
+        summary.announced.append(line)
+        if announce is not None:
+            announce(line)
+
+
+def summary_lines(summary, archive_path):
+    """The summary's lines of what was announced, and of the new loops past the first few."""
+    lines = [f"NEW      {line}" for line in summary.announced]
+    if summary.untold:
+        lines.append(f"NEW      ... and {summary.untold:,} more new loop{'s' if summary.untold != 1 else ''}, "
+                     f"each saved to {job_folder(archive_path, summary.job)}")
+    return lines
+
+
+def job_folder(archive_path, job_id):
+    """Where a job's finds are saved: its own folder in the archive's folder of finds."""
+    return os.path.join(finds.folder_of(archive_path), job_id)
 
 
 def announcement(archive, job_id, game_id, deal, outcome, driver):
@@ -41,31 +70,34 @@ def announcement(archive, job_id, game_id, deal, outcome, driver):
                 f"{published.LONGEST_CARDS}")
     elif outcome.status == "loop" and balanced:
         kind = "loop"
-        what = (f"NEW LOOP: a balanced deal that never ends (entry {outcome.loop_entry[0]} tricks, period "
-                f"{outcome.loop_period[0]} tricks / {outcome.loop_period[1]} cards)")
+        sizes = "/".join(str(len(hand)) for hand in deal.hands)
+        what = (f"NEW LOOP: a balanced deal of {deal.players} players ({sizes}) that never ends (entry "
+                f"{outcome.loop_entry[0]} tricks, period {outcome.loop_period[0]} tricks / {outcome.loop_period[1]} "
+                "cards)")
     else:
         return None
     game = archive.game(game_id)
     if kind == "loop" and game["loop"] in finds.known_loops(game["deck"], game["players"]):
         return None
     saved, _ = finds.saved_game(archive, game)
-    return f"*** {what}: {deal} ({_save(archive.path, kind, deal, outcome, saved, game_id)}) ***"
+    return f"*** {what}: {deal} ({_save(archive.path, job_id, kind, deal, outcome, saved, game_id)}) ***"
 
 
 #: Names tried for one saved game before giving up (name, name-2, ...).
 SAVE_NAMES = 10
 
 
-def _save(archive_path, kind, deal, outcome, saved, game_id):
-    """Write `saved` into the archive's folder of finds (finds.folder_of) as a
-    new file named by its kind, cards and deal (game ids restart in every
+def _save(archive_path, job_id, kind, deal, outcome, saved, game_id):
+    """Write `saved` into job `job_id`'s folder in the archive's folder of
+    finds (job_folder) as a new file named by its kind, cards and deal (game ids restart in every
     archive: two archives in one folder gave two deals one name); where the
     name is taken by a file holding another deal, the next name. Returns
     where it went, in words."""
-    folder = finds.folder_of(archive_path)
+    folder = job_folder(archive_path, job_id)
     stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
     try:
         finds.folder(archive_path)
+        os.makedirs(folder, exist_ok=True)
     except OSError as error:
         # Not a name taken: the folder itself cannot be had (a file of its
         # name is there, a full disk, no permission).

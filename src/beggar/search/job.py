@@ -256,6 +256,9 @@ def stored(spec, where="the archive"):
     problem = start_problem(spec)
     if problem is not None:
         raise ArchiveFault(f"{where}: damaged: its start {problem}")
+    problem = drivers.of(spec).stored_problem(spec)
+    if problem is not None:
+        raise ArchiveFault(f"{where}: damaged: {problem}")
     return spec
 
 

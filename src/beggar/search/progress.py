@@ -63,6 +63,14 @@ def left(seconds):
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+def _columns(stream):
+    """The columns of the terminal `stream` writes to, or None where it cannot say."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 class Progress:
     def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None, bound=None,
                  clock=time.monotonic):
@@ -84,7 +92,8 @@ class Progress:
         self.due = self.start + self.every * FIRST_SHARE
         self.told = initial         # deals in the last plain line
         self.resumed = initial > 0  # the job played before this run: its figures and the run's differ
-        terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
+        # A terminal that says it is 0 columns wide (a pty no one sized) draws no bar: plain lines instead.
+        terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty() and _columns(self.stream) != 0
         self.plain = shown and not terminal
         self.bar = tqdm(total=None if bound else total or None, initial=initial, unit=f" {unit}", unit_scale=True,
                         dynamic_ncols=True, disable=not terminal, desc=job_id, file=self.stream)

@@ -67,6 +67,7 @@ class Summary:
     note: str = ""              # what the job's deals leave out, said once
     disputed: list = field(default_factory=list)
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
+    untold: int = 0             # new balanced loops past the first few told (announce.TOLD), counted
     driver: str = ""
     payload: object = None      # the driver's own part (its tally: drivers.Driver.own)
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
@@ -137,12 +138,16 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         elif devices is not None:
             spec["devices"] = check_devices(spec, devices, f"job {job_id}")
         drivers.of(spec).can_go_on(spec, job_id)
+        # What it goes on from, read back and checked before a word is said or a worker started:
+        # damaged records are one line.
+        going = Summary(job_id, "stopped", 0)
+        drivers.of(spec).going_on(archive, job_id, spec, going)
         if started is not None:
             started(spec)
-        return _run(archive, job, spec, time_limit, workers, progress, cluster)
+        return _run(archive, job, spec, time_limit, workers, progress, cluster, going.payload)
 
 
-def _run(archive, job, spec, time_limit, workers, progress, cluster):
+def _run(archive, job, spec, time_limit, workers, progress, cluster, payload):
     job_id = job["id"]
     pool, alive, notes = _pool(spec, workers, cluster)
     summary = Summary(job_id, "stopped", alive())
@@ -152,7 +157,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster):
                      f"{spec['players']}-player deals")
     summary.note = "; ".join(notes)
     driver = drivers.of(spec)
-    driver.going_on(archive, job_id, spec, summary)
+    summary.payload = payload
     source = driver.units(archive, job, spec, summary)
     archive.set_job_state(job_id, "running")
     bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ...decks import Deck, hand_sizes
 from ...gpu import kind
 from ..crosscheck import check
+from .. import announce
 from ..keep import keep_games
 from ..spec import table
 from ..units import Chunks
@@ -141,6 +142,11 @@ class Driver:
         """JobError where a stored job of this driver cannot run again (a
         spec of a kind this beggar no longer plays), before anything is said."""
 
+    def stored_problem(self, spec):
+        """What makes a stored spec of this driver none that any beggar wrote
+        (its own table lost, where that tells a kind apart), in words, or None."""
+        return None
+
     def going_on(self, archive, job_id, spec, summary):
         """At the start of each run of the job (its first too): what it goes
         on from that its kept chunks say, set on the run's summary (a hunt's
@@ -230,16 +236,17 @@ class Driver:
                      + f"; {plural(summary.loops, 'loop deal')}")
         if whole is not None:
             lines.append(whole_line(whole, unit))
-        lines.extend(f"NEW      {line}" for line in summary.announced)
+        lines.extend(announce.summary_lines(summary, archive_path))
         return lines
 
 
-def whole_line(whole, unit):
-    """The whole job's figures, for the summary of a run that went on with it."""
+def whole_line(whole, unit, lengths=True):
+    """The whole job's figures, for the summary of a run that went on with it;
+    its best length where its chunks play deals to their end (`lengths`)."""
     budget = f" of {whole['budget']:,}" if whole["budget"] else ""
-    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, best "
-            f"{whole['best_cards']} cards, {plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} "
-            "kept (every run of the job)")
+    best = f"best {whole['best_cards']} cards, " if lengths else ""
+    return (f"job all  {whole['deals']:,}{budget} {unit} in {plural(whole['chunks'], 'chunk')}, {best}"
+            f"{plural(whole['games'], 'game')} and {plural(whole['loops'], 'loop')} kept (every run of the job)")
 
 
 def player(engine, devices=None):
@@ -251,8 +258,8 @@ def player(engine, devices=None):
 
 
 def plural(count, word):
-    """'1 deal', '2 deals', '1,000 loops'."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
+    """'1 deal', '2 deals', '1,000 loops', '2 searches'."""
+    return f"{count:,} {word}{'' if count == 1 else 'es' if word.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def processes(count):

@@ -34,7 +34,7 @@ from ...cycle import key_deal, key_hands
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
-from .. import SearchError
+from .. import SearchError, announce
 from ..keep import dispute, kept, stop_if_disputed
 from ..spec import JobError, check_basin_bounds, chunk_deals
 from .base import ChunkResult, Driver, plural, whole_line
@@ -176,7 +176,7 @@ class _Factory(Driver):
                  f"loops    {plural(tally.full_loops, 'full loop')} reported{run}, "
                  f"{len(tally.new_loops)} new to {archive_path}"]
         if whole is not None:
-            lines.append(whole_line(whole, "tries"))
+            lines.append(whole_line(whole, "tries", lengths=False))
         lines.extend(new_loop_lines(tally.new_loops, summary.job, archive_path))
         lines.extend(f"bound    {note}" for note in tally.bounds)
         if tally.prizes:
@@ -185,17 +185,17 @@ class _Factory(Driver):
             lines.extend(f"  {deal}  (game {game_id}, loop {loop_id})" for game_id, loop_id, deal in tally.prizes)
         else:
             lines.append("balanced no new balanced deal in a basin")
-        lines.extend(f"NEW      {line}" for line in summary.announced)
+        lines.extend(announce.summary_lines(summary, archive_path))
         return lines
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
         """Keep a grow or perturb chunk: its loops, their balanced deals and the
         chunk's record, in one transaction; then count them in the summary.
         Returns the first new balanced deal of each loop, to be announced:
-        [(game id, deal, outcome, driver)]. (A walk keeps a few loops: its
-        keep is never large, and `between` is not needed.)"""
+        [(game id, deal, outcome, driver)]. `between()` is called before each
+        loop's check and basin search (a chunk may bring hundreds)."""
         growth = result.payload
-        found = checked(archive, spec, growth)
+        found = checked(archive, spec, growth, between)
         tally = self.own(summary)
         with kept(archive, job_id, result) as record:
             kept_loops = keep_loops(archive, job_id, spec, result.chunk, found)
@@ -216,6 +216,8 @@ class _Factory(Driver):
 
 #: New loops named one by one in a run's summary.
 SHOWN = 10
+#: The loops `beggar archive list --loops` shows unless given --limit (its default, cli/archive.py).
+LISTED = 50
 
 
 def new_loop_lines(new_loops, job_id, archive_path):
@@ -228,7 +230,9 @@ def new_loop_lines(new_loops, job_id, archive_path):
                      + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
                      + (f" (known: {known})" if known else ""))
     if len(new_loops) > SHOWN:
-        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}"
+        # The list shows 50 unless told: more new loops than that need a --limit to be seen.
+        every = f" --limit {len(new_loops)}" if len(new_loops) > LISTED else ""
+        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}{every}"
                      f"{archive_option(archive_path)})")
     return lines
 
@@ -394,18 +398,23 @@ def reported(spec, hands, leader):
     return item
 
 
-def checked(archive, spec, growth):
+def checked(archive, spec, growth, between=None):
     """The full loops of a chunk's walk, each checked and, when new to the
-    archive (or kept without a basin search), with its basin searched."""
+    archive (or kept without a basin search), with its basin searched.
+    `between()` (when given) is called before each: a chunk of hundreds of
+    new loops takes seconds of basin searches, and a stop does not wait for
+    them (what it raises gives the chunk up, played again on resume)."""
     found = {}
     for hands, leader in growth["loops"]:
+        if between is not None:
+            between()
         item = reported(spec, hands, leader)
         loop = item.loop
         if loop.key in found:
             continue
         found[loop.key] = item
-        known = archive.loop_id(loop.deck, loop.hex)
-        if known is not None and archive.loop(known)["basin_states"] is not None:
+        # Its row's basin alone, not archive.loop's count of the games that fall into it.
+        if archive.basin_searched(loop.deck, loop.hex):
             continue
         item.basin = basin(loop.deal(), spec["basin_states"], spec["basin_seconds"])
         item.games = [(member, engine.play(member), replay) for member, replay in item.basin.deals]

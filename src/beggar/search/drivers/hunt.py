@@ -41,12 +41,12 @@ from dataclasses import asdict, dataclass, fields
 
 from ... import elimination, family, loops
 from ...archive import ArchiveFault
-from ...checks import MAX_COUNT, whole
+from ...checks import MAX_COUNT, cut, whole
 from ...cycle import key_deal, key_hands
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
 from ...states import GUIDES
-from .. import SearchError
+from .. import SearchError, announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
@@ -83,6 +83,17 @@ ON_GPU = {"moves": "small", "regrow": 0}
 #: The starts a growth walk of a hunt is given (regrow.trimmed): each a loop
 #: of the pool with a few cards taken out.
 STARTS = 16
+
+
+#: The seconds a run needs before its rate an hour is told: a rate an hour
+#: from a run of a second says nothing.
+RATE_SECONDS = 60
+
+
+def an_hour(count, seconds):
+    """' (1,148.5 an hour)': `count` in `seconds` as a rate an hour, or
+    nothing for a run shorter than RATE_SECONDS."""
+    return f" ({count * 3600 / seconds:,.1f} an hour)" if seconds >= RATE_SECONDS else ""
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,10 @@ class HuntRules:
 def rules_of(spec):
     """The stored job's HuntRules, those it was made before having their values then (BEFORE_MAPS)."""
     return HuntRules(**{**BEFORE_MAPS, **spec["hunt"]})
+
+
+#: The [hunt] options a hunt of the first kind (beggar 0.1.0) had: its walk's and its guide.
+FIRST_KIND_OPTIONS = {"changes", "reach", "guide"}
 
 
 def first_kind(spec):
@@ -472,6 +487,20 @@ class Hunt(_Factory):
 
     # ------------------------------------------------------------ the job's process
 
+    def stored_problem(self, spec):
+        """Every hunt kept its [hunt] table (the first kind's walk options, as
+        given; every later one's whole, with its tables): a spec without one,
+        or one without tables but with what only a later hunt holds, is
+        damaged, not a hunt of the first kind."""
+        table = spec.get("hunt")
+        if not isinstance(table, dict):
+            return "its spec has no [hunt] table, which every hunt keeps"
+        later = sorted(set(table) - FIRST_KIND_OPTIONS)
+        if "tables" not in table and later:
+            return (f"its [hunt] table has no tables, and holds {later[0]!r}, which only a hunt that keeps its "
+                    "tables has")
+        return None
+
     def can_go_on(self, spec, job_id):
         """A hunt of the first kind cannot: its chunks walked from what was known when they were handed out."""
         if first_kind(spec):
@@ -509,9 +538,8 @@ class Hunt(_Factory):
         the line's own); the job's seats searched of those queued, and its
         best balance at each table it aims at."""
         state = summary.payload
-        hours = summary.seconds / 3600
-        figures = {"new_loops": f"{state.found:,}{an_hour(state.found, hours)}",
-                   "new_families": f"{state.new_families:,}{an_hour(state.new_families, hours)}",
+        figures = {"new_loops": f"{state.found:,}{an_hour(state.found, summary.seconds)}",
+                   "new_families": f"{state.new_families:,}{an_hour(state.new_families, summary.seconds)}",
                    "seats": f"{len(state.seats_done)}/{len(state.seats_done) + len(state.due)}",
                    "at_work": f"{plural(state.busy[0], 'walk')}, {plural(state.busy[1], 'seat')}"}
         for players in state.rules.tables:
@@ -614,22 +642,22 @@ class Hunt(_Factory):
         run = " in this run" if whole is not None else ""
         rate = summary.deals / summary.seconds if summary.seconds else 0
         walks = summary.deals / state.walk_seconds if state.walk_seconds else 0
-        hours = summary.seconds / 3600
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
                  f"walks    {summary.deals:,} perturbations{run} in {summary.seconds:.1f} s: {rate:,.0f} "
                  f"perturbations/s on {plural(summary.workers, 'worker')}"
                  + (f" of the cluster {cluster}" if cluster else "")
                  + f" (the walks alone: {walks:,.0f} perturbations/s a worker)",
-                 f"loops    {plural(state.found, 'loop')} new to the hunt{run}{an_hour(state.found, hours)}, "
+                 f"loops    {plural(state.found, 'loop')} new to the hunt{run}{an_hour(state.found, summary.seconds)}, "
                  f"{len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
                  f"({state.given:,} to start with)"
                  + (f"; {plural(state.crowded, 'more loop')} of crowded families left out (crowd = "
                     f"{state.rules.crowd})" if state.crowded else ""),
                  f"families {families(state.new_families)} new to the hunt{run}"
-                 f"{an_hour(state.new_families, hours)}; it knows {len(state.families):,} ({state.given_families:,} to "
-                 f"start with), in {len(aim.cells(state.known.values())):,} cells of family and balance"]
+                 f"{an_hour(state.new_families, summary.seconds)}; it knows {len(state.families):,} "
+                 f"({state.given_families:,} to start with), in {len(aim.cells(state.known.values())):,} cells of "
+                 "family and balance"]
         if whole is not None:
-            lines.append(whole_line(whole, self.unit))
+            lines.append(whole_line(whole, self.unit, lengths=False))
         lines.extend(new_loop_lines(state.new_loops, summary.job, archive_path))
         done, due = len(state.seats_done), len(state.due)
         lines.append(f"seats    {done:,} searched, {due:,} to search; balanced deals that never end{run}, each "
@@ -645,7 +673,7 @@ class Hunt(_Factory):
                      f"{state.bound:,} states (basin_states): they may hold more balanced deals"
                      for players, count in sorted(state.bounded.items()))
         lines.extend(f"bound    {note}" for note in state.notes)
-        lines.extend(f"NEW      {line}" for line in summary.announced)
+        lines.extend(announce.summary_lines(summary, archive_path))
         return lines
 
     def job_figures(self, archive, job_id, spec):
@@ -795,6 +823,25 @@ def known_state(archive, job_id, spec):
     where = f"{archive.path}: damaged: job {job_id}"
     state = HuntState(spec, start_known(spec))
     kept = dict(archive.chunks_kept(job_id))
+    # What a record says of each loop is what its cycle says (its period, hash, balance and family steer
+    # the walks: a balance edited would make a resume walk from another pool and keep other loops).
+    said = {}
+    for chunk, stats in archive.chunk_records(job_id):
+        for key, _, period, cycle, balance, *named in stats["hunt"]["loops"]:
+            said.setdefault(key, (chunk, period, int(cycle, 16), balance, *named))
+    families = {}
+    if said:
+        found = [loops.of_deal(key_deal(key)) for key in said]
+        for loop, cycle, (key, (chunk, period, hashed, balance, *named)) in zip(
+                found, cycle_hashes([loop.state for loop in found], spec["deck"]), said.items()):
+            families[key] = family.of_loop(loop).name
+            truth = (loop.period[0], cycle, aim.balance(loop.states), *([families[key]] if named else []))
+            if (period, hashed, balance, *named) != truth:
+                raise ArchiveFault(f"{where}: chunk {chunk}'s record says loop {key[:16]}... has period {period}, "
+                                   f"cycle hash {hashed:016x}, balance {balance}"
+                                   + (f" and family {named[0]}" if named else "")
+                                   + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
+                                   + (f" and {truth[3]}" if named else ""))
     listed = {}
     for chunk, stats in archive.chunk_records(job_id):
         record = stats["hunt"]
@@ -804,26 +851,48 @@ def known_state(archive, job_id, spec):
             raise ArchiveFault(f"{where}: chunk {chunk}'s record says round {record['round']} and {record['tries']:,} "
                                f"tries, where its parts are of round {round_} and it kept {kept[chunk]:,} tries")
         state.kept_parts[round_] = state.kept_parts.get(round_, 0) + parts
-        for key, part, period, cycle, balance, *named in record["loops"]:
+        for key, part, period, cycle, balance, *_ in record["loops"]:
             if not chunk <= part < chunk + parts:
                 raise ArchiveFault(f"{where}: chunk {chunk}'s record lists loop {key[:16]}... as found by part "
                                    f"{part}, which is not one of its")
             listed.setdefault(key, set()).add(chunk)
             # A record kept before families names none: its loop's is worked out from its cycle.
-            name = named[0] if named else family.of_loop(loops.of_deal(key_deal(key))).name
-            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), balance, name))
+            state.learn(aim.Known(key, round_, part, period, int(cycle, 16), balance, families[key]))
     for row in archive.loops(job=job_id):
         if row["driver"] == "hunt" and row["chunk"] is not None and row["chunk"] not in listed.get(row["key"], ()):
             raise ArchiveFault(f"{where}: loop {row['id']} says chunk {row['chunk']} found it, and that chunk's "
                                "record does not list it")
+    # Each loop a record lists was kept with it, in its transaction, and no loop row is ever removed.
+    held = archive.known_loops(spec["deck"], listed)
+    for key in sorted(set(listed) - held):
+        raise ArchiveFault(f"{where}: chunk {min(listed[key])}'s record lists loop {key[:16]}..., which the "
+                           "archive does not hold")
+    state.seat_cells()
+    queued = set(state.due)
     for row in archive.seats(job_id):
         seat = Seat(row["loop"], row["players"])
         if row["loop"] not in state.known or row["players"] not in state.rules.tables:
             raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, a loop or "
                                "table the hunt does not know")
+        if seat not in queued:
+            raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, which the hunt "
+                               "never queued (it seats the new loops its walks found, as its [hunt] seat says)")
         state.seats_done[seat] = (row["smallest"], row["best"], row["deals"])
         state.ids[row["loop"]] = archive.loop_id(spec["deck"], row["loop"])
-    state.seat_cells()
+    # A seat keeps its deals in the transaction that keeps its row: every deal the hunt kept is of a
+    # seat it holds, and a seat found no fewer deals than the hunt kept of it, nor more than the archive holds.
+    counted = archive.loop_games_by_table(spec["deck"], job_id)
+    for (key, players), (mine, _) in counted.items():       # as the archive orders them: a damaged row's
+        if mine and Seat(key, players) not in state.seats_done:    # values may be of any type
+            shown = f"{key[:16]}..." if isinstance(key, str) else cut(key)
+            raise ArchiveFault(f"{where}: it kept {plural(mine, 'deal')} of {cut(players)} players that fall into "
+                               f"loop {shown}, and holds no seat of that loop at that table")
+    for seat, (_, _, deals) in state.seats_done.items():
+        mine, every = counted.get((seat.loop, seat.players), (0, 0))
+        if not mine <= deals <= every:
+            raise ArchiveFault(f"{where}: its seat of loop {seat.loop[:16]}... at {seat.players} says it found "
+                               f"{plural(deals, 'balanced deal')}, where the hunt kept {mine:,} of them and the "
+                               f"archive holds {every:,}")
     # The seats searched leave the queue at once (not one by one: a long hunt has thousands).
     state.due = [seat for seat in state.due if seat not in state.seats_done]
     state.sort_due()
@@ -832,12 +901,6 @@ def known_state(archive, job_id, spec):
 
 def families(count):
     return f"{count:,} famil{'y' if count == 1 else 'ies'}"
-
-
-def an_hour(count, hours):
-    """' (12.5 an hour)' after a minute of a run, '' before (a rate of one
-    second's finds is no rate)."""
-    return f" ({count / hours:,.1f} an hour)" if hours * 60 >= 1 else ""
 
 
 def sizes(deal):
