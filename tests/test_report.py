@@ -105,6 +105,26 @@ def test_the_report_gives_each_table_a_section_of_its_balanced_deals_that_never_
     assert f"every loop: <code>beggar archive list --loops --job {job} --archive {path}</code>" in text
 
 
+def test_the_report_maps_the_loops_by_family_with_their_deals_at_each_table(tmp_path):
+    from beggar import family
+    path = tmp_path / "a.sqlite"
+    job = hunted(path)
+    made = in_process("archive", "report", tmp_path / "r.html", "--job", job, "--archive", path)
+    assert made.returncode == 0, made.stderr
+    text = html.unescape((tmp_path / "r.html").read_text())
+    assert "<h2>Loop families</h2>" in text
+    with Archive(path) as archive:
+        rows = archive.loops(job=job)
+        named = {row["key"]: family.of_loop(loops.of_deal(loops.kept_state(row, path)[0])).name for row in rows}
+        for name in set(named.values()):
+            members = [key for key, other in named.items() if other == name]
+            deals = [sum(1 for game in archive.games(job=job, players=players, status="loop")
+                         if game["loop"] in members) for players in (2, 3, 4)]
+            assert re.search(rf"<td><code>{re.escape(name)}</code></td><td>{len(members)}</td><td>[\d, ]+</td>"
+                             rf"<td>[\d, ]+</td><td>{deals[0]}</td><td>{deals[1]}</td><td>{deals[2]}</td>", text), name
+    assert f"{len(set(named.values()))} famil" in text
+
+
 def test_a_table_a_hunt_aims_at_and_has_not_seated_says_so(tmp_path):
     path = tmp_path / "a.sqlite"
     with Archive(path) as archive:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import itertools
 import shlex
+from collections import Counter
 from html import escape
 
-from .. import __version__, engine, loops
+from .. import __version__, engine, family, loops
 from ..archive import archive_option, now
 from ..deal import Deal
 from ..decks import Deck, hand_sizes
@@ -328,6 +329,48 @@ def _duration(seconds):
     return escape(duration(seconds))
 
 
+#: The loops whose families the report works out, at most (each is played once).
+FAMILY_LOOPS = 2000
+
+
+def _families_section(archive, job_id):
+    """The families of the loops kept (family.py): the loops of each, their
+    periods and balances, and the balanced deals kept into them at each table."""
+    rows = [row for row in archive.loops(job=job_id) if row["players"] == 2]
+    if not rows:
+        return []
+    shown = rows[:FAMILY_LOOPS]
+    by_key, members = {}, {}
+    for row in shown:
+        deal, _ = loops.kept_state(row, archive.path)
+        loop = loops.of_deal(deal)
+        named = family.of_loop(loop)
+        by_key[row["key"]] = named.name
+        members.setdefault(named.name, []).append((row, max(min(len(hand) for hand in hands) for hands, _ in loop.states)))
+    deals = {}
+    for game in archive.games(status="loop", job=job_id):
+        name = by_key.get(game["loop"])
+        sizes = [len(hand) for hand in game["deal"].split("/")]
+        if name is not None and max(sizes) - min(sizes) <= 1:
+            deals.setdefault(name, Counter())[len(sizes)] += 1
+    out = ["<h2>Loop families</h2>",
+           f"<p>{len(members):,} families of {len(shown):,} loops"
+           + (f" (the first {FAMILY_LOOPS:,} of {len(rows):,} listed)" if len(rows) > len(shown) else "")
+           + ": a family is the bag of the tricks of a loop's turn, whatever their order (docs/loops.md).</p>"]
+    body = []
+    for name, held in sorted(members.items(), key=lambda item: (-len(item[1]), item[0])):
+        periods = sorted({row["period_tricks"] for row, _ in held})
+        balances = sorted({balance for _, balance in held})
+        counted = deals.get(name, Counter())
+        body.append([_code(name), f"{len(held):,}", escape(", ".join(map(str, periods))),
+                     escape(", ".join(map(str, balances))),
+                     *(f"{counted[players]:,}" for players in (2, 3, 4)),
+                     _code(f"beggar archive show --loop {held[0][0]['id']}")])
+    out.append(_table(["family", "loops", "periods", "balance", "balanced deals of 2", "of 3", "of 4",
+                       "its first loop"], body))
+    return out
+
+
 def page(archive, jobs, job_id=None):
     """The report of an open archive (of job `job_id` alone when given), as
     the text of one HTML page. `jobs`: the archive's jobs as `archive jobs`
@@ -347,6 +390,7 @@ def page(archive, jobs, job_id=None):
     parts.extend(tables)
     parts.extend(_games_section(archive, job_id))
     parts.extend(_loops_section(archive, job_id, best_loops))
+    parts.extend(_families_section(archive, job_id))
     parts.extend(_odds_section(archive, job_id))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
