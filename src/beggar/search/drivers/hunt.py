@@ -80,6 +80,11 @@ BEFORE_MAPS = {"pool": "elite", "moves": "small", "regrow": 0, "trim": 1, "crowd
 #: make the small moves only, and growth walks are the compiled engine's.
 ON_GPU = {"moves": "small", "regrow": 0}
 
+#: The new loops of one family a part keeps at most, where the hunt has
+#: crowds ([hunt] crowd): a new family's neighbourhood holds thousands, and a
+#: round's pool learns of it two rounds on.
+PART_CROWD = 4
+
 #: The starts a growth walk of a hunt is given (regrow.trimmed): each a loop
 #: of the pool with a few cards taken out.
 STARTS = 16
@@ -720,7 +725,7 @@ class Hunt(_Factory):
         Walked, its loops looked at again by games()."""
         began = time.perf_counter()
         rules = rules_of(spec)
-        reported, hashes, tries, largest = [], set(), 0, 0
+        reported, tries, largest = [], 0, 0
         # Each key read once a chunk: a pool may hold every loop known, and a part is 1/20 s.
         hands = {key: key_hands(key) for key in (spec["every"] if spec["explorer"] is not None else spec["pool"])}
         # A growth walk knows no loop: what it finds of the pool's, or of the others known, is no news.
@@ -742,7 +747,10 @@ class Hunt(_Factory):
                 continue
             tries += walk.tries
             largest = max(largest, walk.largest)
+            # Each part's loops whole (a loop two parts found, twice): what a part keeps is its own
+            # (games(): the crowds), whichever chunk it is played in.
             states = [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in walk.loops]
+            hashes = set()
             for state, cycle in zip(states, cycle_hashes(states, spec["deck"]) if states else []):
                 if cycle not in hashes and (told is None or cycle not in told):
                     hashes.add(cycle)
@@ -769,23 +777,34 @@ class Hunt(_Factory):
         if isinstance(result.payload, Walked):
             walked = result.payload
             walked.found = []
+            crowd = rules_of(spec).crowd
             crowded = set(spec.get("crowded", ()))
             need = aim.need(Deck.parse(spec["deck"]).total)
+            named, in_part, kept_hashes, left_out = {}, Counter(), set(), set()
             for (hands, leader), part, cycle in walked.reported:
-                if crowded:
-                    # Left out, unchecked: a loop of a crowded family that no two seats are given
-                    # (one that is no loop is reported() below, which says so).
-                    try:
-                        looked = loops.of_state(hands, leader)
-                    except loops.LoopError:
-                        looked = None
-                    if looked is not None and family.of_loop(looked).name in crowded and \
-                            need - aim.balance(looked.states) > aim.GAIN:
-                        walked.crowded += 1
+                if crowd:
+                    # Left out, unchecked: a loop no two seats are given, of a family crowded when the
+                    # round's pool was fixed, or past the PART_CROWD-th of its family in its part (one
+                    # that is no loop is reported() below, which says so).
+                    if cycle not in named:
+                        try:
+                            looked = loops.of_state(hands, leader)
+                            named[cycle] = (family.of_loop(looked).name,
+                                            need - aim.balance(looked.states) <= aim.GAIN)
+                        except loops.LoopError:
+                            named[cycle] = (None, True)
+                    name, seated = named[cycle]
+                    in_part[(part, name)] += 1
+                    if not seated and (name in crowded or in_part[(part, name)] > PART_CROWD):
+                        left_out.add(cycle)
                         continue
+                if cycle in kept_hashes:
+                    continue        # kept from an earlier part
+                kept_hashes.add(cycle)
                 item = reported(spec, hands, leader)
                 walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states),
                                           family.of_loop(item.loop).name))
+            walked.crowded = len(left_out - kept_hashes)
             walked.check_seconds = time.perf_counter() - began
             return []
         seated = result.payload
