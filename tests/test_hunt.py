@@ -17,6 +17,7 @@ import shutil
 import signal
 import sqlite3
 import time
+from collections import Counter
 from contextlib import closing
 
 import pytest
@@ -231,6 +232,34 @@ def test_a_family_of_crowd_loops_or_more_is_crowded_for_the_rounds_after():
     state.learn(_known("12", 13, family=b, round_=0))
     assert state.pool(1)[3] == [a] and state.pool(2)[3] == [b, a]
     assert HuntState({**spec, "hunt": {**spec["hunt"], "crowd": 0}}, state.known.values()).pool(0)[3] == []
+
+
+def test_a_part_keeps_four_new_loops_of_a_family_at_most_and_none_of_a_crowded_one():
+    from beggar import family
+    from beggar.cycle import key_deal
+    from beggar.search.drivers.hunt import PART_CROWD, Hunt, Walked
+    by_family = {}
+    for key in known_loops("standard"):
+        loop = loops.of_deal(key_deal(key))
+        if aim.balance(loop.states) == 13:
+            by_family.setdefault(family.of_loop(loop).name, []).append(loop)
+    (big, many), (other, few) = sorted(by_family.items(), key=lambda item: -len(item[1]))[:2]
+    cycles = _loops.cycle_hashes([loop.state for loop in many[:7] + few[:1]], "standard")
+    # Part 0 finds 6 of the big family and one of another; part 1 finds the 6th again and a 7th.
+    reported = [(loop.state, 0, cycle) for loop, cycle in zip(many[:6] + few[:1], cycles[:6] + cycles[7:])]
+    reported += [(many[5].state, 1, cycles[5]), (many[6].state, 1, cycles[6])]
+    spec = check({"driver": "hunt", "deck": "standard"})
+    for crowded, kept in (([], {(0, big): PART_CROWD, (0, other): 1, (1, big): 2}), ([big], {(0, other): 1})):
+        walked = Walked(0, 10, 52, list(reported), 0.0)
+        Hunt().games({**spec, "crowded": crowded}, type("Result", (), {"payload": walked})())
+        found = Counter((item.part, item.family) for item in walked.found)
+        assert found == kept and walked.crowded == 8 - sum(kept.values())     # 8 loops, each once
+    # A hunt without crowds (made before them) keeps every loop once, from the first part that found it.
+    walked = Walked(0, 10, 52, list(reported), 0.0)
+    Hunt().games({**spec, "hunt": {**spec["hunt"], "crowd": 0}, "crowded": [big]},
+                 type("Result", (), {"payload": walked})())
+    assert [(item.part, item.hash) for item in walked.found] == [(0, cycle) for cycle in cycles[:6] + cycles[7:]] + \
+        [(1, cycles[6])]
 
 
 def test_walks_go_on_beside_a_queue_of_seats():
