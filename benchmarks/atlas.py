@@ -3,8 +3,8 @@ deck's two-player loops known, from the loops shipped with beggar and those
 of the archives given, with how many loops of it are known, their periods
 and balances, what its seats reached at tables of 2, 3 and 4 (the hunts'
 seats and basin searches kept in those archives), and an example deal: the
-canonical state of its first loop (by key), which loops from its first
-trick. The file is a saved-games file, one game a family, so that `beggar
+state one trick on from the canonical state of its first loop (by key),
+which loops from its first trick. The file is a saved-games file, one game a family, so that `beggar
 verify results/atlas-standard.json` replays every example on both engines;
 each game's provenance holds the family's figures (tests/test_families.py
 holds them to the loops).
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from beggar import __version__, engine, family, finds, loops  # noqa: E402
 from beggar.archive import Archive  # noqa: E402
-from beggar.cycle import key_deal  # noqa: E402
+from beggar.cycle import deal_of, key_deal  # noqa: E402
 from beggar.deal import Deal  # noqa: E402
 from beggar.decks import Deck  # noqa: E402
 from beggar.finds import known_loops  # noqa: E402
@@ -98,7 +98,9 @@ def atlas(deck, archives):
 def game_of(deck, named, members, tables):
     """The saved game of a family: its first loop's canonical state, its figures in the name and provenance."""
     example = members[0]
-    deal = example.deal()
+    # A state of its cycle one trick on from the canonical state: the canonical state itself may be
+    # shipped already (a find is shipped once), this one is not.
+    deal = deal_of(*example.states[1 % len(example.states)])
     outcome = engine.play(deal)
     periods = sorted({loop.period[0] for loop in members})
     balances = sorted({aim.balance(loop.states) for loop in members})
@@ -108,7 +110,7 @@ def game_of(deck, named, members, tables):
     return {"format": "beggar-game", "version": 1,
             "name": f"atlas-{deck}: family {named.name}, {len(members):,} loops known (periods "
                     f"{', '.join(map(str, periods))}; balance {', '.join(map(str, balances))})"
-                    + (f"; {words}" if words else "") + "; its first loop's canonical state",
+                    + (f"; {words}" if words else "") + "; a state of its first loop's cycle",
             "deal": str(deal), "rules": {"max_cards": None, "max_tricks": None, "detect_loops": True},
             "expected": outcome.as_dict(),
             "provenance": {"deck": deck, "players": 2, "family": named.name, "turn_tricks": named.tricks,

@@ -51,6 +51,10 @@ def test_an_export_carries_its_provenance_and_a_name_that_means_something(tmp_pa
 
 
 @pytest.mark.slow
+def names_of(games):
+    return {loops.of_deal(game.deal).hex for game in games}
+
+
 def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
     files = sorted((ROOT / "results").glob("*.json"))
     shipped = {str(game.deal): game for game in finds.shipped()}
@@ -75,7 +79,11 @@ def test_the_shipped_finds_are_named_and_known_and_verify_takes_several_files():
     assert all(known[loop].startswith("shipped with beggar: loop") for loop in near)
     balanced = {loops.of_deal(game.deal).hex for game in games[ROOT / "results" / "loop-52-balanced-hunt.json"]}
     assert len(balanced) == 2 and balanced <= near
-    assert len(known_loops("standard")) == 2 + len(hunt) + len(near)
+    # And the atlas's examples and the loops of the deals into new families (some of them loops known before).
+    later = {loops.of_deal(game.deal).hex for name in ("atlas-standard", "families-standard-3-4")
+             for game in games[ROOT / "results" / f"{name}.json"]}
+    first = {loops.of_deal(Deal.parse(CASELLA)).hex, loops.of_deal(loop_52).hex}
+    assert len(known_loops("standard")) == len({*first, *names_of(hunt), *near, *later})
     result = beggar("verify", *files)
     total = sum(map(len, games.values()))
     assert result.returncode == 0 and result.stdout.splitlines()[-1] == f"{total} deals, 2 engines: all OK"
