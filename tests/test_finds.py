@@ -284,3 +284,14 @@ def test_a_run_tells_its_first_new_loops_with_their_table_and_counts_the_rest_sa
             for _, deal, outcome, _ in news} <= saved
     assert summary_lines(summary, path) == [f"NEW      {line}" for line in told] + [
         f"NEW      ... and {len(games) - TOLD} more new loops, each saved to {folder}"]
+
+
+def test_every_shipped_deal_plays_as_saved_by_a_player_written_apart_from_the_engines():
+    """Every find shipped with beggar, replayed by tests/apart.py, which
+    shares nothing with the engines that found and checked it."""
+    from apart import play as play_apart
+    for game in finds.shipped():
+        want = game.expected
+        entry, period = want.get("loop_entry"), want.get("loop_period")     # (tricks, cards) of a loop
+        assert play_apart([list(hand) for hand in game.deal.hands]) == (
+            want["status"], want["cards"], want["tricks"], entry, period), game.name
