@@ -321,7 +321,10 @@ def test_perturb_options_are_checked_by_the_core(tmp_path):
               "[perturb]: changes must be a whole number from 1 to 100")
     job = job_file(tmp_path, driver="perturb", extra="[perturb]\nswaps = 1\n")
     bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
-              "[perturb]: unknown option 'swaps' (known: changes, reach)")
+              "[perturb]: unknown option 'swaps' (known: changes, reach, moves)")
+    job = job_file(tmp_path, driver="perturb", extra='[perturb]\nmoves = "far"\n')
+    bad_input(beggar("search", job, "--archive", tmp_path / "a.sqlite"),
+              "[perturb]: moves must be one of small, wide, swap")
     spec = check({"driver": "perturb", "perturb": {"changes": 3, "reach": 5}})
     assert spec["perturb"] == {"changes": 3, "reach": 5}
 
@@ -332,10 +335,11 @@ def test_the_walks_rules_have_the_cores_defaults():
     from beggar import _loops
     from beggar.search.drivers.factory import GrowRules, PerturbRules
     for rules, walker in ((GrowRules, _loops._grow), (PerturbRules, _loops.perturb)):
-        # perturb's launcher says what plays its tries (a GPU engine), and its
-        # known loops what it reports no more, not how the walk goes.
+        # perturb's launcher says what plays its tries (a GPU engine), its
+        # known loops what it reports no more, and growth's starts where it
+        # begins (a hunt's growth walks), not how the walk goes.
         core = {name: parameter.default for name, parameter in inspect.signature(walker).parameters.items()
-                if parameter.kind == parameter.KEYWORD_ONLY and name not in ("launcher", "known")}
+                if parameter.kind == parameter.KEYWORD_ONLY and name not in ("launcher", "known", "starts")}
         assert asdict(rules()) == core
 
 

@@ -29,15 +29,16 @@ and the first hex digits of a hash of its bag, e.g. `31.220.5c1e7a90`.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from dataclasses import dataclass
+
+from .records import FAMILY_NAME
 
 #: Hex digits of the bag's hash in a family's name.
 DIGITS = 8
 
 #: A family's name, as records and the archive's readers check it.
-NAME = re.compile(r"[1-9]\d*\.\d+\.[0-9a-f]{%d}" % DIGITS)
+NAME = FAMILY_NAME
 
 
 @dataclass(frozen=True)

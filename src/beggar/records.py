@@ -8,6 +8,8 @@ package, so that both sides read one description: a driver added is its
 module, its line in drivers.ALL and its entry here.
 """
 
+import re
+
 #: The kinds of value a record's field holds (archive/readback.py checks each):
 STATUSES = "statuses"       # {status: games}
 BINS = "bins"               # [games] in the length bins of lengths.py
@@ -64,6 +66,8 @@ SEARCH_FIELDS = {"states", "deals", "stopped_by", "smallest", "best"}
 #: digits), its balance, its family's name (family.py; none in a record
 #: kept before families)].
 HUNT_WALK_FIELDS = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"}
+#: A family's name (family.py): its turn's tricks, cards won and 8 hex digits of its bag's hash.
+FAMILY_NAME = re.compile(r"[1-9]\d*\.\d+\.[0-9a-f]{8}")
 
 #: How a kept game was found, by the driver its row names (a game of a
 #: search's own: the job's driver; a family's longest member: extension).

@@ -15,7 +15,6 @@ from datetime import datetime
 from .. import records
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, shown
 from ..deal import MAX_CARDS, Deal, DealError
-from ..family import NAME as FAMILY
 from ..decks import MAX_PLAYERS, MIN_PLAYERS, Deck, DeckError
 from ..outcome import STATUSES
 from ..rules import Rules
@@ -624,7 +623,7 @@ def _hunt_walk(value, deck, empty_hands=False):
         if not isinstance(entry, list) or len(entry) not in (5, 6):
             raise _holds(entry, "[key, part, period, cycle hash, balance, family]")
         key, part, period, cycle, balance = entry[:5]
-        if len(entry) == 6 and not (isinstance(entry[5], str) and FAMILY.fullmatch(entry[5])):
+        if len(entry) == 6 and not (isinstance(entry[5], str) and records.FAMILY_NAME.fullmatch(entry[5])):
             raise _holds(entry[5], "a family's name (tricks.cards.8 hex digits)")
         _loop_keys([key], deck)
         if key in seen:
