@@ -198,7 +198,7 @@ class Walked:
     walk_seconds: float
     found: list | None = None
     check_seconds: float = 0.0
-    crowded: int = 0        # loops left out: of crowded families (HuntRules.crowd)
+    crowded: int = 0        # its parts' reports of loops of crowded families left out (HuntRules.crowd)
 
 
 @dataclass
@@ -248,7 +248,7 @@ class HuntState:
         self.new_loops = []         # [(loop id, Loop)] new to the archive
         self.found = 0              # loops new to the hunt
         self.new_families = 0       # families new to the hunt
-        self.crowded = 0            # loops its walks found of crowded families, left out
+        self.crowded = 0            # its parts' reports of loops of crowded families, left out
         self.busy = (0, 0)          # workers walking, searching seats
         self.walk_seconds = 0.0
         self.deals = {players: 0 for players in aim.TABLES}
@@ -655,7 +655,7 @@ class Hunt(_Factory):
                  f"loops    {plural(state.found, 'loop')} new to the hunt{run}{an_hour(state.found, summary.seconds)}, "
                  f"{len(state.new_loops):,} new to the archive; it knows {len(state.known):,} "
                  f"({state.given:,} to start with)"
-                 + (f"; {plural(state.crowded, 'more loop')} of crowded families left out (crowd = "
+                 + (f"; {plural(state.crowded, 'report')} of loops of crowded families left out (crowd = "
                     f"{state.rules.crowd})" if state.crowded else ""),
                  f"families {families(state.new_families)} new to the hunt{run}"
                  f"{an_hour(state.new_families, summary.seconds)}; it knows {len(state.families):,} "
@@ -780,7 +780,7 @@ class Hunt(_Factory):
             crowd = rules_of(spec).crowd
             crowded = set(spec.get("crowded", ()))
             need = aim.need(Deck.parse(spec["deck"]).total)
-            named, in_part, kept_hashes, left_out = {}, Counter(), set(), set()
+            named, in_part, kept_hashes = {}, Counter(), set()
             for (hands, leader), part, cycle in walked.reported:
                 if crowd:
                     # Left out, unchecked: a loop no two seats are given, of a family crowded when the
@@ -796,7 +796,7 @@ class Hunt(_Factory):
                     name, seated = named[cycle]
                     in_part[(part, name)] += 1
                     if not seated and (name in crowded or in_part[(part, name)] > PART_CROWD):
-                        left_out.add(cycle)
+                        walked.crowded += 1
                         continue
                 if cycle in kept_hashes:
                     continue        # kept from an earlier part
@@ -804,7 +804,6 @@ class Hunt(_Factory):
                 item = reported(spec, hands, leader)
                 walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states),
                                           family.of_loop(item.loop).name))
-            walked.crowded = len(left_out - kept_hashes)
             walked.check_seconds = time.perf_counter() - began
             return []
         seated = result.payload
