@@ -205,7 +205,7 @@ def test_a_loop_is_seated_at_two_where_its_balance_can_reach_a_balanced_deal_and
 
 def test_a_round_seats_the_first_loop_of_each_new_cell_at_three_and_four():
     a, b = "41.166.0000000a", "31.220.0000000b"
-    before = [_known("01", 13, family=a)]
+    before = {(a, 13)}
     found = [_known("09", 13, family=a, round_=1), _known("08", 21, family=b, round_=1, part=3),
              _known("07", 21, family=b, round_=1, part=5), _known("06", 22, family=b, round_=1, part=5)]
     # (a, 13) was known: nothing; (b, 21): part 3's; (b, 22): its one loop.

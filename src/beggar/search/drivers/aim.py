@@ -107,19 +107,14 @@ class Known:
                 if (players == 2 and self.gap(total) <= GAIN) or (players != 2 and seat == "aimed")]
 
 
-def cell_seats(found, known_before, tables, seat):
+def cell_seats(found, taken, tables, seat):
     """The loops of `found` (Known, a whole round's) seated at three and four
-    seats by the "cells" rule: of each cell no loop of `known_before` is in,
-    the first found. [(key, players)]."""
+    seats by the "cells" rule: the first found of each cell not in `taken`
+    (the cells known before the round). [(key, players)]."""
     if seat != "cells":
         return []
-    taken = {loop.cell for loop in known_before}
-    first = {}
-    for loop in sorted(found, key=Known.found):
-        if loop.cell not in taken:
-            first.setdefault(loop.cell, loop)
-    return [(loop.key, players) for loop in sorted(first.values(), key=Known.found)
-            for players in tables if players != 2]
+    new = [loop for cell, loop in cells(found).items() if cell not in taken]
+    return [(loop.key, players) for loop in sorted(new, key=Known.found) for players in tables if players != 2]
 
 
 def cells(known):

@@ -237,6 +237,8 @@ class HuntState:
         self.families = {known.family for known in start}      # the names of the families known
         self.given_families = len(self.families)
         self.cells_seated = 0       # the rounds whose new cells are seated at three and four (aim.cell_seats)
+        self.cells_taken = {known.cell for known in start}      # the cells of those rounds and the start
+        self.by_round = {-1: {known.key for known in start}}    # round: the keys of the loops it found first
         self.kept_parts = {}        # round: parts of it kept
         self.total_parts = -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
         self.seats_done = {}        # Seat: (smallest, best, deals)
@@ -266,8 +268,11 @@ class HuntState:
         if old is not None:
             if (known.round, known.part) < (old.round, old.part):
                 self.known[known.key] = known
+                self.by_round[old.round].discard(known.key)
+                self.by_round.setdefault(known.round, set()).add(known.key)
             return False
         self.known[known.key] = known
+        self.by_round.setdefault(known.round, set()).add(known.key)
         if known.family not in self.families:
             self.families.add(known.family)
             self.new_families += 1
@@ -285,11 +290,11 @@ class HuntState:
         round before it is complete, so that they are the same whatever order
         its chunks were kept in."""
         while self.complete(self.cells_seated) and self.parts_of(self.cells_seated):
-            round_ = self.cells_seated
-            before = [loop for loop in self.known.values() if loop.round < round_]
-            found = [loop for loop in self.known.values() if loop.round == round_]
-            for key, players in aim.cell_seats(found, before, self.rules.tables, self.rules.seat):
+            # A round complete, and every one before it: none of its loops is found earlier again.
+            found = [self.known[key] for key in self.by_round.get(self.cells_seated, ())]
+            for key, players in aim.cell_seats(found, self.cells_taken, self.rules.tables, self.rules.seat):
                 self.seat(Seat(key, players))
+            self.cells_taken.update(loop.cell for loop in found)
             self.cells_seated += 1
 
     def sort_due(self):
