@@ -123,6 +123,10 @@ def test_the_report_maps_the_loops_by_family_with_their_deals_at_each_table(tmp_
             assert re.search(rf"<td><code>{re.escape(name)}</code></td><td>{len(members)}</td><td>[\d, ]+</td>"
                              rf"<td>[\d, ]+</td><td>{deals[0]}</td><td>{deals[1]}</td><td>{deals[2]}</td>", text), name
     assert f"{len(set(named.values()))} famil" in text
+    # Each family's first loop, by the command that shows it, as printed.
+    for command in re.findall(r"<code>(beggar archive show --loop \d+ [^<]*)</code>", text):
+        shown = in_process(*shlex.split(command)[1:])
+        assert shown.returncode == 0 and "family   " in shown.stdout, command
 
 
 def test_a_table_a_hunt_aims_at_and_has_not_seated_says_so(tmp_path):

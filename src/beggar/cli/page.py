@@ -365,7 +365,7 @@ def _families_section(archive, job_id):
         body.append([_code(name), f"{len(held):,}", escape(", ".join(map(str, periods))),
                      escape(", ".join(map(str, balances))),
                      *(f"{counted[players]:,}" for players in (2, 3, 4)),
-                     _code(f"beggar archive show --loop {held[0][0]['id']}")])
+                     _code(f"beggar archive show --loop {held[0][0]['id']}" + archive_option(archive.path))])
     out.append(_table(["family", "loops", "periods", "balance", "balanced deals of 2", "of 3", "of 4",
                        "its first loop"], body))
     return out
