@@ -36,7 +36,7 @@ extensions = [
     Extension(
         f"beggar.{source.stem}",
         [source.as_posix()],
-        include_dirs=["src/beggar"],
+        include_dirs=["src/beggar", "src/beggar/c"],
         extra_compile_args=(["-O0", "-g"] if debug else ["-O3"]) + sanitize,
         extra_link_args=sanitize,
     )

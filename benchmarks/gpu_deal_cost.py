@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 from beggar.gpu import source
+from gpu_kernel_model import at_revision
 
 HERE = Path(__file__).resolve().parent
 PARTS = (("random deal", "deal", "deal_random"), ("census deal", "census", "deal_census"),
@@ -62,24 +63,6 @@ def costs(program, n):
     return found
 
 
-def revision_headers(revision):
-    """{name: text} of game.h at a git revision and the headers it includes (theirs too)."""
-    headers = {}
-
-    def take(name):
-        if name in headers:
-            return
-        shown = subprocess.run(["git", "-C", str(HERE), "show", f"{revision}:src/beggar/gpu/{name}"],
-                               capture_output=True, text=True)
-        if shown.returncode != 0:
-            raise SystemExit(f"gpu_deal_cost: no src/beggar/gpu/{name} at {revision}")
-        headers[name] = shown.stdout
-        for included in re.findall(r'^#include "([\w.]+)"$', shown.stdout, re.MULTILINE):
-            take(included)
-    take("game.h")
-    return headers
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=20_000, help="deals of each count (default 20,000)")
@@ -89,7 +72,7 @@ def main():
         raise SystemExit("gpu_deal_cost: needs valgrind and a C compiler (apt-get install valgrind gcc)")
     builds = [("this build", {name: text for name, text in source.files().items() if name != "kernel.cu"})]
     if args.against:
-        builds.append((args.against, revision_headers(args.against)))
+        builds.append((args.against, source.files(lambda name: at_revision(args.against, name), "game.h")))
     counted = []
     for name, headers in builds:
         with tempfile.TemporaryDirectory() as folder:

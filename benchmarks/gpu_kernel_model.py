@@ -519,20 +519,18 @@ def kernel_sources(revision=None):
     at a git revision of this repository."""
     if revision is None:
         return source.files()
-    texts = {}
+    return source.files(lambda name: at_revision(revision, name))
 
-    def take(name):
-        if name in texts:
-            return
+
+def at_revision(revision, name):
+    """The text of the kernels' file `name` at a git revision, from the
+    package's folders in source.FOLDERS' order (the headers were all in gpu/ once)."""
+    for folder in source.FOLDERS:
         shown = subprocess.run(["git", "-C", str(Path(__file__).parent), "show",
-                                f"{revision}:src/beggar/gpu/{name}"], capture_output=True, text=True)
-        if shown.returncode != 0:
-            raise SystemExit(f"gpu_kernel_model: no src/beggar/gpu/{name} at {revision}")
-        texts[name] = shown.stdout
-        for included in re.findall(r'^#include "([\w.]+)"$', shown.stdout, re.MULTILINE):
-            take(included)
-    take(source.KERNEL)
-    return texts
+                                f"{revision}:src/beggar/{folder}/{name}"], capture_output=True, text=True)
+        if shown.returncode == 0:
+            return shown.stdout
+    raise SystemExit(f"gpu_kernel_model: no {name} in src/beggar/{{{','.join(source.FOLDERS)}}} at {revision}")
 
 
 def sample_costs(texts, nvdisasm, arch, ring, cards):

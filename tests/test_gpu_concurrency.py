@@ -22,6 +22,7 @@ from beggar.decks import Deck
 from beggar.gpu.engine import CAP_TRICKS, SUFFIX_LIMIT, RangeEngine, _counts, _Counted, ring_of, shape_dtype, \
     steps_between
 from beggar.gpu.host import HostBackend
+from beggar.gpu import source
 from beggar.gpu.launch import BUFFER, KERNELS, Memory
 
 from engines import climb_walks
@@ -39,10 +40,9 @@ def build_harness(folder, race=0, sanitize=False, queue_start=0):
     if compiler is None:
         pytest.skip("no C compiler to build the concurrency harness with")
     program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}-{queue_start}"
-    kernels = resources.files("beggar.gpu")
     flags = ["-O1", "-g", "-fsanitize=thread"] if sanitize else ["-O2"]
     built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-DBG_QUEUE_START={queue_start}u",
-                            f"-I{kernels}",
+                            *(f"-I{resources.files('beggar') / folder}" for folder in source.FOLDERS),
                             str(Path(__file__).with_name("gpu_harness.c")), "-o", str(program)],
                            capture_output=True, text=True)
     if sanitize and built.returncode != 0:

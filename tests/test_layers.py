@@ -1,6 +1,7 @@
 """The package's layers (docs/architecture.md), held by its imports: every
 module imports only its own layer and those below it, lazy imports inside
-functions included, so that no import runs back up. And the page's table
+functions included, so that no import runs back up. The C is held too: a
+Cython module's `cdef extern from` and a header's `#include` are its imports. And the page's table
 of where each part is tested: every test module is in it, every part of the
 package has a row."""
 
@@ -14,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "beggar"
 LAYERS = [
     {"errors", "checks", "cards", "decks", "shuffle", "deal", "rules", "outcome", "states", "lengths",
      "batch", "climbing", "census", "cycle", "family", "published", "contract", "records", "installed"},
-    {"reference", "_game", "_engine", "_backward", "_census", "_loops", "_random", "_gpu_host", "gpu", "engine"},
+    {"reference", "_game", "_engine", "_backward", "_census", "_loops", "_random", "_gpu_host", "c", "kernels", "gpu",
+     "engine"},
     {"backward", "elimination", "loops", "savefile", "archive", "finds"},
     {"search"},
     {"reports"},
@@ -24,17 +26,37 @@ LAYER = {name: number for number, names in enumerate(LAYERS) for name in names}
 
 # A Cython module's imports and cimports, relative ones: "from .X import" / "from ._X cimport".
 CYTHON_IMPORT = re.compile(r"^\s*from \.(\w+) c?import", re.MULTILINE)
+# A Cython module's C, by its path below beggar ("c/random.h"), and a C file's
+# headers, by name: looked for beside it, then in the folders setup.py's
+# include_dirs and the kernels' compilers search (gpu/source.py's FOLDERS).
+CYTHON_EXTERN = re.compile(r'^\s*cdef extern from "([\w./]+)"', re.MULTILINE)
+C_INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.MULTILINE)
+C_FOLDERS = ("gpu", "c")
+#: The files the layers hold: Python, Cython and C.
+SOURCES = (".py", ".pyx", ".pxd", ".h", ".cu")
 
 
 def top_name(path):
-    """The first name below beggar of the module at `path`."""
-    return path.relative_to(PACKAGE).parts[0].split(".")[0]
+    """The first name below beggar of the module at `path`; "kernels" for
+    gpu/'s C, which its Python (the GPU engines) drives but never imports."""
+    return layer_key(path.relative_to(PACKAGE).as_posix())
+
+
+def layer_key(part):
+    """The layer table's name of a file by its path below beggar."""
+    top = part.split("/")[0].split(".")[0]
+    return "kernels" if top == "gpu" and part.endswith((".h", ".cu")) else top
 
 
 def imported(path):
     """The first names below beggar that the module at `path` imports."""
     if path.suffix in (".pyx", ".pxd"):
-        return set(CYTHON_IMPORT.findall(path.read_text()))
+        text = path.read_text()
+        return set(CYTHON_IMPORT.findall(text)) | {layer_key(bound) for bound in CYTHON_EXTERN.findall(text)}
+    if path.suffix in (".h", ".cu"):
+        return {top_name(next(folder for folder in (path.parent, *(PACKAGE / name for name in C_FOLDERS))
+                              if (folder / header).is_file()) / header)
+                for header in C_INCLUDE.findall(path.read_text())}
     depth = len(path.relative_to(PACKAGE).parts) - 1     # folders below beggar
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):
@@ -53,14 +75,14 @@ def imported(path):
 
 
 def test_every_module_has_a_layer():
-    modules = {top_name(path) for path in PACKAGE.rglob("*") if path.suffix in (".py", ".pyx", ".pxd")}
+    modules = {top_name(path) for path in PACKAGE.rglob("*") if path.suffix in SOURCES}
     assert modules - {"__init__"} <= set(LAYER), sorted(modules - {"__init__"} - set(LAYER))
 
 
 def test_no_import_runs_up_the_layers():
     upward = []
     for path in sorted(PACKAGE.rglob("*")):
-        if path.suffix not in (".py", ".pyx", ".pxd") or path == PACKAGE / "__init__.py":
+        if path.suffix not in SOURCES or path == PACKAGE / "__init__.py":
             continue        # the package's face imports its public names lazily, from every layer
         own = LAYER[top_name(path)]
         for name in sorted(imported(path)):
@@ -74,7 +96,7 @@ def import_graph():
     package's imports within itself left out."""
     graph = {}
     for path in sorted(PACKAGE.rglob("*")):
-        if path.suffix not in (".py", ".pyx", ".pxd") or path == PACKAGE / "__init__.py":
+        if path.suffix not in SOURCES or path == PACKAGE / "__init__.py":
             continue
         own = top_name(path)
         graph.setdefault(own, set()).update(imported(path) - {own})
@@ -102,6 +124,15 @@ def test_no_two_modules_import_each_other_round_a_circle():
     assert not circles, circles
 
 
+
+def test_the_compiled_engine_binds_the_shared_c_and_only_the_host_build_the_kernels():
+    # c/ holds what both compiled engines compute alike; gpu/ the kernels and
+    # the game in the warp's layout, which only their host build (_gpu_host) compiles.
+    bound = {path.name: {layer_key(name) for name in CYTHON_EXTERN.findall(path.read_text())}
+             for path in PACKAGE.glob("*.p[yx][xd]")}
+    assert {name for name, nodes in bound.items() if "kernels" in nodes} == {"_gpu_host.pyx"}
+    assert all(imported(path) <= {"c"} for path in (PACKAGE / "c").iterdir() if path.suffix == ".h")
+
 # ---------------------------------------------------------------- the table of tests
 
 TESTS = Path(__file__).resolve().parent
@@ -128,8 +159,8 @@ def test_the_table_of_tests_names_every_test_module_and_every_part_of_the_packag
         assert any(PACKAGE.glob(part)) or any(PACKAGE.glob(part + ".py")) or \
             (part.startswith(("src/", "benchmarks/", "docs/")) and any(root.glob(part))), \
             f"the table names {part}: no such file"
-    tops = {part.removeprefix("src/beggar/").split("/")[0].split(".")[0] for part in parts
+    tops = {layer_key(part.removeprefix("src/beggar/")) for part in parts
             if not part.startswith(("benchmarks/", "docs/"))}
-    every = {top_name(path) for path in PACKAGE.rglob("*") if path.suffix in (".py", ".pyx", ".pxd")} - {"__init__"}
+    every = {top_name(path) for path in PACKAGE.rglob("*") if path.suffix in SOURCES} - {"__init__"}
     assert every <= tops, sorted(every - tops)
     assert all(tests for _, tests in rows)

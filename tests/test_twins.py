@@ -1,4 +1,4 @@
-"""The C that the compiled engine and the kernels share (src/beggar/gpu/*.h),
+"""The C that the compiled engine and the kernels share (src/beggar/c/*.h),
 held to twins written apart from it in Python: a perturbation walk's tries
 (perturb.h) and the hashes that name loops (hash.h) against the reference
 engine's, which are written from docs/loops.md's words. The other shared

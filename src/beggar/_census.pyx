@@ -4,7 +4,7 @@
 Same function, signature and results as `beggar.reference.census` (see
 census.py for the order of arrangements, cycle.py for the canonical state of a loop).
 The block's first arrangement comes from exact unranking in Python; the rest
-follow by next-arrangement in C (gpu/census.h, the kernels' own), each dealt
+follow by next-arrangement in C (c/census.h, the kernels' own), each dealt
 by a table of positions made once and played by the engine of `_game.pyx`,
 without the GIL.
 """
@@ -19,7 +19,7 @@ from ._game cimport (CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Work, game_load
                        play_game, to_outcome, work_free, work_init)
 
 
-cdef extern from "gpu/census.h" nogil:
+cdef extern from "c/census.h" nogil:
     # Step the n cards to the next arrangement in the census's order (census.next_arrangement).
     bint next_arrangement "bg_next_arrangement" (uint8_t* cards, int n)
 

@@ -7,7 +7,7 @@ game itself (buffers, tricks, one game, loop keys, random deals) is
 `_random.pxd`. Here: one game, a batch, a sample of random deals with its
 length histogram, and hill climbing, each playing without the GIL. The
 length bins and the climber's step are the C the kernels use too
-(gpu/lengths.h, gpu/climb.h).
+(c/lengths.h, c/climb.h).
 """
 
 from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -22,7 +22,7 @@ from ._game cimport (BIT_WORDS, CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shap
 from ._random cimport below, next32, stream_start
 
 
-cdef extern from "gpu/lengths.h" nogil:
+cdef extern from "c/lengths.h" nogil:
     enum:
         LENGTHS_EXACT "BG_LENGTHS_EXACT"
         LENGTHS_WIDTH "BG_LENGTHS_WIDTH"
@@ -32,7 +32,7 @@ cdef extern from "gpu/lengths.h" nogil:
     int length_bin "bg_length_bin" (int64_t cards)
 
 
-cdef extern from "gpu/climb.h" nogil:
+cdef extern from "c/climb.h" nogil:
     enum:
         # Positions in climbing.ACCEPTS, and climbing.SECONDARY_BITS.
         ACCEPT_STRICT "BG_STRICT"

@@ -78,8 +78,8 @@ cdef enum:
 # A piece packs a run of plain cards and the court card that ends it:
 # run << COURT_BITS | court. A hand's last piece holds its trailing plain
 # cards, with court 0. The kernels hold hands by the same pieces, and a
-# state's hash is taken over them (gpu/hash.h).
-cdef extern from "gpu/hash.h" nogil:
+# state's hash is taken over them (c/hash.h).
+cdef extern from "c/hash.h" nogil:
     enum:
         COURT_BITS "BG_COURT_BITS"
         COURT_MASK "BG_COURT_MASK"

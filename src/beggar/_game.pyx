@@ -681,7 +681,7 @@ cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil:
 
 
 cdef uint64_t game_hash(const Game* g) noexcept nogil:
-    """A two-player state's hash (gpu/hash.h): the pieces of the leader's
+    """A two-player state's hash (c/hash.h): the pieces of the leader's
     hand, a mark, then the other hand's and a mark."""
     cdef uint64_t h = FNV_START
     cdef int seat, p, i
@@ -694,7 +694,7 @@ cdef uint64_t game_hash(const Game* g) noexcept nogil:
 
 
 cdef uint64_t cycle_hash(Work* w, int64_t period) noexcept nogil:
-    """A two-player loop's cycle hash (gpu/hash.h), played by court: the
+    """A two-player loop's cycle hash (c/hash.h), played by court: the
     least game_hash of the states of its cycle of `period` tricks, walked
     from w.first (where play_game leaves a loop's entry). w.first goes round
     to where it was."""

@@ -48,7 +48,7 @@ from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, Game, Result, Work,
 from ._random cimport below, stream_start
 
 
-cdef extern from "gpu/perturb.h" nogil:
+cdef extern from "c/perturb.h" nogil:
     # A two-player state as the deal it stands for: the leader's hand (n0
     # cards) first, then the other's.
     ctypedef struct bg_state:
@@ -84,7 +84,7 @@ from .decks import Deck
 Growth = namedtuple("Growth", "loops tries largest restarts sizes")
 
 #: A perturbation walk's moves by name, as (the first kind, how many kinds)
-#: of the changes its tries draw from (gpu/perturb.h): "small", swaps, cards
+#: of the changes its tries draw from (c/perturb.h): "small", swaps, cards
 #: moved between hands, court cards moved and the split shifted; "wide",
 #: those and blocks moved, segments turned and states of two cycles spliced;
 #: and each kind alone, to measure it (benchmarks/move_yield.py).
@@ -115,11 +115,11 @@ cdef enum:
 
 
 if BG_CARDS < MAX_DECK:
-    raise ImportError("beggar._loops was built with gpu/perturb.h's states of fewer cards than a deck's")
+    raise ImportError("beggar._loops was built with c/perturb.h's states of fewer cards than a deck's")
 
 
 cdef struct State:
-    bg_state hands      # the state as the deal it stands for (gpu/perturb.h)
+    bg_state hands      # the state as the deal it stands for (c/perturb.h)
     int64_t period      # tricks of its loop's period (states on the cycle)
     int64_t fails       # candidates grown from it that did not loop
     uint64_t loop       # loop_hash of its loop (growth only)
@@ -185,7 +185,7 @@ cdef void advance(Work* w, State* s, int64_t tricks) noexcept nogil:
 
 
 cdef uint64_t loop_hash(Work* w, const Result* r, int n) noexcept nogil:
-    """A 64-bit hash (gpu/hash.h's FNV-1a) of the canonical state of the loop just played."""
+    """A 64-bit hash (c/hash.h's FNV-1a) of the canonical state of the loop just played."""
     cdef uint8_t key[KEY_SIZE]
     loop_key(w, r, key)
     return hash_bytes(key, n + 2) | 1     # 0 marks an empty slot
@@ -582,7 +582,7 @@ cdef void put_row(Perturber* p, int at, const State* s) noexcept nogil:
 
 cdef void add_loop(Perturber* p, const State* first, int64_t period, bint pooled) noexcept nogil:
     """A loop new to the walk, from `first`, a state on its cycle: its cycle
-    hash (gpu/hash.h: the least hash of its states) joins
+    hash (c/hash.h: the least hash of its states) joins
     the known ones, and where `pooled` its states join the pool (a full pool
     keeps the states given and puts each in a random place among the rest)."""
     cdef State s
@@ -690,7 +690,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="smal
     most: then those of the loops given, and a random part of the rest).
 
     Try t draws from the stream of (stream_start(seed, index), t) alone: a
-    state of the pool, changed 1 to `changes` times (gpu/perturb.h's
+    state of the pool, changed 1 to `changes` times (c/perturb.h's
     bg_perturbed, a court card moving up to `reach` places, each change of
     a kind of `moves`: MOVES). The tries go in rounds of ROUND, the pool
     fixed within a round: the loops a round finds join it when the round
@@ -701,7 +701,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="smal
     engine's, gpu/engine.py): launcher(pool, n_pool, total, walk_seed, first,
     most, known) plays tries first .. first + n - 1 (n <= most, its choice),
     `pool` rows of n0 and the cards, `known` the sorted cycle hashes
-    (gpu/hash.h) of the loops already seen, and returns (n, the tries whose
+    (c/hash.h) of the loops already seen, and returns (n, the tries whose
     game falls into a loop not known or reached its cap, sorted). Each is
     played again here, so the loops reported are this engine's. Returns a
     Growth (restarts 0; sizes empty: every state has the deck's cards)."""
@@ -796,7 +796,7 @@ def tries(pool, walk_seed, first, count, *, changes=2, reach=3, moves="small"):
     """The states of tries first .. first + count - 1 of a perturbation walk
     whose pool is `pool` (a uint8 array of rows: n0, then the cards of a
     state, each holding a court card) and whose stream is `walk_seed`, as
-    every engine derives them (gpu/perturb.h): a uint8 array of rows of the
+    every engine derives them (c/perturb.h): a uint8 array of rows of the
     same form. A try with an empty hand is no game; its row is there all the
     same. For the walk's own tests and studies: perturb plays them."""
     import numpy as np

@@ -1,11 +1,11 @@
 """The random-number stream of every seeded deal and walk (see shuffle.py):
-SplitMix64, and Lemire's exact draw from range(n). Their C is gpu/random.h,
+SplitMix64, and Lemire's exact draw from range(n). Their C is c/random.h,
 the kernels' own, inline: the engine modules that cimport it pay no call."""
 
 from libc.stdint cimport uint32_t, uint64_t
 
 
-cdef extern from "gpu/random.h" nogil:
+cdef extern from "c/random.h" nogil:
     uint64_t mix64 "bg_mix64" (uint64_t x)
     uint32_t next32 "bg_next32" (uint64_t* state)
     # Uniform in range(n).

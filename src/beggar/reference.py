@@ -525,7 +525,7 @@ def _loop_key(deal, outcome):
 # ---------------------------------------------------------------- the loop factory's leaves
 
 # Written from docs/loops.md's words, apart from the C that the compiled engine
-# and the kernels share (gpu/perturb.h, gpu/hash.h): the tests hold that C to these.
+# and the kernels share (c/perturb.h, c/hash.h): the tests hold that C to these.
 
 _FNV_START, _FNV_PRIME, _MASK64 = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
 

@@ -1,6 +1,8 @@
 """The kernels' source as shipped: kernel.cu and the headers it includes.
 
-One body of code for every target (vendor.h holds their differences). NVRTC
+The headers are found by name in the package's folders (FOLDERS): the game
+in the warp's layout beside the kernels (gpu/), the leaves the compiled
+engine shares with them in c/. One body of code for every target (vendor.h holds their differences). NVRTC
 takes the files by name, so that the machine code's line table names the
 file each instruction comes from (benchmarks/gpu_kernel_model.py reads it);
 an OpenCL compiler takes one text, the headers put in place of their
@@ -15,28 +17,39 @@ from importlib import resources
 #: The file every kernel is in; the headers are those it includes, and theirs.
 KERNEL = "kernel.cu"
 
+#: The package's folders a header is looked for in, in order (setup.py's
+#: include_dirs and the harnesses' -I flags name the same two).
+FOLDERS = ("gpu", "c")
+
 _INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.MULTILINE)
 
 
-def _read(name):
-    return resources.files("beggar.gpu").joinpath(name).read_text()
+def shipped(name):
+    """The text of the kernels' file `name` as shipped in the package."""
+    for folder in FOLDERS:
+        path = resources.files("beggar").joinpath(folder, name)
+        if path.is_file():
+            return path.read_text()
+    raise FileNotFoundError(name)
 
 
-def files():
-    """{name: text} of kernel.cu, then each header it includes (theirs too),
-    in the order they are first included, as shipped in the package."""
+def files(read=shipped, first=KERNEL):
+    """{name: text} of `first` (kernel.cu), then each header it includes (theirs too),
+    in the order they are first included, each read by `read(name)` (which
+    raises FileNotFoundError for a file it has not): as shipped in the
+    package, or as a benchmark reads them at a git revision."""
     texts = {}
 
     def take(name):
         if name in texts:
             return
         try:
-            texts[name] = _read(name)
+            texts[name] = read(name)
         except FileNotFoundError:
-            raise ValueError(f"the kernels include {name}, which is not shipped in beggar/gpu") from None
+            raise ValueError(f"the kernels include {name}, which is in none of beggar's {', '.join(FOLDERS)}") from None
         for included in _INCLUDE.findall(texts[name]):
             take(included)
-    take(KERNEL)
+    take(first)
     return texts
 
 
