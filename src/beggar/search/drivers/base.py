@@ -35,57 +35,50 @@ class ChunkResult:
 
 @dataclass(frozen=True)
 class Budget:
-    """What a job's budget and chunks count, and how its chunks are sized."""
+    """What a job's budget and chunks count (`unit`), why a job whose chunks
+    are all played is done, and how its chunks are sized: `timed`, a chunk
+    is a unit of work alone, sized by time when a job gives none
+    (drivers.timed_chunk; a climb's chunk is one walk, a grow or perturb
+    chunk one walk of tries: their length is part of the search); `part`,
+    the tries of a part, fixed whatever the machine and the engine (a
+    hunt's walks: the same on any), or None."""
     unit: str = "deals"
-    #: Why a job whose chunks are all played is done.
     done: str = "budget spent"
-    #: Whether a chunk is a unit of work alone, sized by time when a job gives
-    #: none (drivers.timed_chunk; a climb's chunk is one walk, and the loop
-    #: factory's one walk of tries: their length is part of the search).
     timed: bool = False
-    #: The tries of a part, fixed whatever the machine and the engine (a
-    #: hunt's walks: the same on any), or None: sized by time when a timed
-    #: job gives none.
     part: int | None = None
 
 
 @dataclass(frozen=True)
 class Plays:
-    """What a driver's chunks play."""
-    #: The deals they play to their end, each with its length (measured when a
-    #: job starts: pace.py; summed into odds: beggar stats): "random" (drawn
-    #: at random, each once: the odds of a random deal are told from them),
-    #: "walked" (a climb's walks, each a small change of the one before:
-    #: correlated, so their odds are not those of random deals), "every"
-    #: (every arrangement of a deck once: no sample, and every loop deal kept
-    #: whatever min_cards); None: no deal to its end.
+    """What a driver's chunks play. `deals`: the deals they play to their
+    end, each with its length (measured when a job starts: pace.py; summed
+    into odds: beggar stats), "random" (each once: the odds of a random deal
+    are told from them), "walked" (a climb's, each a small change of the one
+    before: correlated), "every" (every arrangement of a deck once: no
+    sample, and every loop deal kept whatever min_cards), or None. `loops`:
+    whether they walk states to their loops (they build loops, not games).
+    `seed`: what its seed chooses, played again by a job run again with it,
+    or None: nothing to tell (a census; a search fixed by its start loops)."""
     deals: str | None
-    #: Whether they walk states to their loops (the loop factory and the hunt:
-    #: they build loops, not games).
     loops: bool = False
-    #: What its seed chooses, which a job run again with it plays again
-    #: ("deals", "walks"), or None: a census has no seed, nor a search fixed
-    #: by what it starts from (eliminate), to tell.
     seed: str | None = "deals"
 
 
 @dataclass(frozen=True)
 class Starts:
-    """What a job starts from beyond its seed."""
-    #: Whether its spec holds loops (`start`: canonical states in hex, fixed
-    #: when the job is created: Driver.start).
+    """Whether a job's spec holds the `loops` it starts from (`start`:
+    canonical states in hex, fixed when it is created: Driver.start), and
+    whether its budget is a chunk for each of them (`chunk_each`)."""
     loops: bool = False
-    #: Whether each of them is a chunk of the budget.
     chunk_each: bool = False
 
 
 @dataclass(frozen=True)
 class Devices:
-    """What can play a driver's chunks beside the CPU engines."""
-    #: Whether a GPU engine can.
+    """Whether a GPU engine can play a driver's chunks, and on a cluster's GPU
+    workers one by one (`cluster_gpus`; a climb's are played in groups on
+    one machine's devices)."""
     gpu: bool = False
-    #: Whether its GPU job's chunks can be played on a cluster's GPU workers
-    #: one by one (a climb's are played in groups on one machine's devices).
     cluster_gpus: bool = True
 
 
@@ -150,11 +143,11 @@ class Driver:
         return None
 
     def going_on(self, archive, job_id, spec, summary):
-        """At the start of each run of the job (its first too): what it goes
-        on from that its kept chunks say, set on the run's summary (a hunt's
-        loops), before anything is said; JobError where the job cannot run
-        again (a spec of a kind this beggar no longer plays). Nothing by
-        default: a chunk depends on its number alone."""
+        """At the start of each run of the job (its first too), before anything
+        is said: what it goes on from that its kept chunks say, set on the
+        run's summary (a hunt's loops), or JobError where a spec of a kind this
+        beggar no longer plays cannot. Nothing by default: a chunk depends on
+        its number alone."""
 
     def handed(self, spec, summary, unit):
         """The spec that unit `unit` handed out now is played with (in a worker):

@@ -73,13 +73,6 @@ class FactoryTally:
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
 
 
-def tally_of(summary):
-    """A grow or perturb run's FactoryTally (summary.payload), made at first use."""
-    if summary.payload is None:
-        summary.payload = FactoryTally()
-    return summary.payload
-
-
 class _Factory(Walker):
     """Grow and perturb: a chunk's payload is what its walk did (play)."""
 
@@ -107,7 +100,7 @@ class _Factory(Walker):
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
         """Tries, loops, and the prize, a balanced deal that never ends, in full."""
-        tally = tally_of(summary)
+        tally = summary.payload = summary.payload or FactoryTally()
         rate = summary.deals / summary.seconds if summary.seconds else 0
         run = " in this run" if whole is not None else ""
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
@@ -138,7 +131,7 @@ class _Factory(Walker):
         loop's check and basin search (a chunk may bring hundreds)."""
         growth = result.payload
         found = checked(archive, spec, growth, between)
-        tally = tally_of(summary)
+        tally = summary.payload = summary.payload or FactoryTally()
         with kept(archive, job_id, result) as record:
             kept_loops = keep_loops(archive, job_id, spec, result.chunk, found)
             record.hits, record.best_cards = len(found), growth["largest"]

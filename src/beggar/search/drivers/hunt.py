@@ -409,7 +409,6 @@ class HuntUnits(Chunks):
         end = (self.state.round_of(part) + 1) * self.state.parts_a_round
         return super().take(left, walks, workers, most=end - part)
 
-
     def expected(self, unit):
         return self.seat_seconds if unit.task is not None else super().expected(unit)
 
@@ -577,7 +576,8 @@ class Hunt(Walker):
         parts = result.deals // spec["chunk"] if result.deals % spec["chunk"] == 0 else -(-result.deals // spec["chunk"])
         state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
         for item in found:
-            state.found += state.learn(known_of(item, walked.round))
+            state.found += state.learn(aim.Known(item.loop.hex, walked.round, item.part, item.loop.period[0],
+                                                 item.hash, item.balance, item.family))
         state.seat_cells()
         state.sort_due()
         state.new_loops.extend(new_loops)
@@ -822,10 +822,6 @@ def growth(spec, starts, part, tries):
     the compiled engine whatever the job's: a beggar._loops.Growth."""
     from ... import _loops
     return _loops.grow(spec["deck"], spec["seed"], part, tries, starts=starts)
-
-
-def known_of(found, round_):
-    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, found.balance, found.family)
 
 
 def start_known(spec):

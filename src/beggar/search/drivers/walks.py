@@ -44,7 +44,6 @@ class Walker(Driver):
     dataclass)."""
     budget = Budget("tries")
     plays = Plays(None, loops=True, seed="walks")
-    rules = None
 
     def check(self, spec, data, where):
         """Loops are built from two-player states of the job's whole deck, of any
