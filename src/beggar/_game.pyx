@@ -10,7 +10,7 @@ the court card that ends it); three and four players, and the two-player
 baseline, go card by card. Loop detection is Brent's algorithm at empty
 tables, with one snapshot, so a game that ends pays almost nothing for it; a
 loop it finds is then located exactly by replaying the deal. Random deals are
-dealt here too, draw for draw as shuffle.py deals them.
+dealt here too, by the steps of c/deal.h.
 """
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
