@@ -232,7 +232,9 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
     bg_hand_bits hands[2];
     int total = s->total, n_courts = s->n_courts, drawn = s->split < 0;
     bg_u64 state = bg_stream_start(seed, index);
-    int first_hand = drawn ? 0 : bg_first_hand(s->split, total, &state);     /* a random one after the shuffle */
+    /* bg_first_hand's of a split known beforehand, written out: called here it
+       costs bg_sample instructions (NVRTC cannot see that it draws nothing). */
+    int first_hand = s->split > 0 ? s->split : total - total / 2;
     for (int w = 0; w < BG_WORDS; w++)
         hands[0].courts[w] = hands[0].low[w] = hands[0].high[w] =
             hands[1].courts[w] = hands[1].low[w] = hands[1].high[w] = 0;
@@ -246,7 +248,7 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
             bg_place(&hands[0], &hands[1], place, s->courts[i], short_hand, longer);
     }
     if (drawn) {
-        first_hand = bg_first_hand(s->split, total, &state);
+        first_hand = bg_first_hand(-1, total, &state);     /* split "random" (s->split, reloaded, would cost) */
         short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
         longer = first_hand < total - first_hand;
         for (int i = 0; i < n_courts; i++)
