@@ -40,7 +40,6 @@ cdef extern from "c/climb.h" nogil:
         ACCEPT_LATE "BG_LATE"
         FITNESS_SHIFT "BG_FITNESS_SHIFT"
     int64_t fitness "bg_fitness" (int by_cards, int64_t cards, int64_t tricks)
-    # 1: a fresh deal, the caller's to deal (restarts counted); 0: a mutation of current in candidate.
     int propose "bg_propose" (uint8_t* candidate, const uint8_t* current, int total, int64_t* restarts,
                               int64_t stale, int64_t patience, uint64_t* rng, uint32_t swap_percent)
     # A walk between its steps, as its rule of acceptance reads it.

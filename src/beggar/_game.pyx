@@ -23,13 +23,9 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
 
-# The steps of the random deal every compiled dealer takes (c/deal.h).
-cdef extern from "c/deal.h" nogil:
-    # The place court card i takes, out of the free places[i .. total - 1].
+cdef extern from "c/deal.h" nogil:     # the random deal's steps, as every compiled dealer takes them
     int draw_place "bg_draw_place" (uint8_t* places, int i, int total, uint64_t* state)
-    # Two players' first hand: the split's, drawn (split -1) or even (0).
     int first_hand "bg_first_hand" (int split, int total, uint64_t* state)
-    # A deck dealt to two hands of first and total - first cards, one after another.
     void deal_two "bg_deal_two" (uint8_t* out, const uint8_t* deck, int total, int first)
 
 from . import decks
@@ -817,18 +813,6 @@ cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shap
     state[0] = random
 
 
-cdef inline void first_sizes(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
-    """The hands' sizes of the next deal: as evenly as possible, the leader
-    first, or the shape's split, or a split drawn from `state`."""
-    cdef int p
-    if s.players == 2:
-        w.hand_sizes[0] = first_hand(s.split, s.total, state)
-        w.hand_sizes[1] = s.total - w.hand_sizes[0]
-        return
-    for p in range(s.players):
-        w.hand_sizes[p] = s.total // s.players + (p < s.total % s.players)
-
-
 cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
     """The next random deal of `state` (Deal.shuffled): into w.deal, hands one
     after another, and loaded into w.game. Cards go one at a time, the leader
@@ -845,13 +829,17 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
     cdef uint8_t* out = w.deal
     cdef int total = s.total, room
     deck_from(deck, courts, state, s)
-    first_sizes(w, state, s)
     if n_players == 2:
-        # Both hands take cards alternately (2 * short_hand of them), then the longer the rest.
+        # The split's first hand, or one drawn, or even; both hands take cards
+        # alternately (2 * short_hand of them), then the longer the rest.
+        w.hand_sizes[0] = first_hand(s.split, total, state)
+        w.hand_sizes[1] = total - w.hand_sizes[0]
         deal_two(out, deck, total, w.hand_sizes[0])
         short_hand = min(w.hand_sizes[0], w.hand_sizes[1])
         long_hand = 0 if w.hand_sizes[0] > w.hand_sizes[1] else 1
     else:
+        for p in range(n_players):      # as evenly as possible, the leader first
+            w.hand_sizes[p] = total // n_players + (p < total % n_players)
         offset[0] = 0
         for p in range(1, n_players):
             offset[p] = offset[p - 1] + w.hand_sizes[p - 1]

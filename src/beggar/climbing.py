@@ -87,9 +87,8 @@ def fitness(outcome, by):
 
 
 def check_climb(seed, index, steps, min_cards, rules, deck, players, split):
-    """The arguments of every engine's climb() checked, one rule for all:
-    returns (Deck, players, split) as decks.check_table. `rules` must be a
-    ClimbRules (checked when made: its numbers size the engines' buffers)."""
+    """Every engine's climb() arguments checked; (Deck, players, split) as decks.check_table.
+    `rules` is a ClimbRules, checked when made (its numbers size the engines' buffers)."""
     check_seed(seed)
     check_seed(index, "index")
     whole(steps, "steps")

@@ -59,10 +59,9 @@ BG_FN void bg_mutate(BG_GLOBAL bg_u8* deck, int total, bg_u64* rng, bg_u32 swap_
     deck[j] = card;
 }
 
-/* The walk's next candidate: a fresh deal (1), which its caller deals in
-   its own layout, where the walk starts (restarts < 0) or has not beaten its
-   best for `patience` steps, counted in `restarts`; else (0) a mutation of
-   its current deal into `candidate`. */
+/* The walk's next candidate: a fresh deal (1, counted in `restarts`; its caller deals it) where the
+   walk starts (restarts < 0) or has not beaten its best for `patience` steps; else (0) a mutation
+   of its current deal into `candidate`. */
 BG_FN int bg_propose(BG_GLOBAL bg_u8* candidate, const BG_GLOBAL bg_u8* current, int total,
                      BG_GLOBAL bg_i64* restarts, bg_i64 stale, bg_i64 patience, bg_u64* rng, bg_u32 swap_percent) {
     if (*restarts < 0 || stale >= patience) {

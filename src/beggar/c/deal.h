@@ -1,9 +1,6 @@
-/* The random deal (shuffle.py), draw for draw: the steps every compiled
-   dealer takes, each laying the cards out its own way. The compiled
-   engine (_game.pyx, bound by _game.pxd) and the kernels' climber
-   (kernel.cu) make a deck of them and deal it with bg_deal_two; the warp's
-   dealer (game.h) marks each court card's place in its hands' bits instead
-   of a deck. shuffle.py is the same written in Python, apart from this. */
+/* The random deal's steps (shuffle.py, its twin in Python), draw for draw, for every compiled dealer in
+   its own layout: the compiled engine (_game.pyx) and the kernels' climber deal a deck with bg_deal_two;
+   the warp's dealer (game.h) marks each court card's place in its hands' bits instead of a deck. */
 
 #ifndef BEGGAR_C_DEAL_H
 #define BEGGAR_C_DEAL_H
@@ -11,9 +8,8 @@
 #include "vendor.h"
 #include "random.h"
 
-/* The place of the deck that court card i takes: a uniformly random one of
-   the places still free, place[i .. total - 1] (a partial Fisher-Yates
-   shuffle of the places, which start 0, 1, 2, ...), moved to place[i]. */
+/* The place court card i takes: a uniformly random one of the free places[i .. total - 1]
+   (a partial Fisher-Yates shuffle of the places, which start 0, 1, 2, ...), moved to place[i]. */
 BG_FN int bg_draw_place(bg_u8* place, int i, int total, bg_u64* state) {
     int j = i + (int)bg_below(state, (bg_u32)(total - i));
     bg_u8 taken = place[j];
@@ -29,9 +25,8 @@ BG_FN int bg_first_hand(int split, int total, bg_u64* state) {
     return split > 0 ? split : split < 0 ? 1 + (int)bg_below(state, (bg_u32)(total - 1)) : total - total / 2;
 }
 
-/* The `total` cards of `deck` dealt to two hands of `first` and total -
-   first cards, laid one after another in `out`: a card at a time, the
-   leader first, while both take cards, then the rest to the longer hand. */
+/* `deck` dealt to hands of `first` and total - first cards, one after another in `out`: a card
+   at a time, the leader first, while both take cards, then the rest to the longer hand. */
 BG_FN void bg_deal_two(BG_GLOBAL bg_u8* out, const bg_u8* deck, int total, int first) {
     int short_hand = first < total - first ? first : total - first;
     for (int i = 0; i < short_hand; i++) {
