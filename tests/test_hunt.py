@@ -30,7 +30,7 @@ from beggar.search import drivers
 from beggar.search import job as jobs
 from beggar.search.drivers import aim
 from beggar.search.drivers import regrow
-from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat, two_player_key
+from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat, seats as hunt_seats, two_player_key
 from beggar.search.job import check
 from beggar.search.runner import Summary
 from helpers import bad_input, beggar, fault, in_process, job_file, job_id, known_loops, start
@@ -338,11 +338,16 @@ def _play_here(archive, job_id, spec, width=1, last_first=False, keep_at_most=No
         kept += 1
 
 
+def _seats(archive, job_id):
+    """The seats hunt `job_id` kept, read back checked (hunt.seats)."""
+    return hunt_seats(archive, archive.job(job_id)["spec"]["deck"], job_id)
+
+
 def _kept(archive, job_id):
     """What a hunt kept: its loops, seats and deals, as sets."""
     loops_kept = {row["key"] for row in archive.loops(job=job_id) if row["chunk"] is not None}
     seats = {(row["loop"], row["players"], row["states"], row["deals"], row["smallest"], row["best"])
-             for row in archive.seats(job_id)}
+             for row in _seats(archive, job_id)}
     deals = {game["deal"] for game in archive.games(job=job_id)}
     return loops_kept, seats, deals
 
@@ -357,7 +362,7 @@ def test_a_hunt_keeps_the_same_loops_seats_and_deals_however_its_units_are_cut_h
                 assert not _play_here(archive, job, spec, width, last_first, keep_at_most=2)
             assert _play_here(archive, job, spec, width, last_first)
             results.append(_kept(archive, job))
-            seats = archive.seats(job)
+            seats = _seats(archive, job)
             games = archive.games(job=job)
             records = archive.chunk_records(job)
     assert results[0] == results[1] == results[2]
@@ -393,8 +398,13 @@ def test_a_hunt_s_records_are_checked_when_read_back(tmp_path, tiny_loops):
          "as found by part 999, which is not one of its"),
         ("UPDATE chunks SET stats = json_set(stats, '$.hunt.loops[0][3]', 'xyz') WHERE chunk = ?",
          "not a loop's cycle hash"),
-        ("UPDATE seats SET players = 5 WHERE ? IS NOT NULL AND players = 4", "holds 5, not a count from 2 to 4"),
-        ("UPDATE seats SET best = '--J/--' WHERE ? IS NOT NULL AND players = 3", "its best holds '--J/--'"),
+        ("UPDATE driver_rows SET value = json_set(value, '$.players', 5) WHERE ? IS NOT NULL AND key LIKE '%/4'",
+         "holds 5, not a count from 2 to 4"),
+        ("UPDATE driver_rows SET value = json_set(value, '$.best', '--J/--') WHERE ? IS NOT NULL AND key LIKE '%/3'",
+         "its best holds '--J/--'"),
+        ("UPDATE driver_rows SET value = json_remove(value, '$.deals') WHERE ? IS NOT NULL AND key LIKE '%/3'",
+         "its value holds"),
+        ("UPDATE driver_rows SET key = 'x' || key WHERE ? IS NOT NULL AND key LIKE '%/2'", "its key holds 'x"),
     ]
     for number, (change, message) in enumerate(damages):
         damaged = tmp_path / f"damaged-{number}.sqlite"
@@ -540,7 +550,7 @@ def test_a_hunt_job_says_what_it_found_and_every_command_it_prints_runs(tmp_path
         found = {row["key"] for row in archive.loops(job=name) if row["chunk"] is not None}
         on_cycles = {row["players"] for row in archive.loops(job=name)}
         into = {game["loop"] for game in archive.games(job=name)}
-        seats = archive.seats(name)
+        seats = _seats(archive, name)
     # Its rate an hour is told of a run of a minute or more (an_hour).
     assert re.search(rf"^loops    {len(found)} loops new to the hunt(?: \([\d,.]+ an hour\))?, {len(found)} new to the "
                      rf"archive; it knows {len(found) + len(given)} \({len(given)} to start with\)$", out, re.M), out

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..checks import MAX_COUNT, cut
 from ..decks import Deck, hand_sizes
-from . import readback, schema
+from . import migrations, readback, schema
 from .faults import ArchiveError, ArchiveFault, in_words
 from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
 
@@ -103,13 +103,39 @@ def rules_key(rules):
     return json.dumps(rules.as_dict(), sort_keys=True)
 
 
+def _where(*conditions, **equal):
+    """(' WHERE ...', its arguments) of the columns `equal` names that are
+    given a value (None: not narrowed by it) and of `conditions`, each an
+    (SQL, *arguments) tuple or a false value (left out); ('', []) for none.
+    Every query that a listing narrows is narrowed here."""
+    where, args = [], []
+    for column, value in equal.items():
+        if value is not None:
+            where.append(f"{column} = ?")
+            args.append(value)
+    for sql, *values in filter(None, conditions):
+        where.append(sql)
+        args.extend(values)
+    return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
+    """_where of the games a listing asks for (Archive.games)."""
+    return _where(loops and ("status = 'loop'",),
+                  record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
+                                                "AND players = 2", record_cards),
+                  min_cards is not None and ("cards >= ?", min_cards), disputed and ("disputed = 1",),
+                  split=split, status=status, deck=None if deck is None else str(Deck.parse(deck)),
+                  players=players, job=job)
+
+
 class Archive:
     """An open archive. Use as a context manager, or call close().
 
     `link_loop`: what an open to write hands the migration of an archive of
     format 3 or older, which links every loop game to its loop, or of format
     5 or older whose loop keys hold players who are out, which names those
-    loops by their players (schema.migrate): a function from a Deal to the
+    loops by their players (migrations.py): a function from a Deal to the
     loops.Loop it falls into (deck, hex, players, period, states, balanced),
     raising a BadInput when its game ends (loops.of_deal is one). Without
     it, such an archive is refused (ArchiveFault) and left as it was. A
@@ -248,7 +274,7 @@ class Archive:
 
     @_guarded
     def _migrate(self):
-        schema.migrate(self, self.link_loop)
+        migrations.migrate(self, self.link_loop)
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -425,9 +451,8 @@ class Archive:
         first hand's size) and `status` narrow them; `record_cards` keeps the finished games of the
         published records' table (standard deck, two players) at least that
         long (published.RECORD_CARDS)."""
-        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status,
-                                        split)
-        sql = "SELECT * FROM games" + (" WHERE " + " AND ".join(where) if where else "")
+        where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split)
+        sql = "SELECT * FROM games" + where
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
@@ -439,39 +464,8 @@ class Archive:
     def count_games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
                     players=None, status=None):
         """How many kept games games() would give with no limit."""
-        where, args = self._game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
-        return self.db.execute("SELECT count(*) FROM games" + (" WHERE " + " AND ".join(where) if where else ""),
-                               args).fetchone()[0]
-
-    @staticmethod
-    def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
-        where, args = [], []
-        if split is not None:
-            where.append("split = ?")
-            args.append(split)
-        if status is not None:
-            where.append("status = ?")
-            args.append(status)
-        if deck is not None:
-            where.append("deck = ?")
-            args.append(str(Deck.parse(deck)))
-        if players is not None:
-            where.append("players = ?")
-            args.append(players)
-        if loops:
-            where.append("status = 'loop'")
-        if record_cards is not None:
-            where.append("status = 'finished' AND cards >= ? AND deck = 'standard' AND players = 2")
-            args.append(record_cards)
-        if min_cards is not None:
-            where.append("cards >= ?")
-            args.append(min_cards)
-        if disputed:
-            where.append("disputed = 1")
-        if job is not None:
-            where.append("job = ?")
-            args.append(job)
-        return where, args
+        where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
+        return self.db.execute("SELECT count(*) FROM games" + where, args).fetchone()[0]
 
     @_guarded
     def longest_by_table(self, job=None, per_table=5):
@@ -654,20 +648,10 @@ class Archive:
         three or four that fall into it), then those with a balanced state,
         then the shortest periods. Each has `games`: how many kept games of
         status loop fall into it, at any table."""
-        where, args = [], []
-        if loop_id is not None:
-            where.append("id = ?")
-            args.append(loop_id)
-        if deck is not None:
-            where.append("deck = ?")
-            args.append(str(Deck.parse(deck)))
-        if job is not None:
-            where.append("job = ?")
-            args.append(job)
-        if balanced:
-            where.append("(balanced = 1 OR basin_deals > 0)")
+        where, args = _where(balanced and ("(balanced = 1 OR basin_deals > 0)",), id=loop_id,
+                             deck=None if deck is None else str(Deck.parse(deck)), job=job)
         sql = ("SELECT *, (SELECT count(*) FROM games WHERE games.deck = loops.deck AND games.loop = loops.key) "
-               "AS games FROM loops" + (" WHERE " + " AND ".join(where) if where else "")
+               "AS games FROM loops" + where
                + " ORDER BY (coalesce(basin_deals, 0) > 0 OR EXISTS (SELECT 1 FROM games WHERE games.deck = loops.deck "
                "AND games.players > 2 AND games.loop = loops.key)) DESC, balanced DESC, period_tricks, id")
         if limit is not None:
@@ -695,15 +679,8 @@ class Archive:
     @_guarded
     def count_loops(self, deck=None, job=None):
         """How many loops loops(deck=deck, job=job) would give with no limit."""
-        where, args = [], []
-        if deck is not None:
-            where.append("deck = ?")
-            args.append(str(Deck.parse(deck)))
-        if job is not None:
-            where.append("job = ?")
-            args.append(job)
-        return self.db.execute("SELECT count(*) FROM loops" + (" WHERE " + " AND ".join(where) if where else ""),
-                               args).fetchone()[0]
+        where, args = _where(deck=None if deck is None else str(Deck.parse(deck)), job=job)
+        return self.db.execute("SELECT count(*) FROM loops" + where, args).fetchone()[0]
 
     @_guarded
     def loop(self, loop_id):
@@ -721,36 +698,37 @@ class Archive:
     # ------------------------------------------------------------ jobs
 
     @_guarded
-    def add_seat(self, job_id, loop_key, players, states, deals, stopped_by, smallest, best, seconds):
-        """Keep what a search from a loop at a table found (inside the
-        transaction that keeps its deals): `best`, the state it reached with
-        the largest smallest hand, as a deal's text (or None)."""
-        self.db.execute("INSERT OR REPLACE INTO seats (job, loop, players, states, deals, stopped_by, smallest, "
-                        "best, seconds, done_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (job_id, loop_key, players, states, deals, stopped_by, smallest, best, seconds, now()))
+    def put_row(self, job_id, kind, key, value):
+        """Keep a driver's row (inside the transaction that keeps what it
+        stands for): its `kind` and `key` (names), and `value`, a JSON object
+        of the driver's own shape. A row of the same job, kind and key is
+        replaced."""
+        self.db.execute("INSERT OR REPLACE INTO driver_rows (job, kind, key, value, done_at) VALUES (?, ?, ?, ?, ?)",
+                        (job_id, kind, key, json.dumps(value, separators=(",", ":")), now()))
 
     @_guarded
-    def seats(self, job_id):
-        """The seats job `job_id` searched, as dicts in the order they were
-        kept, each checked (readback.read_seat); none in an archive of a
-        format before seats (read as it stands)."""
-        if "seats" in schema.tables_after(self.version):
-            return []
-        deck, _ = self._table_of(job_id)
-        cursor = self.db.execute("SELECT * FROM seats WHERE job = ? ORDER BY rowid", (job_id,))
-        names = [d[0] for d in cursor.description]
-        return [readback.read_seat(self.path, dict(zip(names, row)), deck) for row in cursor]
-
-    @_guarded
-    def loop_seats(self, deck, key):
-        """The seats of the loop of `deck` with canonical state `key` (hex), of
-        any job, as seats() gives them, by table then job; none in an archive
-        of a format before seats."""
-        if "seats" in schema.tables_after(self.version):
-            return []
-        cursor = self.db.execute("SELECT * FROM seats WHERE loop = ? ORDER BY players, job", (key,))
-        names = [d[0] for d in cursor.description]
-        return [readback.read_seat(self.path, dict(zip(names, row)), Deck.parse(deck)) for row in cursor]
+    def rows(self, kind, job_id=None, keys=None):
+        """The driver rows of `kind` (of job `job_id`, of the keys `keys`,
+        when given), as dicts of job, kind, key, value (read) and done_at, in
+        the order they were kept, each checked but for what its value holds
+        (readback.read_driver_row: that is its driver's to check). An archive
+        of format 6 read as it stands gives its seats as format 7 keeps them;
+        one older has none."""
+        if self.version == 6:
+            found = [dict(zip(("job", "kind", "key", "value", "done_at"), row))
+                     for row in migrations.old_driver_rows(self.db, self.path)]
+        elif "driver_rows" in schema.tables_after(self.version):
+            found = []
+        else:
+            where, args = _where(kind=kind, job=job_id)
+            keys = None if keys is None else list(keys)
+            if keys is not None:
+                where += f" AND key IN ({', '.join('?' * len(keys))})"
+            cursor = self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{where} ORDER BY rowid",
+                                     (*args, *(keys or ())))
+            found = [dict(zip(("job", "kind", "key", "value", "done_at"), row)) for row in cursor]
+        return [readback.read_driver_row(self.path, row) for row in found
+                if row["kind"] == kind and job_id in (None, row["job"]) and (keys is None or row["key"] in keys)]
 
     @_guarded
     def add_job(self, job_id, spec):
