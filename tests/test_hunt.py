@@ -455,8 +455,8 @@ def _hunt_file(tmp_path, deals, deck=SMALL, seat="all", moves=""):
 
 
 def _wait_for_hunt(path, what, process, seconds=180):
-    """Once the hunt job on archive `path` has kept `what` ("chunks" or
-    "seats": SQL of its counts); fails at once if `process` ends first."""
+    """Once the hunt job on archive `path` has kept `what` (its chunks or
+    seats: SQL of their count); fails at once if `process` ends first."""
     uri = path.resolve().as_uri() + "?mode=ro"
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -497,7 +497,7 @@ def test_a_hunt_stopped_and_resumed_or_on_two_workers_keeps_what_one_run_straigh
         workers = 2 if way == "two workers" else 1
         if way in ("sigterm", "sigkill"):
             job = start("search", hunt, "--archive", path, "--quiet", "--workers", 1)
-            _wait_for_hunt(path, "SELECT count(*) FROM seats", job)
+            _wait_for_hunt(path, "SELECT count(*) FROM driver_rows", job)
             job.send_signal(signal.SIGTERM if way == "sigterm" else signal.SIGKILL)
             _, err = job.communicate(timeout=60)
             assert job.returncode == (143 if way == "sigterm" else -signal.SIGKILL), err
@@ -619,16 +619,17 @@ def test_a_hunt_s_loops_and_seats_are_checked_against_its_records_and_deals_when
     start = tiny_loops[0].hex
     damages = [
         ("DELETE FROM loops WHERE key = :found", "record lists loop {short}..., which the archive does not hold"),
-        ("DELETE FROM seats WHERE job = :job", "deals of 2 players that fall into loop"),
-        ("DELETE FROM seats WHERE job = :job AND players = 4 AND loop = :found",
+        ("DELETE FROM driver_rows WHERE job = :job", "deals of 2 players that fall into loop"),
+        ("DELETE FROM driver_rows WHERE job = :job AND key = :found || '/4'",
          "deals of 4 players that fall into loop {short}..., and holds no seat of that loop at that table"),
-        ("UPDATE seats SET deals = deals + 5 WHERE players = 3 AND loop = :found",
-         "its seat of loop {short}... at 3 says it found"),
-        ("UPDATE seats SET loop = :start WHERE players = 3 AND loop = :found",
-         f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
+        ("UPDATE driver_rows SET value = json_set(value, '$.deals', json_extract(value, '$.deals') + 5) "
+         "WHERE key = :found || '/3'", "its seat of loop {short}... at 3 says it found"),
+        ("UPDATE driver_rows SET key = :start || '/3', value = json_set(value, '$.loop', :start) "
+         "WHERE key = :found || '/3'", f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
         # A second row of a seat, its key in capitals (the same loop to a reader of hex).
-        ("INSERT INTO seats SELECT job, upper(loop), players, states, deals + 1, stopped_by, smallest, best, "
-         "seconds, done_at FROM seats WHERE players = 3 AND loop = :found AND :job IS NOT NULL AND :start IS NOT NULL",
+        ("INSERT INTO driver_rows SELECT job, kind, upper(key), json_set(value, '$.loop', "
+         "upper(json_extract(value, '$.loop')), '$.deals', json_extract(value, '$.deals') + 1), done_at "
+         "FROM driver_rows WHERE key = :found || '/3' AND :job IS NOT NULL AND :start IS NOT NULL",
          "a loop or table the hunt does not know"),
         # A balance a record says steers the walks: edited, a resume walked from another pool.
         ("UPDATE chunks SET stats = json_set(stats, '$.hunt.loops[0][4]', "

@@ -553,77 +553,14 @@ def fields(value, known, what):
     return value
 
 
-def _hunt_first(value, deck, empty_hands=False):
-    """A hunt chunk's record of the first kind: the loops it started from and
-    added, and what the searches from each loop it seated reached, else Damaged."""
-    fields(value, records.HUNT_FIRST_FIELDS, "a hunt's start, loops added and seats")
-    for name in ("from", "at", "new", "walk_ms", "seat_ms"):
-        count(value[name])
-    count(value["workers"], 1, MOST_WORKERS)
-    if value["from"] < 1 or value["from"] > value["at"]:
-        raise Damaged(f"says it started from {cut(value['from'])} loops, of {cut(value['at'])} known when kept")
-    for name in ("added", "seated"):
-        if not isinstance(value[name], list):
-            raise holds(value[name], "a list")
-    _loop_keys(value["added"], deck, empty_hands)
-    for seated in value["seated"]:
-        fields(seated, records.SEATED_FIELDS, "a loop's seats: its key, basin, tables of 3 and 4")
-        _loop_keys([seated["loop"]], deck, empty_hands)
-        for table in ("basin", "3", "4"):
-            search = fields(seated[table], records.SEARCH_FIELDS, "what a search reached")
-            count(search["states"])
-            count(search["deals"])
-            if search["stopped_by"] is not None:
-                one_of(search["stopped_by"], BASIN_BOUNDS)
-            if search["best"] is None:
-                if search["smallest"] is not None:
-                    raise holds(search["smallest"], "none (no best state)")
-                continue
-            try:
-                best = Deal.parse(search["best"]) if isinstance(search["best"], str) else None
-            except (DealError, DeckError, ValueError):
-                best = None
-            players = 2 if table == "basin" else int(table)
-            if best is None or best.players != players or (deck is not None and best.total != deck.total):
-                raise holds(search["best"], f"a state of {players} hands of the deck")
-            if search["smallest"] != min(len(hand) for hand in best.hands):
-                raise holds(search["smallest"], f"the smallest hand of {search['best']}")
-
-
-def _hunt_walk(value, deck, empty_hands=False):
-    """A hunt walk chunk's record (records.HUNT_WALK_FIELDS): its round, its
-    figures, and each loop its walks reported as [key, part, period in
-    tricks, cycle hash (16 hex digits), balance, family's name], else
-    Damaged."""
-    fields(value, records.HUNT_WALK_FIELDS, "a hunt walk's round, tries, loops and times")
-    for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
-        count(value[name])
-    count(value["workers"], 1, MOST_WORKERS)
-    if not isinstance(value["loops"], list):
-        raise holds(value["loops"], "a list of the loops its walks reported")
-    seen = set()
-    for entry in value["loops"]:
-        # A loop kept before families has no family's name (hunt.known_state works it out).
-        if not isinstance(entry, list) or len(entry) not in (5, 6):
-            raise holds(entry, "[key, part, period, cycle hash, balance, family]")
-        key, part, period, cycle, balance = entry[:5]
-        if len(entry) == 6 and not (isinstance(entry[5], str) and records.FAMILY_NAME.fullmatch(entry[5])):
-            raise holds(entry[5], "a family's name (tricks.cards.8 hex digits)")
-        _loop_keys([key], deck)
-        if key in seen:
-            raise Damaged(f"lists loop {cut(key)} twice")
-        seen.add(key)
-        count(part)
-        count(period, 1)
-        if not (isinstance(cycle, str) and len(cycle) == 16 and all(ch in "0123456789abcdef" for ch in cycle)):
-            raise holds(cycle, "a loop's cycle hash (16 hex digits)")
-        count(balance, 1, deck.total // 2 if deck is not None else MAX_COUNT)
+def _own(value, deck, empty_hands=False):
+    if not isinstance(value, dict):
+        raise holds(value, "a JSON object")
 
 
 _KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,
           records.WORKERS: _workers, records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops,
-          records.LONGEST: _longest, records.COUNTS: _counts, records.HUNT_FIRST: _hunt_first,
-          records.HUNT_WALK: _hunt_walk}
+          records.LONGEST: _longest, records.COUNTS: _counts, records.OWN: _own}
 
 
 def read_chunk(path, row, deck=None, driver=None, empty_hands=False):

@@ -213,8 +213,60 @@ class Found:
     family: str
 
     def record(self):
-        """Its entry in a chunk's record (records.HUNT_WALK_FIELDS' loops)."""
+        """Its entry in a chunk's record (RECORD's loops)."""
         return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance, self.family]
+
+
+#: A hunt chunk's record (the field "hunt" of its statistics, its own:
+#: records.OWN): its round, its tries and what they reached, and every loop
+#: its walks reported, each as [canonical state (hex), the part that found
+#: it first, its period in tricks, its cycle hash (16 hex digits), its
+#: balance, its family's name (family.NAME; none in a record kept before
+#: families)].
+RECORD = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"}
+
+
+def read_records(archive, job_id, deck):
+    """archive.chunk_records of hunt `job_id` of `deck` (a decks.Deck), each
+    record's own part checked (check_record): ArchiveFault naming the chunk,
+    as the archive's reader names one."""
+    found = archive.chunk_records(job_id)
+    for chunk, stats in found:
+        try:
+            check_record(stats["hunt"], deck)
+        except readback.Damaged as problem:
+            raise ArchiveFault(f"{archive.path}: damaged: the statistics of chunk {chunk} of job {job_id}: 'hunt' "
+                               f"{problem}") from None
+    return found
+
+
+def check_record(value, deck):
+    """readback.Damaged unless `value` is a hunt chunk's record (RECORD)."""
+    readback.fields(value, RECORD, "a hunt walk's round, tries, loops and times")
+    for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
+        readback.count(value[name])
+    readback.count(value["workers"], 1, readback.MOST_WORKERS)
+    if not isinstance(value["loops"], list):
+        raise readback.holds(value["loops"], "a list of the loops its walks reported")
+    seen = set()
+    for entry in value["loops"]:
+        # A loop kept before families has no family's name (known_state works it out).
+        if not isinstance(entry, list) or len(entry) not in (5, 6):
+            raise readback.holds(entry, "[key, part, period, cycle hash, balance, family]")
+        key, part, period, cycle, balance = entry[:5]
+        if len(entry) == 6 and not (isinstance(entry[5], str) and family.NAME.fullmatch(entry[5])):
+            raise readback.holds(entry[5], "a family's name (tricks.cards.8 hex digits)")
+        problem = readback.key_problem(key, deck)
+        if problem is not None:
+            raise readback.Damaged(f"the key {problem}")
+        if key in seen:
+            raise readback.Damaged(f"lists loop {cut(key)} twice")
+        seen.add(key)
+        readback.count(part)
+        readback.count(period, 1)
+        if not (isinstance(cycle, str) and len(cycle) == 16 and all(ch in "0123456789abcdef" for ch in cycle)):
+            raise readback.holds(cycle, "a loop's cycle hash (16 hex digits)")
+        readback.count(balance, 1, deck.total // 2)
 
 
 #: A seat as the hunt keeps it (Archive.put_row), a driver row of kind
@@ -901,7 +953,8 @@ def known_state(archive, job_id, spec):
     # What a record says of each loop is what its cycle says (its period, hash, balance and family steer
     # the walks: a balance edited would make a resume walk from another pool and keep other loops).
     said = {}
-    for chunk, stats in archive.chunk_records(job_id):
+    records = read_records(archive, job_id, Deck.parse(spec["deck"]))
+    for chunk, stats in records:
         for key, _, period, cycle, balance, *named in stats["hunt"]["loops"]:
             said.setdefault(key, (chunk, period, int(cycle, 16), balance, *named))
     families = {}
@@ -918,7 +971,7 @@ def known_state(archive, job_id, spec):
                                    + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
                                    + (f" and {truth[3]}" if named else ""))
     listed = {}
-    for chunk, stats in archive.chunk_records(job_id):
+    for chunk, stats in records:
         record = stats["hunt"]
         round_ = state.round_of(chunk)
         parts = -(-kept[chunk] // spec["chunk"])
