@@ -74,7 +74,7 @@ def _name(value):
 
 
 def _stamp(value):
-    """A UTC time stamp as the archive writes them (store.now)."""
+    """A UTC time stamp as the archive writes them (sql.now)."""
     try:
         if isinstance(value, str) and len(value) <= 40:
             datetime.fromisoformat(value)
