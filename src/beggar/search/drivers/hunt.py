@@ -273,10 +273,10 @@ def check_record(value, deck):
 #: "seat" keyed 'LOOP/PLAYERS': {field: its check} (read_seat), in the order
 #: they are checked. What stopped a seat's search (null: it was complete) is
 #: its bound in states alone: a bound in seconds stops work, and keeps nothing.
-SEAT_ROW = {"loop": None, "players": lambda v: readback.count(v, MIN_PLAYERS, MAX_PLAYERS), "states": readback.count,
-        "deals": readback.count, "stopped_by": readback.optional(lambda v: readback.one_of(v, ("states",))),
-        "smallest": readback.optional(readback.count), "best": None,
-        "seconds": readback.seconds}
+SEAT_ROW = {"loop": None, "players": lambda v: readback.count(v, MIN_PLAYERS, MAX_PLAYERS),
+            "states": readback.count, "deals": readback.count,
+            "stopped_by": readback.optional(lambda v: readback.one_of(v, ("states",))),
+            "smallest": readback.optional(readback.count), "best": None, "seconds": readback.seconds}
 
 
 def seat_key(loop, players):
@@ -285,8 +285,8 @@ def seat_key(loop, players):
 
 def seats(archive, deck, job_id=None, loop=None):
     """The seats kept (of job `job_id`, of the loop of canonical state `loop`
-    at every table, when given) as dicts of the job, its fields (SEAT_ROW) and
-    done_at, in the order kept, each checked (read_seat) against `deck`
+    at every table, when given) as dicts of the job, its fields (SEAT_ROW)
+    and done_at, in the order kept, each checked (read_seat) against `deck`
     (a decks.Deck or its name), whose cards the loop and the best state hold."""
     keys = None if loop is None else [seat_key(loop, players) for players in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
     return [read_seat(archive.path, row, Deck.parse(deck)) for row in archive.rows("seat", job_id, keys)]
@@ -294,8 +294,8 @@ def seats(archive, deck, job_id=None, loop=None):
 
 def read_seat(path, row, deck):
     """A driver row of kind seat (Archive.rows) as a seat, its value checked
-    field by field against SEAT_ROW: ArchiveFault naming the file, the seat and
-    the field, as the archive's own readers do."""
+    field by field against SEAT_ROW: ArchiveFault naming the file, the seat
+    and the field, as the archive's own readers do."""
     seat = row["value"]
     what = f"the seat of loop {cut(seat.get('loop'))} at {cut(seat.get('players'))} of job {cut(row['job'])}"
     column = "value"
