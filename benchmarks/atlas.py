@@ -33,6 +33,7 @@ from beggar import __version__, engine, family, finds, loops  # noqa: E402
 from beggar.archive import Archive  # noqa: E402
 from beggar.cycle import deal_of, key_deal  # noqa: E402
 from beggar.deal import Deal  # noqa: E402
+from beggar.search.drivers.hunt import seats as hunt_seats  # noqa: E402
 from beggar.decks import Deck  # noqa: E402
 from beggar.finds import known_loops  # noqa: E402
 from beggar.savefile import SavedGame  # noqa: E402
@@ -54,7 +55,7 @@ def gather(deck, archives):
             for job_id, spec in archive.jobs():
                 if spec["driver"] != "hunt" or spec["deck"] != deck:
                     continue
-                for seat in archive.seats(job_id):
+                for seat in hunt_seats(archive, deck, job_id):
                     old = seats.get((seat["loop"], seat["players"]), (None, 0))
                     smallest = max((value for value in (old[0], seat["smallest"]) if value is not None), default=None)
                     seats[(seat["loop"], seat["players"])] = (smallest, max(old[1], seat["deals"]))

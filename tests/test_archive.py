@@ -163,7 +163,7 @@ def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
     assert path.read_bytes() == V4_ARCHIVE.read_bytes()
     # Opened to be written, it is brought to this format and reads the same.
     with Archive(str(path)) as archive:
-        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         assert _everything(archive) == seen
     assert beggar("archive", "list", "--json", "--archive", path).stdout == listed.stdout
     assert beggar("archive", "jobs", "--json", "--archive", path).stdout == listed_jobs.stdout
@@ -236,7 +236,7 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
         by_loop.setdefault((row["deck"], _players_loop(row["key"]).hex), []).append(row)
     assert len(by_loop) == 6 and max(len(named) for named in by_loop.values()) == 4
     with Archive(str(path), link_loop=loops.of_deal) as archive:
-        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         now = {(row["deck"], row["key"]): row for row in archive.loops()}
         assert set(now) == set(by_loop)
         for (deck, key), named in by_loop.items():
@@ -287,6 +287,57 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
         assert _everything(again) == before
 
 
+V6_ARCHIVE = Path(__file__).with_name("data") / "archive-v6.sqlite"
+V6_HUNT = "search-20261206-200923-0cb1"
+
+
+def test_an_archive_of_format_6_keeps_every_seat_as_a_driver_row(tmp_path):
+    """tests/data/archive-v6.sqlite was written by the format-6 archive code
+    (2026-12-06): a hunt of '16 2J' (test_report.hunted) with six seats in
+    the table seats. Format 7 names no driver: each seat is a driver row of
+    the hunt, every column kept, and reads back the same, read only as it
+    stands or migrated (which needs no game played)."""
+    from beggar.archive import schema
+    from beggar.search.drivers.hunt import seats
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V6_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == 6
+        old.row_factory = sqlite3.Row
+        kept = [dict(row) for row in old.execute("SELECT * FROM seats ORDER BY rowid")]
+    assert len(kept) == 6 and {row["job"] for row in kept} == {V6_HUNT}
+    assert {row["stopped_by"] for row in kept} == {None, "states"}
+    with Archive(str(path), readonly=True) as archive:
+        assert seats(archive, "16 2J", V6_HUNT) == kept
+        seen = _everything(archive)
+    assert path.read_bytes() == V6_ARCHIVE.read_bytes()
+    with Archive(str(path)) as archive:
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert sorted(schema.TABLES) == sorted(row[0] for row in archive.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        assert seats(archive, "16 2J", V6_HUNT) == kept
+        assert seats(archive, "16 2J", loop=kept[0]["loop"]) == [row for row in kept if row["loop"] == kept[0]["loop"]]
+        assert _everything(archive) == seen
+    # The hunt goes on from its seats as it would have: done, nothing searched again.
+    again = beggar("search", "--resume", V6_HUNT, "--archive", path)
+    assert again.returncode == 0 and "done (budget spent, every seat searched)" in again.stdout, again
+    assert "walks    0 perturbations in this run" in again.stdout, again.stdout
+    jobs_run = beggar("archive", "jobs", "--archive", path)
+    assert jobs_run.returncode == 0 and "6 seats searched, 0 to search" in jobs_run.stdout, jobs_run.stdout
+
+
+def test_a_format_6_seat_that_json_cannot_hold_leaves_the_archive_as_it_was(tmp_path):
+    path = tmp_path / "old.sqlite"
+    shutil.copy(V6_ARCHIVE, path)
+    with closing(sqlite3.connect(path)) as db:
+        with db:
+            assert db.execute("UPDATE seats SET best = x'00' WHERE players = 3").rowcount == 2
+    damaged = path.read_bytes()
+    with pytest.raises(ArchiveFault, match=f"damaged: the seat of loop '.*' at 3 of job '{V6_HUNT}' holds a value"):
+        Archive(str(path))
+    assert path.read_bytes() == damaged
+
+
 @pytest.mark.parametrize("damage, told", [
     ("UPDATE loops SET period_tricks = 7, states = 7 WHERE id = 10", "damaged: loop 10: its row says period 7 tricks"),
     ("UPDATE games SET loop = '0400000000' WHERE id = 60", "damaged: game 60: its loop key"),
@@ -328,7 +379,7 @@ def test_the_archive_stores_and_plays_no_game():
             elif isinstance(node, ast.Import):
                 assert not any(alias.name.startswith("beggar") for alias in node.names), file.name
     assert schema.TABLES["games"] >= {"id", "deal", "chunk", "loop"} and "walk" not in schema.TABLES["games"]
-    assert sorted(schema.TABLES) == ["chunks", "games", "jobs", "loops", "seats"]
+    assert sorted(schema.TABLES) == ["chunks", "driver_rows", "games", "jobs", "loops"]
     # Nothing else of the package speaks SQLite: what it raises is an ArchiveFault.
     speaking = [str(file.relative_to(folder.parent)) for file in folder.parent.rglob("*.py")
                 if folder not in file.parents and re.search(r"^\s*(import|from) sqlite3\b", file.read_text(), re.M)]
@@ -676,7 +727,7 @@ def test_a_hunt_s_finds_read_without_a_chunk_none_a_best_length_or_a_bad_plural(
     with Archive(path) as archive:
         # One game left, alone in its loop (the hunt's records, which hold it to its deals, gone too).
         archive.db.execute("DELETE FROM games WHERE id != ?", (game["id"],))
-        for table in ("seats", "chunks", "jobs"):
+        for table in ("driver_rows", "chunks", "jobs"):
             archive.db.execute(f"DELETE FROM {table}")
         archive.db.commit()
     in_process("archive", "report", tmp_path / "r.html", "--archive", path)

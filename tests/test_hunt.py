@@ -30,7 +30,7 @@ from beggar.search import drivers
 from beggar.search import job as jobs
 from beggar.search.drivers import aim
 from beggar.search.drivers import regrow
-from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat, two_player_key
+from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat, seats as hunt_seats, two_player_key
 from beggar.search.job import check
 from beggar.search.runner import Summary
 from helpers import bad_input, beggar, fault, in_process, job_file, job_id, known_loops, start
@@ -338,11 +338,16 @@ def _play_here(archive, job_id, spec, width=1, last_first=False, keep_at_most=No
         kept += 1
 
 
+def _seats(archive, job_id):
+    """The seats hunt `job_id` kept, read back checked (hunt.seats)."""
+    return hunt_seats(archive, archive.job(job_id)["spec"]["deck"], job_id)
+
+
 def _kept(archive, job_id):
     """What a hunt kept: its loops, seats and deals, as sets."""
     loops_kept = {row["key"] for row in archive.loops(job=job_id) if row["chunk"] is not None}
     seats = {(row["loop"], row["players"], row["states"], row["deals"], row["smallest"], row["best"])
-             for row in archive.seats(job_id)}
+             for row in _seats(archive, job_id)}
     deals = {game["deal"] for game in archive.games(job=job_id)}
     return loops_kept, seats, deals
 
@@ -357,7 +362,7 @@ def test_a_hunt_keeps_the_same_loops_seats_and_deals_however_its_units_are_cut_h
                 assert not _play_here(archive, job, spec, width, last_first, keep_at_most=2)
             assert _play_here(archive, job, spec, width, last_first)
             results.append(_kept(archive, job))
-            seats = archive.seats(job)
+            seats = _seats(archive, job)
             games = archive.games(job=job)
             records = archive.chunk_records(job)
     assert results[0] == results[1] == results[2]
@@ -393,8 +398,13 @@ def test_a_hunt_s_records_are_checked_when_read_back(tmp_path, tiny_loops):
          "as found by part 999, which is not one of its"),
         ("UPDATE chunks SET stats = json_set(stats, '$.hunt.loops[0][3]', 'xyz') WHERE chunk = ?",
          "not a loop's cycle hash"),
-        ("UPDATE seats SET players = 5 WHERE ? IS NOT NULL AND players = 4", "holds 5, not a count from 2 to 4"),
-        ("UPDATE seats SET best = '--J/--' WHERE ? IS NOT NULL AND players = 3", "its best holds '--J/--'"),
+        ("UPDATE driver_rows SET value = json_set(value, '$.players', 5) WHERE ? IS NOT NULL AND key LIKE '%/4'",
+         "holds 5, not a count from 2 to 4"),
+        ("UPDATE driver_rows SET value = json_set(value, '$.best', '--J/--') WHERE ? IS NOT NULL AND key LIKE '%/3'",
+         "its best holds '--J/--'"),
+        ("UPDATE driver_rows SET value = json_remove(value, '$.deals') WHERE ? IS NOT NULL AND key LIKE '%/3'",
+         "its value holds"),
+        ("UPDATE driver_rows SET key = 'x' || key WHERE ? IS NOT NULL AND key LIKE '%/2'", "its key holds 'x"),
     ]
     for number, (change, message) in enumerate(damages):
         damaged = tmp_path / f"damaged-{number}.sqlite"
@@ -445,8 +455,8 @@ def _hunt_file(tmp_path, deals, deck=SMALL, seat="all", moves=""):
 
 
 def _wait_for_hunt(path, what, process, seconds=180):
-    """Once the hunt job on archive `path` has kept `what` ("chunks" or
-    "seats": SQL of its counts); fails at once if `process` ends first."""
+    """Once the hunt job on archive `path` has kept `what` (its chunks or
+    seats: SQL of their count); fails at once if `process` ends first."""
     uri = path.resolve().as_uri() + "?mode=ro"
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -487,7 +497,7 @@ def test_a_hunt_stopped_and_resumed_or_on_two_workers_keeps_what_one_run_straigh
         workers = 2 if way == "two workers" else 1
         if way in ("sigterm", "sigkill"):
             job = start("search", hunt, "--archive", path, "--quiet", "--workers", 1)
-            _wait_for_hunt(path, "SELECT count(*) FROM seats", job)
+            _wait_for_hunt(path, "SELECT count(*) FROM driver_rows", job)
             job.send_signal(signal.SIGTERM if way == "sigterm" else signal.SIGKILL)
             _, err = job.communicate(timeout=60)
             assert job.returncode == (143 if way == "sigterm" else -signal.SIGKILL), err
@@ -540,7 +550,7 @@ def test_a_hunt_job_says_what_it_found_and_every_command_it_prints_runs(tmp_path
         found = {row["key"] for row in archive.loops(job=name) if row["chunk"] is not None}
         on_cycles = {row["players"] for row in archive.loops(job=name)}
         into = {game["loop"] for game in archive.games(job=name)}
-        seats = archive.seats(name)
+        seats = _seats(archive, name)
     # Its rate an hour is told of a run of a minute or more (an_hour).
     assert re.search(rf"^loops    {len(found)} loops new to the hunt(?: \([\d,.]+ an hour\))?, {len(found)} new to the "
                      rf"archive; it knows {len(found) + len(given)} \({len(given)} to start with\)$", out, re.M), out
@@ -609,16 +619,17 @@ def test_a_hunt_s_loops_and_seats_are_checked_against_its_records_and_deals_when
     start = tiny_loops[0].hex
     damages = [
         ("DELETE FROM loops WHERE key = :found", "record lists loop {short}..., which the archive does not hold"),
-        ("DELETE FROM seats WHERE job = :job", "deals of 2 players that fall into loop"),
-        ("DELETE FROM seats WHERE job = :job AND players = 4 AND loop = :found",
+        ("DELETE FROM driver_rows WHERE job = :job", "deals of 2 players that fall into loop"),
+        ("DELETE FROM driver_rows WHERE job = :job AND key = :found || '/4'",
          "deals of 4 players that fall into loop {short}..., and holds no seat of that loop at that table"),
-        ("UPDATE seats SET deals = deals + 5 WHERE players = 3 AND loop = :found",
-         "its seat of loop {short}... at 3 says it found"),
-        ("UPDATE seats SET loop = :start WHERE players = 3 AND loop = :found",
-         f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
+        ("UPDATE driver_rows SET value = json_set(value, '$.deals', json_extract(value, '$.deals') + 5) "
+         "WHERE key = :found || '/3'", "its seat of loop {short}... at 3 says it found"),
+        ("UPDATE driver_rows SET key = :start || '/3', value = json_set(value, '$.loop', :start) "
+         "WHERE key = :found || '/3'", f"a seat of loop {start[:16]}... at 3, which the hunt never queued"),
         # A second row of a seat, its key in capitals (the same loop to a reader of hex).
-        ("INSERT INTO seats SELECT job, upper(loop), players, states, deals + 1, stopped_by, smallest, best, "
-         "seconds, done_at FROM seats WHERE players = 3 AND loop = :found AND :job IS NOT NULL AND :start IS NOT NULL",
+        ("INSERT INTO driver_rows SELECT job, kind, upper(key), json_set(value, '$.loop', "
+         "upper(json_extract(value, '$.loop')), '$.deals', json_extract(value, '$.deals') + 1), done_at "
+         "FROM driver_rows WHERE key = :found || '/3' AND :job IS NOT NULL AND :start IS NOT NULL",
          "a loop or table the hunt does not know"),
         # A balance a record says steers the walks: edited, a resume walked from another pool.
         ("UPDATE chunks SET stats = json_set(stats, '$.hunt.loops[0][4]', "

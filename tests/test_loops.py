@@ -18,6 +18,7 @@ from beggar.census import count
 from beggar.cycle import deal_of, key_hands, state_key
 from beggar.savefile import load
 from beggar.search.drivers import ChunkResult, keep
+from beggar.search.drivers.hunt import seats as hunt_seats
 from beggar.search.drivers.walks import LISTED, SHOWN, new_loop_lines, start_keys
 from beggar.search.job import check
 from beggar.search.drivers.factory import FactoryTally
@@ -623,7 +624,7 @@ def test_show_loop_gives_its_searches_at_three_and_four_or_the_commands_that_mak
     path = tmp_path / "a.sqlite"
     job = hunted(path)
     with Archive(path) as archive:
-        seats = [seat for seat in archive.seats(job) if seat["players"] > 2]
+        seats = [seat for seat in hunt_seats(archive, TINY, job) if seat["players"] > 2]
         key = seats[0]["loop"]
         loop_id = archive.loop_id(TINY, key)
         state = loops.kept_state(archive.loop(loop_id), path)[0]

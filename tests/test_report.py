@@ -17,7 +17,7 @@ from beggar import loops
 from beggar.archive import Archive
 from beggar.cli import page as report_page
 from helpers import beggar, in_process, job_file, job_id
-from test_hunt import TINY, _play_here, grown, hunt_job
+from test_hunt import TINY, _play_here, _seats, grown, hunt_job
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -72,7 +72,7 @@ def test_the_report_gives_each_table_a_section_of_its_balanced_deals_that_never_
     text = html.unescape((tmp_path / "r.html").read_text())
     assert "<h2>Balanced deals that never end, by table</h2>" in text
     with Archive(path) as archive:
-        seats = archive.seats(job)
+        seats = _seats(archive, job)
         for players, sizes in TINY_TABLES:
             games = archive.games(job=job, players=players, status="loop")
             into = {game["loop"] for game in games}

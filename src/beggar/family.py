@@ -29,16 +29,16 @@ and the first hex digits of a hash of its bag, e.g. `31.220.5c1e7a90`.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass
-
-from .records import FAMILY_NAME
 
 #: Hex digits of the bag's hash in a family's name.
 DIGITS = 8
 
-#: A family's name, as records and the archive's readers check it.
-NAME = FAMILY_NAME
+#: A family's name (its turn's tricks, cards won and DIGITS hex digits of
+#: its bag's hash), as a hunt's records are checked to hold it.
+NAME = re.compile(r"[1-9]\d*\.\d+\.[0-9a-f]{8}")
 
 
 @dataclass(frozen=True)

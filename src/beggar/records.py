@@ -2,13 +2,12 @@
 statistics (which fields it holds, and what kind of value each is), and the
 words that say how a kept game was found. The drivers write these records
 (search/drivers/); the archive's read-back checks every record it reads
-against its job's driver's shape (archive/readback.py), and a saved game's
-name says how it was found (finds.py). Plain data, at the bottom of the
+against its job's driver's shape (archive/readback.py), but for a field of
+the driver's own (OWN), which the driver checks as it reads it; a saved
+game's name says how it was found (finds.py). Plain data, at the bottom of the
 package, so that both sides read one description: a driver added is its
 module, its line in drivers.ALL and its entry here.
 """
-
-import re
 
 #: The kinds of value a record's field holds (archive/readback.py checks each):
 STATUSES = "statuses"       # {status: games}
@@ -19,8 +18,7 @@ CENSUS_LOOPS = "census loops"   # {canonical state (hex): [deals, period tricks,
 WALK_LOOPS = "walk loops"   # [canonical state (hex)]
 LONGEST = "longest"         # [cards, tricks, deal, rank] or None
 COUNTS = "counts"           # an object of counts, nested (what a walk or a search reached)
-HUNT_FIRST = "hunt, first kind"     # the record of a hunt chunk before rounds (HUNT_FIRST_FIELDS)
-HUNT_WALK = "hunt walk"     # a hunt's walk chunk (HUNT_WALK_FIELDS)
+OWN = "its driver's own"    # an object its driver checks by its own shape when it reads it (hunt.read_records)
 
 
 class Shape:
@@ -51,23 +49,8 @@ SHAPES = {
     "grow": [_WALKED],
     "perturb": [_WALKED],
     "eliminate": [Shape({"ascent": COUNTS})],
-    "hunt": [Shape({"hunt": HUNT_WALK}), Shape({"growth": COUNTS, "loops": WALK_LOOPS, "hunt": HUNT_FIRST})],
+    "hunt": [Shape({"hunt": OWN}), Shape({"growth": COUNTS, "loops": WALK_LOOPS, "hunt": OWN})],
 }
-
-#: A hunt chunk's record of the first kind: the loops it started from and
-#: added, and what the searches from each loop it seated reached.
-HUNT_FIRST_FIELDS = {"from", "at", "added", "new", "workers", "walk_ms", "seat_ms", "seated"}
-SEATED_FIELDS = {"loop", "basin", "3", "4"}
-SEARCH_FIELDS = {"states", "deals", "stopped_by", "smallest", "best"}
-
-#: A hunt walk chunk's record: its round, its tries and what they reached,
-#: and every loop its walks reported, each as [canonical state (hex), the
-#: part that found it first, its period in tricks, its cycle hash (16 hex
-#: digits), its balance, its family's name (family.py; none in a record
-#: kept before families)].
-HUNT_WALK_FIELDS = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"}
-#: A family's name (family.py): its turn's tricks, cards won and 8 hex digits of its bag's hash.
-FAMILY_NAME = re.compile(r"[1-9]\d*\.\d+\.[0-9a-f]{8}")
 
 #: How a kept game was found, by the driver its row names (a game of a
 #: search's own: the job's driver; a family's longest member: extension).

@@ -14,16 +14,23 @@ columns), whatever its table.
 The archive stores and plays no game; it sits just above deal.py and
 decks.py (and rules.py and outcome.py, which what it reads is checked
 against). Its parts:
-  schema     the tables, written once as SQL, and the migrations from older formats
-  store      Archive: opening an archive, and keeping and reading what it holds
+  schema     the tables, written once as SQL
+  migrations one function a step from each older format to this one
+  store      Archive: opening an archive (a small facade over the queries of each concern:)
+  games, loops, jobs, driver_rows, claim
+             keeping and reading each table's rows (a driver's own rows: by job, kind and key), and
+             the claim of a running job
+  sql        what those queries share: the one WHERE builder, the time stamp, the guard of SQLite's errors
   readback   one reader per table: every column read back checked (a damaged value is one line,
              never a wrong figure, nor a bad loop key handed on)
   faults     ArchiveError, ArchiveFault, and what SQLite's errors mean in words
 """
 
 from .faults import ArchiveError, ArchiveFault
+from .games import rules_key
 from .schema import APPLICATION_ID, SCHEMA_VERSION, table_of
-from .store import DEFAULT_PATH, LOCK_SECONDS, Archive, archive_option, lock_seconds, now, rules_key
+from .sql import now
+from .store import DEFAULT_PATH, LOCK_SECONDS, Archive, archive_option, lock_seconds
 
 __all__ = ["APPLICATION_ID", "DEFAULT_PATH", "LOCK_SECONDS", "SCHEMA_VERSION", "Archive", "ArchiveError",
            "ArchiveFault", "archive_option", "lock_seconds", "now", "rules_key", "table_of"]

@@ -1,10 +1,11 @@
 """The checks of what is read back from an archive: one reader per table
-(read_game, read_loop, read_job, read_chunk), which every read of the store
-goes through. What an archive holds is checked as a user's input is: a
-value that makes no sense (a wrong type, out of range, empty, a loop key
-that is no state of the deck) is an ArchiveFault naming the file and the
-row (exit 3), never a traceback, a wrong figure, or a bad value handed on
-to an engine.
+(read_game, read_loop, read_job, read_chunk, read_driver_row), which every
+read of the store goes through. What an archive holds is checked as a
+user's input is: a value that makes no sense (a wrong type, out of range,
+empty, a loop key that is no state of the deck) is an ArchiveFault naming
+the file and the row (exit 3), never a traceback, a wrong figure, or a bad
+value handed on to an engine. A driver checks the values of its own rows
+with the same checks (Damaged, holds, count, ...), by its records' shapes.
 
 A reader checks the columns of the row it is given, whichever they are: a
 listing that reads a few columns has those checked, a full row every one."""
@@ -33,27 +34,34 @@ BASIN_BOUNDS = ("states", "time")
 MOST_NAME = 1000
 
 
-class _Damaged(ArchiveFault):
+class Damaged(ArchiveFault):
     """A column's value that makes no sense: what it should be, in words (the
     reader names the file, the row and the column around it)."""
 
 
-def _damaged(path, what, column, problem):
+def damaged(path, what, column, problem):
     return ArchiveFault(f"{path}: damaged: {what}: its {column} {problem}")
 
 
-def _holds(value, expected):
-    return _Damaged(f"holds {cut(value)}, not {expected}")
+def holds(value, expected):
+    return Damaged(f"holds {cut(value)}, not {expected}")
 
 
 def count(value, low=0, high=MAX_COUNT):
-    """`value` when it is a whole number from `low` to `high` (bool is not), else _Damaged."""
+    """`value` when it is a whole number from `low` to `high` (bool is not), else Damaged."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _holds(value, f"a count from {low} to {shown(high)}")
+        raise holds(value, f"a count from {low} to {shown(high)}")
     return value
 
 
-def _optional(check):
+def seconds(value):
+    """`value` when it is a time in seconds from 0 to under 10^12, else Damaged."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e12:
+        raise holds(value, "a time from 0 to 10^12 s")
+    return value
+
+
+def optional(check):
     def checked(value, *args):
         return None if value is None else check(value, *args)
     return checked
@@ -61,30 +69,30 @@ def _optional(check):
 
 def _name(value):
     if not isinstance(value, str) or not 0 < len(value) <= MOST_NAME:
-        raise _holds(value, "a name")
+        raise holds(value, "a name")
     return value
 
 
 def _stamp(value):
-    """A UTC time stamp as the archive writes them (store.now)."""
+    """A UTC time stamp as the archive writes them (sql.now)."""
     try:
         if isinstance(value, str) and len(value) <= 40:
             datetime.fromisoformat(value)
             return value
     except ValueError:
         pass
-    raise _holds(value, "a time stamp")
+    raise holds(value, "a time stamp")
 
 
-def _one_of(value, choices):
+def one_of(value, choices):
     if value not in choices or not isinstance(value, str):
-        raise _holds(value, f"one of {', '.join(choices)}")
+        raise holds(value, f"one of {', '.join(choices)}")
     return value
 
 
 def _flag(value):
     if value not in (0, 1) or isinstance(value, float):
-        raise _holds(value, "0 or 1")
+        raise holds(value, "0 or 1")
     return bool(value)
 
 
@@ -94,7 +102,7 @@ def _deck(value):
             return Deck.parse(value)
     except DeckError:
         pass
-    raise _holds(value, "a deck")
+    raise holds(value, "a deck")
 
 
 def _players(value):
@@ -149,10 +157,10 @@ def key_problem(key, deck=None, hands=None, seats=None, empty_hands=False):
     return None
 
 
-def _key(value, deck, hands=None, seats=None, empty_hands=False):
+def loop_key(value, deck, hands=None, seats=None, empty_hands=False):
     problem = key_problem(value, deck, hands, seats, empty_hands)
     if problem is not None:
-        raise _Damaged(problem)
+        raise Damaged(problem)
     return value
 
 
@@ -173,7 +181,7 @@ def stored_json(path, text, what, kind=dict):
 _CODES = bytes.maketrans(b"-JQKA", bytes(range(5)))
 
 
-def _written_by_beggar(text):
+def written_by_beggar(text):
     """The Deal of `text` when it is in the form the archive writes, and passes
     the checks every deal does (Deal.checked); else None. A listing reads
     every row: this is some fifty times quicker than Deal.parse."""
@@ -189,7 +197,7 @@ def _written_by_beggar(text):
 def stored_deal(path, game_id, text):
     """The Deal of game `game_id` as the archive at `path` holds it; ArchiveFault,
     naming the file and the game, when it is none."""
-    deal = _written_by_beggar(text)
+    deal = written_by_beggar(text)
     if deal is not None:
         return deal
     try:
@@ -211,13 +219,13 @@ def outcome_problem(outcome, players):
     if unknown:
         return f"has an unknown field {cut(unknown[0])}"
     try:
-        status = _one_of(outcome["status"], STATUSES)
-        _optional(count)(outcome["winner"], 0, players - 1)
+        status = one_of(outcome["status"], STATUSES)
+        optional(count)(outcome["winner"], 0, players - 1)
         count(outcome["cards"])
         count(outcome["tricks"])
         counts = outcome["counts"]
         if not isinstance(counts, list) or len(counts) != players:
-            raise _holds(counts, f"a list of {players} counts")
+            raise holds(counts, f"a list of {players} counts")
         for held in counts:
             count(held)
         for field in ("loop_entry", "loop_period"):
@@ -231,18 +239,18 @@ def outcome_problem(outcome, players):
                 count(pair["cards"], 1 if field == "loop_period" else 0)
         if outcome["engine"] is not None:
             _name(outcome["engine"])
-    except _Damaged as problem:
+    except Damaged as problem:
         return str(problem)
     return None
 
 
 def _rules(value):
     if set(value) - {"max_cards", "max_tricks", "detect_loops"}:
-        raise _holds(value, "the rules of a game")
+        raise holds(value, "the rules of a game")
     try:
         Rules(**value)
     except (TypeError, ValueError) as error:
-        raise _Damaged(f"hold {cut(value)}: {error}") from None
+        raise Damaged(f"hold {cut(value)}: {error}") from None
     return value
 
 
@@ -262,10 +270,10 @@ def read_game(path, row, empty_hands=False):
         if "deal" in game:
             column = "deal"
             deal = stored_deal(path, game.get("id"), game["deal"])
-        for column, check in (("status", lambda v: _one_of(v, STATUSES)), ("cards", count), ("tricks", count),
-                              ("job", _optional(_name)), ("driver", _optional(_name)),
-                              ("seed", _optional(lambda v: count(v, 0, MAX_SEED))), ("chunk", _optional(count)),
-                              ("parent", _optional(lambda v: count(v, 1, MAX_ID))), ("found_at", _stamp),
+        for column, check in (("status", lambda v: one_of(v, STATUSES)), ("cards", count), ("tricks", count),
+                              ("job", optional(_name)), ("driver", optional(_name)),
+                              ("seed", optional(lambda v: count(v, 0, MAX_SEED))), ("chunk", optional(count)),
+                              ("parent", optional(lambda v: count(v, 1, MAX_ID))), ("found_at", _stamp),
                               ("disputed", _flag), ("players", _players), ("split", lambda v: count(v, 1))):
             if column in game:
                 game[column] = check(game[column])
@@ -273,7 +281,7 @@ def read_game(path, row, empty_hands=False):
         # A family's first game is kept before its members (in the same transaction, or long before):
         # a parent of a later id, the game itself among them, is no parent the archive wrote.
         if game.get("parent") is not None and game.get("id") is not None and game["parent"] >= game["id"]:
-            raise _Damaged("names the game itself" if game["parent"] == game["id"] else
+            raise Damaged("names the game itself" if game["parent"] == game["id"] else
                            f"names game {game['parent']}, not one kept before it (a family's first game is kept "
                            "before its members)")
         column = "deck"
@@ -282,30 +290,30 @@ def read_game(path, row, empty_hands=False):
             for column, value in (("deck", deal.deck_written()), ("players", deal.players),
                                   ("split", len(deal.hands[0]))):
                 if column in game and game[column] != value and (column != "deck" or deck.counts != deal.counts()):
-                    raise _Damaged(f"holds {cut(game[column])}, where its deal has {cut(value)}")
+                    raise Damaged(f"holds {cut(game[column])}, where its deal has {cut(value)}")
         players = game.get("players", deal.players if deal is not None else MAX_PLAYERS)
         status = game.get("status")
         column = "winner"
         if "winner" in game:
-            _optional(count)(game["winner"], 0, players - 1)
+            optional(count)(game["winner"], 0, players - 1)
             if status == "loop" and game["winner"] is not None:
-                raise _holds(game["winner"], "NULL for a loop")
+                raise holds(game["winner"], "NULL for a loop")
             if status == "finished" and game["winner"] is None:
-                raise _holds(game["winner"], "the winner of a finished game")
+                raise holds(game["winner"], "the winner of a finished game")
         for column in ("entry_tricks", "entry_cards", "period_tricks", "period_cards"):
             if column in game:
                 value = game[column]
                 if status is not None and (value is None) != (status != "loop"):
-                    raise _holds(value, "a count for a loop" if status == "loop" else f"NULL for a {status} game")
-                _optional(count)(value, 1 if column.startswith("period") else 0)
+                    raise holds(value, "a count for a loop" if status == "loop" else f"NULL for a {status} game")
+                optional(count)(value, 1 if column.startswith("period") else 0)
         column = "rank"
         if game.get("rank") is not None and not (isinstance(game["rank"], str) and game["rank"].isascii()
                                                  and game["rank"].isdigit() and len(game["rank"]) <= 200):
-            raise _holds(game["rank"], "an arrangement number in decimal")
+            raise holds(game["rank"], "an arrangement number in decimal")
         column = "loop"
         if game.get("loop") is not None:
             # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
-            _key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
+            loop_key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
                  game.get("players", deal.players if deal is not None else None), empty_hands)
         for column in ("rules", "compiled", "reference"):
             if column in game:
@@ -316,7 +324,7 @@ def read_game(path, row, empty_hands=False):
                 else:
                     problem = outcome_problem(game[column], players)
                     if problem is not None:
-                        raise _Damaged(problem)
+                        raise Damaged(problem)
         column = "compiled"
         compiled = game.get("compiled")
         if isinstance(compiled, dict):
@@ -327,11 +335,11 @@ def read_game(path, row, empty_hands=False):
                                  ("entry_tricks", entry.get("tricks")), ("entry_cards", entry.get("cards")),
                                  ("period_tricks", period.get("tricks")), ("period_cards", period.get("cards"))):
                 if field in game and value != game[field]:
-                    raise _Damaged(f"says {field} {cut(value)}, where the game's row says {cut(game[field])}")
-    except _Damaged as problem:
-        raise _damaged(path, what, column, problem) from None
+                    raise Damaged(f"says {field} {cut(value)}, where the game's row says {cut(game[field])}")
+    except Damaged as problem:
+        raise damaged(path, what, column, problem) from None
     except DealError as error:          # pragma: no cover - stored_deal says it
-        raise _damaged(path, what, column, error) from None
+        raise damaged(path, what, column, error) from None
     return game
 
 
@@ -352,10 +360,10 @@ def read_loop(path, row, empty_hands=False):
             count(loop["id"], 1, MAX_ID)
         for column, check in (("players", _players), ("period_tricks", lambda v: count(v, 1)),
                               ("period_cards", lambda v: count(v, 1)), ("states", lambda v: count(v, 1)),
-                              ("balanced", _flag), ("job", _optional(_name)), ("driver", _optional(_name)),
-                              ("chunk", _optional(count)), ("found_at", _stamp),
-                              ("basin_states", _optional(count)), ("basin_deals", _optional(count)),
-                              ("basin_stopped_by", _optional(lambda v: _one_of(v, BASIN_BOUNDS))),
+                              ("balanced", _flag), ("job", optional(_name)), ("driver", optional(_name)),
+                              ("chunk", optional(count)), ("found_at", _stamp),
+                              ("basin_states", optional(count)), ("basin_deals", optional(count)),
+                              ("basin_stopped_by", optional(lambda v: one_of(v, BASIN_BOUNDS))),
                               ("games", count)):
             if column in loop:
                 loop[column] = check(loop[column])
@@ -363,62 +371,38 @@ def read_loop(path, row, empty_hands=False):
         deck = _deck(loop["deck"]) if "deck" in loop else None
         column = "key"
         if "key" in loop:
-            _key(loop["key"], deck, loop.get("players"), None, empty_hands)
+            loop_key(loop["key"], deck, loop.get("players"), None, empty_hands)
         column = "period_cards"
         if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
                 and loop["period_cards"] < loop["period_tricks"]:
-            raise _Damaged(f"holds {loop['period_cards']}, fewer cards than its {loop['period_tricks']} tricks")
+            raise Damaged(f"holds {loop['period_cards']}, fewer cards than its {loop['period_tricks']} tricks")
         column = "states"
         # One state at each trick's end: a cycle holds as many as its period has tricks.
         if loop.get("states") is not None and loop.get("period_tricks") is not None \
                 and loop["states"] != loop["period_tricks"]:
-            raise _Damaged(f"holds {loop['states']}, where its period has {loop['period_tricks']} tricks")
-    except _Damaged as problem:
-        raise _damaged(path, what, column, problem) from None
+            raise Damaged(f"holds {loop['states']}, where its period has {loop['period_tricks']} tricks")
+    except Damaged as problem:
+        raise damaged(path, what, column, problem) from None
     return loop
 
 
-# ------------------------------------------------------------------ seats
+# ------------------------------------------------------------------ driver rows
 
-#: What stopped a seat's search (NULL: it was complete): its bound in states
-#: alone (a bound in seconds stops work, and keeps nothing).
-SEAT_BOUNDS = ("states",)
-
-
-def read_seat(path, row, deck=None):
-    """A row of table seats (a dict of its columns), checked column by column:
-    ArchiveFault naming the file, the seat and the column. `deck`: the job's
-    decks.Deck, which the loop's key and the best state hold the cards of."""
-    seat = dict(row)
-    what = f"the seat of loop {cut(seat.get('loop'))} at {cut(seat.get('players'))} of job {cut(seat.get('job'))}"
+def read_driver_row(path, row):
+    """A row of table driver_rows (a dict of its columns), checked: its job,
+    kind and key names, its time stamp, and its value a JSON object, read;
+    ArchiveFault naming the file, the row and the column. What the value
+    holds is its driver's to check, by its own record's shape."""
+    kept = dict(row)
+    what = f"the {cut(kept.get('kind'))} {cut(kept.get('key'))} of job {cut(kept.get('job'))}"
     column = "job"
     try:
-        _name(seat["job"])
-        for column, check in (("players", lambda v: count(v, MIN_PLAYERS, MAX_PLAYERS)), ("states", count),
-                              ("deals", count), ("stopped_by", _optional(lambda v: _one_of(v, SEAT_BOUNDS))),
-                              ("smallest", _optional(count)), ("done_at", _stamp)):
-            seat[column] = check(seat[column])
-        column = "loop"
-        _key(seat["loop"], deck)
-        column = "seconds"
-        if isinstance(seat["seconds"], bool) or not isinstance(seat["seconds"], (int, float)) \
-                or not 0 <= seat["seconds"] < 1e12:
-            raise _holds(seat["seconds"], "a time from 0 to 10^12 s")
-        column = "best"
-        best = seat["best"]
-        if best is None:
-            if seat["smallest"] is not None:
-                raise _holds(seat["smallest"], "none (no best state)")
-        else:
-            deal = _written_by_beggar(best)
-            if deal is None or deal.players != seat["players"] or (deck is not None and deal.counts() != deck.counts):
-                raise _holds(best, f"a state of {seat['players']} hands of the job's deck")
-            if seat["smallest"] != min(len(hand) for hand in deal.hands):
-                column = "smallest"
-                raise _holds(seat["smallest"], f"the smallest hand of {best}")
-    except _Damaged as problem:
-        raise _damaged(path, what, column, problem) from None
-    return seat
+        for column, check in (("job", _name), ("kind", _name), ("key", _name), ("done_at", _stamp)):
+            kept[column] = check(kept[column])
+    except Damaged as problem:
+        raise damaged(path, what, column, problem) from None
+    kept["value"] = stored_json(path, kept["value"], f"the value of {what}")
+    return kept
 
 
 # ------------------------------------------------------------------ jobs
@@ -433,12 +417,12 @@ def read_job(path, row):
     try:
         if "id" in job:
             _name(job["id"])
-        for column, check in (("state", lambda v: _one_of(v, JOB_STATES)), ("created", _stamp),
+        for column, check in (("state", lambda v: one_of(v, JOB_STATES)), ("created", _stamp),
                               ("updated", _stamp)):
             if column in job:
                 job[column] = check(job[column])
-    except _Damaged as problem:
-        raise _damaged(path, what, column, problem) from None
+    except Damaged as problem:
+        raise damaged(path, what, column, problem) from None
     if "spec" in job:
         job["spec"] = stored_json(path, job["spec"], f"the spec of job {job.get('id')}")
     return job
@@ -447,7 +431,7 @@ def read_job(path, row):
 # ------------------------------------------------------------------ chunks
 
 def _counts_within(value):
-    """Every number in `value` (nested lists and objects) a count, else _Damaged."""
+    """Every number in `value` (nested lists and objects) a count, else Damaged."""
     if isinstance(value, dict):
         for item in value.values():
             _counts_within(item)
@@ -481,21 +465,21 @@ def stats_problem(stats, deck=None, driver=None, empty_hands=False):
     for field, value in stats.items():
         try:
             _KINDS[kinds[field]](value, deck, empty_hands)
-        except _Damaged as problem:
+        except Damaged as problem:
             return f"'{field}' {problem}"
     return None
 
 
 def _statuses(value, deck, empty_hands=False):
     if not isinstance(value, dict) or set(value) - set(STATUSES):
-        raise _holds(value, "the games of each status")
+        raise holds(value, "the games of each status")
     for games in value.values():
         count(games)
 
 
 def _bins(value, deck, empty_hands=False):
     if not isinstance(value, list):
-        raise _holds(value, "a list of counts")
+        raise holds(value, "a list of counts")
     # Some 2,400 bins a chunk, and a long job's report reads thousands of
     # chunks: one pass, and count() to name a bad bin only where there is one.
     if not all(type(games) is int and 0 <= games <= MAX_COUNT for games in value):
@@ -505,10 +489,10 @@ def _bins(value, deck, empty_hands=False):
 
 def _histogram(value, deck, empty_hands=False):
     if not isinstance(value, dict):
-        raise _holds(value, "the games of each length")
+        raise holds(value, "the games of each length")
     for length, games in value.items():
         if not (length.isascii() and length.isdigit() and len(length) <= 19):
-            raise _Damaged(f"counts a length {cut(length)}")
+            raise Damaged(f"counts a length {cut(length)}")
         count(games)
 
 
@@ -520,16 +504,16 @@ def _loop_keys(keys, deck, empty_hands=False):
     for key in keys:
         problem = key_problem(key, deck, empty_hands=empty_hands)
         if problem is not None:
-            raise _Damaged(f"the key {problem}")
+            raise Damaged(f"the key {problem}")
 
 
 def _census_loops(value, deck, empty_hands=False):
     if not isinstance(value, dict):
-        raise _holds(value, "the loops of a census block")
+        raise holds(value, "the loops of a census block")
     _loop_keys(value, deck, empty_hands)
     for entry in value.values():
         if not isinstance(entry, list) or len(entry) != 3:
-            raise _holds(entry, "[deals, period tricks, period cards]")
+            raise holds(entry, "[deals, period tricks, period cards]")
         count(entry[0])
         count(entry[1], 1)
         count(entry[2], 1)
@@ -537,7 +521,7 @@ def _census_loops(value, deck, empty_hands=False):
 
 def _walk_loops(value, deck, empty_hands=False):
     if not isinstance(value, list):
-        raise _holds(value, "the loops of a walk")
+        raise holds(value, "the loops of a walk")
     _loop_keys(value, deck, empty_hands)
 
 
@@ -545,101 +529,38 @@ def _longest(value, deck, empty_hands=False):
     if value is None:
         return
     if not isinstance(value, list) or len(value) != 4:
-        raise _holds(value, "[cards, tricks, deal, rank]")
+        raise holds(value, "[cards, tricks, deal, rank]")
     count(value[0])
     count(value[1])
     try:
         Deal.parse(value[2])
     except (DealError, DeckError, TypeError, ValueError):
-        raise _holds(value[2], "a deal") from None
+        raise holds(value[2], "a deal") from None
     if not (isinstance(value[3], str) and value[3].isascii() and value[3].isdigit() and len(value[3]) <= 200):
-        raise _holds(value[3], "an arrangement number in decimal")
+        raise holds(value[3], "an arrangement number in decimal")
 
 
 def _counts(value, deck, empty_hands=False):
     if not isinstance(value, dict):
-        raise _holds(value, "what a search reached")
+        raise holds(value, "what a search reached")
     _counts_within(value)
 
 
-def _fields(value, known, what):
-    """`value` when it is a JSON object of exactly the fields `known`, else _Damaged."""
+def fields(value, known, what):
+    """`value` when it is a JSON object of exactly the fields `known`, else Damaged."""
     if not isinstance(value, dict) or set(value) != known:
-        raise _holds(value, what)
+        raise holds(value, what)
     return value
 
 
-def _hunt_first(value, deck, empty_hands=False):
-    """A hunt chunk's record of the first kind: the loops it started from and
-    added, and what the searches from each loop it seated reached, else _Damaged."""
-    _fields(value, records.HUNT_FIRST_FIELDS, "a hunt's start, loops added and seats")
-    for name in ("from", "at", "new", "walk_ms", "seat_ms"):
-        count(value[name])
-    count(value["workers"], 1, MOST_WORKERS)
-    if value["from"] < 1 or value["from"] > value["at"]:
-        raise _Damaged(f"says it started from {cut(value['from'])} loops, of {cut(value['at'])} known when kept")
-    for name in ("added", "seated"):
-        if not isinstance(value[name], list):
-            raise _holds(value[name], "a list")
-    _loop_keys(value["added"], deck, empty_hands)
-    for seated in value["seated"]:
-        _fields(seated, records.SEATED_FIELDS, "a loop's seats: its key, basin, tables of 3 and 4")
-        _loop_keys([seated["loop"]], deck, empty_hands)
-        for table in ("basin", "3", "4"):
-            search = _fields(seated[table], records.SEARCH_FIELDS, "what a search reached")
-            count(search["states"])
-            count(search["deals"])
-            if search["stopped_by"] is not None:
-                _one_of(search["stopped_by"], BASIN_BOUNDS)
-            if search["best"] is None:
-                if search["smallest"] is not None:
-                    raise _holds(search["smallest"], "none (no best state)")
-                continue
-            try:
-                best = Deal.parse(search["best"]) if isinstance(search["best"], str) else None
-            except (DealError, DeckError, ValueError):
-                best = None
-            players = 2 if table == "basin" else int(table)
-            if best is None or best.players != players or (deck is not None and best.total != deck.total):
-                raise _holds(search["best"], f"a state of {players} hands of the deck")
-            if search["smallest"] != min(len(hand) for hand in best.hands):
-                raise _holds(search["smallest"], f"the smallest hand of {search['best']}")
-
-
-def _hunt_walk(value, deck, empty_hands=False):
-    """A hunt walk chunk's record (records.HUNT_WALK_FIELDS): its round, its
-    figures, and each loop its walks reported as [key, part, period in
-    tricks, cycle hash (16 hex digits), balance, family's name], else
-    _Damaged."""
-    _fields(value, records.HUNT_WALK_FIELDS, "a hunt walk's round, tries, loops and times")
-    for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
-        count(value[name])
-    count(value["workers"], 1, MOST_WORKERS)
-    if not isinstance(value["loops"], list):
-        raise _holds(value["loops"], "a list of the loops its walks reported")
-    seen = set()
-    for entry in value["loops"]:
-        # A loop kept before families has no family's name (hunt.known_state works it out).
-        if not isinstance(entry, list) or len(entry) not in (5, 6):
-            raise _holds(entry, "[key, part, period, cycle hash, balance, family]")
-        key, part, period, cycle, balance = entry[:5]
-        if len(entry) == 6 and not (isinstance(entry[5], str) and records.FAMILY_NAME.fullmatch(entry[5])):
-            raise _holds(entry[5], "a family's name (tricks.cards.8 hex digits)")
-        _loop_keys([key], deck)
-        if key in seen:
-            raise _Damaged(f"lists loop {cut(key)} twice")
-        seen.add(key)
-        count(part)
-        count(period, 1)
-        if not (isinstance(cycle, str) and len(cycle) == 16 and all(ch in "0123456789abcdef" for ch in cycle)):
-            raise _holds(cycle, "a loop's cycle hash (16 hex digits)")
-        count(balance, 1, deck.total // 2 if deck is not None else MAX_COUNT)
+def _own(value, deck, empty_hands=False):
+    if not isinstance(value, dict):
+        raise holds(value, "a JSON object")
 
 
 _KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,
           records.WORKERS: _workers, records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops,
-          records.LONGEST: _longest, records.COUNTS: _counts, records.HUNT_FIRST: _hunt_first,
-          records.HUNT_WALK: _hunt_walk}
+          records.LONGEST: _longest, records.COUNTS: _counts, records.OWN: _own}
 
 
 def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
@@ -660,11 +581,9 @@ def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
                 chunk[column] = check(chunk[column])
         column = "seconds"
         if "seconds" in chunk:
-            seconds = chunk["seconds"]
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e12:
-                raise _holds(seconds, "a time from 0 to 10^12 s")
-    except _Damaged as problem:
-        raise _damaged(path, what, column, problem) from None
+            seconds(chunk["seconds"])
+    except Damaged as problem:
+        raise damaged(path, what, column, problem) from None
     if chunk.get("stats") is not None:
         where = f"the statistics of {what}"
         chunk["stats"] = stats = stored_json(path, chunk["stats"], where)

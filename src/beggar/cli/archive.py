@@ -15,6 +15,7 @@ from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
+from ..search.drivers import hunt
 from .format import describe, loop_basin, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
@@ -205,7 +206,7 @@ def _show_loop(args):
     from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
-        seats = archive.loop_seats(row["deck"], row["key"])
+        seats = sorted(hunt.seats(archive, row["deck"], loop=row["key"]), key=lambda seat: seat["job"])
     deal, _ = loops.kept_state(row, args.archive)
     print(f"loop     {row['id']}: {row['deck']} deck, {deal.players} players, period {row['period_tricks']} "
           f"tricks / {row['period_cards']} cards, {row['states']} states on its cycle")

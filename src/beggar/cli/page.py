@@ -21,6 +21,7 @@ from ..deal import Deal
 from ..decks import Deck, hand_sizes
 from ..reports import odds
 from ..search import drivers
+from ..search.drivers.hunt import seats
 from ..search.job import stored
 from . import charts
 from .format import loop_basin, number, trick_lines, when
@@ -120,7 +121,7 @@ def _seat_bests(archive, job_id):
             continue
         deck = str(Deck.parse(spec["deck"]))
         aimed.update((deck, players) for players in (spec.get("hunt") or {}).get("tables", ()))
-        for seat in archive.seats(i):
+        for seat in seats(archive, deck, i):
             count, best = seated.get((deck, seat["players"]), (0, None))
             if seat["smallest"] is not None:
                 mine = (seat["smallest"], seat["deals"] > 0, seat["loop"], seat["best"], i)

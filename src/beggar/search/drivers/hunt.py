@@ -23,9 +23,10 @@ fixed in its spec when it is created. Its work is of two kinds:
   the search back from the loop at that table (elimination.from_loop,
   guided by [hunt] guide, bounded by basin_states), a unit of its own, done
   by any worker as the walks go on and kept with the deals it found (each
-  replayed by the reference engine) and what it reached, in the archive's
-  seats. A seat that basin_seconds stops keeps nothing, and is searched
-  again when the job goes on: a bound in seconds stops work, it never
+  replayed by the reference engine) and what it reached, as the hunt's
+  driver rows of kind seat (SEAT_ROW: the archive knows no seat). A seat
+  that basin_seconds stops keeps nothing, and is searched again when the
+  job goes on: a bound in seconds stops work, it never
   changes what is kept.
 
 What the hunt knows is rebuilt from its kept records whenever it goes on,
@@ -40,10 +41,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, fields
 
 from ... import elimination, family, loops
-from ...archive import ArchiveFault
+from ...archive import ArchiveFault, readback
 from ...checks import MAX_COUNT, cut, whole
 from ...cycle import key_deal, key_hands
-from ...decks import MAX_DECK, Deck
+from ...decks import MAX_DECK, MAX_PLAYERS, MIN_PLAYERS, Deck
 from ...rules import Rules
 from ...states import GUIDES
 from .. import SearchError, announce
@@ -212,8 +213,117 @@ class Found:
     family: str
 
     def record(self):
-        """Its entry in a chunk's record (records.HUNT_WALK_FIELDS' loops)."""
+        """Its entry in a chunk's record (RECORD's loops)."""
         return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance, self.family]
+
+
+#: A hunt chunk's record (the field "hunt" of its statistics, its own:
+#: records.OWN): its round, its tries and what they reached, and every loop
+#: its walks reported, each as [canonical state (hex), the part that found
+#: it first, its period in tricks, its cycle hash (16 hex digits), its
+#: balance, its family's name (family.NAME; none in a record kept before
+#: families)].
+RECORD = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"}
+
+
+def read_records(archive, job_id, deck):
+    """archive.chunk_records of hunt `job_id` of `deck` (a decks.Deck), each
+    record's own part checked (check_record): ArchiveFault naming the chunk,
+    as the archive's reader names one."""
+    found = archive.chunk_records(job_id)
+    for chunk, stats in found:
+        try:
+            check_record(stats["hunt"], deck)
+        except readback.Damaged as problem:
+            raise ArchiveFault(f"{archive.path}: damaged: the statistics of chunk {chunk} of job {job_id}: 'hunt' "
+                               f"{problem}") from None
+    return found
+
+
+def check_record(value, deck):
+    """readback.Damaged unless `value` is a hunt chunk's record (RECORD)."""
+    readback.fields(value, RECORD, "a hunt walk's round, tries, loops and times")
+    for name in ("round", "tries", "largest", "walk_ms", "check_ms"):
+        readback.count(value[name])
+    readback.count(value["workers"], 1, readback.MOST_WORKERS)
+    if not isinstance(value["loops"], list):
+        raise readback.holds(value["loops"], "a list of the loops its walks reported")
+    seen = set()
+    for entry in value["loops"]:
+        # A loop kept before families has no family's name (known_state works it out).
+        if not isinstance(entry, list) or len(entry) not in (5, 6):
+            raise readback.holds(entry, "[key, part, period, cycle hash, balance, family]")
+        key, part, period, cycle, balance = entry[:5]
+        if len(entry) == 6 and not (isinstance(entry[5], str) and family.NAME.fullmatch(entry[5])):
+            raise readback.holds(entry[5], "a family's name (tricks.cards.8 hex digits)")
+        problem = readback.key_problem(key, deck)
+        if problem is not None:
+            raise readback.Damaged(f"the key {problem}")
+        if key in seen:
+            raise readback.Damaged(f"lists loop {cut(key)} twice")
+        seen.add(key)
+        readback.count(part)
+        readback.count(period, 1)
+        if not (isinstance(cycle, str) and len(cycle) == 16 and all(ch in "0123456789abcdef" for ch in cycle)):
+            raise readback.holds(cycle, "a loop's cycle hash (16 hex digits)")
+        readback.count(balance, 1, deck.total // 2)
+
+
+#: A seat as the hunt keeps it (Archive.put_row), a driver row of kind
+#: "seat" keyed 'LOOP/PLAYERS': {field: its check} (read_seat), in the order
+#: they are checked. What stopped a seat's search (null: it was complete) is
+#: its bound in states alone: a bound in seconds stops work, and keeps nothing.
+SEAT_ROW = {"loop": None, "players": lambda v: readback.count(v, MIN_PLAYERS, MAX_PLAYERS),
+            "states": readback.count, "deals": readback.count,
+            "stopped_by": readback.optional(lambda v: readback.one_of(v, ("states",))),
+            "smallest": readback.optional(readback.count), "best": None, "seconds": readback.seconds}
+
+
+def seat_key(loop, players):
+    return f"{loop}/{players}"
+
+
+def seats(archive, deck, job_id=None, loop=None):
+    """The seats kept (of job `job_id`, of the loop of canonical state `loop`
+    at every table, when given) as dicts of the job, its fields (SEAT_ROW)
+    and done_at, in the order kept, each checked (read_seat) against `deck`
+    (a decks.Deck or its name), whose cards the loop and the best state hold."""
+    keys = None if loop is None else [seat_key(loop, players) for players in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+    return [read_seat(archive.path, row, Deck.parse(deck)) for row in archive.rows("seat", job_id, keys)]
+
+
+def read_seat(path, row, deck):
+    """A driver row of kind seat (Archive.rows) as a seat, its value checked
+    field by field against SEAT_ROW: ArchiveFault naming the file, the seat
+    and the field, as the archive's own readers do."""
+    seat = row["value"]
+    what = f"the seat of loop {cut(seat.get('loop'))} at {cut(seat.get('players'))} of job {cut(row['job'])}"
+    column = "value"
+    try:
+        readback.fields(seat, set(SEAT_ROW), f"a seat's {', '.join(SEAT_ROW)}")
+        for column, check in SEAT_ROW.items():
+            if check is not None:
+                check(seat[column])
+        column = "loop"
+        readback.loop_key(seat["loop"], deck)
+        if row["key"] != seat_key(seat["loop"], seat["players"]):
+            column = "key"
+            raise readback.holds(row["key"], f"{seat_key(cut(seat['loop']), seat['players'])}, its loop and table")
+        column = "best"
+        best = seat["best"]
+        if best is None:
+            if seat["smallest"] is not None:
+                raise readback.holds(seat["smallest"], "none (no best state)")
+        else:
+            deal = readback.written_by_beggar(best)
+            if deal is None or deal.players != seat["players"] or deal.counts() != deck.counts:
+                raise readback.holds(best, f"a state of {seat['players']} hands of the job's deck")
+            if seat["smallest"] != min(len(hand) for hand in deal.hands):
+                column = "smallest"
+                raise readback.holds(seat["smallest"], f"the smallest hand of {best}")
+    except readback.Damaged as problem:
+        raise readback.damaged(path, what, column, problem) from None
+    return {"job": row["job"], **seat, "done_at": row["done_at"]}
 
 
 @dataclass
@@ -626,8 +736,9 @@ class Hunt(Walker):
                 row = archive.loop(loop_id)
                 if row["basin_states"] is None or (row["basin_stopped_by"] and table.stopped_by is None):
                     archive.set_basin(loop_id, table.states, len(table.deals), table.stopped_by)
-            archive.add_seat(job_id, seat.loop, seat.players, table.states, len(table.deals), table.stopped_by,
-                             smallest, best, result.seconds)
+            archive.put_row(job_id, "seat", seat_key(seat.loop, seat.players), {
+                "loop": seat.loop, "players": seat.players, "states": table.states, "deals": len(table.deals),
+                "stopped_by": table.stopped_by, "smallest": smallest, "best": best, "seconds": result.seconds})
         state.seated(seat, smallest, best, len(table.deals))
         if table.stopped_by is not None:
             state.bounded[seat.players] = state.bounded.get(seat.players, 0) + 1
@@ -842,7 +953,8 @@ def known_state(archive, job_id, spec):
     # What a record says of each loop is what its cycle says (its period, hash, balance and family steer
     # the walks: a balance edited would make a resume walk from another pool and keep other loops).
     said = {}
-    for chunk, stats in archive.chunk_records(job_id):
+    records = read_records(archive, job_id, Deck.parse(spec["deck"]))
+    for chunk, stats in records:
         for key, _, period, cycle, balance, *named in stats["hunt"]["loops"]:
             said.setdefault(key, (chunk, period, int(cycle, 16), balance, *named))
     families = {}
@@ -859,7 +971,7 @@ def known_state(archive, job_id, spec):
                                    + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
                                    + (f" and {truth[3]}" if named else ""))
     listed = {}
-    for chunk, stats in archive.chunk_records(job_id):
+    for chunk, stats in records:
         record = stats["hunt"]
         round_ = state.round_of(chunk)
         parts = -(-kept[chunk] // spec["chunk"])
@@ -885,7 +997,7 @@ def known_state(archive, job_id, spec):
                            "archive does not hold")
     state.seat_cells()
     queued = set(state.due)
-    for row in archive.seats(job_id):
+    for row in seats(archive, spec["deck"], job_id):
         seat = Seat(row["loop"], row["players"])
         if row["loop"] not in state.known or row["players"] not in state.rules.tables:
             raise ArchiveFault(f"{where}: a seat of loop {row['loop'][:16]}... at {row['players']}, a loop or "
