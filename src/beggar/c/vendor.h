@@ -10,7 +10,8 @@
    BG_FN                 a function of the kernels' code
    BG_KERNEL             a kernel (an entry point of a launch)
    BG_KERNEL_REGISTERS(n) a kernel of at most n registers a thread, where the
-                         compiler's own choice spills (CUDA's; elsewhere BG_KERNEL)
+                         compiler's own choice spills or issues more (CUDA's;
+                         elsewhere BG_KERNEL)
    BG_GLOBAL, BG_LOCAL   pointers into the launch's memory and into the
                          block's shared memory (OpenCL's address spaces)
    BG_SHARED             a block's shared memory, declared in a kernel

@@ -398,8 +398,10 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
 /* Deals first .. first + count - 1 of `seed` (count < 2^40). Finished games
    are counted in `lengths` (lengths.py's bins) and the longest is `best`
    (bg_best_key); every game bg_sample_keeps goes to `hits`. `next` starts
-   at 0. */
-BG_KERNEL bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count,
+   at 0. At most 72 registers: ptxas's own choice is 75 to 78 (sm_90, sm_80)
+   and issues more instructions a deal than this cap, which spills nothing
+   (gpu_kernel_model.py). */
+BG_KERNEL_REGISTERS(72) bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count,
                     bg_i64 min_cards, bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* lengths,
                     BG_GLOBAL bg_u64* best, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
                     bg_u64 capacity) {
