@@ -176,8 +176,9 @@ def machine_code(nvdisasm, cubin, texts):
             where = chain[0] if chain else None         # the innermost inlined call's line
             name = next((n for file, first, last, n in spans
                          if where and where[0] == file and first <= where[1] <= last), None)
-            if name in PARTS["per trick"] and name != "bg_trick":
-                # A trick's own loop (its exchanges) reconverges each trick, not each game.
+            if name == "bg_step":
+                # A trick's own loop (its exchanges, where the compiler gives
+                # bg_head's lines too) reconverges each trick, not each game.
                 kernel["game"].append(address)
             region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", text)
             if region:

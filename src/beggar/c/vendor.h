@@ -10,7 +10,8 @@
    BG_FN                 a function of the kernels' code
    BG_KERNEL             a kernel (an entry point of a launch)
    BG_KERNEL_REGISTERS(n) a kernel of at most n registers a thread, where the
-                         compiler's own choice spills (CUDA's; elsewhere BG_KERNEL)
+                         compiler's own choice spills or issues more (CUDA's;
+                         elsewhere BG_KERNEL)
    BG_GLOBAL, BG_LOCAL   pointers into the launch's memory and into the
                          block's shared memory (OpenCL's address spaces)
    BG_SHARED             a block's shared memory, declared in a kernel
@@ -27,6 +28,11 @@
    BG_NO_UNROLL          before a loop of a few trips that vary from thread to
                          thread: its body once in the machine code, a trip a
                          pass (CUDA's; the other compilers do as they like)
+   bg_pair, bg_set_pair  the 32-bit word of two 16-bit pieces in shared memory
+                         (at a word's offset), read and written as one, its
+                         first piece in the low half, as each language defines
+                         it (memcpy in C and C++, vload2 and vstore2 in OpenCL
+                         C; a union's other member is C's alone)
 
    The host build is one thread: its "atomics" are plain operations and its
    barrier nothing. The concurrency harness defines BG_HARNESS and its own
@@ -34,7 +40,7 @@
    no warp or sub-group primitive: a block's threads meet only at its barriers
    and through atomics. Every target is little-endian: a 32-bit word of
    shared memory read as two 16-bit pieces has its first in its low half
-   (kernel.cu's bg_take). */
+   (bg_pair). */
 
 #ifndef BEGGAR_GPU_VENDOR_H
 #define BEGGAR_GPU_VENDOR_H
@@ -72,6 +78,8 @@ typedef unsigned char bg_u8;
 #define BG_CAS64(p, old, v) atomicCAS((p), (bg_u64)(old), (bg_u64)(v))
 #define BG_CTZ64(x) (__ffsll((long long)(x)) - 1)
 #define BG_NO_UNROLL _Pragma("unroll 1")
+BG_FN bg_u32 bg_pair(const bg_u16* p) { bg_u32 w; memcpy(&w, __builtin_assume_aligned(p, 4), 4); return w; }
+BG_FN void bg_set_pair(bg_u16* p, bg_u32 w) { memcpy(__builtin_assume_aligned(p, 4), &w, 4); }
 
 #elif defined(BG_OPENCL)
 
@@ -100,6 +108,8 @@ typedef uchar bg_u8;
 /* OpenCL C 1.2 has clz and no ctz: the lowest set bit, counted from the top. */
 #define BG_CTZ64(x) (63 - (int)clz((x) & (0 - (x))))
 #define BG_NO_UNROLL
+BG_FN bg_u32 bg_pair(const __local bg_u16* p) { return as_uint(vload2(0, p)); }
+BG_FN void bg_set_pair(__local bg_u16* p, bg_u32 w) { vstore2(as_ushort2(w), 0, p); }
 #ifndef __ENDIAN_LITTLE__
 #error "the kernels need a little-endian device"
 #endif
@@ -107,6 +117,7 @@ typedef uchar bg_u8;
 #elif defined(BG_HOST)
 
 #include <stdint.h>
+#include <string.h>
 typedef uint64_t bg_u64;
 typedef int64_t bg_i64;
 typedef uint32_t bg_u32;
@@ -118,6 +129,8 @@ typedef uint8_t bg_u8;
 #define BG_CTZ64(x) __builtin_ctzll(x)
 #define BG_NO_UNROLL
 #define BG_KERNEL_REGISTERS(n) BG_KERNEL
+BG_FN bg_u32 bg_pair(const bg_u16* p) { bg_u32 w; memcpy(&w, p, 4); return w; }
+BG_FN void bg_set_pair(bg_u16* p, bg_u32 w) { memcpy(p, &w, 4); }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the kernels' host build needs a little-endian machine"
 #endif

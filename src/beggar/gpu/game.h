@@ -324,27 +324,6 @@ BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
 /* Piece i of hand p. */
 #define BG_AT(g, p, i, mask) BG_PIECE((g)->hands, (p), (bg_head((g), (p)) + (i)) & (mask))
 
-/* Hand p has laid its head piece, within a trick: its head goes on past the
-   ring's end (BG_AT wraps it), and its size is left as it was (bg_trick
-   sets both at the trick's end). */
-BG_FN void bg_pop(bg_game* g, int p) {
-    if (p)
-        g->head1++;
-    else
-        g->head0++;
-}
-
-/* Lay piece k of the pile after its first: it goes after the last piece of
-   both hands (place end0 + k of hand 0, end1 + k of hand 1), so that
-   whichever takes the pile holds it already. Those places are free: a
-   hand, after the pieces it laid, and the pile hold at most the deck's
-   court cards and two pieces of plain cards, one of them the pile's
-   first, at most the ring's places. */
-BG_FN void bg_lay(bg_game* g, int end0, int end1, int k, bg_u32 piece, int mask) {
-    BG_PIECE(g->hands, 0, (end0 + k) & mask) = (bg_u16)piece;
-    BG_PIECE(g->hands, 1, (end1 + k) & mask) = (bg_u16)piece;
-}
-
 /* Play one trick from an empty table; 1 when the game is finished.
 
    While no penalty runs the players lay plain cards in turn, the leader
@@ -354,9 +333,20 @@ BG_FN void bg_lay(bg_game* g, int end0, int end1, int k, bg_u32 piece, int mask)
    was his last. A payer then lays plain cards until the penalty is paid,
    his next court card comes, or he runs out. The pile is built of pieces:
    its first in a register, each of the rest written as it is laid after
-   both hands' last pieces (bg_lay). The taker's hand takes them by growing
-   its size, the pile's first run joining his trailing plain cards. A
-   hand's size is its end less its head, set once, at the trick's end. */
+   the last piece of both hands (places end0 + k of hand 0, end1 + k of
+   hand 1), so that whichever takes the pile holds it already. Those places
+   are free: a hand, after the pieces it laid, and the pile hold at most
+   the deck's court cards and two pieces of plain cards, one of them the
+   pile's first, at most the ring's places. The taker's hand takes them by
+   growing its size, the pile's first run joining his trailing plain cards.
+   A hand's size is its end less its head, set once, at the trick's end.
+
+   The exchanges address a piece by its index in `hands`, place * stride +
+   hand (BG_PIECE), wrapped by one mask, `wrap` (BG_BLOCK is a power of
+   two): the payer's head piece at `at`, the other's head `step` further,
+   so that the payer changes with two additions; the pieces laid at lay0
+   and lay1, stepped by adding. The loop has one exit, so that a warp
+   leaves it once. */
 BG_FN int bg_trick(bg_game* g, int mask) {
     int leader = g->leader;
     bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
@@ -378,42 +368,40 @@ BG_FN int bg_trick(bg_game* g, int mask) {
         top = laid << BG_COURT_BITS;
         taker = first ^ 1;
     } else {
-        int payer = first ^ 1;
-        bg_u32 owed = court;
-        bg_pop(g, first);
+        const int stride = 2 * BG_BLOCK, wrap = mask * stride | 1;
+        BG_LOCAL bg_u16* hands = g->hands;
+        int at = bg_head(g, first ^ 1) * stride + (first ^ 1);
+        int step = (bg_head(g, first) + 1) * stride + first - at;   /* past his court card */
+        int lay0 = end0 * stride, lay1 = end1 * stride + 1;
+        bg_u32 owed = court, piece, run;
         top = laid << BG_COURT_BITS | court;
         laid++;
-        /* The payer's head and the other's, which change places with the payer. */
-        int at = bg_head(g, payer), other = bg_head(g, first);
         for (;;) {
-            bg_u32 piece = BG_PIECE(g->hands, payer, at & mask);
-            bg_u32 run = piece >> BG_COURT_BITS;
-            if (run >= owed) {              /* paid in full with plain cards */
-                BG_PIECE(g->hands, payer, at & mask) = (bg_u16)(piece - (owed << BG_COURT_BITS));
-                bg_lay(g, end0, end1, n, owed << BG_COURT_BITS, mask);
-                n++;
-                laid += owed;
+            piece = hands[at & wrap];
+            run = piece >> BG_COURT_BITS;
+            if (run >= owed || !(piece & BG_COURT_MASK))
                 break;
-            }
-            if (!(piece & BG_COURT_MASK)) { /* the payer runs out */
-                BG_PIECE(g->hands, payer, at & mask) = 0;
-                bg_lay(g, end0, end1, n, piece, mask);
-                n++;
-                laid += run;
-                break;
-            }
             /* He lays his run and the court card after it: now the other owes. */
-            bg_lay(g, end0, end1, n, piece, mask);
-            n++;
+            hands[lay0 & wrap] = (bg_u16)piece;
+            hands[lay1 & wrap] = (bg_u16)piece;
+            lay0 += stride;
+            lay1 += stride;
             laid += run + 1;
             owed = piece & BG_COURT_MASK;
-            int was = at + 1;
-            at = other;
-            other = was;
-            payer ^= 1;
+            at += step;
+            step = stride - step;
         }
-        g->head0 = payer ? other : at;
-        g->head1 = payer ? at : other;
+        /* Paid in full with plain cards, or out of them: then his piece is
+           his run alone, and nothing of it stays. */
+        bg_u32 paid = run < owed ? run : owed;
+        hands[at & wrap] = (bg_u16)(piece - (paid << BG_COURT_BITS));
+        hands[lay0 & wrap] = (bg_u16)(paid << BG_COURT_BITS);
+        hands[lay1 & wrap] = (bg_u16)(paid << BG_COURT_BITS);
+        laid += paid;
+        n = (int)((bg_u32)(lay0 - end0 * stride) / stride) + 1;
+        int payer = at & 1, other = at + step;
+        g->head0 = (int)((bg_u32)(payer ? other : at) / stride);
+        g->head1 = (int)((bg_u32)(payer ? at : other) / stride);
         taker = payer ^ 1;              /* who laid the last court card */
     }
     BG_PIECE(g->hands, taker, ((taker ? end1 : end0) - 1) & mask) += (bg_u16)top;

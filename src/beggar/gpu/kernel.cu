@@ -64,16 +64,11 @@ typedef char bg_bins_covered[BG_SHARED_CARDS >= BG_SHARED_BINS ? 1 : -1];
 /* A block's shared memory. */
 typedef struct {
     /* The threads' tables, a place a word (game.h's BG_PIECE), and the
-       queue's entries (game.h's bg_entry), read also a word (two rows) at
-       a time: through the unions, which C and CUDA let alias. */
-    union {
-        bg_u16 pieces[2 * BG_RING * BG_BLOCK];
-        bg_u32 words[BG_RING * BG_BLOCK];
-    } hands;
-    union {
-        bg_u16 pieces[(BG_RING + 2) * BG_BLOCK];
-        bg_u32 words[(BG_RING + 2) / 2 * BG_BLOCK];
-    } queue;
+       queue's entries (game.h's bg_entry), both taken a word of two
+       pieces at a time (bg_take, vendor.h's bg_pair): at offsets of
+       whole words. */
+    bg_u16 hands[2 * BG_RING * BG_BLOCK];
+    bg_u16 queue[(BG_RING + 2) * BG_BLOCK];
     bg_u16 queue_sizes[2 * BG_BLOCK];
     bg_u64 queue_offsets[BG_BLOCK];
     /* The queue: entries head .. tail - 1 (mod the threads) are dealt;
@@ -185,14 +180,15 @@ BG_FN void bg_new_cycle(const bg_launch_of* l, const bg_result* r, bg_u64 hash, 
 BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot, int t) {
     int n0 = m->queue_sizes[slot], n1 = m->queue_sizes[BG_BLOCK + slot];
     int pairs0 = (n0 + 1) >> 1, pairs1 = (n1 + 1) >> 1, pairs = pairs0 > pairs1 ? pairs0 : pairs1;
-    const BG_LOCAL bg_u32* from = m->queue.words + slot;
-    BG_LOCAL bg_u32* to = m->hands.words + t;
+    const BG_LOCAL bg_u16* from = m->queue + 2 * slot;
+    BG_LOCAL bg_u16* to = m->hands + 2 * t;
     BG_NO_UNROLL
     for (int k = 0; k < pairs; k++) {
-        bg_u32 w0 = from[k * BG_BLOCK];     /* past hand 0's pieces: hand 1's, within the entry */
-        bg_u32 w1 = k < pairs1 ? from[(pairs0 + k) * BG_BLOCK] : 0;
-        to[2 * k * BG_BLOCK] = (w0 & 0xFFFFu) | w1 << 16;
-        to[(2 * k + 1) * BG_BLOCK] = w0 >> 16 | (w1 & 0xFFFF0000u);
+        /* past hand 0's pieces: hand 1's, within the entry */
+        bg_u32 w0 = bg_pair(from + 2 * k * BG_BLOCK);
+        bg_u32 w1 = k < pairs1 ? bg_pair(from + 2 * (pairs0 + k) * BG_BLOCK) : 0;
+        bg_set_pair(to + 4 * k * BG_BLOCK, (w0 & 0xFFFFu) | w1 << 16);
+        bg_set_pair(to + (4 * k + 2) * BG_BLOCK, w0 >> 16 | (w1 & 0xFFFF0000u));
     }
     g->head0 = g->head1 = 0;
     g->size0 = n0;
@@ -278,12 +274,12 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
     int steps = census ? m->deals.census.block.steps : l->kind == BG_SAMPLE ? m->deals.shape.steps : BG_STEPS;
     bg_game g;
-    g.hands = m->hands.pieces + 2 * t;
+    g.hands = m->hands + 2 * t;
     bg_brent brent;
     bg_snapshot snap;
     bg_result r;
     bg_entry e;
-    e.pieces = m->queue.pieces;
+    e.pieces = m->queue;
     e.sizes = m->queue_sizes;
     bg_u8 arrangement[BG_CARDS];        /* census: the run's current one */
     bg_state state;                     /* perturb, batch: the deal to play */
@@ -402,8 +398,10 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
 /* Deals first .. first + count - 1 of `seed` (count < 2^40). Finished games
    are counted in `lengths` (lengths.py's bins) and the longest is `best`
    (bg_best_key); every game bg_sample_keeps goes to `hits`. `next` starts
-   at 0. */
-BG_KERNEL bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count,
+   at 0. At most 72 registers: ptxas's own choice is 75 to 78 (sm_90, sm_80)
+   and issues more instructions a deal than this cap, which spills nothing
+   (gpu_kernel_model.py). */
+BG_KERNEL_REGISTERS(72) bg_sample(const BG_GLOBAL bg_shape* shape, bg_u64 seed, bg_u64 first, bg_u64 count,
                     bg_i64 min_cards, bg_i64 cap, BG_GLOBAL bg_u64* next, BG_GLOBAL bg_u64* lengths,
                     BG_GLOBAL bg_u64* best, BG_GLOBAL bg_hit* hits, BG_GLOBAL bg_u64* n_hits,
                     bg_u64 capacity) {
