@@ -142,7 +142,7 @@ if cuda_here; then
     step "the whole half-deck census" 60 speed.txt "$python" -m beggar census half --engine cuda --quiet \
         --archive "$OUT/census.sqlite"
     step "exactness on the device" 180 tests.txt "$python" -m pytest -q -n 0 -m gpu -p no:cacheprovider \
-        tests/test_gpu_device.py
+        tests/test_gpu_cuda.py
     if command -v ncu >/dev/null; then
         step "Nsight Compute" 60 ncu.txt ncu_figures
     else

@@ -197,7 +197,8 @@ def bytes_of(n, dtype):
 
 def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
     _gpu_host = pytest.importorskip("beggar._gpu_host")
-    from beggar.gpu.engine import HIT, block_dtype, shape_dtype
+    from beggar.gpu.abi import HIT
+    from beggar.gpu.abi import block as block_dtype, shape as shape_dtype
     from beggar.lengths import BINS
 
     def sample(**fields):
@@ -243,7 +244,8 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
 
 def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
     _gpu_host = pytest.importorskip("beggar._gpu_host")
-    from beggar.gpu.engine import CLIMB_HIT, CLIMB_RULES, HIT, shape_dtype, walk_dtype
+    from beggar.gpu.abi import CLIMB_HIT, CLIMB_RULES, HIT
+    from beggar.gpu.abi import shape as shape_dtype, walk as walk_dtype
     from beggar.lengths import BINS
 
     def perturb(pool=None, known=None, **options):
@@ -300,7 +302,7 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
             batch(rows, splits, ring)
     for rules, fields in (({"accept": 2}, {}), ({"history": 0}, {}), ({"swap_percent": 101}, {}),
                           ({}, {"restarts": 0, "sizes": [3, 3]}), ({}, {"restarts": 0, "sizes": [6, 0]}),
-                          ({}, {"played": 5}), ({}, {"k": -1})):
+                          ({}, {"played": 5}), ({}, {"climber": (-1, 0, 0, 0)})):
         with pytest.raises(ValueError, match="gpu-host climb"):
             climb(rules, **fields)
 

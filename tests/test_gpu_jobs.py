@@ -120,9 +120,9 @@ def test_the_engine_gpu_is_cuda_by_its_older_name_and_a_job_stored_so_goes_on(tm
 
 
 def _has_cuda():
-    from beggar.gpu import device
+    from beggar.gpu import cuda
     try:
-        device.check()
+        cuda.check()
     except EngineFault:
         return False
     return True

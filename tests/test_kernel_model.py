@@ -34,11 +34,11 @@ def _quoted():
 def test_the_issue_model_gives_the_figures_the_gpu_page_quotes_for_this_kernel():
     model = _model()
     from beggar.decks import STANDARD
-    from beggar.gpu import device
+    from beggar.gpu import cuda
     from beggar.gpu.engine import ring_of, steps_between
     try:
-        version = device.nvrtc_version()
-    except device.GpuFault as error:
+        version = cuda.nvrtc_version()
+    except cuda.GpuFault as error:
         pytest.skip(f"no NVRTC to compile the kernels with ({error}); pip install '.[model]'")
     nvdisasm = model.tool("nvdisasm")
     if nvdisasm is None:

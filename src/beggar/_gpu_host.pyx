@@ -81,6 +81,44 @@ cdef extern from "gpu/kernel.cu" nogil:
     void bg_climb_accept(bg_walk* w, int64_t* history, const bg_climb_rules* rules, int total, int status,
                          int winner, int64_t cards, int64_t tricks)
 
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #define BG_FIELD(s, f) {#s, #f, offsetof(s, f), sizeof(((s*)0)->f)}
+    typedef struct { const char* name; const char* field; size_t offset, size; } bg_field;
+    static const bg_field bg_fields[] = {
+        BG_FIELD(bg_hit, offset), BG_FIELD(bg_hit, cards), BG_FIELD(bg_hit, tricks), BG_FIELD(bg_hit, status),
+        BG_FIELD(bg_hit, winner),
+        BG_FIELD(bg_climb_rules, accept), BG_FIELD(bg_climb_rules, by_cards), BG_FIELD(bg_climb_rules, history),
+        BG_FIELD(bg_climb_rules, swap_percent), BG_FIELD(bg_climb_rules, patience),
+        BG_FIELD(bg_climb_rules, threshold), BG_FIELD(bg_climb_rules, steps),
+        BG_FIELD(bg_climb_hit, walk), BG_FIELD(bg_climb_hit, step), BG_FIELD(bg_climb_hit, cards),
+        BG_FIELD(bg_climb_hit, tricks), BG_FIELD(bg_climb_hit, status), BG_FIELD(bg_climb_hit, winner),
+        BG_FIELD(bg_climb_hit, first),
+        BG_FIELD(bg_shape, total), BG_FIELD(bg_shape, split), BG_FIELD(bg_shape, n_courts), BG_FIELD(bg_shape, ring),
+        BG_FIELD(bg_shape, steps), BG_FIELD(bg_shape, courts),
+        BG_FIELD(bg_block, total), BG_FIELD(bg_block, first_hand), BG_FIELD(bg_block, suffix),
+        BG_FIELD(bg_block, ring), BG_FIELD(bg_block, steps), BG_FIELD(bg_block, suffix_first),
+        BG_FIELD(bg_block, suffix_arrangements), BG_FIELD(bg_block, suffix_counts), BG_FIELD(bg_block, prefix),
+        BG_FIELD(bg_block, target),
+        BG_FIELD(bg_walk, rng), BG_FIELD(bg_walk, played), BG_FIELD(bg_walk, restarts), BG_FIELD(bg_walk, climber.k),
+        BG_FIELD(bg_walk, climber.stale), BG_FIELD(bg_walk, climber.current_value),
+        BG_FIELD(bg_walk, climber.walk_best), BG_FIELD(bg_walk, best_value), BG_FIELD(bg_walk, best_cards),
+        BG_FIELD(bg_walk, best_tricks), BG_FIELD(bg_walk, best_status), BG_FIELD(bg_walk, best_winner),
+        BG_FIELD(bg_walk, sizes), BG_FIELD(bg_walk, best_sizes), BG_FIELD(bg_walk, fresh),
+        BG_FIELD(bg_walk, waiting), BG_FIELD(bg_walk, lost), BG_FIELD(bg_walk, current),
+        BG_FIELD(bg_walk, candidate), BG_FIELD(bg_walk, best)};
+    static const size_t bg_n_fields = sizeof bg_fields / sizeof bg_fields[0];
+    """
+    # Each field of the structs shared with the host, by name, as this compiler lays it out.
+    ctypedef struct bg_field:
+        const char* name
+        const char* field
+        size_t offset
+        size_t size
+    const bg_field bg_fields[]
+    const size_t bg_n_fields
+
 from math import factorial
 
 from . import lengths
@@ -91,9 +129,15 @@ NAME = "gpu-host"
 RING = BG_RING
 TOTAL = BG_TOTAL
 HISTOGRAM = BG_HISTOGRAM
-#: Sizes of the structs, to hold gpu/engine.py's NumPy layouts to the C ones.
-SIZES = {"shape": sizeof(bg_shape), "block": sizeof(bg_block), "hit": sizeof(bg_hit),
-         "climb rules": sizeof(bg_climb_rules), "walk": sizeof(bg_walk), "climb hit": sizeof(bg_climb_hit)}
+#: Where this compiler lays out each field of the structs the kernels share
+#: with the host, {struct: {field: (offset, size)}}, and each struct's size:
+#: what tests/test_gpu_launch.py holds gpu/abi.py's dtypes to.
+FIELDS = {}
+for i in range(bg_n_fields):
+    FIELDS.setdefault(bg_fields[i].name.decode(), {})[bg_fields[i].field.decode()] = (bg_fields[i].offset,
+                                                                                      bg_fields[i].size)
+SIZES = {"bg_shape": sizeof(bg_shape), "bg_block": sizeof(bg_block), "bg_hit": sizeof(bg_hit),
+         "bg_climb_rules": sizeof(bg_climb_rules), "bg_walk": sizeof(bg_walk), "bg_climb_hit": sizeof(bg_climb_hit)}
 
 if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (lengths.EXACT, lengths.WIDTH,
                                                                          lengths.TOP, lengths.BINS):
@@ -101,9 +145,12 @@ if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (len
 
 
 # The kernels, by kernel.cu's names less "bg_": each takes its kernel's
-# arguments in their order (gpu/launch.py's KERNELS, as every backend passes
+# arguments in their order (gpu/abi.py's KERNELS, as every backend passes
 # them), a buffer as the bytes of a NumPy array (gpu/host.py's device
-# memory), checked here before the kernel reads or writes by them.
+# memory), checked here before the kernel reads or writes by them. They
+# are spelled here, not made from abi.py: Cython writes a call to C from
+# its declared arity at compile time, and the checks name the arguments
+# they guard; tests/test_gpu_launch.py holds each to abi.KERNELS by name.
 
 def sample(const unsigned char[::1] shape, uint64_t seed, uint64_t first, uint64_t count, int64_t min_cards,
            int64_t cap, unsigned char[::1] next, unsigned char[::1] lengths, unsigned char[::1] best,
@@ -183,22 +230,22 @@ def batch(const unsigned char[::1] rows, const unsigned char[::1] splits, int to
             bg_batch(&rows[0], cuts, total, ring, count, cap, <uint64_t*>&next[0], <bg_hit*>&results[0])
 
 
-def climb(const unsigned char[::1] shape, const unsigned char[::1] climb_rules, uint64_t n_walks, int64_t budget,
-          int64_t cap, unsigned char[::1] walks, unsigned char[::1] history, unsigned char[::1] climb_lengths,
-          unsigned char[::1] climb_hits, unsigned char[::1] decks, unsigned char[::1] n_hits, uint64_t capacity,
+def climb(const unsigned char[::1] shape, const unsigned char[::1] rules, uint64_t n_walks, int64_t budget,
+          int64_t cap, unsigned char[::1] walks, unsigned char[::1] history, unsigned char[::1] lengths,
+          unsigned char[::1] hits, unsigned char[::1] decks, unsigned char[::1] n_hits, uint64_t capacity,
           unsigned char[::1] next):
     """The kernel bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk
-    each, `history` and `climb_lengths` their rows of int64 and uint32),
-    each on by up to `budget` steps; `climb_hits` has room for `capacity`
+    each, `history` and `lengths` their rows of int64 and uint32),
+    each on by up to `budget` steps; `hits` has room for `capacity`
     bg_climb_hit, `decks` for their deals."""
-    if shape.shape[0] != sizeof(bg_shape) or climb_rules.shape[0] != sizeof(bg_climb_rules):
+    if shape.shape[0] != sizeof(bg_shape) or rules.shape[0] != sizeof(bg_climb_rules):
         raise ValueError("gpu-host climb: a shape or rules of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
     cdef const bg_shape* s = <const bg_shape*>&shape[0]
-    cdef const bg_climb_rules* r = <const bg_climb_rules*>&climb_rules[0]
+    cdef const bg_climb_rules* r = <const bg_climb_rules*>&rules[0]
     if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != 8 * n_walks * r.history \
-            or climb_lengths.shape[0] != 4 * n_walks * BG_LENGTHS_BINS \
-            or climb_hits.shape[0] < capacity * sizeof(bg_climb_hit) or decks.shape[0] < capacity * s.total \
+            or lengths.shape[0] != 4 * n_walks * BG_LENGTHS_BINS \
+            or hits.shape[0] < capacity * sizeof(bg_climb_hit) or decks.shape[0] < capacity * s.total \
             or not words(n_hits, next):
         raise ValueError("gpu-host climb: buffers of the wrong size")
     if budget < 1 or cap < 1:
@@ -211,7 +258,7 @@ def climb(const unsigned char[::1] shape, const unsigned char[::1] climb_rules, 
     if n_walks:
         with nogil:
             bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], <int64_t*>&history[0],
-                     <uint32_t*>&climb_lengths[0], <bg_climb_hit*>&climb_hits[0], &decks[0], <uint64_t*>&n_hits[0],
+                     <uint32_t*>&lengths[0], <bg_climb_hit*>&hits[0], &decks[0], <uint64_t*>&n_hits[0],
                      capacity, <uint64_t*>&next[0])
 
 

@@ -13,7 +13,7 @@ kernel.cu  the kernels that play ranges of deals with them
 source.py  those files as shipped, for the compilers
 engine.py  the engine made of the kernels' launches, equal to the compiled engine
 launch.py  what the backends share: each kernel's arguments, build options, buffers
-device.py  the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "cuda"
+cuda.py    the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "cuda"
 opencl.py  the launches on an OpenCL device (pyopencl): the engine "opencl"
 host.py    the launches on the CPU (beggar._gpu_host): the engine "gpu-host"
 several.py several devices as one backend
@@ -55,7 +55,7 @@ class Kind:
 
 #: The kinds, in the order --gpu tries them.
 KINDS = (
-    Kind("cuda", ("gpu",), "device", "CUDA", "GPU", "the GPU", "GPUs", True),
+    Kind("cuda", ("gpu",), "cuda", "CUDA", "GPU", "the GPU", "GPUs", True),
     Kind("opencl", (), "opencl", "OpenCL", "OpenCL device", "the OpenCL device", "OpenCL devices", True),
     Kind("gpu-host", (), "host", "gpu-host", "gpu-host device (a core)", "the GPU kernels on one core",
          "cores of the GPU kernels", False),
