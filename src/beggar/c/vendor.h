@@ -122,7 +122,8 @@ typedef uint8_t bg_u8;
 #error "the kernels' host build needs a little-endian machine"
 #endif
 #ifndef BG_HARNESS
-#define BG_KERNEL static void
+/* Exported: beggar._gpu_host calls a kernel by its name, with the arguments gpu/abi.py describes. */
+#define BG_KERNEL __attribute__((visibility("default"))) void
 #define BG_SHARED
 #define BG_THREAD 0
 #define BG_THREADS 1

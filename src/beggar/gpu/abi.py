@@ -55,14 +55,6 @@ def walk(cards):
                    ("current", u8, cards), ("candidate", u8, cards), ("best", u8, cards))
 
 
-def structs(total):
-    """{C name: dtype} of every struct the kernels share with the host, for
-    the host build (BG_TOTAL = BG_CARDS = total): what the test holds to
-    beggar._gpu_host.FIELDS."""
-    return {"bg_hit": HIT, "bg_climb_rules": CLIMB_RULES, "bg_climb_hit": CLIMB_HIT, "bg_shape": shape(total),
-            "bg_block": block(total), "bg_walk": walk(total)}
-
-
 #: How an argument travels: a value (by its NumPy type), or a buffer:
 VALUE = "value"
 IN = "in"           # copied to the device before the launch

@@ -7,6 +7,7 @@ felt between them.
 
 import os
 
+from .abi import KERNELS
 from .launch import Memory
 
 
@@ -42,8 +43,7 @@ class HostBackend(Memory):
         return self.TOTAL
 
     def _launch(self, kernel, variant, arguments):
-        # beggar._gpu_host's functions are the kernels' names less "bg_".
-        getattr(self._kernels, kernel[len("bg_"):])(*(value for value, _ in arguments))
+        self._kernels.launch(kernel, **{name: value for (name, _, _), (value, _) in zip(KERNELS[kernel], arguments)})
 
     def close(self):
         self.closed = True
