@@ -20,8 +20,7 @@ from beggar import _engine, _gpu_host, census, engine, lengths
 from beggar.census import _arrangements
 from beggar.decks import Deck
 from beggar.gpu.abi import KERNELS, VALUE, VALUES
-from beggar.gpu.abi import shape as shape_dtype
-from beggar.gpu.engine import CAP_TRICKS, SUFFIX_LIMIT, RangeEngine, _counts, _Counted, ring_of, steps_between
+from beggar.gpu.engine import CAP_TRICKS, SUFFIX_LIMIT, RangeEngine, _counts, _Counted, shape_of
 from beggar.gpu.host import HostBackend
 from beggar.gpu import source
 from beggar.gpu.launch import BUFFER, Memory
@@ -122,12 +121,7 @@ class HarnessBackend(Memory):
 
 def _shape(deck, split):
     """A bg_shape of `deck` and `split`, as the engine fills it."""
-    shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
-    shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
-    shape["steps"] = steps_between(deck, split)
-    shape["split"] = 0 if split is None else -1 if split == "random" else split
-    shape["courts"][0, :len(deck.courts)] = deck.courts
-    return shape.view(np.uint8)
+    return shape_of(deck, split, _gpu_host.TOTAL).view(np.uint8)
 
 
 def _census_block(deck, split, first):

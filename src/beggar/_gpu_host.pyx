@@ -145,7 +145,7 @@ def launch(str kernel, **given):
     device memory), played by one thread, the GIL released. The arguments
     are checked first, so that the kernel reads and writes only within its
     buffers."""
-    if kernel not in KERNELS:
+    if kernel not in _CHECKS:
         raise ValueError(f"gpu-host: no kernel {kernel!r}")
     described = KERNELS[kernel]
     if set(given) != {name for name, _, _ in described}:
@@ -153,7 +153,9 @@ def launch(str kernel, **given):
     arguments = [_VALUES[ctype](_value(ctype, given[name])) if how == VALUE else
                  ctypes.c_void_p(_address(given[name]) if how == IN else _writable(given[name]))
                  for name, how, ctype in described]
-    if checked(kernel, given):
+    # A check says whether the kernel has work to do; ValueError where it
+    # would go outside its buffers or its build's sizes.
+    if _CHECKS[kernel](given):
         getattr(_LIBRARY, kernel)(*arguments)
 
 
@@ -166,11 +168,11 @@ cdef size_t _address(const unsigned char[::1] buffer):
     return <size_t>&buffer[0] if buffer.shape[0] else 0
 
 
-cdef size_t _writable(unsigned char[::1] buffer):
+cdef size_t _writable(unsigned char[::1] buffer):        # a buffer the kernel writes: not a read-only array
     return <size_t>&buffer[0] if buffer.shape[0] else 0
 
 
-cdef int check_sample(dict g) except -1:
+def _check_sample(dict g):
     """bg_sample over deals first .. first+count-1 of `seed`: `shape` is one
     bg_shape, `hits` room for `capacity` bg_hit."""
     cdef const unsigned char[::1] shape = g["shape"]
@@ -183,7 +185,7 @@ cdef int check_sample(dict g) except -1:
     return True
 
 
-cdef int check_census(dict g) except -1:
+def _check_census(dict g):
     """bg_census over the first `count` deals of `block` (one bg_block);
     `hits` has room for `capacity` bg_hit."""
     cdef const unsigned char[::1] block = g["block"]
@@ -198,7 +200,7 @@ cdef int check_census(dict g) except -1:
     return True
 
 
-cdef int check_perturb(dict g) except -1:
+def _check_perturb(dict g):
     """bg_perturb over tries first .. first+count-1 of a walk whose pool is
     `n_pool` rows of total + 1 bytes, `n_known` sorted hashes in `known`;
     `hits` has room for `capacity` bg_hit, `cycles` is a table of `n_slots`
@@ -226,7 +228,7 @@ cdef int check_perturb(dict g) except -1:
     return True
 
 
-cdef int check_batch(dict g) except -1:
+def _check_batch(dict g):
     """bg_batch over the `count` deals of `rows` (total cards each, the first
     hand splits[i], int32): results[i] (a bg_hit) the game of row i."""
     cdef const unsigned char[::1] splits = g["splits"]
@@ -243,7 +245,7 @@ cdef int check_batch(dict g) except -1:
     return count != 0
 
 
-cdef int check_climb(dict g) except -1:
+def _check_climb(dict g):
     """bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk each, `history`
     and `lengths` their rows of int64 and uint32), each on by up to `budget`
     steps; `hits` has room for `capacity` bg_climb_hit, `decks` for their
@@ -272,18 +274,8 @@ cdef int check_climb(dict g) except -1:
     return n_walks != 0
 
 
-cdef int checked(str kernel, dict g) except -1:
-    """Whether `kernel` has work to do with arguments `g`; ValueError where
-    they would take it outside its buffers or its build's sizes."""
-    if kernel == "bg_sample":
-        return check_sample(g)
-    if kernel == "bg_census":
-        return check_census(g)
-    if kernel == "bg_perturb":
-        return check_perturb(g)
-    if kernel == "bg_batch":
-        return check_batch(g)
-    return check_climb(g)
+_CHECKS = {"bg_sample": _check_sample, "bg_census": _check_census, "bg_perturb": _check_perturb,
+           "bg_batch": _check_batch, "bg_climb": _check_climb}
 
 
 cdef bint words(dict g, tuple names):

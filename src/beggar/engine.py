@@ -37,13 +37,18 @@ ALL_ENGINES = ENGINES + GPU_ENGINES
 
 
 class Choice(str):
-    """An engine resolved once from its name (or an older name): what a
-    command hands a job's spec and what everything downstream reads, never
-    classifying the name again. A str, the engine's own name, so that a spec
-    holding one is stored, shown and compared as the name it always was (an
-    archive's spec says the name; job.stored resolves it again)."""
+    """An engine resolved once from its name (None: BEGGAR_ENGINE, else
+    compiled): what a command hands a job's spec and everything downstream
+    reads, never classifying the name again; EngineError for a name none of
+    ALL_ENGINES. A str, the engine's own name, so that a spec holding one is
+    stored, shown and compared as the name it always was (job.stored
+    resolves an archive's again)."""
 
-    def __new__(cls, name, where=""):
+    def __new__(cls, name=None):
+        where = ""
+        if name is None:
+            name = os.environ.get("BEGGAR_ENGINE") or "compiled"
+            where = " (from the environment variable BEGGAR_ENGINE)" if os.environ.get("BEGGAR_ENGINE") else ""
         kind = TAKEN.get(name) if isinstance(name, str) else None
         if kind is None and name not in ENGINES:
             raise EngineError(f"unknown engine {name!r}{where}: use one of {', '.join(ALL_ENGINES)}")
@@ -68,16 +73,6 @@ class Choice(str):
     def cpu(self):
         """The engine of the one-game plays of its job's own process: the compiled one for a GPU engine."""
         return Choice("compiled") if self.gpu else self
-
-
-def choose(engine=None):
-    """The Choice of `engine` (a name, a Choice, or None: BEGGAR_ENGINE, else
-    compiled); EngineError for a name that is none of ALL_ENGINES."""
-    if isinstance(engine, Choice):
-        return engine
-    if engine is None and os.environ.get("BEGGAR_ENGINE"):
-        return Choice(os.environ["BEGGAR_ENGINE"], " (from the environment variable BEGGAR_ENGINE)")
-    return Choice(engine or "compiled")
 
 
 def argument(text):
@@ -114,8 +109,8 @@ def _chosen_devices():
 
 
 def get(engine=None):
-    """The engine module for `engine` (choose: None is BEGGAR_ENGINE, else compiled)."""
-    choice = choose(engine)
+    """The engine module for `engine` (a name or Choice; None: BEGGAR_ENGINE, else compiled)."""
+    choice = Choice(engine)
     if choice == "reference":
         return reference
     if choice.gpu:
@@ -135,14 +130,14 @@ def get(engine=None):
 
 
 def check_usable(engine=None):
-    """The engine `engine` (choose) loaded, and for a GPU engine its
+    """The engine `engine` (as get takes it) loaded, and for a GPU engine its
     bindings, driver and devices checked (gpu.check, without building a
     kernel): EngineError or GpuFault in one line, before a command plays on
     it. A GPU engine plays one game on the compiled one, so that without
     this a command asked for "cuda" with no NVIDIA driver played on the CPU
     without a word."""
     chosen = get(engine)
-    choice = choose(engine)
+    choice = Choice(engine)
     if choice.gpu:
         from . import gpu
         gpu.check(choice, _chosen_devices())

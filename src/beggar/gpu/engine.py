@@ -62,10 +62,17 @@ class GpuRequestError(EngineError, ValueError):
 
 def ring_of(deck):
     """Places in a hand's ring for `deck`: a power of two above its court cards."""
-    ring = 2
-    while ring < len(deck.courts) + 1:
-        ring *= 2
-    return ring
+    return _power_above(len(deck.courts) + 1)
+
+
+def shape_of(deck, split, total):
+    """game.h's bg_shape of `deck` dealt with `split`, for a build of `total` cards: one row."""
+    shape = np.zeros(1, abi.shape(total))
+    shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
+    shape["steps"] = steps_between(deck, split)
+    shape["split"] = 0 if split is None else -1 if split == "random" else split
+    shape["courts"][0, :len(deck.courts)] = deck.courts
+    return shape
 
 
 @functools.lru_cache(maxsize=None)
@@ -267,13 +274,7 @@ class RangeEngine:
         deck, split = self._table(deck, players, split)
         if start + n_deals > 2 ** 64:
             raise ValueError("start + n_deals must stay below 2**64")
-        shape = np.zeros(1, abi.shape(self.backend.TOTAL))
-        shape["total"] = deck.total
-        shape["split"] = 0 if split is None else -1 if split == "random" else split
-        shape["n_courts"] = len(deck.courts)
-        shape["ring"] = ring_of(deck)
-        shape["steps"] = steps_between(deck, split)
-        shape["courts"][0, :len(deck.courts)] = deck.courts
+        shape = shape_of(deck, split, self.backend.TOTAL)
         sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
         done = 0
         while done < n_deals:
@@ -397,12 +398,7 @@ class _Climbing:
         self.climb_rules = np.zeros(1, abi.CLIMB_RULES)
         self.climb_rules[0] = (ACCEPTS.index(rules.accept), rules.fitness == "cards", rules.history,
                                rules.swap_percent, rules.patience, self.min_cards, self.steps)
-        self.shape = np.zeros(1, abi.shape(self.backend.TOTAL))
-        self.shape["total"], self.shape["n_courts"] = self.total, len(self.deck.courts)
-        self.shape["ring"] = ring_of(self.deck)
-        self.shape["steps"] = steps_between(self.deck, self.split)
-        self.shape["split"] = 0 if self.split is None else -1 if self.split == "random" else self.split
-        self.shape["courts"][0, :len(self.deck.courts)] = self.deck.courts
+        self.shape = shape_of(self.deck, self.split, self.backend.TOTAL)
         self.key = ("climb", self.deck, self.split)
 
     def walks(self):
