@@ -56,9 +56,6 @@ class Choice(str):
         choice.kind = kind      # its row of gpu.KINDS; None for the compiled and reference engines
         return choice
 
-    def __reduce__(self):
-        return Choice, (str(self),)
-
     @property
     def gpu(self):
         """Whether it plays through the GPU kernels: two-player deals, and the jobs of the drivers that can."""
