@@ -108,7 +108,7 @@ import ctypes
 from math import factorial
 
 from . import lengths
-from .gpu.abi import IN, KERNELS, VALUE
+from .gpu import abi
 
 NAME = "gpu-host"
 
@@ -119,10 +119,9 @@ HISTOGRAM = BG_HISTOGRAM
 #: Where this compiler lays out each field of the structs the kernels share
 #: with the host, {struct: {field: (offset, size)}}, and each struct's size:
 #: what tests/test_gpu_launch.py holds gpu/abi.py's dtypes to.
-FIELDS = {}
-for i in range(bg_n_fields):
-    FIELDS.setdefault(bg_fields[i].name.decode(), {})[bg_fields[i].field.decode()] = (bg_fields[i].offset,
-                                                                                      bg_fields[i].size)
+_ROWS = [(bg_fields[i].name.decode(), bg_fields[i].field.decode(), (bg_fields[i].offset, bg_fields[i].size))
+         for i in range(bg_n_fields)]
+FIELDS = {struct: {field: at for named, field, at in _ROWS if named == struct} for struct, _, _ in _ROWS}
 SIZES = {"bg_shape": sizeof(bg_shape), "bg_block": sizeof(bg_block), "bg_hit": sizeof(bg_hit),
          "bg_climb_rules": sizeof(bg_climb_rules), "bg_walk": sizeof(bg_walk), "bg_climb_hit": sizeof(bg_climb_hit)}
 
@@ -147,11 +146,11 @@ def launch(str kernel, **given):
     buffers."""
     if kernel not in _CHECKS:
         raise ValueError(f"gpu-host: no kernel {kernel!r}")
-    described = KERNELS[kernel]
+    described = abi.KERNELS[kernel]
     if set(given) != {name for name, _, _ in described}:
         raise TypeError(f"gpu-host {kernel}: takes {', '.join(name for name, _, _ in described)}")
-    arguments = [_VALUES[ctype](_value(ctype, given[name])) if how == VALUE else
-                 ctypes.c_void_p(_address(given[name]) if how == IN else _writable(given[name]))
+    arguments = [_VALUES[ctype](_value(ctype, given[name])) if how == abi.VALUE else
+                 ctypes.c_void_p(_address(given[name]) if how == abi.IN else _writable(given[name]))
                  for name, how, ctype in described]
     # A check says whether the kernel has work to do; ValueError where it
     # would go outside its buffers or its build's sizes.
