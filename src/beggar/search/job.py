@@ -178,15 +178,12 @@ def check_engine(spec, name, where="job"):
     or $BEGGAR_ENGINE, else compiled. A GPU engine plays two-player jobs of
     the drivers it can."""
     from ..engine import ALL_ENGINES, Choice, EngineError
-    from_environment = name is None and bool(os.environ.get("BEGGAR_ENGINE"))
-    if name is None:
-        name = os.environ.get("BEGGAR_ENGINE") or "compiled"
     try:
         name = Choice(name)
     except EngineError:
-        if from_environment:
+        if name is None:
             raise JobError(f"the environment variable BEGGAR_ENGINE must be one of {', '.join(ALL_ENGINES)}, "
-                           f"not {shown_value(name)}") from None
+                           f"not {shown_value(os.environ['BEGGAR_ENGINE'])}") from None
         raise JobError(f"{where}: 'engine' must be one of {', '.join(ALL_ENGINES)}, not {shown_value(name)}") \
             from None
     if name.gpu:
