@@ -12,7 +12,8 @@ game.h     the game in the warp's layout, for every target (deal, play, count)
 kernel.cu  the kernels that play ranges of deals with them
 source.py  those files as shipped, for the compilers
 engine.py  the engine made of the kernels' launches, equal to the compiled engine
-launch.py  what the backends share: each kernel's arguments, build options, buffers
+abi.py     the kernels' structs and arguments, described once (held to the C by the tests)
+launch.py  what the backends share: a launch marshalled from abi.py, build options, buffers
 cuda.py    the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "cuda"
 opencl.py  the launches on an OpenCL device (pyopencl): the engine "opencl"
 host.py    the launches on the CPU (beggar._gpu_host): the engine "gpu-host"
