@@ -9,7 +9,7 @@ HISTOGRAM: int
 FIELDS: dict[str, dict[str, tuple[int, int]]]
 SIZES: dict[str, int]
 
-# A kernel of gpu/abi.py's KERNELS over its arguments by name, buffers as uint8 arrays.
-def launch(kernel: str, **given: int | np.ndarray) -> None: ...
+# Whether a kernel of gpu/abi.py's KERNELS has work to do with its arguments by name, buffers as uint8 arrays.
+def check(kernel: str, **given: int | np.ndarray) -> bool: ...
 def climb_accept(walk: np.ndarray, history: np.ndarray, rules: np.ndarray, total: int, status: int, winner: int,
                  cards: int, tricks: int) -> None: ...

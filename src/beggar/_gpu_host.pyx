@@ -3,10 +3,10 @@
 
 gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
-holds it to the compiled engine. `launch` takes a kernel's arguments as
-gpu/abi.py describes them, with NumPy arrays where the kernel takes device
-memory, and leaves its results in them as a launch would; gpu/engine.py
-makes an engine of it, as it does of the device's launches.
+holds it to the compiled engine. The kernels are exported by name for
+gpu/host.py to call with the arguments gpu/abi.py describes, NumPy arrays
+where they take device memory, once `check` has passed them; gpu/engine.py
+makes an engine of those launches, as it does of the device's.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -104,11 +104,9 @@ cdef extern from *:
     const bg_field bg_fields[]
     const size_t bg_n_fields
 
-import ctypes
 from math import factorial
 
 from . import lengths
-from .gpu import abi
 
 NAME = "gpu-host"
 
@@ -130,45 +128,18 @@ if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (len
     raise ImportError("beggar._gpu_host was built against another beggar.lengths")
 
 
-# The kernels are called by name, as this module's library exports them
-# (vendor.h's BG_KERNEL on the host), with the arguments gpu/abi.py describes:
-# Cython would write each call from its own copy of the prototype. What is
-# spelled here per kernel is only what its checks read.
-_LIBRARY = ctypes.CDLL(__file__)
-_VALUES = {"int": ctypes.c_int, "bg_u64": ctypes.c_uint64, "bg_i64": ctypes.c_int64}
+# The kernels are called by name (gpu/host.py, through ctypes) with the
+# arguments gpu/abi.py describes, after check() here has read what they
+# would read and write by: Cython would write each call from its own copy of
+# the prototype. What is spelled here per kernel is only what its check reads.
 
-
-def launch(str kernel, **given):
-    """The kernel `kernel` (one of gpu/abi.py's KERNELS) over its arguments
-    `given` by name, a buffer as the bytes of a NumPy array (gpu/host.py's
-    device memory), played by one thread, the GIL released. The arguments
-    are checked first, so that the kernel reads and writes only within its
-    buffers."""
+def check(str kernel, **given):
+    """Whether the kernel `kernel` has work to do with its arguments `given`
+    by name (buffers as the bytes of NumPy arrays): ValueError where it would
+    read or write outside its buffers or its build's sizes."""
     if kernel not in _CHECKS:
         raise ValueError(f"gpu-host: no kernel {kernel!r}")
-    described = abi.KERNELS[kernel]
-    if set(given) != {name for name, _, _ in described}:
-        raise TypeError(f"gpu-host {kernel}: takes {', '.join(name for name, _, _ in described)}")
-    arguments = [_VALUES[ctype](_value(ctype, given[name])) if how == abi.VALUE else
-                 ctypes.c_void_p(_address(given[name]) if how == abi.IN else _writable(given[name]))
-                 for name, how, ctype in described]
-    # A check says whether the kernel has work to do; ValueError where it
-    # would go outside its buffers or its build's sizes.
-    if _CHECKS[kernel](given):
-        getattr(_LIBRARY, kernel)(*arguments)
-
-
-cdef object _value(str ctype, object value):
-    """`value` as the C type `ctype` holds it: OverflowError where it cannot."""
-    return <int>value if ctype == "int" else <uint64_t>value if ctype == "bg_u64" else <int64_t>value
-
-
-cdef size_t _address(const unsigned char[::1] buffer):
-    return <size_t>&buffer[0] if buffer.shape[0] else 0
-
-
-cdef size_t _writable(unsigned char[::1] buffer):        # a buffer the kernel writes: not a read-only array
-    return <size_t>&buffer[0] if buffer.shape[0] else 0
+    return _CHECKS[kernel](given)
 
 
 def _check_sample(dict g):

@@ -122,7 +122,7 @@ typedef uint8_t bg_u8;
 #error "the kernels' host build needs a little-endian machine"
 #endif
 #ifndef BG_HARNESS
-/* Exported: beggar._gpu_host calls a kernel by its name, with the arguments gpu/abi.py describes. */
+/* Exported: gpu/host.py calls a kernel of beggar._gpu_host by its name, with the arguments gpu/abi.py describes. */
 #define BG_KERNEL __attribute__((visibility("default"))) void
 #define BG_SHARED
 #define BG_THREAD 0
