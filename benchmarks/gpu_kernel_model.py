@@ -75,15 +75,16 @@ LIMITS = {
     "sm_90": {"warps": 64, "blocks": 32, "registers": 65536, "shared": 233472},
 }
 
-#: The parts of the game, by the game.h functions their code comes from.
+#: The parts of the game, by the functions of GAME_FILES their code comes from.
+#: (An instruction whose innermost line is in another file is "the rest".)
 PARTS = {
     "per trick": {"bg_trick", "bg_step", "bg_pop", "bg_lay", "bg_head", "bg_size"},
     "loop check": {"bg_same", "bg_copy", "bg_state_hash", "bg_cycle_hash", "bg_known"},
     "dealing": {"bg_mix64", "bg_next32", "bg_below", "bg_stream_start", "bg_put", "bg_end_hand",
                 "bg_place", "bg_put_hand", "bg_deal_random", "bg_exact_quotient", "bg_unrank",
                 "bg_next_arrangement", "bg_deal_arrangement", "bg_deal_cards", "bg_state_insert",
-                "bg_state_remove", "bg_change", "bg_perturbed", "bg_climb_deal", "bg_mutate", "bg_climb_propose",
-                "bg_load_cards"},
+                "bg_state_remove", "bg_change", "bg_perturbed", "bg_mutate", "bg_climb_propose",
+                "bg_load_cards", "bg_draw_place", "bg_first_hand", "bg_deal_two"},
 }
 
 
@@ -125,15 +126,20 @@ def occupancy(arch, registers, shared, threads):
     return blocks, blocks * warps / limit["warps"]
 
 
-def functions_of(header):
-    """[(first line, last line, name)] of game.h's functions."""
-    lines = header.splitlines()
+#: The files whose functions PARTS names: the game, and the random deal's steps it takes.
+GAME_FILES = ("game.h", "deal.h")
+
+
+def functions_of(texts):
+    """[(file, first line, last line, name)] of the functions of GAME_FILES in `texts` ({name: text})."""
     spans = []
-    for number, line in enumerate(lines, 1):
-        found = re.match(r"BG_FN [^(]*\b(bg_\w+)\(", line)
-        if found:
-            end = next(n for n in range(number, len(lines) + 1) if lines[n - 1] == "}")
-            spans.append((number, end, found.group(1)))
+    for file in GAME_FILES:
+        lines = texts.get(file, "").splitlines()
+        for number, line in enumerate(lines, 1):
+            found = re.match(r"BG_FN [^(]*\b(bg_\w+)\(", line)
+            if found:
+                end = next(n for n in range(number, len(lines) + 1) if lines[n - 1] == "}")
+                spans.append((file, number, end, found.group(1)))
     return spans
 
 
@@ -152,24 +158,24 @@ def tool(name):
     return None
 
 
-def machine_code(nvdisasm, cubin, header):
+def machine_code(nvdisasm, cubin, texts):
     """{kernel: (local accesses, reconverges)} from the SASS of `cubin`
-    (built with -lineinfo): {part: [LDL, STL]} counted by the game.h function
+    (built with -lineinfo): {part: [LDL, STL]} counted by the function (GAME_FILES')
     each instruction comes from, and whether the warp reconverges after
     every game: whether the trick loop (the span of the branches back from
     game code to game code) lies inside a convergence region (a BSSY before
     it, its BSYNC after it) that holds no branch back to before the loop (no
     loop over deals), so that its threads wait at the BSYNC for the longest
     game of the warp."""
-    spans = functions_of(header)
+    spans = functions_of(texts)
     kernels = {}
     for kernel_name, (instructions, labels) in read_sass(disassemble(nvdisasm, cubin)).items():
         kernel = kernels[kernel_name] = {"counts": {part: [0, 0] for part in [*PARTS, "the rest"]},
                                          "labels": labels, "regions": [], "branches": [], "game": []}
         for address, text, chain in instructions:
             where = chain[0] if chain else None         # the innermost inlined call's line
-            name = next((n for first, last, n in spans
-                         if where and where[0] == "game.h" and first <= where[1] <= last), None)
+            name = next((n for file, first, last, n in spans
+                         if where and where[0] == file and first <= where[1] <= last), None)
             if name in PARTS["per trick"] and name != "bg_trick":
                 # A trick's own loop (its exchanges) reconverges each trick, not each game.
                 kernel["game"].append(address)
@@ -202,7 +208,7 @@ def machine_code(nvdisasm, cubin, header):
 
 def compiled_figures(arches, ring, cards):
     nvdisasm = tool("nvdisasm")
-    header = source.files()["game.h"]
+    texts = source.files()
     threads = cuda.block_threads(ring)
     print(f"compiled by NVRTC {cuda.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
           f"{threads} threads a block; static counts from the code, nothing run")
@@ -215,7 +221,7 @@ def compiled_figures(arches, ring, cards):
     for arch in arches:
         cubin, log = cuda.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
         figures = ptxas_figures(log)
-        code = machine_code(nvdisasm, cubin, header) if nvdisasm else {}
+        code = machine_code(nvdisasm, cubin, texts) if nvdisasm else {}
         for kernel in cuda.KERNELS:
             f = figures[kernel]
             blocks, occupied = occupancy(arch, f["registers"], f["shared"], threads)

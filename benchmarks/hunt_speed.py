@@ -7,7 +7,7 @@ of a short hunt job on this machine.
 
 Perturbation: walks from the deck's known loops (those a hunt job starts
 from: the published ones and the shipped finds'), each of `--tries` tries,
-played through factory.perturbation, the one call every perturbation goes
+played through walks.perturbation, the one call every perturbation goes
 through (the hunt's and the perturb driver's), on each engine of ENGINES
 (on a GPU engine, beside the compiled engine's random deals all the same:
 the target is the compiled engine's).
@@ -44,7 +44,7 @@ from beggar.cycle import key_hands
 from beggar.decks import Deck
 from beggar.errors import BadInput, Fault
 from beggar.search import job as jobs
-from beggar.search.drivers.factory import perturbation
+from beggar.search.drivers.walks import perturbation
 from beggar.search.drivers.hunt import HuntRules, two_player_key
 from beggar.search.runner import run
 

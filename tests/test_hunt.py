@@ -29,9 +29,8 @@ from beggar.decks import Deck, hand_sizes
 from beggar.search import drivers
 from beggar.search import job as jobs
 from beggar.search.drivers import aim
-from beggar.search.drivers.factory import two_player_key
 from beggar.search.drivers import regrow
-from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat
+from beggar.search.drivers.hunt import PART, HuntRules, HuntState, HuntUnits, Seat, two_player_key
 from beggar.search.job import check
 from beggar.search.runner import Summary
 from helpers import bad_input, beggar, fault, in_process, job_file, job_id, known_loops, start

@@ -124,6 +124,19 @@ def test_no_two_modules_import_each_other_round_a_circle():
     assert not circles, circles
 
 
+def test_the_drivers_stand_side_by_side():
+    # Each driver's module stands on what drivers share (base, walks, its own
+    # helpers such as aim), never on another driver's: drivers/__init__.py alone knows them all.
+    from beggar.search import drivers
+    own = {type(driver).__module__.rsplit(".", 1)[1] for driver in drivers.ALL}
+    leaning = []
+    for name in sorted(own):
+        for node in ast.walk(ast.parse((PACKAGE / "search" / "drivers" / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = {node.module} if node.module else {alias.name for alias in node.names}
+                leaning += [f"{name} imports {other}" for other in sorted(names & own)]
+    assert own >= {"sampling", "factory", "hunt", "eliminate"} and not leaning, leaning
+
 
 def test_the_compiled_engine_binds_the_shared_c_and_only_the_host_build_the_kernels():
     # c/ holds what both compiled engines compute alike; gpu/ the kernels and

@@ -18,7 +18,7 @@ from beggar.census import count
 from beggar.cycle import deal_of, key_hands, state_key
 from beggar.savefile import load
 from beggar.search.drivers import ChunkResult, keep
-from beggar.search.drivers.factory import LISTED, SHOWN, new_loop_lines, start_keys
+from beggar.search.drivers.walks import LISTED, SHOWN, new_loop_lines, start_keys
 from beggar.search.job import check
 from beggar.search.drivers.factory import FactoryTally
 from beggar.search.runner import Summary
@@ -333,7 +333,8 @@ def test_the_walks_rules_have_the_cores_defaults():
     import inspect
 
     from beggar import _loops
-    from beggar.search.drivers.factory import GrowRules, PerturbRules
+    from beggar.search.drivers.factory import GrowRules
+    from beggar.search.drivers.walks import PerturbRules
     for rules, walker in ((GrowRules, _loops._grow), (PerturbRules, _loops.perturb)):
         # perturb's launcher says what plays its tries (a GPU engine), its
         # known loops what it reports no more, and growth's starts where it

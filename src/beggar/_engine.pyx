@@ -40,8 +40,8 @@ cdef extern from "c/climb.h" nogil:
         ACCEPT_LATE "BG_LATE"
         FITNESS_SHIFT "BG_FITNESS_SHIFT"
     int64_t fitness "bg_fitness" (int by_cards, int64_t cards, int64_t tricks)
-    # Swap two cards of different rank, or move a court card elsewhere.
-    void mutate "bg_mutate" (uint8_t* deck, int total, uint64_t* rng, uint32_t swap_percent)
+    int propose "bg_propose" (uint8_t* candidate, const uint8_t* current, int total, int64_t* restarts,
+                              int64_t stale, int64_t patience, uint64_t* rng, uint32_t swap_percent)
     # A walk between its steps, as its rule of acceptance reads it.
     ctypedef struct bg_climber:
         int64_t k
@@ -57,7 +57,7 @@ cdef extern from "c/climb.h" nogil:
 
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
 from .checks import whole
-from .climbing import ACCEPTS, SECONDARY_BITS, Climb, check_climb_rules
+from .climbing import ACCEPTS, SECONDARY_BITS, Climb, check_climb
 from .deal import MAX_CARDS, check_hands, check_play
 from .decks import STANDARD, Deck, check_table
 from . import lengths
@@ -352,12 +352,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     """Walk `index` of `seed`: `steps` deals of `deck`, `players` and `split`
     played by a hill climber under ClimbRules `rules` (see climbing.py);
     returns a Climb."""
-    check_seed(seed)
-    check_seed(index, "index")
-    whole(steps, "steps")
-    whole(min_cards, "min_cards")
-    check_climb_rules(rules)
-    deck, players, split = check_table(deck, players, split)
+    deck, players, split = check_climb(seed, index, steps, min_cards, rules, deck, players, split)
     cdef Shape shape
     shape_init(&shape, deck, players, split)
     cdef int total = shape.total, n_players = players
@@ -388,19 +383,14 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     try:
         with nogil:
             while played < n_steps:
-                fresh = restarts < 0 or c.stale >= patience
+                fresh = propose(candidate, current, total, &restarts, c.stale, patience, &state, swap_percent)
                 if fresh:
-                    # A fresh walk: a random deal, its fitness the one to beat.
-                    restarts += 1
-                    # Its hands, dealt as Deal.shuffled deals them, lie one
-                    # after another; mutations keep their sizes.
+                    # A fresh walk: a random deal, its fitness the one to beat. Its hands,
+                    # dealt as Deal.shuffled deals them, lie one after another; mutations keep their sizes.
                     deal_random(&w, &state, &shape)
                     memcpy(candidate, w.deal, total)
                     for i in range(n_players):
                         sizes[i] = w.hand_sizes[i]
-                else:
-                    memcpy(candidate, current, total)
-                    mutate(candidate, total, &state, swap_percent)
                 value = evaluate(&w, candidate, sizes, &r, by_cards)
                 played += 1
                 count_length(counts, r.cards)

@@ -10,7 +10,7 @@ the court card that ends it); three and four players, and the two-player
 baseline, go card by card. Loop detection is Brent's algorithm at empty
 tables, with one snapshot, so a game that ends pays almost nothing for it; a
 loop it finds is then located exactly by replaying the deal. Random deals are
-dealt here too, draw for draw as shuffle.py deals them.
+dealt here too, by the steps of c/deal.h.
 """
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
@@ -22,7 +22,11 @@ from libc.string cimport memcmp, memcpy, memmove, memset
 cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
-from ._random cimport below
+
+cdef extern from "c/deal.h" nogil:     # the random deal's steps, as every compiled dealer takes them
+    int draw_place "bg_draw_place" (uint8_t* places, int i, int total, uint64_t* state)
+    int first_hand "bg_first_hand" (int split, int total, uint64_t* state)
+    void deal_two "bg_deal_two" (uint8_t* out, const uint8_t* deck, int total, int first)
 
 from . import decks
 from .deal import Deal
@@ -797,34 +801,16 @@ cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shap
     a random free position for each court card in turn. `courts` (BIT_WORDS
     words) gets the positions of the court cards as bits."""
     cdef uint8_t positions[MAX_DECK]
-    cdef int i, total = s.total, n_courts = s.n_courts
-    cdef uint32_t j
-    cdef uint8_t position
-    cdef const uint8_t* court = s.courts
+    cdef int i, position, total = s.total
     cdef uint64_t random = state[0]     # in a register: byte stores may alias memory
     memset(deck, 0, total)
     memset(courts, 0, BIT_WORDS * sizeof(uint64_t))
     memcpy(positions, IDENTITY, total)
-    for i in range(n_courts):
-        j = i + below(&random, total - i)
-        position = positions[j]
-        positions[j] = positions[i]
-        positions[i] = position
-        deck[position] = court[i]
+    for i in range(s.n_courts):
+        position = draw_place(positions, i, total, &random)
+        deck[position] = s.courts[i]
         courts[position >> 6] |= (<uint64_t>1) << (position & 63)
     state[0] = random
-
-
-cdef inline void first_sizes(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
-    """The hands' sizes of the next deal: as evenly as possible, the leader
-    first, or the shape's split, or a split drawn from `state`."""
-    cdef int p
-    if s.players == 2 and s.split != 0:
-        w.hand_sizes[0] = s.split if s.split > 0 else 1 + <int>below(state, s.total - 1)
-        w.hand_sizes[1] = s.total - w.hand_sizes[0]
-        return
-    for p in range(s.players):
-        w.hand_sizes[p] = s.total // s.players + (p < s.total % s.players)
 
 
 cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
@@ -841,24 +827,19 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
     cdef uint64_t bits
     cdef uint32_t* pieces = w.game.pieces
     cdef uint8_t* out = w.deal
-    cdef int total = s.total, second, room
+    cdef int total = s.total, room
     deck_from(deck, courts, state, s)
-    first_sizes(w, state, s)
     if n_players == 2:
-        # Alternately while both hands take cards (2 * short_hand of them), then
-        # the rest to the longer hand.
-        # (Locals throughout: a store through the byte pointer `out` could
-        # alias anything in memory, and would make the compiler reload it.)
+        # The split's first hand, or one drawn, or even; both hands take cards
+        # alternately (2 * short_hand of them), then the longer the rest.
+        w.hand_sizes[0] = first_hand(s.split, total, state)
+        w.hand_sizes[1] = total - w.hand_sizes[0]
+        deal_two(out, deck, total, w.hand_sizes[0])
         short_hand = min(w.hand_sizes[0], w.hand_sizes[1])
         long_hand = 0 if w.hand_sizes[0] > w.hand_sizes[1] else 1
-        second = w.hand_sizes[0]
-        for i in range(short_hand):
-            out[i] = deck[2 * i]
-            out[second + i] = deck[2 * i + 1]
-        second = second * long_hand - short_hand     # where the longer hand's last cards go
-        for i in range(2 * short_hand, total):
-            out[second + i] = deck[i]
     else:
+        for p in range(n_players):      # as evenly as possible, the leader first
+            w.hand_sizes[p] = total // n_players + (p < total % n_players)
         offset[0] = 0
         for p in range(1, n_players):
             offset[p] = offset[p - 1] + w.hand_sizes[p - 1]

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .checks import whole
+from .decks import check_table
+from .shuffle import check_seed
 
 FITNESSES = ("cards", "tricks")
 ACCEPTS = ("strict", "equal", "anneal", "late")
@@ -84,8 +86,13 @@ def fitness(outcome, by):
 
 
 
-def check_climb_rules(rules):
-    """TypeError unless `rules` is a ClimbRules: checked when made, its
-    numbers size the engines' buffers."""
+def check_climb(seed, index, steps, min_cards, rules, deck, players, split):
+    """Every engine's climb() arguments checked; (Deck, players, split) as decks.check_table.
+    `rules` is a ClimbRules, checked when made (its numbers size the engines' buffers)."""
+    check_seed(seed)
+    check_seed(index, "index")
+    whole(steps, "steps")
+    whole(min_cards, "min_cards")
     if not isinstance(rules, ClimbRules):
         raise TypeError(f"climb() takes its rules as a climbing.ClimbRules, not {type(rules).__name__}")
+    return check_table(deck, players, split)

@@ -17,7 +17,7 @@ from .deal import Deal, check_play
 from .checks import whole
 from .outcome import STATUSES, Outcome
 from .rules import Rules
-from .climbing import SECONDARY_BITS, Climb, check_climb_rules, fitness
+from .climbing import SECONDARY_BITS, Climb, check_climb, fitness
 from .lengths import Lengths
 from .states import GUIDES, CensusBlock, Reached, Trick, check_bounds, check_search, check_sizes, check_state
 from .census import check_block, next_arrangement, unrank
@@ -229,12 +229,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     """Walk `index` of `seed`: `steps` deals of `deck`, `players` and `split`
     played by a hill climber under ClimbRules `rules` (see climbing.py);
     returns a Climb."""
-    check_seed(seed)
-    check_seed(index, "index")
-    whole(steps, "steps")
-    whole(min_cards, "min_cards")
-    check_climb_rules(rules)
-    deck, players, split = check_table(deck, players, split)
+    deck, players, split = check_climb(seed, index, steps, min_cards, rules, deck, players, split)
     stream = Stream(seed, index)
     hits, best, restarts = [], None, -1
     played = 0

@@ -9,7 +9,7 @@ the standard deck J J J J Q Q Q Q K K K K A A A A). Every arrangement of the
 deck is equally likely, and the standard deck takes 16 draws instead of 51.
 Each deal has its own stream, so any deal of a run can be regenerated alone and
 a run can be cut into index ranges (workers, resumes) without changing a deal.
-The compiled engine implements the same steps; tests hold the two together.
+The compiled engines take the same steps (c/deal.h); tests hold them to this twin.
 """
 
 from .decks import STANDARD, deal_out, hand_sizes

@@ -1,5 +1,5 @@
 /* The hill climber's step (climbing.py): the fitness of a game, the
-   mutation of a deal, and the rule of acceptance. The compiled engine's
+   proposal of a candidate, and the rule of acceptance. The compiled engine's
    climb (_engine.pyx) and the kernel bg_climb take their steps with these;
    the reference engine's climb is the same written in Python from the
    rules, apart from this. Anneal's verdict on a worse candidate needs exp,
@@ -57,6 +57,21 @@ BG_FN void bg_mutate(BG_GLOBAL bg_u8* deck, int total, bg_u64* rng, bg_u32 swap_
     for (int m = total - 1; m > (int)j; m--)
         deck[m] = deck[m - 1];
     deck[j] = card;
+}
+
+/* The walk's next candidate: a fresh deal (1, counted in `restarts`; its caller deals it) where the
+   walk starts (restarts < 0) or has not beaten its best for `patience` steps; else (0) a mutation
+   of its current deal into `candidate`. */
+BG_FN int bg_propose(BG_GLOBAL bg_u8* candidate, const BG_GLOBAL bg_u8* current, int total,
+                     BG_GLOBAL bg_i64* restarts, bg_i64 stale, bg_i64 patience, bg_u64* rng, bg_u32 swap_percent) {
+    if (*restarts < 0 || stale >= patience) {
+        ++*restarts;
+        return 1;
+    }
+    for (int k = 0; k < total; k++)
+        candidate[k] = current[k];
+    bg_mutate(candidate, total, rng, swap_percent);
+    return 0;
 }
 
 /* Where a walk stands between its steps, as its rule of acceptance reads

@@ -85,7 +85,7 @@ def job_rows(archive, archive_path):
         rows.append({
             "id": job["id"], "driver": spec["driver"], "deck": spec["deck"], "players": spec["players"],
             "split": spec["split"], "table": driver.describe(spec), "state": state,
-            "unit": driver.unit, "played": job["deals"], "budget": spec["deals"] or None,
+            "unit": driver.budget.unit, "played": job["deals"], "budget": spec["deals"] or None,
             # An eliminate job's "budget" is a bound its searches may stop short of.
             "bound": driver.bound(spec) is not None,
             "chunks": job["chunks"], "chunk": spec["chunk"], "seed": spec["seed"],
@@ -93,7 +93,7 @@ def job_rows(archive, archive_path):
             # longest game: its chunks' best_cards is its walks' largest looping state, not a length.
             "best": ({"cards": best["cards"], "tricks": best["tricks"], "game": best["id"], "deal": best["deal"],
                       "driver": best["driver"]} if best is not None
-                     else {"cards": (job["best_cards"] or None) if driver.plays_deals else None, "tricks": None,
+                     else {"cards": (job["best_cards"] or None) if driver.plays.deals else None, "tricks": None,
                            "game": None, "deal": None, "driver": None}),
             "games": job["games"], "loops": job["loops"], "started": job["created"], "last_ran": job["updated"],
             "resume": None if state in ("done", "running") else resume_command(job["id"], archive_path),

@@ -278,7 +278,7 @@ def _loops_section(archive, job_id, first=()):
 def _odds_section(archive, job_id):
     out = ["<h2>Survival and odds</h2>"]
     chosen = [(i, stored(spec)) for i, spec in archive.jobs()
-              if (job_id is None or i == job_id) and not drivers.of(stored(spec)).factory]
+              if (job_id is None or i == job_id) and not drivers.of(stored(spec)).plays.loops]
     shown = 0
     for i, spec in chosen[-ODDS_JOBS:]:
         try:

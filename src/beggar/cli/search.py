@@ -101,8 +101,8 @@ def _run(args, cluster, data, where, resume):
                 games, loops = archive.kept_by(job_id)
                 driver = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
                 # A job that plays no deals to their end has no best length to tell.
-                best = f"best {job['best_cards']} cards, " if driver.plays_deals else ""
-                print(f"job {job_id} is done: {job['deals']:,} {driver.unit}, "
+                best = f"best {job['best_cards']} cards, " if driver.plays.deals else ""
+                print(f"job {job_id} is done: {job['deals']:,} {driver.budget.unit}, "
                       f"{best}{plural(games, 'game')} and {plural(loops, 'loop')} kept")
                 return 0, job_id
         else:
@@ -114,17 +114,17 @@ def _run(args, cluster, data, where, resume):
 
         def started(spec):
             driver = drivers.of(spec)
-            seed = "" if driver.exhaustive or not driver.seeded else f"seed {spec['seed']}" + (
-                f" (fresh: --seed {spec['seed']} plays these {driver.replays} again)"
+            seed = "" if driver.plays.seed is None else f"seed {spec['seed']}" + (
+                f" (fresh: --seed {spec['seed']} plays these {driver.plays.seed} again)"
                 if new is not None and new.fresh else "") + ", "
             chunk = ""
             if new is not None and spec["chunk_seconds"]:
                 # A chunk is as many parts as take chunk_seconds as the job runs (units.py).
                 chunk = (f", chunks of about {spec['chunk_seconds']:g} s as it runs, in parts of {spec['chunk']:,} "
-                         f"{driver.unit}" + (f" (about {PART_SECONDS:g} s of a core here, measured)"
+                         f"{driver.budget.unit}" + (f" (about {PART_SECONDS:g} s of a core here, measured)"
                                              if new.timed else ""))
             elif new is not None and new.timed:
-                chunk = (f", chunks of {spec['chunk']:,} {driver.unit} (about {CHUNK_SECONDS:g} s of a core here, "
+                chunk = (f", chunks of {spec['chunk']:,} {driver.budget.unit} (about {CHUNK_SECONDS:g} s of a core here, "
                          "measured)")
             engine = "" if spec["engine"] == "compiled" else f" on the {spec['engine']} engine"
             if spec["devices"] is not None:
@@ -196,7 +196,7 @@ def _climbs_off_cluster(spec):
     worker handed one chunk of a group would play the whole group. One
     line, before anything is stored."""
     from ..search import drivers
-    if spec.get("driver") in drivers.NAMES and not drivers.get(spec["driver"]).on_cluster_gpus:
+    if spec.get("driver") in drivers.NAMES and not drivers.get(spec["driver"]).devices.cluster_gpus:
         raise UsageError(f"a {spec['driver']} job on the {spec['engine']} engine climbs its walks in groups on one "
                          "machine's devices, not on a cluster: run it without --cluster, or on the compiled engine")
 

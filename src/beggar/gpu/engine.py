@@ -35,7 +35,7 @@ from .. import census as census_order
 from .. import lengths
 from ..census import _arrangements
 from ..checks import whole
-from ..climbing import check_climb_rules
+from ..climbing import check_climb
 from ..deal import Deal
 from ..decks import STANDARD, Deck, check_table, deal_out, hand_sizes
 from ..contract import EngineError, EngineFault
@@ -233,11 +233,7 @@ class RangeEngine:
         others for the calls that ask for them next (a job asks for its walks
         in order). Anneal's draws need the host's exp: it climbs on the
         compiled engine."""
-        check_seed(seed)
-        check_seed(index, "index")
-        whole(steps, "steps")
-        whole(min_cards, "min_cards")
-        check_climb_rules(rules)
+        deck, players, split = check_climb(seed, index, steps, min_cards, rules, deck, players, split)
         deck, split = self._table(deck, players, split)
         if rules.accept == "anneal":
             raise GpuRequestError(f"the {self.NAME} engine does not climb by anneal (its draws need the host's exp): "

@@ -8,8 +8,8 @@
    suite holds to the compiled engine on every machine. It follows the rules
    of docs/rules.md, two players only, and the dealing of shuffle.py. What
    both compiled engines compute alike is in the headers it includes: the
-   random stream (random.h), the hashes (hash.h), the census's order
-   (census.h), the length bins (lengths.h).
+   random stream (random.h), the random deal's steps (deal.h), the hashes
+   (hash.h), the census's order (census.h), the length bins (lengths.h).
 
    A hand is held by court: a ring of pieces, each a run of plain cards and
    the court card that ends it (run << 3 | court, hash.h), the last piece
@@ -43,6 +43,7 @@
 #include "vendor.h"
 #include "sizes.h"
 #include "random.h"
+#include "deal.h"
 #include "hash.h"
 #include "census.h"
 #include "lengths.h"
@@ -230,8 +231,10 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
     } free_places;
     bg_hand_bits hands[2];
     int total = s->total, n_courts = s->n_courts, drawn = s->split < 0;
-    int first_hand = s->split > 0 ? s->split : total - total / 2;
     bg_u64 state = bg_stream_start(seed, index);
+    /* bg_first_hand's of a split known beforehand, written out: called here it
+       costs bg_sample instructions (NVRTC cannot see that it draws nothing). */
+    int first_hand = s->split > 0 ? s->split : total - total / 2;
     for (int w = 0; w < BG_WORDS; w++)
         hands[0].courts[w] = hands[0].low[w] = hands[0].high[w] =
             hands[1].courts[w] = hands[1].low[w] = hands[1].high[w] = 0;
@@ -240,15 +243,12 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
     int short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
     int longer = first_hand < total - first_hand;
     for (int i = 0; i < n_courts; i++) {
-        int j = i + (int)bg_below(&state, (bg_u32)(total - i));
-        bg_u8 place = free_places.place[j];
-        free_places.place[j] = free_places.place[i];
-        free_places.place[i] = place;
+        int place = bg_draw_place(free_places.place, i, total, &state);
         if (!drawn)
             bg_place(&hands[0], &hands[1], place, s->courts[i], short_hand, longer);
     }
     if (drawn) {
-        first_hand = 1 + (int)bg_below(&state, (bg_u32)(total - 1));
+        first_hand = bg_first_hand(-1, total, &state);     /* split "random" (s->split, reloaded, would cost) */
         short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
         longer = first_hand < total - first_hand;
         for (int i = 0; i < n_courts; i++)

@@ -493,54 +493,26 @@ BG_KERNEL bg_batch(const BG_GLOBAL bg_u8* rows, const BG_GLOBAL int* splits, int
    `budget` more steps (a launch's length); a candidate whose game does not
    finish here (a loop, the cap) leaves its walk waiting for the host. */
 
-/* The walk's next fresh deal into its candidate, from its stream, as
-   Deal.shuffled deals it (shuffle.py): a random free place for each court
-   card in turn, then split "random"'s draw, then the cards one at a time to
-   the hands, the rest to the longer hand. */
-BG_FN void bg_climb_deal(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s) {
-    bg_u8 place[BG_CARDS], deck[BG_CARDS];
+/* The walk's next candidate (climb.h's bg_propose); a fresh deal dealt
+   here, from the walk's stream as Deal.shuffled deals it (deal.h). */
+BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
     bg_u64 rng = w->rng;        /* in a register (OpenCL: private, not the walk's global memory) */
     int total = s->total;
-    for (int k = 0; k < total; k++) {
-        place[k] = (bg_u8)k;
-        deck[k] = 0;
-    }
-    for (int i = 0; i < s->n_courts; i++) {
-        int j = i + (int)bg_below(&rng, (bg_u32)(total - i));
-        bg_u8 position = place[j];
-        place[j] = place[i];
-        place[i] = position;
-        deck[position] = s->courts[i];
-    }
-    int first = s->split > 0 ? s->split
-              : s->split < 0 ? 1 + (int)bg_below(&rng, (bg_u32)(total - 1))
-              : total - total / 2;
-    w->rng = rng;
-    int short_hand = first < total - first ? first : total - first;
-    w->sizes[0] = first;
-    w->sizes[1] = total - first;
-    for (int i = 0; i < short_hand; i++) {
-        w->candidate[i] = deck[2 * i];
-        w->candidate[first + i] = deck[2 * i + 1];
-    }
-    int rest = first > total - first ? -short_hand : first - short_hand;   /* where the longer hand's last cards go */
-    for (int i = 2 * short_hand; i < total; i++)
-        w->candidate[rest + i] = deck[i];
-}
-
-/* The walk's next candidate: a fresh deal where it starts or has not beaten
-   its best for `patience` steps, else a mutation of its current deal. */
-BG_FN void bg_climb_propose(BG_GLOBAL bg_walk* w, const BG_LOCAL bg_shape* s, const BG_LOCAL bg_climb_rules* rules) {
-    w->fresh = w->restarts < 0 || w->climber.stale >= rules->patience;
+    w->fresh = bg_propose(w->candidate, w->current, total, &w->restarts, w->climber.stale, rules->patience, &rng,
+                          rules->swap_percent);
     if (w->fresh) {
-        w->restarts++;
-        bg_climb_deal(w, s);
-        return;
+        bg_u8 place[BG_CARDS], deck[BG_CARDS];
+        for (int k = 0; k < total; k++) {
+            place[k] = (bg_u8)k;
+            deck[k] = 0;
+        }
+        for (int i = 0; i < s->n_courts; i++)
+            deck[bg_draw_place(place, i, total, &rng)] = s->courts[i];
+        int first = bg_first_hand(s->split, total, &rng);
+        w->sizes[0] = first;
+        w->sizes[1] = total - first;
+        bg_deal_two(w->candidate, deck, total, first);
     }
-    for (int k = 0; k < s->total; k++)
-        w->candidate[k] = w->current[k];
-    bg_u64 rng = w->rng;
-    bg_mutate(w->candidate, s->total, &rng, rules->swap_percent);
     w->rng = rng;
 }
 

@@ -130,17 +130,17 @@ def collect(archive, job_id=None, marks=False):
         job = archive.job(job_id)
         chosen = [(job_id, stored(job["spec"], f"{archive.path}: job {job_id}"))]
         driver = drivers.of(chosen[0][1])
-        if driver.factory:
+        if driver.plays.loops:
             raise OddsError(f"{archive.path}: job {job_id} is a {driver.name} job of the loop "
                             "factory: it plays states to their loops, not deals to their end, and keeps "
                             "no length histogram (beggar archive list --loops shows what it found)")
-        if not driver.plays_deals:
+        if driver.plays.deals is None:
             raise OddsError(f"{archive.path}: job {job_id} is an {driver.name} job: it searches back from loops, "
                             "plays no deal to its end and keeps no length histogram (beggar archive list "
                             "--loops shows what it found)")
     else:
         chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
-        chosen = [(i, spec) for i, spec in chosen if drivers.of(spec).random_deals
+        chosen = [(i, spec) for i, spec in chosen if drivers.of(spec).plays.deals == "random"
                   and same_table(spec) == ("standard", 2, "even")]
         if not chosen:
             raise OddsError(f"{archive.path}: no sample job of 26/26 deals in it: name a JOB")
@@ -202,13 +202,13 @@ def _extensions(archive, job_id, spec, played):
 def is_exhaustive(played):
     """Whether the games are no sample but every deal of a block (a census):
     then nothing is predicted from them."""
-    return drivers.of(played.spec).exhaustive
+    return drivers.of(played.spec).plays.deals == "every"
 
 
 def is_walk(spec):
     """Whether a job's deals are walks (a climb), each a small change of the
     one before: correlated, so its odds are not those of random deals."""
-    return drivers.of(spec).walks
+    return drivers.of(spec).plays.deals == "walked"
 
 
 def is_record_table(spec):

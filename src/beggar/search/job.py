@@ -134,7 +134,7 @@ def check(data, where="job"):
     driver.check(spec, data, where)
     # A census's budget is bounded by its deck's arrangements (Census.check),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
-    most_deals = None if driver.exhaustive else MAX_COUNT
+    most_deals = None if driver.plays.deals == "every" else MAX_COUNT
     for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, most_deals),
                            ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
         try:
@@ -146,9 +146,9 @@ def check(data, where="job"):
             spec["chunk_seconds"] = seconds(spec["chunk_seconds"], "'chunk_seconds'", MAX_CHUNK_SECONDS)
         except ValueError as error:
             raise JobError(f"{where}: {error} (or 0: chunks of `chunk` deals each)") from None
-        if not driver.timed:
+        if not driver.budget.timed:
             raise JobError(f"{where}: 'chunk_seconds' sizes the chunks of sample and census jobs as they run; "
-                           f"a {spec['driver']} job's chunk is one {driver.unit[:-1]} walk or search: give 0")
+                           f"a {spec['driver']} job's chunk is one {driver.budget.unit[:-1]} walk or search: give 0")
     # Every spec holds the climber's rules, whatever its driver (a stored spec
     # has them); only the climb driver's job file may change them.
     climb = data.get("climb", {})
@@ -187,8 +187,8 @@ def check_engine(spec, name, where="job"):
         raise JobError(f"{where}: 'engine' must be one of {', '.join(ALL_ENGINES)}, not {shown_value(name)}") \
             from None
     if name.gpu:
-        if not drivers.of(spec).gpu:
-            played = [driver.name for driver in drivers.ALL if driver.gpu]
+        if not drivers.of(spec).devices.gpu:
+            played = [driver.name for driver in drivers.ALL if driver.devices.gpu]
             played = ", ".join(played[:-1]) + " and " + played[-1]
             raise JobError(f"{where}: the {name} engine plays {played} jobs; the "
                            f"{spec['driver']} driver runs on the compiled engine")
@@ -269,7 +269,7 @@ def start_problem(spec):
     from ..archive.readback import key_problem
     from ..decks import Deck
     driver = drivers.of(spec)
-    if not driver.starts_from_loops:
+    if not driver.starts.loops:
         return None if "start" not in spec else f"holds {cut(spec['start'])}: a {driver.name} job starts from no loops"
     start = spec.get("start")
     if not isinstance(start, list) or not start:
@@ -281,8 +281,8 @@ def start_problem(spec):
         problem = key_problem(key, deck, empty_hands=True)
         if problem is not None:
             return f"loop {number}: the key {problem}"
-    if driver.start_chunks and not 0 < -(-spec["deals"] // spec["chunk"]) <= len(start):
-        return (f"holds {len(start)} loops, and its budget of {spec['deals']:,} {driver.unit} in chunks of "
+    if driver.starts.chunk_each and not 0 < -(-spec["deals"] // spec["chunk"]) <= len(start):
+        return (f"holds {len(start)} loops, and its budget of {spec['deals']:,} {driver.budget.unit} in chunks of "
                 f"{spec['chunk']:,} searches from {-(-spec['deals'] // spec['chunk']):,}")
     return None
 
@@ -319,9 +319,9 @@ def prepare(data, where="job", here=True):
     if on_gpus:
         # A driver whose parts are fixed (a hunt) keeps them on a GPU too.
         spec.update({key: value for key, value in GPU_DEFAULTS.items()
-                     if key not in data and not (key == "chunk" and driver.part)})
+                     if key not in data and not (key == "chunk" and driver.budget.part)})
     measured = pace.measure(spec)
-    if "chunk" not in data and driver.timed and not driver.part:
+    if "chunk" not in data and driver.budget.timed and not driver.budget.part:
         if "chunk_seconds" not in data:
             spec["chunk_seconds"] = CHUNK_SECONDS
         if not on_gpus:

@@ -102,7 +102,7 @@ def measure(spec):
     deals are played here on the compiled engine, which plays the same games:
     what its checkers must follow is what those deals keep."""
     driver = drivers.of(spec)
-    if not driver.plays_deals:
+    if driver.plays.deals is None:
         return None
     deals, budget = 500, spec["deals"] or MEASURE_DEALS
     while True:
@@ -113,7 +113,7 @@ def measure(spec):
         if seconds >= PLAY_SECONDS or deals >= min(budget, MEASURE_DEALS):
             break
         deals *= 4
-    games = driver.checked_hits(result)
+    games, lengths = driver.measured(result)
     checked = cards = 0
     # The checks a worker does (crosscheck.Checker): the reference engine's
     # replay, and a loop game's loop described.
@@ -125,7 +125,7 @@ def measure(spec):
         checker.game(deal, outcome, spec["driver"])
         checked += 1
         cards += outcome.cards
-    return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, driver.lengths(result))
+    return Pace(deals, seconds, len(games), checked, time.process_time() - start, cards, lengths)
 
 
 def chunk_for(pace, chunk, seconds=CHUNK_CHECK_SECONDS, hits=None):
@@ -151,7 +151,7 @@ def warning(spec, pace):
     (cross-checking would take longer than playing), else None."""
     if pace is None or pace.load <= 1:
         return None
-    exhaustive = drivers.of(spec).exhaustive        # a census keeps its loop deals whatever min_cards
+    exhaustive = drivers.of(spec).plays.deals == "every"        # a census keeps its loop deals whatever min_cards
     what = "this census keeps every loop deal" if exhaustive else f"min_cards {spec['min_cards']} keeps"
     line = (f"warning: {what} {_share(pace.hit_share)} of deals, {pace.keep_rate:,.0f} games a second on a "
             f"core, where the reference engine cross-checks {pace.check_rate:,.0f}: checking will take "

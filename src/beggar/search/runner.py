@@ -68,7 +68,7 @@ class Summary:
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
     untold: int = 0             # new balanced loops past the first few told (announce.TOLD), counted
     driver: str = ""
-    payload: object = None      # the driver's own part (its tally: drivers.Driver.own)
+    payload: object = None      # the driver's own part (a hunt's state, the loop factory's tally)
     # A GPU job: the GPU's seconds playing and the checkers' seconds on what it played.
     gpu: tuple | None = None        # (GPU seconds, checking seconds, checking processes, fell behind, engine,
                                     # GPUs: 1 here, the GPU workers on a cluster; devices)
@@ -136,9 +136,8 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
             spec["devices"] = None          # a GPU job gone on on the CPU
         elif devices is not None:
             spec["devices"] = check_devices(spec, devices, f"job {job_id}")
-        drivers.of(spec).can_go_on(spec, job_id)
         # What it goes on from, read back and checked before a word is said or a worker started:
-        # damaged records are one line.
+        # damaged records, or a job this beggar no longer plays, are one line.
         going = Summary(job_id, "stopped", 0)
         drivers.of(spec).going_on(archive, job_id, spec, going)
         if started is not None:
@@ -159,7 +158,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster, payload):
     summary.payload = payload
     source = driver.units(archive, job, spec, summary)
     archive.set_job_state(job_id, "running")
-    bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.unit, time_limit=time_limit,
+    bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.budget.unit, time_limit=time_limit,
                    bound=driver.bound(spec))
     policy = StopPolicy(time_limit)
     dispatch = Dispatch(archive, job, spec, pool, alive, source, policy, summary, bar)
@@ -169,7 +168,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster, payload):
             dispatch.run()
             if dispatch.policy.reason is None:
                 driver.finish(archive, job_id, spec, summary)
-                summary.state, summary.reason = "done", driver.done_reason
+                summary.state, summary.reason = "done", driver.budget.done
             else:
                 summary.reason = dispatch.policy.reason + dispatch.cut_off_words()
     except KeyboardInterrupt:

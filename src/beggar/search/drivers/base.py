@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...decks import Deck, hand_sizes
-from ...gpu import kind
 from ..crosscheck import check
 from .. import announce
 from ..keep import keep_games
@@ -33,69 +32,72 @@ class ChunkResult:
     check_seconds: float = 0.0      # the seconds their check took where it was done
 
 
+@dataclass(frozen=True)
+class Budget:
+    """What a job's budget and chunks count (`unit`), why a job whose chunks
+    are all played is done, and how its chunks are sized: `timed`, a chunk
+    is a unit of work alone, sized by time when a job gives none
+    (drivers.timed_chunk; a climb's chunk is one walk, a grow or perturb
+    chunk one walk of tries: their length is part of the search); `part`,
+    the tries of a part, fixed whatever the machine and the engine (a
+    hunt's walks: the same on any), or None."""
+    unit: str = "deals"
+    done: str = "budget spent"
+    timed: bool = False
+    part: int | None = None
+
+
+@dataclass(frozen=True)
+class Plays:
+    """What a driver's chunks play. `deals`: the deals they play to their
+    end, each with its length (measured when a job starts: pace.py; summed
+    into odds: beggar stats), "random" (each once: the odds of a random deal
+    are told from them), "walked" (a climb's, each a small change of the one
+    before: correlated), "every" (every arrangement of a deck once: no
+    sample, and every loop deal kept whatever min_cards), or None. `loops`:
+    whether they walk states to their loops (they build loops, not games).
+    `seed`: what its seed chooses, played again by a job run again with it,
+    or None: nothing to tell (a census; a search fixed by its start loops)."""
+    deals: str | None
+    loops: bool = False
+    seed: str | None = "deals"
+
+
+@dataclass(frozen=True)
+class Starts:
+    """Whether a job's spec holds the `loops` it starts from (`start`:
+    canonical states in hex, fixed when it is created: Driver.start), and
+    whether its budget is a chunk for each of them (`chunk_each`)."""
+    loops: bool = False
+    chunk_each: bool = False
+
+
+@dataclass(frozen=True)
+class Devices:
+    """Whether a GPU engine can play a driver's chunks, and on a cluster's GPU
+    workers one by one (`cluster_gpus`; a climb's are played in groups on
+    one machine's devices)."""
+    gpu: bool = False
+    cluster_gpus: bool = True
+
+
 class Driver:
-    """A kind of job. The attributes say how the machinery every job shares
-    applies to it; the methods are its own part of the work."""
+    """A kind of job. Its descriptions say how the machinery every job
+    shares applies to it; the methods are its own part of the work."""
 
     name = ""
     #: The name of the job file's table of its options ([climb], [grow], ...), or None.
     options = None
-    #: What the job's budget and chunks count.
-    unit = "deals"
-    #: What a job run again with its seed plays again.
-    replays = "deals"
-    #: Whether its seed chooses what it plays: a search fixed by what it
-    #: starts from (eliminate) has no seed to tell, nor to play again.
-    seeded = True
-    #: Why a job whose chunks are all played is done.
-    done_reason = "budget spent"
-    #: Whether its chunks play dealt deals to their end, each with its length
-    #: (measured when a job starts: pace.py; summed into odds: beggar stats).
-    plays_deals = True
-    #: Whether its deals are drawn at random, each played once: the odds of
-    #: a random deal (beggar stats) are told from them; a climb's are chosen.
-    random_deals = False
-    #: Whether its deals are walks, each a small change of the one before
-    #: (a climb): correlated, so their odds are not those of random deals.
-    walks = False
-    #: Whether it plays every arrangement of a deck once: no seed, no sample,
-    #: and every loop deal kept, whatever min_cards.
-    exhaustive = False
-    #: Whether a GPU engine plays its chunks.
-    gpu = False
-    #: Whether a chunk is a unit of work alone, sized by time when a job gives
-    #: none (drivers.timed_chunk; a climb's chunk is one walk, and the loop
-    #: factory's one walk of tries: their length is part of the search).
-    timed = False
-    #: The tries of a part, fixed whatever the machine and the engine (a
-    #: hunt's walks: the same on any), or None: sized by time when a timed
-    #: job gives none.
-    part = None
-    #: Whether it is one of the loop factory's (it builds loops, not games).
-    factory = False
-    #: Whether its spec holds the loops it starts from (`start`: canonical
-    #: states in hex, fixed when the job is created), one chunk each where
-    #: `start_chunks`.
-    starts_from_loops = False
-    start_chunks = False
-    #: The dataclass of its own part of a run's summary (runner.Summary's
-    #: payload), or None: own() makes it at first use.
-    tally = None
+    budget = Budget()
+    plays = Plays("random")
+    starts = Starts()
+    devices = Devices()
 
-    def own(self, summary):
-        """Its own part of the run's summary (summary.payload), made at first use."""
-        if summary.payload is None and self.tally is not None:
-            summary.payload = self.tally()
-        return summary.payload
-
-    def checked_hits(self, result):
-        """The (deal, outcome) of chunk `result` that are checked where it is
-        played: its hits (pace.py measures what checking them costs)."""
-        return result.hits
-
-    def lengths(self, result):
-        """The lengths of every game chunk `result` played (lengths.Lengths), or None."""
-        return None
+    def measured(self, result):
+        """What pace.py measures of chunk `result`: (the (deal, outcome) that
+        are checked where it is played, its hits; the lengths of every game
+        it played, lengths.Lengths, or None)."""
+        return result.hits, None
 
     def reached(self, result):
         """The most cards unit `result` reached: its longest game's."""
@@ -131,16 +133,8 @@ class Driver:
         """Fix in the spec of a new job what it starts from (the archive's
         loops), before the job is stored."""
 
-    #: Whether its GPU job's chunks can be played on a cluster's GPU workers
-    #: one by one (a climb's are played in groups on one machine's devices).
-    on_cluster_gpus = True
-
     def check_gpu(self, spec, name, where):
         """JobError where `spec` cannot be played on the GPU engine `name`."""
-
-    def can_go_on(self, spec, job_id):
-        """JobError where a stored job of this driver cannot run again (a
-        spec of a kind this beggar no longer plays), before anything is said."""
 
     def stored_problem(self, spec):
         """What makes a stored spec of this driver none that any beggar wrote
@@ -148,9 +142,11 @@ class Driver:
         return None
 
     def going_on(self, archive, job_id, spec, summary):
-        """At the start of each run of the job (its first too): what it goes
-        on from that its kept chunks say, set on the run's summary (a hunt's
-        loops). Nothing by default: a chunk depends on its number alone."""
+        """At the start of each run of the job (its first too), before anything
+        is said: what it goes on from that its kept chunks say, set on the
+        run's summary (a hunt's loops), or JobError where a spec of a kind this
+        beggar no longer plays cannot. Nothing by default: a chunk depends on
+        its number alone."""
 
     def handed(self, spec, summary, unit):
         """The spec that unit `unit` handed out now is played with (in a worker):
@@ -205,7 +201,7 @@ class Driver:
         each line says what is this run's and what the whole job's."""
         rate = summary.deals / summary.seconds if summary.seconds else 0
         run = " in this run" if whole is not None else ""
-        unit = self.unit
+        unit = self.budget.unit
         if summary.gpu:
             played, checked, checkers, behind, engine, players, devices = summary.gpu
             if cluster:         # GPU workers play, any worker checks (cluster.py)
@@ -250,8 +246,8 @@ def whole_line(whole, unit, lengths=True):
 
 
 def player(engine, devices=None):
-    """What plays a GPU job's chunks on `devices` (the job's), in words."""
-    one, several = kind(engine).the_device, kind(engine).devices
+    """What plays a GPU job's chunks on `devices` (the job's), in words: `engine` is its engine.Choice."""
+    one, several = engine.kind.the_device, engine.kind.devices
     if devices == "all":
         return f"every one of the {several}"
     return one if devices is None or len(devices) == 1 else f"{len(devices)} {several}"

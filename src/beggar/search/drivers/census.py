@@ -20,14 +20,14 @@ from .. import SearchError
 from ..crosscheck import Checker
 from ..keep import keep_games
 from ..spec import JobError, chunk_deals, table
-from .base import ChunkResult, Driver
+from .base import Budget, ChunkResult, Devices, Driver, Plays
 
 
 class Census(Driver):
     name = "census"
-    exhaustive = True
-    gpu = True
-    timed = True
+    budget = Budget(timed=True)
+    plays = Plays("every", seed=None)
+    devices = Devices(gpu=True)
 
     def check(self, spec, data, where):
         """A census plays every arrangement once: its budget is the arrangements
@@ -68,9 +68,9 @@ class Census(Driver):
         games += [checker.game(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.payload.longest]
         return games
 
-    def checked_hits(self, result):
-        """Its loop deals (its top longest are few)."""
-        return [(deal, outcome) for _, deal, outcome, _ in result.payload.loops]
+    def measured(self, result):
+        """Its loop deals (its top longest are few); no lengths."""
+        return [(deal, outcome) for _, deal, outcome, _ in result.payload.loops], None
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
         keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers), between)

@@ -4,7 +4,7 @@ deals of 3 or 4 players that never end (beggar.elimination).
 A job fixes, when it is created, the loops it starts from (its `start`: the
 canonical states of the loops of its deck that the archive holds and of
 those known before any search, the published ones and the shipped finds',
-of up to the job's players: factory.start_keys, as a perturb job's). Chunk
+of up to the job's players: walks.start_keys, as a perturb job's). Chunk
 c is the search from loop c, at a table of the job's players, guided by its
 [eliminate] guide and bounded by `chunk` states and `basin_seconds`
 processor seconds; the job's "budget" is one chunk per loop, a bound the
@@ -25,8 +25,8 @@ from ...decks import Deck
 from ...states import GUIDES
 from .. import SearchError
 from ..spec import JobError, check_basin_bounds
-from .base import ChunkResult, Driver, plural
-from .factory import start_keys
+from .base import Budget, ChunkResult, Driver, Plays, Starts, plural
+from .walks import start_keys
 
 #: The [eliminate] table's options and their defaults.
 OPTIONS = {"guide": "smallest"}
@@ -39,14 +39,11 @@ CHUNK = 1_000_000
 class Eliminate(Driver):
     name = "eliminate"
     options = "eliminate"
-    unit = "states"
-    plays_deals = False
+    budget = Budget("states", "every start loop searched")
     # The search from a loop is breadth- or best-first in a fixed order: the
     # same start loops and guide find the same deals, whatever the seed.
-    seeded = False
-    done_reason = "every start loop searched"
-    starts_from_loops = True
-    start_chunks = True
+    plays = Plays(None, seed=None)
+    starts = Starts(loops=True, chunk_each=True)
 
     def check(self, spec, data, where):
         """3 or 4 players, deals dealt evenly, the [eliminate] options known and
@@ -71,7 +68,7 @@ class Eliminate(Driver):
         check_basin_bounds(spec, where)
 
     def start(self, archive, spec):
-        """The loops of the deck, as a perturb job's (factory.start_keys) but
+        """The loops of the deck, as a perturb job's (walks.start_keys) but
         of up to the job's players, one chunk each."""
         spec["start"] = start_keys(archive, spec["deck"], spec["players"])
         if not spec["start"]:

@@ -25,19 +25,19 @@ chunk's loops, games and record are then written in one transaction
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 
-from ... import engine, finds, loops
-from ...archive import archive_option
+from ... import engine, loops
 from ...backward import basin
-from ...cycle import key_deal, key_hands
+from ...cycle import key_deal
 from ...checks import MAX_COUNT, whole
 from ...decks import MAX_DECK, Deck
 from ...rules import Rules
-from .. import SearchError, announce
+from .. import announce
 from ..keep import dispute, kept, stop_if_disputed
-from ..spec import JobError, check_basin_bounds, chunk_deals
-from .base import ChunkResult, Driver, plural, whole_line
+from ..spec import JobError, chunk_deals
+from .base import ChunkResult, Devices, Starts, plural, whole_line
+from .walks import PerturbRules, Walker, new_loop_lines, perturbation, reported, start_keys
 
 
 @dataclass(frozen=True)
@@ -63,24 +63,6 @@ class GrowRules:
         whole(self.lateral_percent, "lateral_percent", 0, 100)
 
 
-@dataclass(frozen=True)
-class PerturbRules:
-    """The options of a perturbation walk (beggar._loops.perturb, which
-    checks them again): 1 to `changes` changes a try, a court card moving
-    up to `reach` places, each of the kinds `moves` names (_loops.MOVES:
-    "small", "wide", or one kind alone)."""
-
-    changes: int = 2
-    reach: int = 3
-    moves: str = "small"
-
-    def __post_init__(self):
-        from ... import _loops
-        whole(self.changes, "changes", 1, 100)
-        whole(self.reach, "reach", 1, MAX_DECK)
-        _loops.moves_of(self.moves)
-
-
 @dataclass
 class FactoryTally:
     """A grow or perturb run's own part of its summary."""
@@ -91,52 +73,8 @@ class FactoryTally:
     bounds: list = field(default_factory=list)      # basin searches stopped by a bound, in words
 
 
-class _Factory(Driver):
-    unit = "tries"
-    replays = "walks"
-    plays_deals = False
-    factory = True
-    rules = None            # the dataclass of its options
-    # Its chunks' payload: what the walk did (play); its run's: FactoryTally.
-    tally = FactoryTally
-
-    def check(self, spec, data, where):
-        """Loops are built from two-player states of the job's whole deck, of any
-        split. The driver's table ([grow] or [perturb]) holds its walk's options
-        (the rules)."""
-        try:
-            from ... import _loops
-        except ImportError as error:
-            raise JobError(f"{where}: the {self.name} driver needs the compiled engine ({error})") from None
-        options = data.get(self.name, {})
-        name = f"[{self.name}]"
-        if not isinstance(options, dict):
-            raise JobError(f"{where}: {name} must be a table of the walk's options")
-        known = [option.name for option in fields(self.rules)]
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            raise JobError(f"{where}: {name}: unknown option '{unknown[0]}' (known: {', '.join(known)})")
-        try:
-            _loops.check_deck(spec["deck"])
-        except ValueError as error:
-            raise JobError(f"{where}: {error}") from None
-        try:
-            self.rules(**options)
-        except ValueError as error:
-            raise JobError(f"{where}: {name}: {error}") from None
-        spec[self.name] = dict(options)     # as given: the walk takes the rules' defaults for the rest
-        check_basin_bounds(spec, where)
-        if spec["players"] != 2:
-            raise JobError(f"{where}: the {self.name} driver builds two-player loops, "
-                           f"not {spec['players']}-player ones")
-        if spec["split"] != "even":
-            raise JobError(f"{where}: the {self.name} driver builds loops of any split: 'split' does not apply")
-        spec["extend_cards"] = 0
-        if self.gpu and spec["engine"] == "reference":
-            # Its walks are the compiled engine's, or a GPU engine's; the
-            # reference engine checks every loop they report.
-            raise JobError(f"{where}: the {self.name} driver's walks run on the compiled engine or a GPU engine, "
-                           "not the reference engine")
+class _Factory(Walker):
+    """Grow and perturb: a chunk's payload is what its walk did (play)."""
 
     def play(self, spec, chunk):
         """Run chunk `chunk`: a ChunkResult whose payload is a plain dict of what
@@ -160,12 +98,9 @@ class _Factory(Driver):
         loop deals: its balanced deals are what it keeps."""
         return {"best": best, "kept": summary.kept, "new_loops": summary.loops}
 
-    def describe(self, spec):
-        return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split"
-
     def summary(self, summary, archive_path, cluster=None, whole=None):
         """Tries, loops, and the prize, a balanced deal that never ends, in full."""
-        tally = self.own(summary)
+        tally = summary.payload = summary.payload or FactoryTally()
         rate = summary.deals / summary.seconds if summary.seconds else 0
         run = " in this run" if whole is not None else ""
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
@@ -196,7 +131,7 @@ class _Factory(Driver):
         loop's check and basin search (a chunk may bring hundreds)."""
         growth = result.payload
         found = checked(archive, spec, growth, between)
-        tally = self.own(summary)
+        tally = summary.payload = summary.payload or FactoryTally()
         with kept(archive, job_id, result) as record:
             kept_loops = keep_loops(archive, job_id, spec, result.chunk, found)
             record.hits, record.best_cards = len(found), growth["largest"]
@@ -212,29 +147,6 @@ class _Factory(Driver):
         tally.bounds.extend(kept_loops.notes)
         stop_if_disputed(summary, kept_loops.disputed, "it")
         return kept_loops.news
-
-
-#: New loops named one by one in a run's summary.
-SHOWN = 10
-#: The loops `beggar archive list --loops` shows unless given --limit (its default, cli/archive.py).
-LISTED = 50
-
-
-def new_loop_lines(new_loops, job_id, archive_path):
-    """The lines of a summary that name a run's new loops [(loop id, loops.Loop)], SHOWN of them."""
-    from ...finds import known_loops
-    lines = []
-    for loop_id, loop in new_loops[:SHOWN]:
-        known = known_loops(loop.deck).get(loop.hex)
-        lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
-                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
-                     + (f" (known: {known})" if known else ""))
-    if len(new_loops) > SHOWN:
-        # The list shows 50 unless told: more new loops than that need a --limit to be seen.
-        every = f" --limit {len(new_loops)}" if len(new_loops) > LISTED else ""
-        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}{every}"
-                     f"{archive_option(archive_path)})")
-    return lines
 
 
 @dataclass
@@ -253,7 +165,7 @@ class KeptLoops:
 def keep_loops(archive, job_id, spec, chunk, found):
     """Keep loops a chunk found (ReportedLoop: each with its basin search,
     where one was made, and the balanced deals in it), inside the chunk's
-    transaction: for the loop factory's drivers and the hunt alike. A KeptLoops."""
+    transaction. A KeptLoops."""
     done = KeptLoops()
     for item in found:
         loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], chunk)
@@ -297,8 +209,8 @@ class Perturb(_Factory):
     name = "perturb"
     options = "perturb"
     rules = PerturbRules
-    starts_from_loops = True
-    gpu = True
+    starts = Starts(loops=True)
+    devices = Devices(gpu=True)
 
     def walk(self, spec, chunk, tries, rules):
         return perturbation(spec, start_states(spec), chunk, tries, rules)
@@ -311,38 +223,6 @@ class Perturb(_Factory):
                            "and none is published (run a grow job first)")
 
 
-def perturbation(spec, states, chunk, tries, rules, known=()):
-    """Perturbation walk number `chunk` of job `spec`'s seed from `states`
-    (each (hands, leader), on the full loops of its deck it starts from), at
-    most `tries` tries, with the walk's options `rules` (PerturbRules as a
-    dict), none of the loops `known` (cycle hashes) reported: a
-    beggar._loops.Growth. The one place a perturbation walk is played, for
-    every driver that perturbs (perturb, hunt) and for
-    benchmarks/hunt_speed.py: the job's engine plays it (engine.perturb: the
-    compiled engine or a GPU engine, which find the same loops)."""
-    return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
-                          known=known, **rules)
-
-
-def cycle_hashes(states, deck):
-    """The cycle hash of the loop of each of `states` (two-player, of `deck`),
-    by which a perturbation walk knows a loop (beggar._loops.cycle_hashes)."""
-    from ... import _loops
-    return _loops.cycle_hashes(states, deck)
-
-
-def start_keys(archive, deck, players=2):
-    """The canonical states (hex) a perturb or eliminate job of `deck` at a
-    table of `players` starts from: the loops of the deck the archive holds,
-    and those known before any search (finds.known_loops: the published ones
-    and the project's shipped finds, which the jobs' announcements count as
-    known too), those of at most `players` players (backward play adds
-    players, never takes them away); each once, sorted."""
-    deck = str(Deck.parse(deck))
-    keys = {row["key"] for row in archive.loops(deck=deck)} | set(finds.known_loops(deck))
-    return sorted(key for key in keys if len(key_hands(key)) <= players)
-
-
 def start_states(spec):
     """Every state on the cycles of a perturb job's start loops, in a fixed
     order, each loop's own (a start key a job was given before archive
@@ -352,50 +232,6 @@ def start_states(spec):
     for key in spec["start"]:
         states.extend(loops.of_deal(key_deal(key)).states)
     return states
-
-
-def two_player_key(key):
-    """The canonical state (hex) of the loop of a loop key's players: the key
-    itself, but for one a job was given before archive format 6 (kept for
-    the hunt driver, which calls it)."""
-    return key if all(key_hands(key)) else loops.of_deal(key_deal(key)).hex
-
-
-@dataclass
-class ReportedLoop:
-    """A full loop a walk reported, looked at again; `basin` is its basin
-    search (backward.Basin) when it is new to the archive, else None."""
-    loop: loops.Loop
-    compiled: object
-    reference: object
-    basin: object = None
-    games: list = field(default_factory=list)      # [(deal, compiled outcome, reference outcome)]
-
-
-def reported(spec, hands, leader):
-    """The full loop that a walk of job `spec` reported by the state (hands,
-    leader) on its cycle, looked at again (loops.of_state: compiled play,
-    the cycle walked by the reference engine) and its canonical state played
-    by both engines: a ReportedLoop; SearchError (a bug in beggar, nothing
-    of the chunk kept) for a state that is no loop, a loop of another deck
-    or one the engines play differently."""
-    try:
-        loop = loops.of_state(hands, leader)
-    except loops.LoopError as error:
-        raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
-                          "This is a bug in beggar: please report it.") from None
-    if loop.deck != spec["deck"]:
-        raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
-                          f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
-                          "report it.")
-    deal = loop.deal()
-    item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
-    if item.compiled != item.reference:
-        # Nothing of the chunk is kept: a loop rests on both engines' word.
-        raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
-                          f"reported: compiled {item.compiled}, reference {item.reference}. This is "
-                          "a bug in beggar: please report the deal.")
-    return item
 
 
 def checked(archive, spec, growth, between=None):

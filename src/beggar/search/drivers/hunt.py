@@ -3,7 +3,7 @@ hunts for, in rounds, and each promising new loop seated at its tables.
 
 A hunt names the tables it hunts balanced deals for ([hunt] tables: 2 for
 26/26, 3 for 18/17/17, 4 for 13/13/13/13) and starts from the full
-two-player loops of its deck a perturb job starts from (factory.start_keys),
+two-player loops of its deck a perturb job starts from (walks.start_keys),
 fixed in its spec when it is created. Its work is of two kinds:
 
 - **Walks.** Its budget (perturbations) is cut into parts of `chunk` tries,
@@ -52,9 +52,8 @@ from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
 from ..units import Chunks, Unit
 from . import aim, regrow
-from .base import ChunkResult, plural, whole_line
-from .factory import (PerturbRules, _Factory, cycle_hashes, new_loop_lines, perturbation, reported,
-                      start_keys, two_player_key)
+from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
+from .walks import PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, start_keys
 
 #: The tries of a part (four of a walk's own rounds of 16,384): a twentieth
 #: of a second of a core.
@@ -155,7 +154,7 @@ class HuntRules:
             raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {self.guide!r}")
 
     def walk(self):
-        """The walk's options, as factory.perturbation takes them."""
+        """The walk's options, as walks.perturbation takes them."""
         return {option.name: getattr(self, option.name) for option in fields(PerturbRules)}
 
     def stored(self):
@@ -203,7 +202,7 @@ class Walked:
 
 @dataclass
 class Found:
-    """A loop a walk reported, looked at again (factory.reported: both
+    """A loop a walk reported, looked at again (walks.reported: both
     engines): the Loop, the part that found it, its cycle hash, balance and
     family's name."""
     loop: object
@@ -410,7 +409,6 @@ class HuntUnits(Chunks):
         end = (self.state.round_of(part) + 1) * self.state.parts_a_round
         return super().take(left, walks, workers, most=end - part)
 
-
     def expected(self, unit):
         return self.seat_seconds if unit.task is not None else super().expected(unit)
 
@@ -433,21 +431,17 @@ class HuntUnits(Chunks):
                 "(bound lines below)")
 
 
-class Hunt(_Factory):
+class Hunt(Walker):
     name = "hunt"
     options = "hunt"
     rules = HuntRules
-    unit = "perturbations"
-    starts_from_loops = True
-    done_reason = "budget spent, every seat searched"
+    budget = Budget("perturbations", "budget spent, every seat searched", timed=True, part=PART)
+    starts = Starts(loops=True)
     # A GPU engine plays the walks; the seats are searched where the cores are.
-    gpu = True
-    timed = True
-    part = PART
-    tally = None
+    devices = Devices(gpu=True)
 
     def check(self, spec, data, where):
-        """The factory's checks (two-player loops of the job's whole deck, of
+        """A walker's checks (two-player loops of the job's whole deck, of
         any split; the [hunt] options), a round of whole parts, and a deck
         whose tables aimed at deal every player a card."""
         super().check(spec, data, where)
@@ -486,7 +480,7 @@ class Hunt(_Factory):
 
     def describe(self, spec):
         if first_kind(spec):
-            return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split (a hunt of the first kind)"
+            return super().describe(spec) + " (a hunt of the first kind)"
         rules = rules_of(spec)
         deck = Deck.parse(spec["deck"])
         tables = ' and '.join(map(str, rules.tables))
@@ -510,16 +504,15 @@ class Hunt(_Factory):
                     "tables has")
         return None
 
-    def can_go_on(self, spec, job_id):
-        """A hunt of the first kind cannot: its chunks walked from what was known when they were handed out."""
+    def going_on(self, archive, job_id, spec, summary):
+        """What the hunt knows, from its start, its chunks' records and its
+        seats (ArchiveFault where they do not hold together). A hunt of the
+        first kind cannot go on: its chunks walked from what was known when
+        they were handed out."""
         if first_kind(spec):
             raise JobError(f"job {job_id} is a hunt of the first kind (beggar 0.1.0), whose chunks walked from the "
                            "loops known when they were handed out: it cannot go on. Start a new hunt: it starts "
                            "from every loop this one kept")
-
-    def going_on(self, archive, job_id, spec, summary):
-        """What the hunt knows, from its start, its chunks' records and its
-        seats (ArchiveFault where they do not hold together)."""
         summary.payload = known_state(archive, job_id, spec)
 
     def units(self, archive, job, spec, summary):
@@ -538,9 +531,6 @@ class Hunt(_Factory):
         if explorer is not None and unit.chunk <= explorer < unit.chunk + unit.parts:
             handed.update(explorer=explorer, every=every)
         return handed
-
-    def bound(self, spec):
-        return None
 
     def progress(self, summary, best):
         """This run's new loops and their rate an hour (its walks' rate is
@@ -585,7 +575,8 @@ class Hunt(_Factory):
         parts = result.deals // spec["chunk"] if result.deals % spec["chunk"] == 0 else -(-result.deals // spec["chunk"])
         state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
         for item in found:
-            state.found += state.learn(known_of(item, walked.round))
+            state.found += state.learn(aim.Known(item.loop.hex, walked.round, item.part, item.loop.period[0],
+                                                 item.hash, item.balance, item.family))
         state.seat_cells()
         state.sort_due()
         state.new_loops.extend(new_loops)
@@ -666,7 +657,7 @@ class Hunt(_Factory):
                  f"({state.given_families:,} to start with), in {len(aim.cells(state.known.values())):,} cells of "
                  "family and balance"]
         if whole is not None:
-            lines.append(whole_line(whole, self.unit, lengths=False))
+            lines.append(whole_line(whole, self.budget.unit, lengths=False))
         lines.extend(new_loop_lines(state.new_loops, summary.job, archive_path))
         done, due = len(state.seats_done), len(state.due)
         lines.append(f"seats    {done:,} searched, {due:,} to search; balanced deals that never end{run}, each "
@@ -819,15 +810,17 @@ class Hunt(_Factory):
         return games
 
 
+def two_player_key(key):
+    """The canonical state (hex) of the loop of a loop key's players: the key
+    itself, but for one a job was given before archive format 6."""
+    return key if all(key_hands(key)) else loops.of_deal(key_deal(key)).hex
+
+
 def growth(spec, starts, part, tries):
     """Growth walk `part` of the job's seed from `starts` (regrow.starts), on
     the compiled engine whatever the job's: a beggar._loops.Growth."""
     from ... import _loops
     return _loops.grow(spec["deck"], spec["seed"], part, tries, starts=starts)
-
-
-def known_of(found, round_):
-    return aim.Known(found.loop.hex, round_, found.part, found.loop.period[0], found.hash, found.balance, found.family)
 
 
 def start_known(spec):

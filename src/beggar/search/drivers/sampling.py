@@ -13,7 +13,7 @@ import time
 from ... import engine
 from ...climbing import ClimbRules
 from ..spec import JobError, chunk_deals, table
-from .base import ChunkResult, Driver
+from .base import Budget, ChunkResult, Devices, Driver, Plays
 
 
 class _Dealing(Driver):
@@ -28,16 +28,15 @@ class _Dealing(Driver):
         return {"statuses": {"finished": result.deals - loops, "loop": loops, "stopped": 0},
                 "lengths": result.payload.as_list(), "workers": workers}
 
-    def lengths(self, result):
-        """A chunk's payload: the lengths of every game it played."""
-        return result.payload
+    def measured(self, result):
+        """Its hits, and its payload: the lengths of every game it played."""
+        return result.hits, result.payload
 
 
 class Sample(_Dealing):
     name = "sample"
-    random_deals = True
-    gpu = True
-    timed = True
+    budget = Budget(timed=True)
+    devices = Devices(gpu=True)
 
     def play(self, spec, chunk, parts=1):
         start = time.perf_counter()
@@ -51,11 +50,10 @@ class Sample(_Dealing):
 class Climb(_Dealing):
     name = "climb"
     options = "climb"
-    walks = True
+    plays = Plays("walked")
     # A GPU engine plays a group of walks at once, the next chunks' too: on
     # one machine's devices, not a cluster's workers one by one.
-    gpu = True
-    on_cluster_gpus = False
+    devices = Devices(gpu=True, cluster_gpus=False)
 
     def check_gpu(self, spec, name, where):
         """A climb by anneal stays on the compiled engine: its draws need the host's exp."""

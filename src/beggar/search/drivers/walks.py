@@ -1,0 +1,178 @@
+"""What the drivers that walk loops or start from them stand on: a
+perturbation walk's options (PerturbRules) and its one call (perturbation),
+the loops a job starts from (start_keys), a reported loop looked at again
+by both engines (reported), the lines that name a run's new loops, and
+Walker, the driver whose walks build two-player loops of a deck (the loop
+factory's grow and perturb, and the hunt), with its job file's check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from ... import engine, finds, loops
+from ...archive import archive_option
+from ...checks import whole
+from ...cycle import key_hands
+from ...decks import MAX_DECK, Deck
+from .. import SearchError
+from ..spec import JobError, check_basin_bounds
+from .base import Budget, Driver, Plays
+
+
+@dataclass(frozen=True)
+class PerturbRules:
+    """The options of a perturbation walk (beggar._loops.perturb, which
+    checks them again): 1 to `changes` changes a try, a court card moving
+    up to `reach` places, each of the kinds `moves` names (_loops.MOVES:
+    "small", "wide", or one kind alone)."""
+
+    changes: int = 2
+    reach: int = 3
+    moves: str = "small"
+
+    def __post_init__(self):
+        from ... import _loops
+        whole(self.changes, "changes", 1, 100)
+        whole(self.reach, "reach", 1, MAX_DECK)
+        _loops.moves_of(self.moves)
+
+
+class Walker(Driver):
+    """A driver whose walks build two-player loops of a job's whole deck, of
+    any split, by the options of its job file's table (`rules`: their
+    dataclass)."""
+    budget = Budget("tries")
+    plays = Plays(None, loops=True, seed="walks")
+
+    def check(self, spec, data, where):
+        """Loops are built from two-player states of the job's whole deck, of any
+        split. The driver's table ([grow], [perturb], [hunt]) holds its walk's
+        options (the rules)."""
+        try:
+            from ... import _loops
+        except ImportError as error:
+            raise JobError(f"{where}: the {self.name} driver needs the compiled engine ({error})") from None
+        options = data.get(self.name, {})
+        name = f"[{self.name}]"
+        if not isinstance(options, dict):
+            raise JobError(f"{where}: {name} must be a table of the walk's options")
+        known = [option.name for option in fields(self.rules)]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise JobError(f"{where}: {name}: unknown option '{unknown[0]}' (known: {', '.join(known)})")
+        try:
+            _loops.check_deck(spec["deck"])
+        except ValueError as error:
+            raise JobError(f"{where}: {error}") from None
+        try:
+            self.rules(**options)
+        except ValueError as error:
+            raise JobError(f"{where}: {name}: {error}") from None
+        spec[self.name] = dict(options)     # as given: the walk takes the rules' defaults for the rest
+        check_basin_bounds(spec, where)
+        if spec["players"] != 2:
+            raise JobError(f"{where}: the {self.name} driver builds two-player loops, "
+                           f"not {spec['players']}-player ones")
+        if spec["split"] != "even":
+            raise JobError(f"{where}: the {self.name} driver builds loops of any split: 'split' does not apply")
+        spec["extend_cards"] = 0
+        if self.devices.gpu and spec["engine"] == "reference":
+            # Its walks are the compiled engine's, or a GPU engine's; the
+            # reference engine checks every loop they report.
+            raise JobError(f"{where}: the {self.name} driver's walks run on the compiled engine or a GPU engine, "
+                           "not the reference engine")
+
+    def describe(self, spec):
+        return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split"
+
+
+def perturbation(spec, states, chunk, tries, rules, known=()):
+    """Perturbation walk number `chunk` of job `spec`'s seed from `states`
+    (each (hands, leader), on the full loops of its deck it starts from), at
+    most `tries` tries, with the walk's options `rules` (PerturbRules as a
+    dict), none of the loops `known` (cycle hashes) reported: a
+    beggar._loops.Growth. The one place a perturbation walk is played, for
+    every driver that perturbs (perturb, hunt) and for
+    benchmarks/hunt_speed.py: the job's engine plays it (engine.perturb: the
+    compiled engine or a GPU engine, which find the same loops)."""
+    return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
+                          known=known, **rules)
+
+
+def cycle_hashes(states, deck):
+    """The cycle hash of the loop of each of `states` (two-player, of `deck`),
+    by which a perturbation walk knows a loop (beggar._loops.cycle_hashes)."""
+    from ... import _loops
+    return _loops.cycle_hashes(states, deck)
+
+
+def start_keys(archive, deck, players=2):
+    """The canonical states (hex) a perturb or eliminate job of `deck` at a
+    table of `players` starts from: the loops of the deck the archive holds,
+    and those known before any search (finds.known_loops: the published ones
+    and the project's shipped finds, which the jobs' announcements count as
+    known too), those of at most `players` players (backward play adds
+    players, never takes them away); each once, sorted."""
+    deck = str(Deck.parse(deck))
+    keys = {row["key"] for row in archive.loops(deck=deck)} | set(finds.known_loops(deck))
+    return sorted(key for key in keys if len(key_hands(key)) <= players)
+
+
+@dataclass
+class ReportedLoop:
+    """A full loop a walk reported, looked at again; `basin` is its basin
+    search (backward.Basin) when it is new to the archive, else None."""
+    loop: loops.Loop
+    compiled: object
+    reference: object
+    basin: object = None
+    games: list = field(default_factory=list)      # [(deal, compiled outcome, reference outcome)]
+
+
+def reported(spec, hands, leader):
+    """The full loop that a walk of job `spec` reported by the state (hands,
+    leader) on its cycle, looked at again (loops.of_state: compiled play,
+    the cycle walked by the reference engine) and its canonical state played
+    by both engines: a ReportedLoop; SearchError (a bug in beggar, nothing
+    of the chunk kept) for a state that is no loop, a loop of another deck
+    or one the engines play differently."""
+    try:
+        loop = loops.of_state(hands, leader)
+    except loops.LoopError as error:
+        raise SearchError(f"a {spec['driver']} walk reported a state that is no loop: {error}. "
+                          "This is a bug in beggar: please report it.") from None
+    if loop.deck != spec["deck"]:
+        raise SearchError(f"a {spec['driver']} walk reported a loop of the {loop.deck} deck, not of the "
+                          f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
+                          "report it.")
+    deal = loop.deal()
+    item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
+    if item.compiled != item.reference:
+        # Nothing of the chunk is kept: a loop rests on both engines' word.
+        raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
+                          f"reported: compiled {item.compiled}, reference {item.reference}. This is "
+                          "a bug in beggar: please report the deal.")
+    return item
+
+
+#: New loops named one by one in a run's summary.
+SHOWN = 10
+#: The loops `beggar archive list --loops` shows unless given --limit (its default, cli/archive.py).
+LISTED = 50
+
+
+def new_loop_lines(new_loops, job_id, archive_path):
+    """The lines of a summary that name a run's new loops [(loop id, loops.Loop)], SHOWN of them."""
+    lines = []
+    for loop_id, loop in new_loops[:SHOWN]:
+        known = finds.known_loops(loop.deck).get(loop.hex)
+        lines.append(f"  loop {loop_id}: period {loop.period[0]} tricks / {loop.period[1]} cards"
+                     + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
+                     + (f" (known: {known})" if known else ""))
+    if len(new_loops) > SHOWN:
+        # The list shows 50 unless told: more new loops than that need a --limit to be seen.
+        every = f" --limit {len(new_loops)}" if len(new_loops) > LISTED else ""
+        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}{every}"
+                     f"{archive_option(archive_path)})")
+    return lines
