@@ -58,13 +58,13 @@ step() {
 }
 
 cuda_here() {
-    "$python" -c 'from beggar.gpu import device; device.count()' >/dev/null 2>&1
+    "$python" -c 'from beggar.gpu import cuda; cuda.count()' >/dev/null 2>&1
 }
 
 why_no_cuda() {
-    "$python" -c 'from beggar.gpu import device
+    "$python" -c 'from beggar.gpu import cuda
 try:
-    device.count()
+    cuda.count()
 except Exception as error:
     print(error)' 2>&1 | tail -n 1
 }
@@ -96,16 +96,16 @@ build() {
 kernel_figures() {
     "$python" - <<'PY'
 from beggar.decks import Deck
-from beggar.gpu import device
+from beggar.gpu import cuda
 from beggar.gpu.engine import ring_of
-gpu = device.Device(0)
+gpu = cuda.Device(0)
 attribute = gpu.driver.CUfunction_attribute
 print(f"{gpu.name}, {gpu.arch}, {gpu.multiprocessors} multiprocessors, driver CUDA {gpu.driver_version}, "
-      f"NVRTC {device.nvrtc_version()}")
+      f"NVRTC {cuda.nvrtc_version()}")
 print(f"{'deck':10} {'kernel':10} {'regs':>5} {'local B':>8} {'shared B':>9} {'threads':>8} {'blocks/SM':>10}")
 for name in ("standard", "camicia", "half"):
     deck = Deck.parse(name)
-    for kernel, (function, blocks, threads) in gpu.kernels(ring_of(deck), device.cards_of(deck.total)).items():
+    for kernel, (function, blocks, threads) in gpu.kernels(ring_of(deck), cuda.cards_of(deck.total)).items():
         get = lambda what: gpu._check(gpu.driver.cuFuncGetAttribute(what, function), "cuFuncGetAttribute")
         print(f"{name:10} {kernel:10} {get(attribute.CU_FUNC_ATTRIBUTE_NUM_REGS):5} "
               f"{get(attribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES):8} "
@@ -142,7 +142,7 @@ if cuda_here; then
     step "the whole half-deck census" 60 speed.txt "$python" -m beggar census half --engine cuda --quiet \
         --archive "$OUT/census.sqlite"
     step "exactness on the device" 180 tests.txt "$python" -m pytest -q -n 0 -m gpu -p no:cacheprovider \
-        tests/test_gpu_device.py
+        tests/test_gpu_cuda.py
     if command -v ncu >/dev/null; then
         step "Nsight Compute" 60 ncu.txt ncu_figures
     else

@@ -58,7 +58,7 @@ import numpy as np
 from beggar import engine
 from beggar.deal import Deal
 from beggar.decks import STANDARD, Deck
-from beggar.gpu import device, source
+from beggar.gpu import cuda, source
 from beggar.gpu.engine import ring_of, steps_between
 
 LANES = 32
@@ -210,8 +210,8 @@ def machine_code(nvdisasm, cubin, texts):
 def compiled_figures(arches, ring, cards):
     nvdisasm = tool("nvdisasm")
     texts = source.files()
-    threads = device.block_threads(ring)
-    print(f"compiled by NVRTC {device.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
+    threads = cuda.block_threads(ring)
+    print(f"compiled by NVRTC {cuda.nvrtc_version()}, ring {ring} and {cards} cards (the standard deck's), "
           f"{threads} threads a block; static counts from the code, nothing run")
     if nvdisasm is None:
         print("SASS: nvdisasm not found (pip install '.[model]'): local loads and stores left out")
@@ -220,10 +220,10 @@ def compiled_figures(arches, ring, cards):
           f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   "
           "LDL/STL: per trick, loop check, dealing, the rest")
     for arch in arches:
-        cubin, log = device.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
+        cubin, log = cuda.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
         figures = ptxas_figures(log)
         code = machine_code(nvdisasm, cubin, texts) if nvdisasm else {}
-        for kernel in device.KERNELS:
+        for kernel in cuda.KERNELS:
             f = figures[kernel]
             blocks, occupied = occupancy(arch, f["registers"], f["shared"], threads)
             local, waits = code.get(kernel, (None, None))
@@ -543,7 +543,7 @@ def at_revision(revision, name):
 def sample_costs(texts, nvdisasm, arch, ring, cards):
     """({part: Cost}, instructions of bg_sample in no part, its instructions)
     of bg_sample as NVRTC compiles `texts` for `arch`."""
-    cubin = device.compile_program(arch, ring, ["-lineinfo"], cards, texts)[0]
+    cubin = cuda.compile_program(arch, ring, ["-lineinfo"], cards, texts)[0]
     instructions, labels = read_sass(disassemble(nvdisasm, cubin))["bg_sample"]
     costs, unplaced = part_costs(instructions, labels, part_spans(texts))
     return costs, unplaced, len(instructions)
@@ -721,17 +721,17 @@ def issue_model(games, per_block, builds, arch):
         print("issue model: none (nvdisasm not found: pip install nvidia-cuda-nvdisasm, or '.[model]')")
         return
     ring = ring_of(STANDARD)
-    threads = device.block_threads(ring)
+    threads = cuda.block_threads(ring)
     compiled = []
     for label, texts in builds:
-        costs, unplaced, size = sample_costs(texts, nvdisasm, arch, ring, device.cards_of(STANDARD.total))
+        costs, unplaced, size = sample_costs(texts, nvdisasm, arch, ring, cuda.cards_of(STANDARD.total))
         compiled.append((label, costs))
         print(f"{label}: bg_sample for {arch}, {size:,} instructions, {unplaced:,} of them in no part of a "
               "step (the launch's start and end, other kinds' code)")
     rate = H200["multiprocessors"] * H200["schedulers"] * H200["clock"]
     print()
     print(f"issue model (a model, not a measurement): {games:,} random deals a shape played by the engine, "
-          f"replayed in blocks of {threads} threads, {per_block:,} deals a block, NVRTC {device.nvrtc_version()}, "
+          f"replayed in blocks of {threads} threads, {per_block:,} deals a block, NVRTC {cuda.nvrtc_version()}, "
           f"{arch}; deals a second on one H200 at "
           f"{', '.join(str(r) for r in ISSUE_RATES)} warp-instructions issued a cycle a scheduler")
     print()
@@ -779,11 +779,11 @@ def main():
     ring = ring_of(STANDARD)
     try:
         if not args.issue:
-            compiled_figures(arches, ring, device.cards_of(STANDARD.total))
+            compiled_figures(arches, ring, cuda.cards_of(STANDARD.total))
             print()
         builds = [(args.against, kernel_sources(args.against))] if args.against else []
         issue_model(args.games, args.games_per_block, [*builds, ("this", kernel_sources())], arches[-1])
-    except device.GpuFault as error:
+    except cuda.GpuFault as error:
         print(f"compiled figures: none ({error})")
 
 

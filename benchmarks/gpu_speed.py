@@ -142,8 +142,8 @@ def main():
 
 def several_gpus(seconds):
     """Standard deals on each GPU alone and on all at once (the engine cuda on --devices all)."""
-    from beggar.gpu import device
-    count = device.count()
+    from beggar.gpu import cuda
+    count = cuda.count()
     if count < 2:
         return
     print()

@@ -22,9 +22,8 @@
 
        gpu_harness KERNEL BLOCKS THREADS GARBAGE IN OUT
 
-   KERNEL is one of kernel.cu's (bg_sample, bg_census, bg_perturb, bg_batch,
-   bg_climb). IN holds its arguments in order, as gpu/launch.py's KERNELS
-   lists them: each a size (8 bytes) and that many bytes, a buffer's
+   KERNEL is one of kernel.cu's. IN holds its arguments in order, as
+   gpu/abi.py's KERNELS lists them: each a size (8 bytes) and that many bytes, a buffer's
    contents or a value's 8 bytes (an integer, little-endian). Each lives in
    a mapping every block shares. OUT receives every argument's bytes again
    after the launch, in the same order; GARBAGE seeds what the blocks'
@@ -113,28 +112,16 @@ static uint64_t value(int k) {
 #define I32(k) ((int)(int64_t)value(k))
 #define BUFFER(k, type) ((type*)argument[k])
 
-static const char* KERNELS[] = {"bg_sample", "bg_census", "bg_perturb", "bg_batch", "bg_climb"};
+/* bg_call(): the launch of `kernel` with the arguments, and BG_KERNEL_NAMES,
+   written from gpu/abi.py's KERNELS by tests/test_gpu_concurrency.py. */
+#include "harness_calls.h"
+
+static const char* KERNELS[] = {BG_KERNEL_NAMES};
 
 static void* run_thread(void* index) {
     bg_thread = (int)(intptr_t)index;
     bg_syncs = 0;
-    if (!strcmp(kernel, "bg_sample"))
-        bg_sample(BUFFER(0, const bg_shape), U64(1), U64(2), U64(3), I64(4), I64(5), BUFFER(6, uint64_t),
-                  BUFFER(7, uint64_t), BUFFER(8, uint64_t), BUFFER(9, bg_hit), BUFFER(10, uint64_t), U64(11));
-    else if (!strcmp(kernel, "bg_census"))
-        bg_census(BUFFER(0, const bg_block), U64(1), U64(2), I64(3), I64(4), BUFFER(5, uint64_t),
-                  BUFFER(6, uint64_t), BUFFER(7, uint64_t), BUFFER(8, bg_hit), BUFFER(9, uint64_t), U64(10));
-    else if (!strcmp(kernel, "bg_perturb"))
-        bg_perturb(BUFFER(0, const bg_u8), I32(1), I32(2), I32(3), I32(4), I32(5), U64(6), BUFFER(7, const uint64_t),
-                   I32(8), U64(9), U64(10), I64(11), BUFFER(12, uint64_t), BUFFER(13, bg_hit), BUFFER(14, uint64_t),
-                   U64(15), BUFFER(16, uint64_t), U64(17), BUFFER(18, uint64_t));
-    else if (!strcmp(kernel, "bg_batch"))
-        bg_batch(BUFFER(0, const bg_u8), BUFFER(1, const int), I32(2), I32(3), U64(4), I64(5), BUFFER(6, uint64_t),
-                 BUFFER(7, bg_hit));
-    else
-        bg_climb(BUFFER(0, const bg_shape), BUFFER(1, const bg_climb_rules), U64(2), I64(3), I64(4),
-                 BUFFER(5, bg_walk), BUFFER(6, bg_i64), BUFFER(7, bg_u32), BUFFER(8, bg_climb_hit),
-                 BUFFER(9, bg_u8), BUFFER(10, uint64_t), U64(11), BUFFER(12, uint64_t));
+    bg_call();
     return NULL;
 }
 
@@ -180,8 +167,7 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < sizeof KERNELS / sizeof KERNELS[0]; k++)
         known |= !strcmp(kernel, KERNELS[k]);
     if (!known) {
-        fprintf(stderr, "usage: gpu_harness bg_sample|bg_census|bg_perturb|bg_batch|bg_climb BLOCKS THREADS "
-                        "GARBAGE IN OUT\n");
+        fprintf(stderr, "usage: gpu_harness KERNEL BLOCKS THREADS GARBAGE IN OUT\n");
         return 2;
     }
     int blocks = atoi(argv[2]);

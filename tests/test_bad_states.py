@@ -197,7 +197,9 @@ def bytes_of(n, dtype):
 
 def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
     _gpu_host = pytest.importorskip("beggar._gpu_host")
-    from beggar.gpu.engine import HIT, block_dtype, shape_dtype
+    from beggar.gpu.abi import HIT
+    from beggar.gpu.host import launch
+    from beggar.gpu.abi import block as block_dtype, shape as shape_dtype
     from beggar.lengths import BINS
 
     def sample(**fields):
@@ -207,8 +209,9 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
         for name, value in fields.items():
             shape[name] = value
         hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
-        _gpu_host.sample(shape.view(np.uint8), 1, 0, 10, 10 ** 6, 1 << 15, word(), bytes_of(BINS, np.uint64),
-                         word(), hits.view(np.uint8), n_hits.view(np.uint8), 8)
+        launch("bg_sample", shape=shape.view(np.uint8), seed=1, first=0, count=10, min_cards=10 ** 6,
+                         cap=1 << 15, next=word(), lengths=bytes_of(BINS, np.uint64), best=word(),
+                         hits=hits.view(np.uint8), n_hits=n_hits.view(np.uint8), capacity=8)
         return n_hits[0]
 
     def census(grab=5, **fields):
@@ -220,9 +223,10 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
         for name, value in fields.items():
             block[name] = value
         hits, n_hits = np.zeros(8, HIT), np.zeros(1, np.uint64)
-        _gpu_host.census(block.view(np.uint8), 5, grab, 2 ** 62, 1 << 15, word(),
-                         bytes_of(_gpu_host.HISTOGRAM, np.uint64), bytes_of(_gpu_host.HISTOGRAM, np.uint64),
-                         hits.view(np.uint8), n_hits.view(np.uint8), 8)
+        launch("bg_census", block=block.view(np.uint8), count=5, grab=grab, threshold=2 ** 62,
+                         cap=1 << 15, next=word(), cards=bytes_of(_gpu_host.HISTOGRAM, np.uint64),
+                         tricks=bytes_of(_gpu_host.HISTOGRAM, np.uint64), hits=hits.view(np.uint8),
+                         n_hits=n_hits.view(np.uint8), capacity=8)
         return n_hits[0]
 
     # As gpu/engine.py makes them: played, not refused. Every deal of this
@@ -243,7 +247,9 @@ def test_the_host_kernels_refuse_a_shape_or_block_they_cannot_play():
 
 def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
     _gpu_host = pytest.importorskip("beggar._gpu_host")
-    from beggar.gpu.engine import CLIMB_HIT, CLIMB_RULES, HIT, shape_dtype, walk_dtype
+    from beggar.gpu.abi import CLIMB_HIT, CLIMB_RULES, HIT
+    from beggar.gpu.host import launch
+    from beggar.gpu.abi import shape as shape_dtype, walk as walk_dtype
     from beggar.lengths import BINS
 
     def perturb(pool=None, known=None, **options):
@@ -253,16 +259,16 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
         arguments = {"n_pool": len(rows), "total": 6, "ring": 4, "changes": 2, "reach": 3, "cap": 1 << 15, **options}
         hits = np.zeros(8, HIT)
         known = np.zeros(0, np.uint64) if known is None else known
-        _gpu_host.perturb(rows.reshape(-1), arguments["n_pool"], arguments["total"], arguments["ring"],
-                          arguments["changes"], arguments["reach"], 1, known.view(np.uint8), len(known), 0, 50,
-                          arguments["cap"], word(), hits.view(np.uint8), word(), 8, bytes_of(2 * 16, np.uint64), 16,
-                          word())
+        launch("bg_perturb", pool=rows.reshape(-1), walk_seed=1, known=known.view(np.uint8),
+                         n_known=len(known), first=0, count=50, next=word(), hits=hits.view(np.uint8), n_hits=word(),
+                         capacity=8, cycles=bytes_of(2 * 16, np.uint64), n_slots=16, n_cycles=word(), **arguments)
 
     def batch(rows=None, splits=None, ring=4):
         rows = np.tile(np.array([0, 0, 1, 0, 2, 0], np.uint8), (3, 1)) if rows is None else rows
         splits = np.full(len(rows), 3, np.int32) if splits is None else splits
-        _gpu_host.batch(rows.reshape(-1), splits.view(np.uint8), rows.shape[1], ring, len(splits), 1 << 15, word(),
-                        np.zeros(len(splits), HIT).view(np.uint8))
+        launch("bg_batch", rows=rows.reshape(-1), splits=splits.view(np.uint8), total=rows.shape[1],
+                         ring=ring, count=len(splits), cap=1 << 15, next=word(),
+                         results=np.zeros(len(splits), HIT).view(np.uint8))
 
     def climb(rules=None, **fields):
         shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
@@ -277,9 +283,10 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
         for name, value in fields.items():
             walks[name] = value
         hits, decks = np.zeros(8, CLIMB_HIT), np.zeros(8 * 6, np.uint8)
-        _gpu_host.climb(shape.view(np.uint8), given.view(np.uint8), 1, 100, 1 << 15, walks.view(np.uint8),
-                        bytes_of(int(given["history"][0]), np.int64), bytes_of(BINS, np.uint32), hits.view(np.uint8),
-                        decks, word(), 8, word())
+        launch("bg_climb", shape=shape.view(np.uint8), rules=given.view(np.uint8), n_walks=1, budget=100,
+                         cap=1 << 15, walks=walks.view(np.uint8), history=bytes_of(int(given["history"][0]), np.int64),
+                         lengths=bytes_of(BINS, np.uint32), hits=hits.view(np.uint8), decks=decks, n_hits=word(),
+                         capacity=8, next=word())
         return walks
 
     # As gpu/engine.py makes them: played, not refused.
@@ -300,9 +307,17 @@ def test_the_host_kernels_refuse_a_pool_a_batch_or_a_walk_they_cannot_play():
             batch(rows, splits, ring)
     for rules, fields in (({"accept": 2}, {}), ({"history": 0}, {}), ({"swap_percent": 101}, {}),
                           ({}, {"restarts": 0, "sizes": [3, 3]}), ({}, {"restarts": 0, "sizes": [6, 0]}),
-                          ({}, {"played": 5}), ({}, {"k": -1})):
+                          ({}, {"played": 5}), ({}, {"climber": (-1, 0, 0, 0)})):
         with pytest.raises(ValueError, match="gpu-host climb"):
             climb(rules, **fields)
+    # The one entry takes a kernel of gpu/abi.py's by name, its arguments
+    # exactly those described, each within its C type.
+    with pytest.raises(ValueError, match="gpu-host: no kernel 'bg_play'"):
+        launch("bg_play")
+    with pytest.raises(TypeError, match="gpu-host bg_batch: takes rows, splits, total"):
+        launch("bg_batch", rows=np.zeros(6, np.uint8))
+    with pytest.raises(OverflowError):
+        perturb(n_pool=2 ** 40)
 
 
 @pytest.mark.parametrize("call, told", [

@@ -223,10 +223,10 @@ def test_a_gpu_job_stopped_on_a_cluster_goes_on_with_resume(tmp_path):
 
 @pytest.mark.slow
 def test_a_gpu_worker_whose_device_cannot_play_is_one_line_naming_it(tmp_path):
-    from beggar.gpu import device
+    from beggar.gpu import cuda
     try:
-        device.check()
-    except device.GpuFault:
+        cuda.check()
+    except cuda.GpuFault:
         archive = tmp_path / "a.sqlite"
         fault(beggar("search", "--gpu", "--deals", "1000", "--cluster", "local:1", "--archive", archive),
               "--cluster local:1: the GPU worker tcp://", "cannot play the cuda engine")

@@ -19,16 +19,28 @@ import pytest
 from beggar import _engine, _gpu_host, census, engine, lengths
 from beggar.census import _arrangements
 from beggar.decks import Deck
-from beggar.gpu.engine import CAP_TRICKS, SUFFIX_LIMIT, RangeEngine, _counts, _Counted, ring_of, shape_dtype, \
-    steps_between
+from beggar.gpu.abi import KERNELS, VALUE, VALUES
+from beggar.gpu.engine import CAP_TRICKS, SUFFIX_LIMIT, RangeEngine, _counts, _Counted, shape_of
 from beggar.gpu.host import HostBackend
 from beggar.gpu import source
-from beggar.gpu.launch import BUFFER, KERNELS, Memory
+from beggar.gpu.launch import BUFFER, Memory
 
 from engines import climb_walks
 from shapes import TWO_PLAYER_TABLES, casella_state
 
 HOST_LENGTHS = range(lengths.BINS)
+
+
+def harness_calls():
+    """The harness's calls of the kernels (harness_calls.h), written from
+    abi.KERNELS: argument k is read from the launch's k-th mapping, a buffer
+    as a pointer to its C type, a value as its 8 bytes."""
+    read = {np.uint64: "U64", np.int64: "I64", np.int32: "I32"}
+    calls = [f'if (!strcmp(kernel, "{kernel}"))\n        {kernel}(' + ", ".join(
+        f"{read[VALUES[ctype]]}({k})" if how == VALUE else f"BUFFER({k}, {ctype})"
+        for k, (_, how, ctype) in enumerate(arguments)) + ");" for kernel, arguments in KERNELS.items()]
+    names = ", ".join(f'"{kernel}"' for kernel in KERNELS)
+    return f"#define BG_KERNEL_NAMES {names}\nstatic void bg_call(void) {{\n    " + "\n    else ".join(calls) + "\n}\n"
 
 
 def build_harness(folder, race=0, sanitize=False, queue_start=0):
@@ -40,9 +52,10 @@ def build_harness(folder, race=0, sanitize=False, queue_start=0):
     if compiler is None:
         pytest.skip("no C compiler to build the concurrency harness with")
     program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}-{queue_start}"
+    (folder / "harness_calls.h").write_text(harness_calls())
     flags = ["-O1", "-g", "-fsanitize=thread"] if sanitize else ["-O2"]
     built = subprocess.run([compiler, *flags, "-pthread", f"-DBG_RACE={race}", f"-DBG_QUEUE_START={queue_start}u",
-                            *(f"-I{resources.files('beggar') / folder}" for folder in source.FOLDERS),
+                            f"-I{folder}", *(f"-I{resources.files('beggar') / part}" for part in source.FOLDERS),
                             str(Path(__file__).with_name("gpu_harness.c")), "-o", str(program)],
                            capture_output=True, text=True)
     if sanitize and built.returncode != 0:
@@ -101,19 +114,14 @@ class HarnessBackend(Memory):
                 value[:] = np.frombuffer(back, np.uint8, len(data), at)
             at += len(data)
         assert at == len(back)
-        given = {name: value for (name, _), (value, _) in zip(KERNELS[kernel], arguments)}
+        given = {name: value for (name, _, _), (value, _) in zip(KERNELS[kernel], arguments)}
         counted = given["count"] if "count" in given else given["n_walks"]
         assert int(given["next"].view(np.uint64)[0]) >= counted       # every deal (or walk) was taken
 
 
 def _shape(deck, split):
     """A bg_shape of `deck` and `split`, as the engine fills it."""
-    shape = np.zeros(1, shape_dtype(_gpu_host.TOTAL))
-    shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
-    shape["steps"] = steps_between(deck, split)
-    shape["split"] = 0 if split is None else -1 if split == "random" else split
-    shape["courts"][0, :len(deck.courts)] = deck.courts
-    return shape.view(np.uint8)
+    return shape_of(deck, split, _gpu_host.TOTAL).view(np.uint8)
 
 
 def _census_block(deck, split, first):

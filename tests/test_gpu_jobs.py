@@ -94,7 +94,7 @@ def test_the_engine_gpu_is_cuda_by_its_older_name_and_a_job_stored_so_goes_on(tm
     import sqlite3
     from beggar.search import job as jobs
     # engine.get is lazy: no driver is touched until a call plays.
-    assert engine.canonical("gpu") == "cuda" and engine.get("gpu") is engine.get("cuda")
+    assert engine.Choice("gpu") == "cuda" and engine.get("gpu") is engine.get("cuda")
     monkeypatch.setenv("BEGGAR_ENGINE", "gpu")
     assert engine.get() is engine.get("cuda") and engine.get().NAME == "cuda"
     monkeypatch.delenv("BEGGAR_ENGINE")
@@ -120,9 +120,9 @@ def test_the_engine_gpu_is_cuda_by_its_older_name_and_a_job_stored_so_goes_on(tm
 
 
 def _has_cuda():
-    from beggar.gpu import device
+    from beggar.gpu import cuda
     try:
-        device.check()
+        cuda.check()
     except EngineFault:
         return False
     return True

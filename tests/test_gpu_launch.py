@@ -1,16 +1,22 @@
-"""The GPU engines' launches: the structs a launch passes, laid out alike in C
-and NumPy (gpu/launch.py); how many deals a launch plays (gpu/sizing.py: by
+"""The GPU engines' launches: the kernels' interface (gpu/abi.py) held to the
+C field by field and argument by argument; how many deals a launch plays (gpu/sizing.py: by
 time, and smaller at once after a hit buffer overflows); a launch whose hits
 overflow played again in parts; a backend whose launch failed (gpu/engine.py);
 several devices as one (gpu/several.py). On gpu-host backends of the tests'
 own sizes."""
+
+import re
 
 import pytest
 
 from beggar import _engine, _gpu_host, census
 from beggar.decks import Deck
 from beggar.engine import EngineFault
-from beggar.gpu.engine import CLIMB_HIT, HIT, RangeEngine, block_dtype, shape_dtype
+from beggar.gpu import abi, source
+from beggar.gpu.abi import CLIMB_HIT, HIT
+from beggar.gpu.abi import block as block_dtype
+from beggar.gpu.abi import shape as shape_dtype
+from beggar.gpu.engine import RangeEngine
 from beggar.gpu.host import HostBackend
 from beggar.gpu.several import Several
 from beggar.gpu.sizing import LaunchSizes
@@ -18,12 +24,41 @@ from beggar.gpu.sizing import LaunchSizes
 
 # ---------------------------------------------------------------- what a launch passes
 
+def _fields(dtype, prefix=""):
+    """{field: (offset, size)} of a dtype, a nested struct's fields as
+    'outer.inner' (C's offsetof names them so)."""
+    found = {}
+    for name, (field, offset) in dtype.fields.items():
+        if field.names:
+            found.update({key: (offset + at, size) for key, (at, size) in _fields(field, f"{name}.").items()})
+        else:
+            found[prefix + name] = (offset, field.itemsize)
+    return found
+
+
 def test_the_structs_are_laid_out_alike_in_c_and_numpy():
-    from beggar.gpu.engine import CLIMB_RULES, walk_dtype
-    assert _gpu_host.SIZES == {"shape": shape_dtype(_gpu_host.TOTAL).itemsize,
-                               "block": block_dtype(_gpu_host.TOTAL).itemsize, "hit": HIT.itemsize,
-                               "climb rules": CLIMB_RULES.itemsize, "walk": walk_dtype(_gpu_host.TOTAL).itemsize,
-                               "climb hit": CLIMB_HIT.itemsize}
+    # Field by field as the host build's compiler lays them out, and each
+    # struct's size, so that a C field abi.py lacks is caught too.
+    total = _gpu_host.TOTAL         # the host build's BG_TOTAL, and its BG_CARDS
+    structs = {"bg_hit": HIT, "bg_climb_rules": abi.CLIMB_RULES, "bg_climb_hit": CLIMB_HIT,
+               "bg_shape": shape_dtype(total), "bg_block": block_dtype(total), "bg_walk": abi.walk(total)}
+    assert {name: _fields(dtype) for name, dtype in structs.items()} == _gpu_host.FIELDS
+    assert {name: dtype.itemsize for name, dtype in structs.items()} == _gpu_host.SIZES
+
+
+#: A kernel's prototype in kernel.cu, and one of its parameters.
+_KERNEL = re.compile(r"^BG_KERNEL\w*(?:\(\d+\))? (bg_\w+)\(([^)]*)\)", re.MULTILINE)
+_PARAMETER = re.compile(r"(const )?(?:BG_GLOBAL )?(\w+)(\*?) (\w+)")
+
+
+def test_the_kernels_take_the_arguments_abi_describes():
+    # kernel.cu's prototypes, argument by argument: the name, the C type,
+    # a buffer or a value, and only a buffer copied in is const.
+    found = {name: tuple(_PARAMETER.fullmatch(" ".join(p.split())).groups() for p in text.split(","))
+             for name, text in _KERNEL.findall(source.shipped(source.KERNEL))}
+    assert found == {name: tuple(("const " if how == abi.IN else None, ctype, "" if how == abi.VALUE else "*", named)
+                                 for named, how, ctype in arguments)
+                     for name, arguments in abi.KERNELS.items()}
 
 
 # ---------------------------------------------------------------- launch sizes

@@ -34,11 +34,11 @@ def _quoted():
 def test_the_issue_model_gives_the_figures_the_gpu_page_quotes_for_this_kernel():
     model = _model()
     from beggar.decks import STANDARD
-    from beggar.gpu import device
+    from beggar.gpu import cuda
     from beggar.gpu.engine import ring_of, steps_between
     try:
-        version = device.nvrtc_version()
-    except device.GpuFault as error:
+        version = cuda.nvrtc_version()
+    except cuda.GpuFault as error:
         pytest.skip(f"no NVRTC to compile the kernels with ({error}); pip install '.[model]'")
     nvdisasm = model.tool("nvdisasm")
     if nvdisasm is None:
@@ -47,11 +47,11 @@ def test_the_issue_model_gives_the_figures_the_gpu_page_quotes_for_this_kernel()
     assert set(quoted) == {name for name, _, _ in model.SHAPES}, quoted
     ring = ring_of(STANDARD)
     costs, _, _ = model.sample_costs(model.kernel_sources(), nvdisasm, "sm_90", ring,
-                                     device.cards_of(STANDARD.total))
+                                     cuda.cards_of(STANDARD.total))
     # The standard deck, on fewer games than the page's (its figure within
     # what a smaller sample moves it; a change to the kernel moves it more).
     games = model.Games(STANDARD, None, 8192)
-    issue = model.replay(games, 0, 8192, costs, device.block_threads(ring), steps_between(STANDARD, None),
+    issue = model.replay(games, 0, 8192, costs, cuda.block_threads(ring), steps_between(STANDARD, None),
                          STANDARD, False)
     each, simt = issue.instructions / 8192, issue.threads_issued / issue.instructions / model.LANES
     page, page_simt = quoted["standard 26/26"]

@@ -206,8 +206,8 @@ def _ids(lines):
 
 def _a_gpu_is_here():
     try:
-        from beggar.gpu import device
-        device.Device()
+        from beggar.gpu import cuda
+        cuda.Device()
     except Exception:       # no bindings, no driver or no device: GpuFault
         return False
     return True

@@ -461,3 +461,19 @@ def test_a_relative_archive_is_named_with_the_folder_it_lies_in(tmp_path, monkey
     made = in_process("archive", "report", "r.html", "--archive", "a.sqlite", cwd=tmp_path)
     assert made.stdout.startswith("report written to r.html (") and \
         made.stdout.endswith(f"one page: open {(tmp_path / 'r.html').as_uri()} in a browser)\n"), made.stdout
+
+
+def test_the_engine_is_chosen_once_and_stored_as_its_name(monkeypatch):
+    # The spec carries the engine resolved (engine.Choice), an older name as
+    # its own; the archive keeps the name, and a stored spec is resolved again.
+    from beggar.engine import Choice
+    monkeypatch.delenv("BEGGAR_ENGINE", raising=False)
+    spec = jobs.check({"driver": "sample", "engine": "gpu", "deals": 1000})
+    assert isinstance(spec["engine"], Choice) and spec["engine"] == "cuda"
+    assert (spec["engine"].gpu, spec["engine"].on_device, spec["engine"].cpu) == (True, True, "compiled")
+    assert json.loads(json.dumps(spec))["engine"] == "cuda"
+    again = jobs.stored(json.loads(json.dumps({**spec, "engine": "gpu"})))
+    assert isinstance(again["engine"], Choice) and again["engine"] == "cuda" and again["engine"].kind.name == "cuda"
+    host = jobs.check({"driver": "sample", "engine": "gpu-host", "deals": 1000})["engine"]
+    assert (host.gpu, host.on_device, host.cpu) == (True, False, "compiled")
+    assert jobs.check({"driver": "sample", "deals": 1000})["engine"].cpu == "compiled"

@@ -3,10 +3,10 @@
 
 gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
-holds it to the compiled engine. `sample` and `census` take the arguments of
-the kernels of the same names, with NumPy arrays where the kernels take
-device memory, and leave their results in them as a launch would; gpu/engine.py
-makes an engine of them, as it does of the device's launches.
+holds it to the compiled engine. The kernels are exported by name for
+gpu/host.py to call with the arguments gpu/abi.py describes, NumPy arrays
+where they take device memory, once `check` has passed them; gpu/engine.py
+makes an engine of those launches, as it does of the device's.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -41,18 +41,6 @@ cdef extern from "gpu/kernel.cu" nogil:
         BG_LENGTHS_TOP
         BG_LENGTHS_BINS
         BG_HISTOGRAM
-    void bg_sample(const bg_shape* shape, uint64_t seed, uint64_t first, uint64_t count, int64_t min_cards,
-                   int64_t cap, uint64_t* next, uint64_t* lengths, uint64_t* best, bg_hit* hits,
-                   uint64_t* n_hits, uint64_t capacity)
-    void bg_census(const bg_block* block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
-                   uint64_t* next, uint64_t* cards, uint64_t* tricks, bg_hit* hits, uint64_t* n_hits,
-                   uint64_t capacity)
-    void bg_perturb(const unsigned char* pool, int n_pool, int total, int ring, int changes, int reach,
-                    uint64_t walk_seed, const uint64_t* known, int n_known, uint64_t first, uint64_t count,
-                    int64_t cap, uint64_t* next, bg_hit* hits, uint64_t* n_hits, uint64_t capacity,
-                    uint64_t* cycles, uint64_t n_slots, uint64_t* n_cycles)
-    void bg_batch(const unsigned char* rows, const int* splits, int total, int ring, uint64_t count, int64_t cap,
-                  uint64_t* next, bg_hit* results)
     ctypedef struct bg_climb_rules:
         int accept
         int by_cards
@@ -75,11 +63,46 @@ cdef extern from "gpu/kernel.cu" nogil:
         unsigned char best[1]
     ctypedef struct bg_climb_hit:
         pass
-    void bg_climb(const bg_shape* shape, const bg_climb_rules* rules, uint64_t n_walks, int64_t budget, int64_t cap,
-                  bg_walk* walks, int64_t* history, uint32_t* lengths, bg_climb_hit* hits, unsigned char* decks,
-                  uint64_t* n_hits, uint64_t capacity, uint64_t* next)
     void bg_climb_accept(bg_walk* w, int64_t* history, const bg_climb_rules* rules, int total, int status,
                          int winner, int64_t cards, int64_t tricks)
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #define BG_FIELD(s, f) {#s, #f, offsetof(s, f), sizeof(((s*)0)->f)}
+    typedef struct { const char* name; const char* field; size_t offset, size; } bg_field;
+    static const bg_field bg_fields[] = {
+        BG_FIELD(bg_hit, offset), BG_FIELD(bg_hit, cards), BG_FIELD(bg_hit, tricks), BG_FIELD(bg_hit, status),
+        BG_FIELD(bg_hit, winner),
+        BG_FIELD(bg_climb_rules, accept), BG_FIELD(bg_climb_rules, by_cards), BG_FIELD(bg_climb_rules, history),
+        BG_FIELD(bg_climb_rules, swap_percent), BG_FIELD(bg_climb_rules, patience),
+        BG_FIELD(bg_climb_rules, threshold), BG_FIELD(bg_climb_rules, steps),
+        BG_FIELD(bg_climb_hit, walk), BG_FIELD(bg_climb_hit, step), BG_FIELD(bg_climb_hit, cards),
+        BG_FIELD(bg_climb_hit, tricks), BG_FIELD(bg_climb_hit, status), BG_FIELD(bg_climb_hit, winner),
+        BG_FIELD(bg_climb_hit, first),
+        BG_FIELD(bg_shape, total), BG_FIELD(bg_shape, split), BG_FIELD(bg_shape, n_courts), BG_FIELD(bg_shape, ring),
+        BG_FIELD(bg_shape, steps), BG_FIELD(bg_shape, courts),
+        BG_FIELD(bg_block, total), BG_FIELD(bg_block, first_hand), BG_FIELD(bg_block, suffix),
+        BG_FIELD(bg_block, ring), BG_FIELD(bg_block, steps), BG_FIELD(bg_block, suffix_first),
+        BG_FIELD(bg_block, suffix_arrangements), BG_FIELD(bg_block, suffix_counts), BG_FIELD(bg_block, prefix),
+        BG_FIELD(bg_block, target),
+        BG_FIELD(bg_walk, rng), BG_FIELD(bg_walk, played), BG_FIELD(bg_walk, restarts), BG_FIELD(bg_walk, climber.k),
+        BG_FIELD(bg_walk, climber.stale), BG_FIELD(bg_walk, climber.current_value),
+        BG_FIELD(bg_walk, climber.walk_best), BG_FIELD(bg_walk, best_value), BG_FIELD(bg_walk, best_cards),
+        BG_FIELD(bg_walk, best_tricks), BG_FIELD(bg_walk, best_status), BG_FIELD(bg_walk, best_winner),
+        BG_FIELD(bg_walk, sizes), BG_FIELD(bg_walk, best_sizes), BG_FIELD(bg_walk, fresh),
+        BG_FIELD(bg_walk, waiting), BG_FIELD(bg_walk, lost), BG_FIELD(bg_walk, current),
+        BG_FIELD(bg_walk, candidate), BG_FIELD(bg_walk, best)};
+    static const size_t bg_n_fields = sizeof bg_fields / sizeof bg_fields[0];
+    """
+    # Each field of the structs shared with the host, by name, as this compiler lays it out.
+    ctypedef struct bg_field:
+        const char* name
+        const char* field
+        size_t offset
+        size_t size
+    const bg_field bg_fields[]
+    const size_t bg_n_fields
 
 from math import factorial
 
@@ -91,68 +114,79 @@ NAME = "gpu-host"
 RING = BG_RING
 TOTAL = BG_TOTAL
 HISTOGRAM = BG_HISTOGRAM
-#: Sizes of the structs, to hold gpu/engine.py's NumPy layouts to the C ones.
-SIZES = {"shape": sizeof(bg_shape), "block": sizeof(bg_block), "hit": sizeof(bg_hit),
-         "climb rules": sizeof(bg_climb_rules), "walk": sizeof(bg_walk), "climb hit": sizeof(bg_climb_hit)}
+#: Where this compiler lays out each field of the structs the kernels share
+#: with the host, {struct: {field: (offset, size)}}, and each struct's size:
+#: what tests/test_gpu_launch.py holds gpu/abi.py's dtypes to.
+_ROWS = [(bg_fields[i].name.decode(), bg_fields[i].field.decode(), (bg_fields[i].offset, bg_fields[i].size))
+         for i in range(bg_n_fields)]
+FIELDS = {struct: {field: at for named, field, at in _ROWS if named == struct} for struct, _, _ in _ROWS}
+SIZES = {"bg_shape": sizeof(bg_shape), "bg_block": sizeof(bg_block), "bg_hit": sizeof(bg_hit),
+         "bg_climb_rules": sizeof(bg_climb_rules), "bg_walk": sizeof(bg_walk), "bg_climb_hit": sizeof(bg_climb_hit)}
 
 if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (lengths.EXACT, lengths.WIDTH,
                                                                          lengths.TOP, lengths.BINS):
     raise ImportError("beggar._gpu_host was built against another beggar.lengths")
 
 
-# The kernels, by kernel.cu's names less "bg_": each takes its kernel's
-# arguments in their order (gpu/launch.py's KERNELS, as every backend passes
-# them), a buffer as the bytes of a NumPy array (gpu/host.py's device
-# memory), checked here before the kernel reads or writes by them.
+# The kernels are called by name (gpu/host.py, through ctypes) with the
+# arguments gpu/abi.py describes, after check() here has read what they
+# would read and write by: Cython would write each call from its own copy of
+# the prototype. What is spelled here per kernel is only what its check reads.
 
-def sample(const unsigned char[::1] shape, uint64_t seed, uint64_t first, uint64_t count, int64_t min_cards,
-           int64_t cap, unsigned char[::1] next, unsigned char[::1] lengths, unsigned char[::1] best,
-           unsigned char[::1] hits, unsigned char[::1] n_hits, uint64_t capacity):
-    """The kernel bg_sample over deals first .. first+count-1 of `seed`;
-    `shape` is one bg_shape, `hits` room for `capacity` bg_hit."""
-    if shape.shape[0] != sizeof(bg_shape) or hits.shape[0] < capacity * sizeof(bg_hit) \
-            or lengths.shape[0] != BG_LENGTHS_BINS * 8 or not words(next, best, n_hits):
+def check(str kernel, **given):
+    """Whether the kernel `kernel` has work to do with its arguments `given`
+    by name (buffers as the bytes of NumPy arrays): ValueError where it would
+    read or write outside its buffers or its build's sizes."""
+    if kernel not in _CHECKS:
+        raise ValueError(f"gpu-host: no kernel {kernel!r}")
+    return _CHECKS[kernel](given)
+
+
+def _check_sample(dict g):
+    """bg_sample over deals first .. first+count-1 of `seed`: `shape` is one
+    bg_shape, `hits` room for `capacity` bg_hit."""
+    cdef const unsigned char[::1] shape = g["shape"]
+    if shape.shape[0] != sizeof(bg_shape) or len(g["hits"]) < g["capacity"] * sizeof(bg_hit) \
+            or len(g["lengths"]) != BG_LENGTHS_BINS * 8 or not words(g, ("next", "best", "n_hits")):
         raise ValueError("gpu-host sample: buffers of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
-    if cap < 1:
-        raise ValueError(f"gpu-host sample: cap must be 1 or more, not {cap}")
-    with nogil:
-        bg_sample(<const bg_shape*>&shape[0], seed, first, count, min_cards, cap, <uint64_t*>&next[0],
-                  <uint64_t*>&lengths[0], <uint64_t*>&best[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
+    if g["cap"] < 1:
+        raise ValueError(f"gpu-host sample: cap must be 1 or more, not {g['cap']}")
+    return True
 
 
-def census(const unsigned char[::1] block, uint64_t count, uint64_t grab, int64_t threshold, int64_t cap,
-           unsigned char[::1] next, unsigned char[::1] cards, unsigned char[::1] tricks, unsigned char[::1] hits,
-           unsigned char[::1] n_hits, uint64_t capacity):
-    """The kernel bg_census over the first `count` deals of `block` (one
-    bg_block); `hits` has room for `capacity` bg_hit."""
-    if block.shape[0] != sizeof(bg_block) or hits.shape[0] < capacity * sizeof(bg_hit) \
-            or cards.shape[0] != BG_HISTOGRAM * 8 or tricks.shape[0] != BG_HISTOGRAM * 8 or not words(next, n_hits):
+def _check_census(dict g):
+    """bg_census over the first `count` deals of `block` (one bg_block);
+    `hits` has room for `capacity` bg_hit."""
+    cdef const unsigned char[::1] block = g["block"]
+    if block.shape[0] != sizeof(bg_block) or len(g["hits"]) < g["capacity"] * sizeof(bg_hit) \
+            or len(g["cards"]) != BG_HISTOGRAM * 8 or len(g["tricks"]) != BG_HISTOGRAM * 8 \
+            or not words(g, ("next", "n_hits")):
         raise ValueError("gpu-host census: buffers of the wrong size")
-    check_block(<const bg_block*>&block[0], count)
-    if grab < 1 or cap < 1:
+    check_block(<const bg_block*>&block[0], g["count"])
+    if g["grab"] < 1 or g["cap"] < 1:
         # A grab of 0 would take the same empty run of deals for ever.
-        raise ValueError(f"gpu-host census: grab and cap must be 1 or more, not {grab} and {cap}")
-    with nogil:
-        bg_census(<const bg_block*>&block[0], count, grab, threshold, cap, <uint64_t*>&next[0],
-                  <uint64_t*>&cards[0], <uint64_t*>&tricks[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity)
+        raise ValueError(f"gpu-host census: grab and cap must be 1 or more, not {g['grab']} and {g['cap']}")
+    return True
 
 
-def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int changes, int reach,
-            uint64_t walk_seed, const unsigned char[::1] known, int n_known, uint64_t first, uint64_t count,
-            int64_t cap, unsigned char[::1] next, unsigned char[::1] hits, unsigned char[::1] n_hits,
-            uint64_t capacity, unsigned char[::1] cycles, uint64_t n_slots, unsigned char[::1] n_cycles):
-    """The kernel bg_perturb over tries first .. first+count-1 of a walk whose
-    pool is `n_pool` rows of total + 1 bytes, `n_known` sorted hashes in
-    `known`; `hits` has room for `capacity` bg_hit, `cycles` is a table of
-    `n_slots` (a power of two) of two words."""
-    if hits.shape[0] < capacity * sizeof(bg_hit) or not words(next, n_hits, n_cycles) or n_known < 0 \
-            or known.shape[0] < 8 * n_known or known.shape[0] % 8 or n_slots < 1 or n_slots & (n_slots - 1) \
-            or cycles.shape[0] != 16 * n_slots:
+def _check_perturb(dict g):
+    """bg_perturb over tries first .. first+count-1 of a walk whose pool is
+    `n_pool` rows of total + 1 bytes, `n_known` sorted hashes in `known`;
+    `hits` has room for `capacity` bg_hit, `cycles` is a table of `n_slots`
+    (a power of two) of two words."""
+    cdef const unsigned char[::1] pool = g["pool"]
+    cdef const unsigned char[::1] known = g["known"]
+    cdef int n_pool = g["n_pool"], total = g["total"], n_known = g["n_known"]
+    cdef uint64_t n_slots = g["n_slots"]
+    if len(g["hits"]) < g["capacity"] * sizeof(bg_hit) or not words(g, ("next", "n_hits", "n_cycles")) \
+            or n_known < 0 or known.shape[0] < 8 * n_known or known.shape[0] % 8 or n_slots < 1 \
+            or n_slots & (n_slots - 1) or len(g["cycles"]) != 16 * n_slots:
         raise ValueError("gpu-host perturb: buffers of the wrong size")
-    check_rows(pool, n_pool, total + 1, ring, 1, "perturb", "pool")
-    if changes < 1 or reach < 1 or cap < 1:
-        raise ValueError(f"gpu-host perturb: changes, reach and cap must be 1 or more, not {changes}, {reach}, {cap}")
+    check_rows(pool, n_pool, total + 1, g["ring"], 1, "perturb", "pool")
+    if g["changes"] < 1 or g["reach"] < 1 or g["cap"] < 1:
+        raise ValueError(f"gpu-host perturb: changes, reach and cap must be 1 or more, not {g['changes']}, "
+                         f"{g['reach']}, {g['cap']}")
     for i in range(n_pool):
         if not 1 <= pool[i * (total + 1)] <= total - 1:
             raise ValueError(f"gpu-host perturb: state {i} of the pool has a first hand of {pool[i * (total + 1)]} "
@@ -161,63 +195,62 @@ def perturb(const unsigned char[::1] pool, int n_pool, int total, int ring, int 
     for i in range(1, n_known):
         if hashes[i - 1] >= hashes[i]:
             raise ValueError("gpu-host perturb: the known loops' hashes are not sorted and distinct")
-    with nogil:
-        bg_perturb(&pool[0], n_pool, total, ring, changes, reach, walk_seed, hashes, n_known, first, count, cap,
-                   <uint64_t*>&next[0], <bg_hit*>&hits[0], <uint64_t*>&n_hits[0], capacity, <uint64_t*>&cycles[0],
-                   n_slots, <uint64_t*>&n_cycles[0])
+    return True
 
 
-def batch(const unsigned char[::1] rows, const unsigned char[::1] splits, int total, int ring, uint64_t count,
-          int64_t cap, unsigned char[::1] next, unsigned char[::1] results):
-    """The kernel bg_batch over the `count` deals of `rows` (total cards each,
-    the first hand splits[i], int32): results[i] (a bg_hit) the game of row i."""
-    if results.shape[0] != count * sizeof(bg_hit) or splits.shape[0] != 4 * count or not words(next) or cap < 1:
+def _check_batch(dict g):
+    """bg_batch over the `count` deals of `rows` (total cards each, the first
+    hand splits[i], int32): results[i] (a bg_hit) the game of row i."""
+    cdef const unsigned char[::1] splits = g["splits"]
+    cdef uint64_t count = g["count"]
+    cdef int total = g["total"]
+    if len(g["results"]) != count * sizeof(bg_hit) or splits.shape[0] != 4 * count or not words(g, ("next",)) \
+            or g["cap"] < 1:
         raise ValueError("gpu-host batch: buffers of the wrong size, or a cap below 1")
-    check_rows(rows, count, total, ring, 0, "batch", "deal")
+    check_rows(g["rows"], count, total, g["ring"], 0, "batch", "deal")
     cdef const int* cuts = <const int*>&splits[0] if count else NULL
     for i in range(count):
         if not 1 <= cuts[i] <= total - 1:
             raise ValueError(f"gpu-host batch: deal {i} has a first hand of {cuts[i]} of {total} cards")
-    if count:
-        with nogil:
-            bg_batch(&rows[0], cuts, total, ring, count, cap, <uint64_t*>&next[0], <bg_hit*>&results[0])
+    return count != 0
 
 
-def climb(const unsigned char[::1] shape, const unsigned char[::1] climb_rules, uint64_t n_walks, int64_t budget,
-          int64_t cap, unsigned char[::1] walks, unsigned char[::1] history, unsigned char[::1] climb_lengths,
-          unsigned char[::1] climb_hits, unsigned char[::1] decks, unsigned char[::1] n_hits, uint64_t capacity,
-          unsigned char[::1] next):
-    """The kernel bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk
-    each, `history` and `climb_lengths` their rows of int64 and uint32),
-    each on by up to `budget` steps; `climb_hits` has room for `capacity`
-    bg_climb_hit, `decks` for their deals."""
-    if shape.shape[0] != sizeof(bg_shape) or climb_rules.shape[0] != sizeof(bg_climb_rules):
+def _check_climb(dict g):
+    """bg_climb over walks 0 .. n_walks - 1 (`walks`: bg_walk each, `history`
+    and `lengths` their rows of int64 and uint32), each on by up to `budget`
+    steps; `hits` has room for `capacity` bg_climb_hit, `decks` for their
+    deals."""
+    cdef const unsigned char[::1] shape = g["shape"]
+    cdef const unsigned char[::1] rules = g["rules"]
+    cdef const unsigned char[::1] walks = g["walks"]
+    cdef uint64_t n_walks = g["n_walks"], capacity = g["capacity"]
+    if shape.shape[0] != sizeof(bg_shape) or rules.shape[0] != sizeof(bg_climb_rules):
         raise ValueError("gpu-host climb: a shape or rules of the wrong size")
     check_shape(<const bg_shape*>&shape[0])
     cdef const bg_shape* s = <const bg_shape*>&shape[0]
-    cdef const bg_climb_rules* r = <const bg_climb_rules*>&climb_rules[0]
-    if walks.shape[0] != n_walks * sizeof(bg_walk) or history.shape[0] != 8 * n_walks * r.history \
-            or climb_lengths.shape[0] != 4 * n_walks * BG_LENGTHS_BINS \
-            or climb_hits.shape[0] < capacity * sizeof(bg_climb_hit) or decks.shape[0] < capacity * s.total \
-            or not words(n_hits, next):
+    cdef const bg_climb_rules* r = <const bg_climb_rules*>&rules[0]
+    if walks.shape[0] != n_walks * sizeof(bg_walk) or len(g["history"]) != 8 * n_walks * r.history \
+            or len(g["lengths"]) != 4 * n_walks * BG_LENGTHS_BINS \
+            or len(g["hits"]) < capacity * sizeof(bg_climb_hit) or len(g["decks"]) < capacity * s.total \
+            or not words(g, ("n_hits", "next")):
         raise ValueError("gpu-host climb: buffers of the wrong size")
-    if budget < 1 or cap < 1:
-        raise ValueError(f"gpu-host climb: budget and cap must be 1 or more, not {budget} and {cap}")
+    if g["budget"] < 1 or g["cap"] < 1:
+        raise ValueError(f"gpu-host climb: budget and cap must be 1 or more, not {g['budget']} and {g['cap']}")
     check_rules(r)
     if s.n_courts == s.total and any(s.courts[i] != s.courts[0] for i in range(s.n_courts)) == 0:
         # A swap draws until it finds two cards of different rank.
         raise ValueError("gpu-host climb: a deck of one rank of card: no swap can be drawn")
     check_walks(<const bg_walk*>&walks[0] if n_walks else NULL, n_walks, s)
-    if n_walks:
-        with nogil:
-            bg_climb(s, r, n_walks, budget, cap, <bg_walk*>&walks[0], <int64_t*>&history[0],
-                     <uint32_t*>&climb_lengths[0], <bg_climb_hit*>&climb_hits[0], &decks[0], <uint64_t*>&n_hits[0],
-                     capacity, <uint64_t*>&next[0])
+    return n_walks != 0
 
 
-cdef bint words(unsigned char[::1] a, unsigned char[::1] b=None, unsigned char[::1] c=None):
-    """Each buffer given is one 64-bit word."""
-    return a.shape[0] == 8 and (b is None or b.shape[0] == 8) and (c is None or c.shape[0] == 8)
+_CHECKS = {"bg_sample": _check_sample, "bg_census": _check_census, "bg_perturb": _check_perturb,
+           "bg_batch": _check_batch, "bg_climb": _check_climb}
+
+
+cdef bint words(dict g, tuple names):
+    """Each buffer named is one 64-bit word."""
+    return all(len(g[name]) == 8 for name in names)
 
 
 def climb_accept(unsigned char[::1] walk, int64_t[::1] history, const unsigned char[::1] rules, int total,

@@ -36,11 +36,50 @@ ENGINES = ("compiled", "reference")
 ALL_ENGINES = ENGINES + GPU_ENGINES
 
 
-def canonical(name):
-    """The engine `name` names: a GPU engine's older name ("gpu") as its own
-    ("cuda"); any other name as it is."""
-    kind = TAKEN.get(name)
-    return name if kind is None else kind.name
+class Choice(str):
+    """An engine resolved once from its name (None: BEGGAR_ENGINE, else
+    compiled): what a command hands a job's spec and everything downstream
+    reads, never classifying the name again; EngineError for a name none of
+    ALL_ENGINES. A str, the engine's own name, so that a spec holding one is
+    stored, shown and compared as the name it always was (job.stored
+    resolves an archive's again)."""
+
+    def __new__(cls, name=None):
+        where = ""
+        if name is None:
+            name = os.environ.get("BEGGAR_ENGINE") or "compiled"
+            where = " (from the environment variable BEGGAR_ENGINE)" if os.environ.get("BEGGAR_ENGINE") else ""
+        kind = TAKEN.get(name) if isinstance(name, str) else None
+        if kind is None and name not in ENGINES:
+            raise EngineError(f"unknown engine {name!r}{where}: use one of {', '.join(ALL_ENGINES)}")
+        choice = super().__new__(cls, name if kind is None else kind.name)
+        choice.kind = kind      # its row of gpu.KINDS; None for the compiled and reference engines
+        return choice
+
+    @property
+    def gpu(self):
+        """Whether it plays through the GPU kernels: two-player deals, and the jobs of the drivers that can."""
+        return self.kind is not None
+
+    @property
+    def on_device(self):
+        """Whether its launches play on a device of their own, not on this process's cores."""
+        return self.gpu and self.kind.on_device
+
+    @property
+    def cpu(self):
+        """The engine of the one-game plays of its job's own process: the compiled one for a GPU engine."""
+        return Choice("compiled") if self.gpu else self
+
+
+def argument(text):
+    """--engine's value: its Choice, or the text as given, for the parser to
+    refuse as none of ALL_ENGINES."""
+    try:
+        return Choice(text)
+    except EngineError:
+        return text
+
 
 #: The devices the GPU engines play on in this process (use_devices).
 _devices = None
@@ -67,44 +106,38 @@ def _chosen_devices():
 
 
 def get(engine=None):
-    """The engine module for `engine` (None: BEGGAR_ENGINE, else compiled)."""
-    from_environment = engine is None and bool(os.environ.get("BEGGAR_ENGINE"))
-    if engine is None:
-        engine = os.environ.get("BEGGAR_ENGINE") or "compiled"
-    engine = canonical(engine)
-    if engine == "reference":
+    """The engine module for `engine` (a name or Choice; None: BEGGAR_ENGINE, else compiled)."""
+    choice = Choice(engine)
+    if choice == "reference":
         return reference
-    if engine == "compiled":
-        try:
-            from . import _engine
-        except ImportError as error:
-            raise EngineError(
-                f"the compiled engine cannot be loaded ({error}); reinstall beggar "
-                "with 'pip install .', or use BEGGAR_ENGINE=reference") from None
-        return _engine
-    if engine in GPU_ENGINES:
+    if choice.gpu:
         from . import gpu
         try:
-            return gpu.get(engine, _chosen_devices())
+            return gpu.get(choice, _chosen_devices())
         except ImportError as error:
-            raise EngineError(f"the {engine} engine cannot be loaded ({error}); reinstall beggar "
+            raise EngineError(f"the {choice} engine cannot be loaded ({error}); reinstall beggar "
                               "with 'pip install .'") from None
-    where = " (from the environment variable BEGGAR_ENGINE)" if from_environment else ""
-    raise EngineError(f"unknown engine {engine!r}{where}: use one of {', '.join(ALL_ENGINES)}")
+    try:
+        from . import _engine
+    except ImportError as error:
+        raise EngineError(
+            f"the compiled engine cannot be loaded ({error}); reinstall beggar "
+            "with 'pip install .', or use BEGGAR_ENGINE=reference") from None
+    return _engine
 
 
 def check_usable(engine=None):
-    """The engine `engine` (None: BEGGAR_ENGINE, else compiled) loaded, and
-    for a GPU engine its bindings, driver and devices checked (gpu.check,
-    without building a kernel): EngineError or GpuFault in one line, before
-    a command plays on it. A GPU engine plays one game on the compiled one,
-    so that without this a command asked for "cuda" with no NVIDIA driver
-    played on the CPU without a word."""
+    """The engine `engine` (as get takes it) loaded, and for a GPU engine its
+    bindings, driver and devices checked (gpu.check, without building a
+    kernel): EngineError or GpuFault in one line, before a command plays on
+    it. A GPU engine plays one game on the compiled one, so that without
+    this a command asked for "cuda" with no NVIDIA driver played on the CPU
+    without a word."""
     chosen = get(engine)
-    name = canonical(engine or os.environ.get("BEGGAR_ENGINE") or "compiled")
-    if name in GPU_ENGINES:
+    choice = Choice(engine)
+    if choice.gpu:
         from . import gpu
-        gpu.check(name, _chosen_devices())
+        gpu.check(choice, _chosen_devices())
     return chosen
 
 

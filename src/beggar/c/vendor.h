@@ -135,7 +135,8 @@ BG_FN void bg_set_pair(bg_u16* p, bg_u32 w) { memcpy(p, &w, 4); }
 #error "the kernels' host build needs a little-endian machine"
 #endif
 #ifndef BG_HARNESS
-#define BG_KERNEL static void
+/* Exported: gpu/host.py calls a kernel of beggar._gpu_host by its name, with the arguments gpu/abi.py describes. */
+#define BG_KERNEL __attribute__((visibility("default"))) void
 #define BG_SHARED
 #define BG_THREAD 0
 #define BG_THREADS 1

@@ -18,14 +18,14 @@ def arch(text):
 
 def run_gpu(args):
     from ..decks import STANDARD
-    from ..gpu import device
+    from ..gpu import cuda
     from ..gpu.engine import ring_of
     from ..gpu.launch import GpuFault
 
     if args.arch is not None:
-        print(f"CUDA: {device.versions()}")
+        print(f"CUDA: {cuda.versions()}")
         start = time.perf_counter()
-        cubin = device.compile_kernel(args.arch, ring_of(STANDARD), device.cards_of(STANDARD.total))
+        cubin = cuda.compile_kernel(args.arch, ring_of(STANDARD), cuda.cards_of(STANDARD.total))
         print(f"kernel: compiles for {args.arch} ({len(cubin):,} bytes of machine code in "
               f"{time.perf_counter() - start:.1f} s); no device was used")
         return 0

@@ -10,7 +10,7 @@ from .. import checks
 from ..checks import MAX_COUNT, MAX_ID, MAX_SECONDS, MAX_SEED, cut, is_digits, number, shown
 from ..deal import ANY, Deal
 from ..decks import MAX_PLAYERS, MIN_PLAYERS
-from ..engine import ALL_ENGINES, canonical
+from ..engine import ALL_ENGINES, argument
 from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
@@ -204,7 +204,7 @@ def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
                        help="stop once the trick that lays the N-th card is resolved")
     rules.add_argument("--max-tricks", type=limit, metavar="N", help="stop after N tricks")
     add_deck_option(parser, "with --seed, the deck shuffled (default standard)")
-    parser.add_argument("--engine", type=canonical, choices=ALL_ENGINES,
+    parser.add_argument("--engine", type=argument, choices=ALL_ENGINES,
                         help="default: $BEGGAR_ENGINE, else compiled")
     parser.add_argument("--game", metavar="N|NAME",
                         help="the game to take of a file of several: its number N (1 for the first, as "

@@ -4,7 +4,7 @@ import os
 import sys
 
 from ..archive import DEFAULT_PATH, Archive
-from ..engine import ALL_ENGINES, GPU_ENGINES, canonical
+from ..engine import ALL_ENGINES, Choice, EngineError, argument
 from ..gpu import ON_DEVICE
 from ..loops import of_deal
 from ..search import SearchError
@@ -47,10 +47,14 @@ def run(args, data=None, where="job", resume=None):
     if args.cluster is not None and resume is None:
         # Before the cluster is reached: a GPU engine's climb (its engine as
         # the job will have it).
-        engine_name = (ON_DEVICE[0] if args.gpu else None) or args.engine or data.get("engine") or \
+        named = (ON_DEVICE[0] if args.gpu else None) or args.engine or data.get("engine") or \
             os.environ.get("BEGGAR_ENGINE")
-        if isinstance(engine_name, str) and canonical(engine_name) in GPU_ENGINES:
-            _climbs_off_cluster({"driver": data.get("driver"), "engine": engine_name})
+        try:
+            engine = Choice(named)
+        except EngineError:
+            engine = None       # the job's check says so, in its words
+        if engine is not None and engine.gpu:
+            _climbs_off_cluster({"driver": data.get("driver"), "engine": engine})
     cluster = Cluster(args.cluster) if args.cluster is not None else None
     try:
         return _run(args, cluster, data, where, resume)
@@ -69,7 +73,7 @@ def _run(args, cluster, data, where, resume):
     plain_seconds()         # a bad BEGGAR_PROGRESS_SECONDS stops the job before it is stored
     new = None
     engine_name = engine_option(args, cluster)
-    if args.devices is not None and engine_name is not None and engine_name not in GPU_ENGINES:
+    if args.devices is not None and engine_name is not None and not engine_name.gpu:
         raise UsageError(f"--devices names a GPU job's devices; --engine {engine_name} plays on the CPU")
     if resume is None:
         if engine_name is not None:
@@ -77,7 +81,7 @@ def _run(args, cluster, data, where, resume):
         if args.devices is not None:
             data["devices"] = "all" if args.devices == "all" else list(args.devices)
         new = jobs.prepare(data, where, here=cluster is None)
-        if cluster is not None and new.spec["engine"] in GPU_ENGINES:
+        if cluster is not None and new.spec["engine"].gpu:
             _climbs_off_cluster(new.spec)
             cluster.for_gpu(new.spec["engine"])     # before the job is stored
     # The archive plays no game: an old one whose loop games must be linked to
@@ -138,7 +142,7 @@ def _run(args, cluster, data, where, resume):
             if cluster is None:
                 jobs.check_device(engine_then, args.devices if args.devices is not None else
                                   jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
-            elif engine_then in GPU_ENGINES:
+            elif engine_then.gpu:
                 _climbs_off_cluster({**jobs.stored(job["spec"], f"{args.archive}: job {job_id}"),
                                      "engine": engine_then})
                 cluster.for_gpu(engine_then)
@@ -204,13 +208,13 @@ def engine_option(args, cluster=None):
     (--engine opencl says otherwise)."""
     if not args.gpu:
         return args.engine
-    if args.engine is not None and args.engine not in ON_DEVICE:
+    if args.engine is not None and not args.engine.on_device:
         raise UsageError(f"--gpu plays on a GPU (--engine {' or '.join(ON_DEVICE)}): give one of them, "
                          f"not --engine {args.engine} too")
     if args.engine is not None or cluster is not None:
-        return args.engine or ON_DEVICE[0]
+        return args.engine or Choice(ON_DEVICE[0])
     from .. import gpu
-    return gpu.pick()
+    return Choice(gpu.pick())
 
 
 def print_summary(summary, archive_path, cluster=None, whole=None):
@@ -297,7 +301,7 @@ def add_run_options(parser, workers_default):
                              "one per device) and checks on any worker, and local:N starts one such GPU worker "
                              "beside the N (needs the cluster extra: pip install '.[cluster]')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--engine", type=canonical, choices=ALL_ENGINES,
+    parser.add_argument("--engine", type=argument, choices=ALL_ENGINES,
                         help="the engine that plays the deals (default: the job's, else $BEGGAR_ENGINE, "
                              "else compiled); a resumed job may go on on another")
     parser.add_argument("--gpu", action="store_true",

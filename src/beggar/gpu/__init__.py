@@ -12,8 +12,9 @@ game.h     the game in the warp's layout, for every target (deal, play, count)
 kernel.cu  the kernels that play ranges of deals with them
 source.py  those files as shipped, for the compilers
 engine.py  the engine made of the kernels' launches, equal to the compiled engine
-launch.py  what the backends share: each kernel's arguments, build options, buffers
-device.py  the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "cuda"
+abi.py     the kernels' structs and arguments, described once (held to the C by the tests)
+launch.py  what the backends share: a launch marshalled from abi.py, build options, buffers
+cuda.py    the launches on an NVIDIA GPU (NVRTC, the CUDA driver): the engine "cuda"
 opencl.py  the launches on an OpenCL device (pyopencl): the engine "opencl"
 host.py    the launches on the CPU (beggar._gpu_host): the engine "gpu-host"
 several.py several devices as one backend
@@ -55,7 +56,7 @@ class Kind:
 
 #: The kinds, in the order --gpu tries them.
 KINDS = (
-    Kind("cuda", ("gpu",), "device", "CUDA", "GPU", "the GPU", "GPUs", True),
+    Kind("cuda", ("gpu",), "cuda", "CUDA", "GPU", "the GPU", "GPUs", True),
     Kind("opencl", (), "opencl", "OpenCL", "OpenCL device", "the OpenCL device", "OpenCL devices", True),
     Kind("gpu-host", (), "host", "gpu-host", "gpu-host device (a core)", "the GPU kernels on one core",
          "cores of the GPU kernels", False),

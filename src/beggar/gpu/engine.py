@@ -16,7 +16,7 @@ unranks in 64 bits; a perturbation walk is the compiled engine's
 
 A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`,
 `batch(...)` and `climb(...)`, the kernels' arguments with NumPy arrays for
-their buffers (a launch.Backend: device.py's, opencl.py's, host.py's; or
+their buffers (a launch.Backend: cuda.py's, opencl.py's, host.py's; or
 several.py's over several), and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
 backend whose call fails with an EngineFault is closed and forgotten: the
 next call makes a new one, since after a kernel's fault a GPU's context
@@ -43,31 +43,11 @@ from ..outcome import STATUSES, Outcome
 from ..rules import Rules
 from ..shuffle import check_seed
 from ..states import CensusBlock
+from . import abi
+from .launch import close_quietly
 from .sizing import LaunchSizes
 
-#: A game the device hands to the host (game.h's bg_hit).
-HIT = np.dtype([("offset", "<u8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
-                ("winner", "<i4")], align=True)
 FINISHED, LOOP, CAPPED = 0, 1, 2
-#: A perturbation try the device hands back: its offset in the launch, and
-#: the hash of the new cycle its game reached (0: a game that reached the cap).
-TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
-#: climb.h's bg_climb_rules, bg_walk (of a build of `cards` cards) and kernel.cu's bg_climb_hit.
-CLIMB_RULES = np.dtype([("accept", "<i4"), ("by_cards", "<i4"), ("history", "<i4"), ("swap_percent", "<u4"),
-                        ("patience", "<i8"), ("threshold", "<i8"), ("steps", "<i8")], align=True)
-CLIMB_HIT = np.dtype([("walk", "<u8"), ("step", "<i8"), ("cards", "<i8"), ("tricks", "<i8"), ("status", "<i4"),
-                      ("winner", "<i4"), ("first", "<i4")], align=True)
-
-
-def walk_dtype(cards):
-    """climb.h's bg_walk for a build of `cards` cards (BG_CARDS)."""
-    return np.dtype([("rng", "<u8"), ("played", "<i8"), ("restarts", "<i8"), ("k", "<i8"), ("stale", "<i8"),
-                     ("current_value", "<i8"), ("walk_best", "<i8"), ("best_value", "<i8"), ("best_cards", "<i8"),
-                     ("best_tricks", "<i8"), ("best_status", "<i4"), ("best_winner", "<i4"), ("sizes", "<i4", 2),
-                     ("best_sizes", "<i4", 2), ("fresh", "<i4"), ("waiting", "<i4"), ("lost", "<i4"),
-                     ("current", "u1", cards), ("candidate", "u1", cards), ("best", "u1", cards)], align=True)
-
-
 #: Tricks after which a game is handed to the compiled engine: far above the
 #: longest finished game known (1164 tricks), and small enough that its cards
 #: fit bg_best_key's 24 bits.
@@ -80,25 +60,19 @@ class GpuRequestError(EngineError, ValueError):
     """A request the GPU engine does not play (a wrong request: exit 2)."""
 
 
-def shape_dtype(total):
-    """game.h's bg_shape for a build with BG_TOTAL = total."""
-    return np.dtype([("total", "<i4"), ("split", "<i4"), ("n_courts", "<i4"), ("ring", "<i4"), ("steps", "<i4"),
-                     ("courts", "u1", total)], align=True)
-
-
-def block_dtype(total):
-    """census.h's bg_block for a build with BG_TOTAL = total."""
-    return np.dtype([("total", "<i4"), ("first_hand", "<i4"), ("suffix", "<i4"), ("ring", "<i4"), ("steps", "<i4"),
-                     ("suffix_first", "<u8"), ("suffix_arrangements", "<u8"), ("suffix_counts", "<i4", 5),
-                     ("prefix", "u1", total), ("target", "u1", total)], align=True)
-
-
 def ring_of(deck):
     """Places in a hand's ring for `deck`: a power of two above its court cards."""
-    ring = 2
-    while ring < len(deck.courts) + 1:
-        ring *= 2
-    return ring
+    return _power_above(len(deck.courts) + 1)
+
+
+def shape_of(deck, split, total):
+    """game.h's bg_shape of `deck` dealt with `split`, for a build of `total` cards: one row."""
+    shape = np.zeros(1, abi.shape(total))
+    shape["total"], shape["n_courts"], shape["ring"] = deck.total, len(deck.courts), ring_of(deck)
+    shape["steps"] = steps_between(deck, split)
+    shape["split"] = 0 if split is None else -1 if split == "random" else split
+    shape["courts"][0, :len(deck.courts)] = deck.courts
+    return shape
 
 
 @functools.lru_cache(maxsize=None)
@@ -296,13 +270,7 @@ class RangeEngine:
         deck, split = self._table(deck, players, split)
         if start + n_deals > 2 ** 64:
             raise ValueError("start + n_deals must stay below 2**64")
-        shape = np.zeros(1, shape_dtype(self.backend.TOTAL))
-        shape["total"] = deck.total
-        shape["split"] = 0 if split is None else -1 if split == "random" else split
-        shape["n_courts"] = len(deck.courts)
-        shape["ring"] = ring_of(deck)
-        shape["steps"] = steps_between(deck, split)
-        shape["courts"][0, :len(deck.courts)] = deck.courts
+        shape = shape_of(deck, split, self.backend.TOTAL)
         sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
         done = 0
         while done < n_deals:
@@ -423,21 +391,16 @@ class _Climbing:
         self.total = self.deck.total
         self.cards = self.backend.walk_cards(self.total)
         rules = self.rules
-        self.climb_rules = np.zeros(1, CLIMB_RULES)
+        self.climb_rules = np.zeros(1, abi.CLIMB_RULES)
         self.climb_rules[0] = (ACCEPTS.index(rules.accept), rules.fitness == "cards", rules.history,
                                rules.swap_percent, rules.patience, self.min_cards, self.steps)
-        self.shape = np.zeros(1, shape_dtype(self.backend.TOTAL))
-        self.shape["total"], self.shape["n_courts"] = self.total, len(self.deck.courts)
-        self.shape["ring"] = ring_of(self.deck)
-        self.shape["steps"] = steps_between(self.deck, self.split)
-        self.shape["split"] = 0 if self.split is None else -1 if self.split == "random" else self.split
-        self.shape["courts"][0, :len(self.deck.courts)] = self.deck.courts
+        self.shape = shape_of(self.deck, self.split, self.backend.TOTAL)
         self.key = ("climb", self.deck, self.split)
 
     def walks(self):
         """{index: climbing.Climb} of the group's walks."""
         from ..shuffle import Stream
-        walks = np.zeros(self.count, walk_dtype(self.cards))
+        walks = np.zeros(self.count, abi.walk(self.cards))
         walks["rng"] = [Stream(self.seed, self.first + k).state for k in range(self.count)]
         walks["restarts"] = -1
         walks["best_value"] = -1
@@ -480,7 +443,7 @@ class _Climbing:
         if outcome.status == "loop" or outcome.cards >= self.min_cards:
             found.append((int(record["played"]), deal, outcome))
         # climb.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
-        host = np.zeros(1, walk_dtype(self.host.TOTAL))
+        host = np.zeros(1, abi.walk(self.host.TOTAL))
         for name in record.dtype.names:
             if record.dtype[name].shape and record.dtype[name].shape[0] == self.cards:
                 host[name][0, :self.cards] = record[name]
@@ -544,7 +507,7 @@ class _Counted:
         self.statuses = {"finished": 0, "loop": 0, "stopped": 0}
         self.longest = []       # (cards, rank, Deal or None, Outcome), longest first, earlier on a tie
         self.loops = []
-        block = np.zeros(1, block_dtype(self.backend.TOTAL))
+        block = np.zeros(1, abi.block(self.backend.TOTAL))
         block["total"] = deck.total
         block["first_hand"] = sizes[0]
         block["ring"] = ring_of(deck)
@@ -645,23 +608,6 @@ class _Counted:
         return CensusBlock(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
 
 
-def handed_back(hits, n_hits, cycles, n_cycles, capacity):
-    """What a perturbation launch hands back, from its hits (games that
-    reached the cap) and its table of new cycles (kernel.cu's
-    bg_new_cycle: rows of the hash and the complement of the earliest try):
-    (TRIED rows, their number), or, when more than `capacity` of either
-    came, (`capacity` empty rows, a number above it: the launch is played
-    again in parts)."""
-    if max(n_hits, n_cycles) > capacity:
-        return np.zeros(capacity, TRIED), max(n_hits, n_cycles)
-    held = cycles[cycles[:, 0] != 0]
-    tried = np.zeros(n_hits + len(held), TRIED)
-    tried["offset"][:n_hits] = hits["offset"][:n_hits]
-    tried["offset"][n_hits:] = ~held[:, 1]
-    tried["cycle"][n_hits:] = held[:, 0]
-    return tried, len(tried)
-
-
 def once(tried):
     """The tries to play again of TRIED rows (absolute tries): each new
     cycle's earliest, and every game that reached the cap; sorted."""
@@ -680,17 +626,6 @@ def _parts(count, n_hits, capacity):
     parts = min(count, -(-2 * n_hits // capacity))
     edges = [count * k // parts for k in range(parts + 1)]
     return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
-
-
-def close_quietly(backend):
-    """Close a backend that failed, if it has anything to close: a dead
-    context may refuse even its release."""
-    close = getattr(backend, "close", None)
-    if close is not None:
-        try:
-            close()
-        except Exception:
-            pass
 
 
 def _power_above(n):

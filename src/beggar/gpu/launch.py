@@ -1,12 +1,12 @@
-"""What the backends share: each kernel's arguments, described once; the
-kernels' build options and block sizes; the fault of a device that cannot
-be used.
+"""What the backends share: the marshalling of each kernel's arguments
+(abi.KERNELS); the kernels' build options and block sizes; what a
+perturbation launch hands back; the fault of a device that cannot be used.
 
 A backend is gpu/engine.py's: `sample(...)`, `census(...)`, `perturb(...)`,
 `batch(...)` and `climb(...)` with the kernels' arguments and NumPy arrays
 for their results. Every backend is this class over its memory's few calls:
 device memory by name, copies both ways, and one launch that waits for its
-end (device.py's CUDA driver, opencl.py's queue, host.py's NumPy arrays and
+end (cuda.py's CUDA driver, opencl.py's queue, host.py's NumPy arrays and
 beggar._gpu_host, the tests' concurrency harness). KERNELS says what each
 kernel takes, in its order, and how each buffer travels; `run` does the
 rest for every backend alike.
@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lengths
 from ..contract import EngineFault
-from .engine import CLIMB_HIT, HIT, handed_back
+from .abi import CLIMB_HIT, HIT, IN, INOUT, KERNELS, ROOM, VALUES, ZEROS
 
 #: Threads per block, at most: four warps, whose games (both hands and a
 #: dealt game waiting in the queue: 6 * ring + 16 bytes a thread) and counts
@@ -79,34 +78,13 @@ def variant(launch):
     return int(fields[3]), cards_of(int(fields[0]))
 
 
-#: How a buffer among a kernel's arguments travels (a value's is its NumPy type):
-IN = "in"           # copied to the device before the launch
-INOUT = "inout"     # copied to the device, and back after it
-ZEROS = "zeros"     # zeroed on the device, copied back after the launch
-ROOM = "room"       # one row a hit, left as it is: the rows of the hits found (n_hits) copied back
 #: A buffer among the arguments as a backend's _launch is given them (the rest are (value, NumPy type)).
 BUFFER = None
 
-u64, i64, i32 = np.uint64, np.int64, np.int32
-#: Each kernel's arguments, in kernel.cu's order: (name, a NumPy type or how the buffer travels).
-KERNELS = {
-    "bg_sample": (("shape", IN), ("seed", u64), ("first", u64), ("count", u64), ("min_cards", i64), ("cap", i64),
-                  ("next", ZEROS), ("lengths", ZEROS), ("best", ZEROS), ("hits", ROOM), ("n_hits", ZEROS),
-                  ("capacity", u64)),
-    "bg_census": (("block", IN), ("count", u64), ("grab", u64), ("threshold", i64), ("cap", i64), ("next", ZEROS),
-                  ("cards", ZEROS), ("tricks", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64)),
-    "bg_perturb": (("pool", IN), ("n_pool", i32), ("total", i32), ("ring", i32), ("changes", i32), ("reach", i32),
-                   ("walk_seed", u64), ("known", IN), ("n_known", i32), ("first", u64), ("count", u64),
-                   ("cap", i64), ("next", ZEROS), ("hits", ROOM), ("n_hits", ZEROS), ("capacity", u64),
-                   ("cycles", ZEROS), ("n_slots", u64), ("n_cycles", ZEROS)),
-    "bg_batch": (("rows", IN), ("splits", IN), ("total", i32), ("ring", i32), ("count", u64), ("cap", i64),
-                 ("next", ZEROS), ("results", ZEROS)),
-    "bg_climb": (("shape", IN), ("climb_rules", IN), ("n_walks", u64), ("budget", i64), ("cap", i64),
-                 ("walks", INOUT), ("history", INOUT), ("climb_lengths", INOUT), ("climb_hits", ROOM),
-                 ("decks", ROOM), ("n_hits", ZEROS), ("capacity", u64), ("next", ZEROS)),
-}
 
-
+#: A perturbation try the device hands back: its offset in the launch, and
+#: the hash of the new cycle its game reached (0: a game that reached the cap).
+TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
 class Backend:
     """A device's launches of the kernels. Subclasses give device memory by
     name (_buffer, _to_device, _zeros), the copy back (_to_host) and the
@@ -138,7 +116,7 @@ class Backend:
         then of each ROOM as many rows as n_hits says (at most its rows)."""
         self.kernels(*variant)      # built, and the device ready in this thread, before its memory is touched
         arguments = []
-        for name, how in KERNELS[kernel]:
+        for name, how, ctype in KERNELS[kernel]:
             value = given[name]
             if how in (IN, INOUT):
                 arguments.append((self._to_device(name, value), BUFFER))
@@ -147,12 +125,12 @@ class Backend:
             elif how == ROOM:
                 arguments.append((self._buffer(name, value.nbytes), BUFFER))
             else:
-                arguments.append((value, how))
+                arguments.append((value, VALUES[ctype]))
         self._launch(kernel, variant, arguments)
-        for name, how in KERNELS[kernel]:
+        for name, how, _ in KERNELS[kernel]:
             if how in (ZEROS, INOUT):
                 self._to_host(given[name], name)
-        for name, how in KERNELS[kernel]:
+        for name, how, _ in KERNELS[kernel]:
             if how == ROOM:
                 rows = given[name]
                 self._to_host(rows, name, min(int(given["n_hits"][0]), len(rows)) * rows[:1].nbytes)
@@ -183,7 +161,7 @@ class Backend:
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         """The kernel bg_perturb over tries first .. first + count - 1 of a
         walk (a pool of `n_pool` rows, the sorted `known` cycle hashes);
-        returns what it hands back (engine.handed_back): (tries, n)."""
+        returns what it hands back (handed_back): (tries, n)."""
         hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
         # Twice the slots of the new cycles a launch may hand back: the table stays at most half full.
         cycles, n_cycles = np.zeros((2 * self.CAPACITY, 2), np.uint64), np.zeros(1, np.uint64)
@@ -209,8 +187,8 @@ class Backend:
         total = int(shape.view(np.int32)[0])
         hits, decks = np.zeros(self.CAPACITY, CLIMB_HIT), np.zeros((self.CAPACITY, total), np.uint8)
         n_hits = np.zeros(1, np.uint64)
-        self.run("bg_climb", variant(shape), shape=shape, climb_rules=rules, n_walks=len(walks), budget=budget,
-                 cap=cap, walks=walks, history=history, climb_lengths=counted, climb_hits=hits, decks=decks,
+        self.run("bg_climb", variant(shape), shape=shape, rules=rules, n_walks=len(walks), budget=budget,
+                 cap=cap, walks=walks, history=history, lengths=counted, hits=hits, decks=decks,
                  n_hits=n_hits, capacity=self.CAPACITY, next=np.zeros(1, np.uint64))
         return hits, decks, int(n_hits[0])
 
@@ -276,3 +254,31 @@ class Memory(Backend):
 
     def kernels(self, ring, cards=TOTAL):
         return {}
+
+
+def handed_back(hits, n_hits, cycles, n_cycles, capacity):
+    """What a perturbation launch hands back, from its hits (games that
+    reached the cap) and its table of new cycles (kernel.cu's
+    bg_new_cycle: rows of the hash and the complement of the earliest try):
+    (TRIED rows, their number), or, when more than `capacity` of either
+    came, (`capacity` empty rows, a number above it: the launch is played
+    again in parts)."""
+    if max(n_hits, n_cycles) > capacity:
+        return np.zeros(capacity, TRIED), max(n_hits, n_cycles)
+    held = cycles[cycles[:, 0] != 0]
+    tried = np.zeros(n_hits + len(held), TRIED)
+    tried["offset"][:n_hits] = hits["offset"][:n_hits]
+    tried["offset"][n_hits:] = ~held[:, 1]
+    tried["cycle"][n_hits:] = held[:, 0]
+    return tried, len(tried)
+
+
+def close_quietly(backend):
+    """Close a backend that failed, if it has anything to close: a dead
+    context may refuse even its release."""
+    close = getattr(backend, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:
+            pass

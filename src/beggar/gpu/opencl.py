@@ -20,7 +20,8 @@ import warnings
 import numpy as np
 
 from . import source
-from .launch import BUFFER, KERNELS, SHARED, THREADS, TOTAL, Backend, GpuFault, block_threads, defines
+from .abi import KERNELS
+from .launch import BUFFER, SHARED, THREADS, TOTAL, Backend, GpuFault, block_threads, defines
 
 EXTRA = "'.[opencl]' in beggar's source folder"
 #: What the kernels need of a device beyond OpenCL 1.2, and what it is for.

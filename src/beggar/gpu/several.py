@@ -17,7 +17,9 @@ import time
 
 import numpy as np
 
-from .engine import CLIMB_HIT, HIT, TRIED, block_dtype, close_quietly
+from . import abi
+from .abi import CLIMB_HIT, HIT
+from .launch import TRIED, close_quietly
 
 #: A part shorter than this is not timed: its pace says little.
 TIMED_DEALS = 1 << 16
@@ -114,11 +116,11 @@ class Several:
         return self._hits([(offset, deals, hits) for offset, deals, (hits, _, _) in played])
 
     def census(self, block, count, threshold, cap, cards, tricks):
-        base = int(block.view(block_dtype(self.TOTAL))["suffix_first"][0])
+        base = int(block.view(abi.block(self.TOTAL))["suffix_first"][0])
 
         def play(backend, offset, deals):
             part = block.copy()
-            part.view(block_dtype(self.TOTAL))["suffix_first"] = base + offset
+            part.view(abi.block(self.TOTAL))["suffix_first"] = base + offset
             part_cards, part_tricks = np.zeros_like(cards), np.zeros_like(tricks)
             hits = backend.census(part, deals, threshold, cap, part_cards, part_tricks)
             return hits, part_cards, part_tricks

@@ -21,7 +21,7 @@ from ..backward import family
 from ..deal import Deal
 from ..outcome import Outcome
 from . import SearchError
-from .spec import cpu_engine, extends
+from .spec import extends
 
 #: The bounds of an extension's family search (published records' families
 #: hold about 50,000 states); its best so far is kept when one is reached.
@@ -88,9 +88,9 @@ def check(spec, result):
     for deal, outcome in result.hits:
         games.append(checker.game(deal, outcome, spec["driver"]))
         if extends(spec) and spec["extend_cards"] <= outcome.cards and outcome.status == "finished":
-            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS, cpu_engine(spec)).longest
+            longest = family(deal, EXTENSION_STATES, EXTENSION_SECONDS, spec["engine"].cpu).longest
             if longest is not None and longest[0] != deal:
                 member = longest[0]
-                games.append(checker.game(member, engine.play(member, engine=cpu_engine(spec)), "extension",
+                games.append(checker.game(member, engine.play(member, engine=spec["engine"].cpu), "extension",
                                           parent=len(games) - 1))
     return games

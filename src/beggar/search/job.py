@@ -166,28 +166,27 @@ def check(data, where="job"):
     return spec
 
 
-def check_gpu_climb(spec, name, where="job"):
-    """JobError where the job's driver cannot play `spec` on the GPU engine
-    `name` (a climb by anneal: drivers.Driver.check_gpu)."""
-    from ..engine import GPU_ENGINES
-    if name in GPU_ENGINES:
-        drivers.of(spec).check_gpu(spec, name, where)
+def check_gpu_climb(spec, choice, where="job"):
+    """JobError where the job's driver cannot play `spec` on the engine
+    `choice` if it is a GPU engine (a climb by anneal: drivers.Driver.check_gpu)."""
+    if choice.gpu:
+        drivers.of(spec).check_gpu(spec, choice, where)
 
 
 def check_engine(spec, name, where="job"):
-    """The engine the job `spec` plays on: `name`, or $BEGGAR_ENGINE, else
-    compiled. A GPU engine plays two-player jobs of the drivers it can."""
-    from ..engine import ALL_ENGINES, GPU_ENGINES, canonical
-    from_environment = name is None and bool(os.environ.get("BEGGAR_ENGINE"))
-    if name is None:
-        name = os.environ.get("BEGGAR_ENGINE") or "compiled"
-    name = canonical(name) if isinstance(name, str) else name
-    if name not in ALL_ENGINES:
-        if from_environment:
+    """The engine the job `spec` plays on, resolved (engine.Choice): `name`,
+    or $BEGGAR_ENGINE, else compiled. A GPU engine plays two-player jobs of
+    the drivers it can."""
+    from ..engine import ALL_ENGINES, Choice, EngineError
+    try:
+        name = Choice(name)
+    except EngineError:
+        if name is None:
             raise JobError(f"the environment variable BEGGAR_ENGINE must be one of {', '.join(ALL_ENGINES)}, "
-                           f"not {shown_value(name)}")
-        raise JobError(f"{where}: 'engine' must be one of {', '.join(ALL_ENGINES)}, not {shown_value(name)}")
-    if name in GPU_ENGINES:
+                           f"not {shown_value(os.environ['BEGGAR_ENGINE'])}") from None
+        raise JobError(f"{where}: 'engine' must be one of {', '.join(ALL_ENGINES)}, not {shown_value(name)}") \
+            from None
+    if name.gpu:
         if not drivers.of(spec).devices.gpu:
             played = [driver.name for driver in drivers.ALL if driver.devices.gpu]
             played = ", ".join(played[:-1]) + " and " + played[-1]
@@ -205,14 +204,13 @@ def check_devices(spec, devices, where="job"):
     device), "all", or a sorted list of device numbers; JobError for any
     other value. A job of another engine has none (a GPU job's file run on
     the CPU, --engine compiled, plays there whatever devices it names)."""
-    from ..engine import GPU_ENGINES
     if devices is None:
         return None
     try:
         devices = checks_devices(devices, "'devices'")
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
-    if spec["engine"] not in GPU_ENGINES:
+    if not spec["engine"].gpu:
         return None
     return devices if devices == "all" else list(devices)
 
@@ -250,9 +248,10 @@ def stored(spec, where="the archive"):
             from None
     except (TypeError, ValueError, AttributeError) as error:
         raise ArchiveFault(f"{where}: damaged: its spec cannot be read ({cut(str(error))})") from None
-    # A job stored with an engine's older name (engine "gpu") plays on it by its name now.
-    from ..engine import canonical
-    spec["engine"] = canonical(spec["engine"])
+    # Resolved as a job file's is (check did it to a copy); a job stored
+    # with an engine's older name (engine "gpu") plays on it by its name now.
+    from ..engine import Choice
+    spec["engine"] = Choice(spec["engine"])
     problem = start_problem(spec)
     if problem is not None:
         raise ArchiveFault(f"{where}: damaged: its start {problem}")
@@ -315,8 +314,7 @@ def prepare(data, where="job", here=True):
     # No bindings, driver or device: one line, before anything is stored.
     # On a cluster its GPU workers check theirs (cluster.Cluster.for_gpu),
     # and a GPU job there is taken to play on GPUs.
-    from ..gpu import ON_DEVICE
-    on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"] in ON_DEVICE
+    on_gpus = check_device(spec["engine"], spec["devices"]) if here else spec["engine"].on_device
     driver = drivers.of(spec)
     if on_gpus:
         # A driver whose parts are fixed (a hunt) keeps them on a GPU too.
@@ -339,16 +337,15 @@ def prepare(data, where="job", here=True):
     return NewJob(spec, data.get("seed") is None, timed, measured)
 
 
-def check_device(engine_name, devices=None):
-    """Whether the engine `engine_name` can play on `devices` in this
-    process: the GPU engines' bindings, driver and devices (GpuFault: one
-    line, before a job is stored or goes on); the CPU engines need nothing
-    checked. Returns whether it plays on GPUs (gpu.check)."""
-    from ..engine import GPU_ENGINES
-    if engine_name not in GPU_ENGINES:
+def check_device(choice, devices=None):
+    """Whether the engine `choice` (engine.Choice) can play on `devices` in
+    this process: the GPU engines' bindings, driver and devices (GpuFault:
+    one line, before a job is stored or goes on); the CPU engines need
+    nothing checked. Returns whether it plays on GPUs (gpu.check)."""
+    if not choice.gpu:
         return False
     from .. import gpu
-    return gpu.check(engine_name, devices)
+    return gpu.check(choice, devices)
 
 
 def create(archive, new):

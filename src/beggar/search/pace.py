@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from ..lengths import low
 from . import drivers
 from .crosscheck import Checker
-from .spec import cpu_engine
 
 #: Processor seconds of playing, and of cross-checking, that a measure may take.
 PLAY_SECONDS = 0.05
@@ -109,7 +108,7 @@ def measure(spec):
     while True:
         deals = min(deals, budget, MEASURE_DEALS)
         start = time.process_time()
-        result = drivers.play(dict(spec, deals=deals, chunk=deals, extend_cards=0, engine=cpu_engine(spec)), 0)
+        result = drivers.play(dict(spec, deals=deals, chunk=deals, extend_cards=0, engine=spec["engine"].cpu), 0)
         seconds = time.process_time() - start
         if seconds >= PLAY_SECONDS or deals >= min(budget, MEASURE_DEALS):
             break

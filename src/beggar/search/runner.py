@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 
 from ..archive import ArchiveFault
-from ..engine import GPU_ENGINES
 from . import SearchError, drivers
 from .drivers import keep, work
 from .gpu_pool import GpuPool
@@ -133,7 +132,7 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
         spec = stored(job["spec"], f"{archive.path}: job {job_id}")
         if engine_name is not None:
             spec["engine"] = check_engine(spec, engine_name, f"job {job_id}")
-        if spec["engine"] not in GPU_ENGINES:
+        if not spec["engine"].gpu:
             spec["devices"] = None          # a GPU job gone on on the CPU
         elif devices is not None:
             spec["devices"] = check_devices(spec, devices, f"job {job_id}")
@@ -214,13 +213,13 @@ def _pool(spec, workers, cluster):
         if count < asked:
             notes.append(f"{asked} workers asked for; this machine runs at most {count} "
                          f"({WORKERS_PER_CORE} per core)")
-        if spec["engine"] in GPU_ENGINES:
+        if spec["engine"].gpu:
             pool = GpuPool.here(count, _worker_start, (os.getpid(),))
         else:
             pool = ProcessPoolExecutor(count, mp_context=get_context("spawn"), initializer=_worker_start,
                                        initargs=(os.getpid(),))
         return pool, lambda: count, notes
-    if spec["engine"] in GPU_ENGINES:
+    if spec["engine"].gpu:
         # The GPU workers play the chunks, any worker checks them (cluster.py).
         players, checkers = cluster.gpu_counts()
         pool = GpuPool(cluster.gpu_executor, cluster.executor, checkers, players)

@@ -91,13 +91,6 @@ def shown_value(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def cpu_engine(spec):
-    """The engine of the one-game plays of a job's own process (an
-    extension's member, a family search): the compiled one for a GPU job."""
-    from ..engine import GPU_ENGINES
-    return "compiled" if spec["engine"] in GPU_ENGINES else spec["engine"]
-
-
 def table(spec):
     """The keyword arguments of engine.sample and engine.climb for the spec's
     deals: deck, players and split."""

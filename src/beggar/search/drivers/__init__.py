@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 
-from ...gpu import ON_DEVICE
 from .. import announce
 from ..spec import CHUNK_SECONDS, MAX_CHUNK
 from .base import ChunkResult, Driver
@@ -88,7 +87,7 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
     by the clock, after a first play that builds its kernels."""
     deals, spent = 1_000, 0.0
     budget = spec["deals"] or MAX_CHUNK
-    on_device = spec["engine"] in ON_DEVICE
+    on_device = spec["engine"].on_device
     clock = time.perf_counter if on_device else time.thread_time
     if on_device:
         play({**spec, "chunk": 1, "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}, 0)

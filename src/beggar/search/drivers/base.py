@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...decks import Deck, hand_sizes
-from ...gpu import kind
 from ..crosscheck import check
 from .. import announce
 from ..keep import keep_games
@@ -247,8 +246,8 @@ def whole_line(whole, unit, lengths=True):
 
 
 def player(engine, devices=None):
-    """What plays a GPU job's chunks on `devices` (the job's), in words."""
-    one, several = kind(engine).the_device, kind(engine).devices
+    """What plays a GPU job's chunks on `devices` (the job's), in words: `engine` is its engine.Choice."""
+    one, several = engine.kind.the_device, engine.kind.devices
     if devices == "all":
         return f"every one of the {several}"
     return one if devices is None or len(devices) == 1 else f"{len(devices)} {several}"

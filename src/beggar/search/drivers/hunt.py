@@ -563,8 +563,7 @@ class Hunt(Walker):
             whole(spec["chunk"], "'chunk'", 1, MAX_CHUNK)
         except ValueError as error:
             raise JobError(f"{where}: {error}") from None
-        from ...engine import GPU_ENGINES
-        on_gpu = spec["engine"] in GPU_ENGINES
+        on_gpu = spec["engine"].gpu
         rules = HuntRules(**{**(ON_GPU if on_gpu else {}), **spec["hunt"]})
         if on_gpu and (rules.moves != "small" or rules.regrow):
             raise JobError(f"{where}: [hunt]: the {spec['engine']} engine's walks make small moves only, with no "

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from . import source
-# The shared names are device.py's too: callers have always found them here.
-from .launch import (BUFFER, CAPACITY, KERNELS, SHARED, THREADS, TOTAL, Backend, GpuFault,  # noqa: F401
+from .abi import KERNELS
+# The shared names are cuda.py's too: the benchmarks and `beggar gpu` find them here.
+from .launch import (BUFFER, CAPACITY, SHARED, THREADS, TOTAL, Backend, GpuFault,  # noqa: F401
                      block_threads, cards_of, defines)
 
 EXTRA = "'.[gpu]' in beggar's source folder"

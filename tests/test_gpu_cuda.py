@@ -1,4 +1,4 @@
-"""The CUDA path (gpu/device.py): the kernel compiled by NVRTC without a GPU
+"""The CUDA path (gpu/cuda.py): the kernel compiled by NVRTC without a GPU
 (every architecture named, each ring within its block's shared memory, the
 cache of cubins and a damaged or refused one); what `beggar gpu` and the GPU
 options say where no GPU, or no bindings, can be used; and, where a GPU is
@@ -25,108 +25,108 @@ from shapes import TWO_PLAYER_TABLES
 
 def _bindings():
     try:
-        from beggar.gpu import device
-        device.nvrtc_version()
+        from beggar.gpu import cuda
+        cuda.nvrtc_version()
     except Exception as error:          # bindings or NVRTC missing: GpuFault, named in the reason
         pytest.skip(f"NVRTC is not installed ({error}); pip install '.[gpu]' or '.[test]' installs it")
-    return device
+    return cuda
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", ["sm_80", "sm_89", "sm_90"])
 def test_the_kernel_compiles_for_every_named_architecture_without_a_gpu(arch):
-    device = _bindings()
+    cuda = _bindings()
     for ring in (8, 32, 256):
-        cubin = device.compile_kernel(arch, ring)
+        cubin = cuda.compile_kernel(arch, ring)
         assert cubin.startswith(b"\x7fELF") and b"bg_sample" in cubin and b"bg_census" in cubin
 
 
 @pytest.mark.slow
 def test_every_ring_fits_its_blocks_shared_memory_and_the_standard_decks_game_stays_off_the_stack():
     # ptxas's own figures: a block's static shared memory within what
-    # device.block_threads sized it for, at every ring; at the standard
+    # cuda.block_threads sized it for, at every ring; at the standard
     # deck's, a stack frame of at most 400 bytes (Brent's snapshot and the
     # dealing's arrays) and no spills.
-    device = _bindings()
+    cuda = _bindings()
     for ring in (2, 4, 8, 16, 32, 64, 128, 256):
-        cards = device.cards_of(52 if ring == 32 else ring)
-        log = device.compile_program("sm_90", ring, ["--ptxas-options=-v"], cards)[1]
+        cards = cuda.cards_of(52 if ring == 32 else ring)
+        log = cuda.compile_program("sm_90", ring, ["--ptxas-options=-v"], cards)[1]
         shared = [int(n) for n in re.findall(r"(\d+) bytes smem", log)]
         stacks = [int(n) for n in re.findall(r"(\d+) bytes stack frame", log)]
         spills = [int(n) for n in re.findall(r"(\d+) bytes spill (?:stores|loads)", log)]
-        assert len(shared) == len(stacks) == len(device.KERNELS) and max(shared) <= device.SHARED, (ring, log)
-        assert max(shared) > device.SHARED / 2 or device.block_threads(ring) == device.THREADS, (ring, shared)
+        assert len(shared) == len(stacks) == len(cuda.KERNELS) and max(shared) <= cuda.SHARED, (ring, log)
+        assert max(shared) > cuda.SHARED / 2 or cuda.block_threads(ring) == cuda.THREADS, (ring, shared)
         if ring == 32:
             assert max(stacks) <= 400 and not any(spills), log
 
 
 def test_the_cache_key_holds_every_compile_option_and_every_source_file(monkeypatch):
-    device = _bindings()
-    key = device.cache_key("12.9", ["-a", "-b"], ["kernel", "header"])
-    assert len({key, device.cache_key("12.8", ["-a", "-b"], ["kernel", "header"]),
-                device.cache_key("12.9", ["-a", "-c"], ["kernel", "header"]),
-                device.cache_key("12.9", ["-a"], ["kernel", "header"]),
-                device.cache_key("12.9", ["-a", "-bkernel"], ["", "header"]),
-                device.cache_key("12.9", ["-a", "-b"], ["kernel!", "header"]),
-                device.cache_key("12.9", ["-a", "-b"], ["kernel", "header!"]),
-                device.cache_key("12.9", ["-a", "-b"], ["kernel", "header", "vendor"])}) == 8
+    cuda = _bindings()
+    key = cuda.cache_key("12.9", ["-a", "-b"], ["kernel", "header"])
+    assert len({key, cuda.cache_key("12.8", ["-a", "-b"], ["kernel", "header"]),
+                cuda.cache_key("12.9", ["-a", "-c"], ["kernel", "header"]),
+                cuda.cache_key("12.9", ["-a"], ["kernel", "header"]),
+                cuda.cache_key("12.9", ["-a", "-bkernel"], ["", "header"]),
+                cuda.cache_key("12.9", ["-a", "-b"], ["kernel!", "header"]),
+                cuda.cache_key("12.9", ["-a", "-b"], ["kernel", "header!"]),
+                cuda.cache_key("12.9", ["-a", "-b"], ["kernel", "header", "vendor"])}) == 8
     # A change of BG_TOTAL alone is another cubin (its structs differ).
-    path = device.cache_path("sm_90", 32)
+    path = cuda.cache_path("sm_90", 32)
     from beggar.gpu import launch
     monkeypatch.setattr(launch, "TOTAL", 128)
-    assert "-DBG_TOTAL=128" in device.options("sm_90", 32) and device.cache_path("sm_90", 32) != path
+    assert "-DBG_TOTAL=128" in cuda.options("sm_90", 32) and cuda.cache_path("sm_90", 32) != path
 
 
 @pytest.mark.slow
 def test_a_damaged_cached_cubin_is_compiled_again(tmp_path, monkeypatch):
-    device = _bindings()
+    cuda = _bindings()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    cubin, seconds = device.cached_kernel("sm_80", 8)
-    path = device.cache_path("sm_80", 8)
-    assert seconds > 0 and path.parent == tmp_path / "beggar" / "gpu" and cubin == device.compile_kernel("sm_80", 8)
-    assert device.cached_kernel("sm_80", 8) == (cubin, 0.0)
+    cubin, seconds = cuda.cached_kernel("sm_80", 8)
+    path = cuda.cache_path("sm_80", 8)
+    assert seconds > 0 and path.parent == tmp_path / "beggar" / "gpu" and cubin == cuda.compile_kernel("sm_80", 8)
+    assert cuda.cached_kernel("sm_80", 8) == (cubin, 0.0)
     stored = path.read_bytes()
     for damaged in (stored[:-100], stored[:-1] + bytes([stored[-1] ^ 1]), b"", stored[:20]):
         path.write_bytes(damaged)
-        again, seconds = device.cached_kernel("sm_80", 8)
+        again, seconds = cuda.cached_kernel("sm_80", 8)
         assert again == cubin and seconds > 0
         assert path.read_bytes() == stored
     # A cubin the driver refused is compiled again on request, the cache replaced.
-    assert device.cached_kernel("sm_80", 8, fresh=True)[1] > 0
-    assert device.cached_kernel("sm_80", 8) == (cubin, 0.0)
+    assert cuda.cached_kernel("sm_80", 8, fresh=True)[1] > 0
+    assert cuda.cached_kernel("sm_80", 8) == (cubin, 0.0)
 
 
 @pytest.mark.slow
 def test_a_cached_cubin_the_driver_refuses_is_compiled_again_and_a_fresh_one_it_refuses_is_the_fault(
         tmp_path, monkeypatch):
     # The driver's load stands in here (no GPU): the real compile and cache.
-    device = _bindings()
+    cuda = _bindings()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    cubin = device.cached_kernel("sm_80", 8)[0]
+    cubin = cuda.cached_kernel("sm_80", 8)[0]
     given = []
 
     def refuses_the_first(image):
         given.append(image)
         if len(given) == 1:
-            raise device.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
+            raise cuda.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
         return "loaded"
-    assert device.loaded(refuses_the_first, "sm_80", 8) == "loaded" and given == [cubin, cubin]
-    device.cache_path("sm_80", 8).unlink()
+    assert cuda.loaded(refuses_the_first, "sm_80", 8) == "loaded" and given == [cubin, cubin]
+    cuda.cache_path("sm_80", 8).unlink()
     given.clear()
 
     def refuses(image):
         given.append(image)
-        raise device.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
-    with pytest.raises(device.GpuFault, match="INVALID_IMAGE"):
-        device.loaded(refuses, "sm_80", 8)
+        raise cuda.GpuFault("CUDA cuModuleLoadData failed on GPU 0: CUDA_ERROR_INVALID_IMAGE")
+    with pytest.raises(cuda.GpuFault, match="INVALID_IMAGE"):
+        cuda.loaded(refuses, "sm_80", 8)
     assert given == [cubin]         # compiled once, refused once: not compiled again
 
 
 @pytest.mark.gpu
 def test_a_reset_after_a_fault_leaves_the_other_devices_of_the_gpu_playing():
     _device_engine()
-    from beggar.gpu import device
-    one, other = device.Device(0), device.Device(0)
+    from beggar.gpu import cuda
+    one, other = cuda.Device(0), cuda.Device(0)
     args = (10 ** 5, 3, 1800, 0, Deck.parse("standard"), 2, None)
     expected = _engine.sample_best(*args)
     assert RangeEngine("cuda", lambda: one).sample_best(*args) == expected
@@ -145,10 +145,10 @@ def test_beggar_gpu_compiles_for_an_architecture_without_a_device():
 
 @pytest.mark.slow
 def test_without_a_gpu_the_gpu_options_are_one_line(tmp_path):
-    device = _bindings()
+    cuda = _bindings()
     try:
-        device.Device()
-    except device.GpuFault as error:
+        cuda.Device()
+    except cuda.GpuFault as error:
         listed = beggar("gpu")
         assert "CUDA: cuda-bindings" in listed.stdout and f"  {error}" in listed.stdout, listed
         archive = tmp_path / "a.sqlite"
@@ -216,10 +216,10 @@ def _device_engine():
     # engine.get("cuda") is lazy: it touches the driver only inside the call
     # under test. Ask the driver, so that a machine without a GPU skips; no
     # Device is opened here (the engine's would share its primary context).
-    device = _bindings()
+    cuda = _bindings()
     try:
-        device.count()
-    except device.GpuFault as error:
+        cuda.count()
+    except cuda.GpuFault as error:
         pytest.skip(f"no GPU here ({error})")
     return engine.get("cuda")
 
