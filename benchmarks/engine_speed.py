@@ -1,6 +1,7 @@
 """Engine speed, measured side by side in one run.
 
     python3 benchmarks/engine_speed.py [--deals N] [--repeat R] [--core C]
+    python3 benchmarks/engine_speed.py --yardstick ../shared/bench/yardstick.c [--rounds 5] [--seconds 4]
 
 Prints random 26/26 deals per second on one core for the compiled engine's
 generate-and-play call (sample) on the court-to-court path and on the
@@ -15,11 +16,21 @@ and without it, the runs interleaved. Every game runs to its end with loop
 detection on and no game is kept (min_cards is out of reach), so the figures
 are the engine's alone. Single-core figures are the best of R runs pinned to
 one core (core C, 0 by default): the other runs only add noise from the machine.
+
+With --yardstick, only the comparison with a plain C engine of the kind the
+fastest public CPU engines are: the file is built with gcc -O3 -march=native,
+then it and beggar.sample (loop detection on, the histogram off, as sample()
+plays) run in turn on the same core for the same seconds, round after round;
+the median of the rounds' ratios is the figure quoted.
 """
 
 import argparse
 import multiprocessing
 import os
+import re
+import statistics
+import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -83,6 +94,31 @@ def batch_rate(by_court, deals, repeat):
     return best_rate(lambda r: compiled._play_batch(decks, 26, Rules(), by_court), deals, repeat)
 
 
+def yardstick_rounds(source, core, rounds, seconds):
+    """(yardstick games/s, sample() deals/s) of each round, run in turn on `core`."""
+    with tempfile.TemporaryDirectory() as folder:
+        program = os.path.join(folder, "yardstick")
+        subprocess.run(["gcc", "-O3", "-march=native", "-o", program, source], check=True)
+        pin_to_one_core(core)
+        deals = 200_000
+        while (taken := _timed_sample(deals, 0)) < seconds / 4:     # sized to run about `seconds`
+            deals *= 2
+        deals = int(deals * seconds / taken)
+        figures = []
+        for r in range(rounds):
+            printed = subprocess.run(["taskset", "-c", str(core), program, str(seconds)], check=True,
+                                     capture_output=True, text=True).stdout
+            theirs = float(re.match(r"(\d+) games/s", printed).group(1))
+            figures.append((theirs, deals / _timed_sample(deals, r * deals)))
+        return figures
+
+
+def _timed_sample(deals, start):
+    began = time.perf_counter()
+    compiled._sample(deals, SEED, NEVER, start, STANDARD, 2, None, True, False)
+    return time.perf_counter() - began
+
+
 def _worker(args):
     deals, start = args
     compiled.sample(deals, SEED, NEVER, start)
@@ -103,7 +139,19 @@ def main():
     parser.add_argument("--reference-deals", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--core", type=int, default=0, help="the core the one-core figures run on (default 0)")
+    parser.add_argument("--yardstick", metavar="PATH", help="only the ratio to this C engine (yardstick.c)")
+    parser.add_argument("--rounds", type=int, default=5, help="--yardstick: alternating rounds (default 5)")
+    parser.add_argument("--seconds", type=float, default=4, help="--yardstick: seconds a side a round")
     args = parser.parse_args()
+    if args.yardstick:
+        figures = yardstick_rounds(args.yardstick, args.core, args.rounds, args.seconds)
+        print(f"random 26/26 deals per second on core {args.core}: the yardstick and beggar.sample in turn")
+        for theirs, ours in figures:
+            print(f"  yardstick {theirs:12,.0f}   sample() {ours:12,.0f}   ratio {ours / theirs:.2f}x")
+        ratios = sorted(ours / theirs for theirs, ours in figures)
+        print(f"median ratio {statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}, "
+              f"{len(ratios)} rounds)")
+        return
 
     one, two = workers_rate(1, args.deals), workers_rate(2, args.deals)
     pin_to_one_core(args.core)

@@ -589,11 +589,16 @@ cdef void set_counts(Result* r, const Game* g) noexcept nogil:
 
 
 cdef void end_finished(Result* r, const Game* g) noexcept nogil:
+    # The winner leads and holds every card: counted, not summed from his
+    # pieces (most games end here, and the sum is a walk over a hand).
+    cdef int p
     r.status = FINISHED
     r.winner = g.leader
     r.cards = g.cards
     r.tricks = g.tricks
-    set_counts(r, g)
+    for p in range(g.players):
+        r.counts[p] = 0
+    r.counts[g.leader] = g.total
 
 
 cdef void end_stopped(Result* r, const Game* g) noexcept nogil:
