@@ -27,7 +27,6 @@
 static bg_u16 queue[BG_RING + 2];
 static bg_u16 queue_sizes[2];
 static bg_u16 hands[2 * BG_RING];
-static bg_u16 pile[BG_RING];
 
 __attribute__((noinline, noclone)) void deal_random(bg_entry* e, const bg_shape* s, bg_u64 index) {
     bg_deal_random(e, s, 2026, index);
@@ -90,21 +89,20 @@ int main(int argc, char** argv) {
             bg_game g;
             bg_brent brent;
             bg_snapshot snap;
+            /* The entry put on the table as kernel.cu's bg_take puts it. */
             int n0 = queue_sizes[0], n1 = queue_sizes[1];
             for (int k = 0; k < n0; k++)
-                hands[k] = queue[k];
+                BG_PIECE(hands, 0, k) = queue[bg_cell(k, 0)];
             for (int k = 0; k < n1; k++)
-                hands[BG_RING + k] = queue[((n0 + 1) & ~1) + k];
+                BG_PIECE(hands, 1, k) = queue[bg_cell(((n0 + 1) & ~1) + k, 0)];
             g.hands = hands;
-            g.pile = pile;
-            g.column = 0;
             g.head0 = g.head1 = 0;
             g.size0 = n0;
             g.size1 = n1;
             g.leader = 0;
             g.cards = 0;
             g.tricks = 0;
-            bg_brent_start(&brent);
+            bg_brent_start(&brent, BG_BRENT_START);     /* as bg_sample starts it */
             while (play_trick(&g, &brent, &snap) < 0)
                 ;
             tricks += g.tricks;

@@ -13,8 +13,9 @@ benchmarks/gpu_kernel_model.py takes a deal's cost in tricks: the ratio
 printed here is what its --deal option should be.
 
 With --against REV (a git revision of this repository), the game.h of that
-revision is counted the same way, side by side: `--against 7c19f4b` is the
-dealing before it placed court cards by their bits.
+revision is counted the same way, side by side: a revision whose game.h
+this program builds against (the table of both hands' pieces by place,
+49ee19c, or later).
 
 Counts do not depend on the machine's load: run it whenever.
 """
@@ -34,12 +35,16 @@ PARTS = (("random deal", "deal", "deal_random"), ("census deal", "census", "deal
          ("trick", "play", "play_trick"))
 
 
-def build(folder, headers):
+def build(folder, headers, name="this build"):
     """The program, built against `headers` ({name: text}) in `folder`."""
-    for name, text in headers.items():
-        (folder / name).write_text(text)
+    for header, text in headers.items():
+        (folder / header).write_text(text)
     program = folder / "gpu_deal_cost"
-    subprocess.run(["cc", "-O2", f"-I{folder}", str(HERE / "gpu_deal_cost.c"), "-o", str(program)], check=True)
+    built = subprocess.run(["cc", "-O2", f"-I{folder}", str(HERE / "gpu_deal_cost.c"), "-o", str(program)],
+                           capture_output=True, text=True)
+    if built.returncode:
+        first = next((line for line in built.stderr.splitlines() if "error" in line), built.stderr.strip())
+        raise SystemExit(f"gpu_deal_cost: gpu_deal_cost.c does not build against {name}'s game.h: {first}")
     return program
 
 
@@ -76,7 +81,7 @@ def main():
     counted = []
     for name, headers in builds:
         with tempfile.TemporaryDirectory() as folder:
-            counted.append((name, costs(build(Path(folder), headers), args.deals)))
+            counted.append((name, costs(build(Path(folder), headers, name), args.deals)))
     print(f"x86 instructions (callgrind, cc -O2) of game.h's parts, standard deck, {args.deals:,} deals; "
           "a model of the kernels' costs, not a GPU's count")
     header = f"{'':<14}" + "".join(f"{name:>14}" for name, _ in counted)
