@@ -131,7 +131,7 @@ def test_a_gpu_job_is_warned_of_a_flood_and_bounded_and_goes_on_under_a_time_lim
     # of a core each), and its chunks too: none brings more hits than a
     # checker replays in about 3 s (twice that allowed: processor seconds
     # measured here, on a machine others share).
-    measured = pace.measure(spec)
+    measured = pace.measure(jobs.stored(spec))     # as a resumed job reads its spec
     assert spec["chunk"] * measured.hit_share / measured.check_rate < 1 and spec["chunk_seconds"] == 3
     assert job["deals"] > 0 and max(hits) <= 2 * 3 * measured.check_rate
     resumed = beggar("search", "--resume", name, "--time", 3, "--archive", archive, "--quiet")
