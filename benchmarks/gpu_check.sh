@@ -6,7 +6,7 @@
 # gathered into .whl/ carried beside it. Each step has its own timeout and
 # the whole check ends within 8 minutes; a step whose time is gone, or that
 # cannot run here, says so and the next goes on. Everything goes to $OUT
-# (seven files: check.txt is the steps' summary).
+# (eight files: check.txt is the steps' summary).
 #
 #     bash benchmarks/gpu_check.sh            # OUT=folder, else /tmp/beggar-gpu-check
 #
@@ -121,37 +121,44 @@ NCU_METRICS=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_execut
 NCU_METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second
 NCU_METRICS+=,gpu__time_duration.sum
 
+NCU_DEALS=$((1 << 24))
+
 ncu_figures() {
-    # One launch of 2^24 standard deals on the cuda engine, its kernel profiled
-    # (the clocks left as they are).
-    ncu --clock-control none --kernel-name bg_sample --launch-count 1 \
-        --metrics "$NCU_METRICS" \
-        "$python" -c 'from beggar import engine; engine.sample_best(1 << 24, 1, 10 ** 9, 0, "cuda")'
+    # One launch of NCU_DEALS standard deals on the cuda engine, its kernel
+    # profiled (the clocks left as they are), then a deal's worth beside the
+    # issue model's figures.
+    ncu --csv --clock-control none --kernel-name bg_sample --launch-count 1 --metrics "$NCU_METRICS" \
+        "$python" -c "from beggar import engine; engine.sample_best($NCU_DEALS, 1, 10 ** 9, 0, 'cuda')" \
+        >"$OUT/ncu.csv" || return
+    "$python" benchmarks/ncu_figures.py "$OUT/ncu.csv" "$NCU_DEALS"
 }
 
-export OUT python root NCU_METRICS
+export OUT python root NCU_METRICS NCU_DEALS
 export -f environment build kernel_figures ncu_figures
 say "beggar device check, $(date -u '+%Y-%m-%d %H:%M UTC'), within $budget s; output in $OUT"
-step "environment" 30 environment.txt environment
-step "build" 200 build.txt build || { say "the build failed: nothing else can run"; exit 3; }
-step "beggar gpu" 60 gpu.txt "$python" -m beggar gpu
+# The caps add up to the budget (480 s), the steps that settle the most
+# first: exactness and Nsight Compute (the model's count against the
+# machine's) before the speed and the census.
+step "environment" 20 environment.txt environment
+step "build" 140 build.txt build || { say "the build failed: nothing else can run"; exit 3; }
+step "beggar gpu" 40 gpu.txt "$python" -m beggar gpu
 if cuda_here; then
-    step "kernel figures" 60 gpu.txt kernel_figures
-    step "one launch against every core" 120 speed.txt "$python" benchmarks/gpu_speed.py --cpu-deals 1000000 \
-        --gpu-seconds 2
-    step "the whole half-deck census" 60 speed.txt "$python" -m beggar census half --engine cuda --quiet \
-        --archive "$OUT/census.sqlite"
-    step "exactness on the device" 180 tests.txt "$python" -m pytest -q -n 0 -m gpu -p no:cacheprovider \
+    step "kernel figures" 30 gpu.txt kernel_figures
+    step "exactness on the device" 120 tests.txt "$python" -m pytest -q -n 0 -m gpu -p no:cacheprovider \
         tests/test_gpu_cuda.py
     if command -v ncu >/dev/null; then
         step "Nsight Compute" 60 ncu.txt ncu_figures
     else
         say "Nsight Compute: skipped: no ncu here"
     fi
+    step "one launch against every core" 40 speed.txt "$python" benchmarks/gpu_speed.py --cpu-deals 1000000 \
+        --gpu-seconds 2
+    step "the whole half-deck census" 30 speed.txt "$python" -m beggar census half --engine cuda --quiet \
+        --archive "$OUT/census.sqlite"
 else
     reason=$(why_no_cuda)
-    for name in "kernel figures" "one launch against every core" "the whole half-deck census" \
-            "exactness on the device" "Nsight Compute"; do
+    for name in "kernel figures" "exactness on the device" "Nsight Compute" "one launch against every core" \
+            "the whole half-deck census"; do
         say "$name: skipped: CUDA cannot be used here ($reason)"
     done
 fi

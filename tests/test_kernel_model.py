@@ -9,6 +9,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,36 @@ def test_the_deal_cost_program_builds_against_the_headers_and_plays_the_engines_
     assert tricks == sum(engine.play(Deal.shuffled(2, 2026, i)).tricks for i in range(200))
     assert run("deal") == [0, checksum]
     assert run("census")[1] > 0
+
+
+def test_the_device_check_reads_nsight_computes_figures_a_deal_beside_the_model(tmp_path):
+    """benchmarks/ncu_figures.py on a launch's CSV as ncu --csv writes it (its
+    own lines first, values with thousands separators): a deal's worth of each
+    metric, beside the model's figures on the GPU page."""
+    quoted = _quoted()["standard 26/26"]
+    rows = [("smsp__inst_executed.sum", "inst", "8,830,058,496"),
+            ("smsp__thread_inst_executed_per_inst_executed.ratio", "", "16.96"),
+            ("sm__warps_active.avg.pct_of_peak_sustained_active", "%", "35.40"),
+            ("sm__cycles_elapsed.avg.per_second", "cycle/nsecond", "1.75"),
+            ("gpu__time_duration.sum", "nsecond", "11,184,810")]
+    head = '"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"'
+    lines = ["==PROF== Connected to process 4242", head]
+    lines += [f'"0","bg_sample","Command line profiler metrics","{name}","{unit}","{value}"'
+              for name, unit, value in rows]
+    csv = tmp_path / "ncu.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    printed = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ncu_figures.py"), str(csv), str(1 << 24)],
+                             capture_output=True, text=True, check=True).stdout
+    assert f"warp-instructions executed a deal    526.3   the model (docs/gpu.md) {quoted[0]}" in printed
+    assert f"SIMT efficiency                       0.53   the model {quoted[1]:.2f}" in printed
+    assert "achieved occupancy                   35.4 %" in printed
+    assert "deals a second (profiled)            1.5e+09" in printed
+
+
+def test_the_device_check_fits_its_steps_in_its_budget():
+    """gpu_check.sh's steps' caps add up to no more than its budget, so that
+    none is cut short by the ones before it."""
+    script = (ROOT / "benchmarks" / "gpu_check.sh").read_text()
+    budget = int(re.search(r"BEGGAR_CHECK_SECONDS:-(\d+)", script).group(1))
+    caps = [int(seconds) for seconds in re.findall(r'^\s*step "[^"]+" (\d+) ', script, re.MULTILINE)]
+    assert len(caps) == 8 and sum(caps) <= budget, (caps, budget)
