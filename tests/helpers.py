@@ -166,3 +166,8 @@ def long_deal(tricks=30_000):
         deal = Deal.from_codes([deck[250 * k:250 * (k + 1)] for k in range(4)])
         if play(deal).tricks >= tricks:
             return deal
+
+
+def done_chunks(archive, job_id):
+    """The numbers of the chunks of job `job_id` that are done."""
+    return {chunk for chunk, _ in archive.chunks_kept(job_id)}

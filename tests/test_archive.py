@@ -21,7 +21,8 @@ import pytest
 from beggar import Deal, Rules, loops, play
 from beggar.archive import APPLICATION_ID, SCHEMA_VERSION, Archive, ArchiveFault
 from beggar.cycle import key_hands
-from helpers import _command, bad_input, beggar, fault, in_process, job_file, job_id, start, wait_for_chunks
+from helpers import (_command, bad_input, beggar, done_chunks, fault, in_process, job_file, job_id, start,
+                     wait_for_chunks)
 
 # Each process waits for the same moment, then opens the archive: whoever comes
 # first creates it, the others must find it whole.
@@ -136,7 +137,7 @@ def _everything(archive):
     jobs = [job for job, _ in archive.jobs()]
     return (archive.games(), archive.jobs(), archive.job_figures(), archive.loops(),
             [archive.loop(row["id"]) for row in archive.loops()], [archive.chunk_stats(job) for job in jobs],
-            [sorted(archive.chunks_done(job)) for job in jobs])
+            [sorted(done_chunks(archive, job)) for job in jobs])
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ from beggar.search.drivers.walks import LISTED, SHOWN, new_loop_lines, start_key
 from beggar.search.job import check
 from beggar.search.drivers.factory import FactoryTally
 from beggar.search.runner import Summary
-from helpers import (CASELLA, bad_input, beggar, in_process, job_file, job_id, known_loops, start,
+from helpers import (CASELLA, bad_input, beggar, done_chunks, in_process, job_file, job_id, known_loops, start,
                      wait_for_chunks)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,7 +138,7 @@ def test_a_chunk_s_loops_are_checked_searched_and_kept_once(tmp_path):
         for game in games:
             assert game["loop"] == casella.hex and game["driver"] == "basin" and not game["disputed"]
             assert game["reference"]["engine"] == "reference" and game["reference"]["status"] == "loop"
-        assert archive.chunks_done("t-job") == {0, 1}
+        assert done_chunks(archive, "t-job") == {0, 1}
         assert archive.job("t-job")["deals"] == 2000
 
 
@@ -162,7 +162,7 @@ def test_a_loop_of_another_deck_is_refused_and_nothing_kept(tmp_path):
         with pytest.raises(SearchError, match="camicia deck, not of the job's standard deck"):
             keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=growth(zanotto.state)),
                  Summary("t-job", "stopped", 1))
-        assert archive.loops() == [] and archive.chunks_done("t-job") == set()
+        assert archive.loops() == [] and done_chunks(archive, "t-job") == set()
 
 
 def test_perturb_starts_from_the_archive_s_loops_and_the_published_ones(tmp_path):
@@ -404,7 +404,7 @@ def test_a_grow_job_builds_loops_and_keeps_their_balanced_deals(tmp_path):
     first = beggar("search", job, "--archive", other, "--quiet", "--workers", "1", "--deals", 20_000)
     assert first.returncode == 0, first.stderr
     with Archive(other) as archive:
-        assert len(archive.chunks_done(job_id := re.search(r"job      (\S+):", first.stdout).group(1))) == 2
+        assert len(done_chunks(archive, job_id := re.search(r"job      (\S+):", first.stdout).group(1))) == 2
         archive.db.execute("UPDATE jobs SET state = 'stopped', spec = json_set(spec, '$.deals', 40000) "
                            "WHERE id = ?", (job_id,))
     resumed = beggar("search", "--resume", job_id, "--archive", other, "--quiet")
@@ -472,14 +472,14 @@ def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
     name = job_id(out)
     assert "stopped (SIGTERM)" in out and f"resume   beggar search --resume {name}" in out
     with Archive(path) as archive:
-        chunks = len(archive.chunks_done(name))
+        chunks = len(done_chunks(archive, name))
         rows = archive.loops()
         assert chunks >= 2 and rows and all(row["basin_states"] is not None for row in rows)
         assert sum(row["basin_deals"] for row in rows) == len(archive.games(loops=True))
     resumed = beggar("search", "--resume", name, "--archive", path, "--time", 1, "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     with Archive(path) as archive:
-        assert len(archive.chunks_done(name)) > chunks
+        assert len(done_chunks(archive, name)) > chunks
         assert {row["key"] for row in archive.loops()} >= {row["key"] for row in rows}
 
 
@@ -670,7 +670,7 @@ def test_a_stop_does_not_wait_for_the_basin_searches_of_a_chunk_s_new_loops(tmp_
                  between=between)
         # Asked before each loop's check and search: given up at the second, the chunk wholly unkept.
         assert asked == [0, 1] and archive.loops() == [] and archive.games() == []
-        assert archive.chunks_done("t-job") == set() and summary.deals == 0
+        assert done_chunks(archive, "t-job") == set() and summary.deals == 0
         keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
              between=lambda: None)
-        assert len(archive.loops()) == 3 and archive.chunks_done("t-job") == {0}
+        assert len(archive.loops()) == 3 and done_chunks(archive, "t-job") == {0}

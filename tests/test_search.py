@@ -26,8 +26,8 @@ from beggar.search import job as jobs
 from beggar.search import SearchError
 from beggar.search.drivers import ChunkResult, keep
 from beggar.search.runner import Summary
-from helpers import (CASELLA, _command, bad_input, beggar, fault, in_process, job_file, job_id, kept, start,
-                     wait_for_chunks)
+from helpers import (CASELLA, _command, bad_input, beggar, done_chunks, fault, in_process, job_file, job_id, kept,
+                     start, wait_for_chunks)
 
 
 @pytest.mark.slow
@@ -65,7 +65,7 @@ def test_killed_job_keeps_committed_hits_and_resumes(tmp_path):
     job.communicate(timeout=30)
     with Archive(archive) as opened:
         progress = opened.job(name)
-        done = opened.chunks_done(name)
+        done = done_chunks(opened, name)
         chunks = {game["chunk"] for game in opened.games(job=name)}
     assert 10 <= progress["chunks"] < 80 and progress["state"] == "running"
     assert chunks <= done           # every kept hit belongs to a chunk recorded as done
@@ -223,7 +223,7 @@ def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
                   Summary("j", "running", 1))
         game = archive.games(disputed=True)[0]
         assert (game["deal"], game["cards"], game["reference"]["cards"]) == (str(deal), 475, 474)
-        assert archive.chunks_done("j") == {0}
+        assert done_chunks(archive, "j") == {0}
     with pytest.raises(ArchiveError, match="no game with id 99"):
         Archive(tmp_path / "a.sqlite").game(99)
 

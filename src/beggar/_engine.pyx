@@ -56,14 +56,13 @@ cdef extern from "c/climb.h" nogil:
                                              bint taken)
 
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
-from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb, check_climb
 from .deal import MAX_CARDS, check_hands, check_play
 from .decks import STANDARD, Deck, check_table
 from . import lengths
 from ._game import NAME
 from .rules import Rules
-from .shuffle import check_seed
+from .shuffle import check_sample, check_seed
 
 if FITNESS_SHIFT != SECONDARY_BITS or ACCEPTS[ACCEPT_LATE] != "late" or ACCEPTS[ACCEPT_ANNEAL] != "anneal" \
         or ACCEPTS[ACCEPT_STRICT] != "strict":
@@ -257,13 +256,8 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
 
 def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court, bint count_lengths=True):
     # count_lengths False: no histogram (None), for benchmarks/engine_speed.py
-    check_seed(seed)
-    whole(n_deals, "n_deals")
-    whole(start, "start")
-    whole(min_cards, "min_cards")
+    check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
-    if start + n_deals > 2 ** 64:
-        raise ValueError("start + n_deals must stay below 2**64")
     cdef uint64_t c_seed = seed, first = start, index, state
     cdef int64_t threshold = min(min_cards, 2 ** 62)
     cdef Shape shape

@@ -8,19 +8,12 @@ of tricks that its cycle repeats (a cycle of 82 tricks that plays the same
 the bag (multiset) of its turn's tricks: loops whose cycles play the same
 tricks in other orders are of one family.
 
-Why a bag and not the sequence or the perturbation graph: measured over
-the 491 loops of the standard deck known before the sixth wave
-(benchmarks/families.py), the cycles are made of a few runs of tricks that
-perturbation shuffles. Their sequences up to rotation make 42 kinds, 14 of
-one loop, and the four loops of period 62 with balanced deals (Casella's
-and the three found next to it) four kinds; the graph whose edges are
-single changes (one change of a state on one cycle that falls into the
-other, 3,000 tries a loop) makes 19 parts, the largest of 364 loops, and
-puts those four in four parts; (period, balance) makes 8 groups, which
-cannot tell loops of period 41 apart. As bags they make 16 families, the
-four balanced loops one of them. A family is known from the cycle alone,
-the same whoever found the loop and when, so a hunt rebuilt from its
-records knows the same families.
+Why a bag: perturbation shuffles a few runs of tricks, so the bag groups
+what the sequence and the graph of single changes split (Casella's loop and
+the three balanced loops found next to it are one family), and it is known
+from the cycle alone, the same whoever found the loop and when, so a hunt
+rebuilt from its records knows the same families (docs/loops.md, Families,
+has the measurements).
 
 A family is named `TRICKS.CARDS.DIGEST`: its turn's tricks and cards won,
 and the first hex digits of a hash of its bag, e.g. `31.220.5c1e7a90`.

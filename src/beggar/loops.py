@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 
 from . import engine, installed
-from .cycle import canonical, deal_of, key_deal, key_hands, walk
+from .cycle import canonical, deal_of, key_hands, walk
 from .deal import Deal
 from .decks import MAX_DECK
 from .errors import BadInput

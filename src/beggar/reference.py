@@ -14,7 +14,6 @@ import time
 from collections import Counter, deque
 
 from .deal import Deal, check_play
-from .checks import whole
 from .outcome import STATUSES, Outcome
 from .rules import Rules
 from .climbing import SECONDARY_BITS, Climb, check_climb, fitness
@@ -23,7 +22,7 @@ from .states import GUIDES, CensusBlock, Reached, Trick, check_bounds, check_sea
 from .census import check_block, next_arrangement, unrank
 from .cycle import state_key
 from .decks import STANDARD, check_table, deal_out
-from .shuffle import Stream, check_seed, deal_from
+from .shuffle import Stream, check_sample, deal_from
 
 NAME = "reference"
 
@@ -206,13 +205,8 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, s
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
     """sample(), the longest game played and the lengths of all: (hits, (deal,
     outcome) or None, lengths.Lengths). The earliest deal wins a tie."""
-    check_seed(seed)
-    whole(n_deals, "n_deals")
-    whole(start, "start")
-    whole(min_cards, "min_cards")
+    check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
-    if start + n_deals > 2 ** 64:
-        raise ValueError("start + n_deals must stay below 2**64")
     hits, best, played = [], None, []
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(players, seed, index, deck, split)

@@ -1,31 +1,12 @@
 """Saved games: the files that `beggar play`, `replay` and `verify` read, and
 that the archive exports.
 
-Three forms, told apart by their content:
-
-- Text, hand per line: one hand per line, top card first, in the record
-  notation's symbols; blank lines and `#` comments are ignored. Made to be
-  written by hand:
-
-      # Casella 2024: the first published loop
-      ---K---Q-KQAJ-----AAJ--J--
-      ----------Q----KQ-J-----KA
-
-- Text, one line: the `p1/p2` record notation (comments allowed as above).
-
-- JSON: one object, or a list of them for `verify`:
-
-      {"format": "beggar-game", "version": 1, "name": "Casella 2024",
-       "deal": "---K---Q-KQAJ-----AAJ--J--/----------Q----KQ-J-----KA",
-       "rules": {"max_cards": null, "max_tricks": null},
-       "expected": {"status": "loop", "cards": 474, "tricks": 66,
-                    "loop_entry": {"tricks": 4, "cards": 34},
-                    "loop_period": {"tricks": 62, "cards": 440}}}
-
-  "deal" may also be a list of hands, each a string or a list of card names.
-  Only "deal" is required; "provenance" (an object: where the game comes
-  from, finds.py) is kept as read. The published-deals form (`p1`, `p2`, `status`,
-  `cards`, `tricks`, ...) is read too.
+Three forms, told apart by their content (README.md, Saved games, shows
+each): text with one hand a line (`#` comments and blank lines ignored,
+made to be written by hand), one line of the `p1/p2` record notation, and
+JSON, one object or a list of them for `verify`, of which only "deal" is
+required; "provenance" (finds.py) is kept as read, and the published-deals
+form (`p1`, `p2`, `status`, ...) is read too.
 
 Every error is a SaveFileError whose message names the file and the line (and
 column, where there is one).

@@ -12,6 +12,7 @@ a run can be cut into index ranges (workers, resumes) without changing a deal.
 The compiled engines take the same steps (c/deal.h); tests hold them to this twin.
 """
 
+from .checks import whole
 from .decks import STANDARD, deal_out, hand_sizes
 
 MASK64 = (1 << 64) - 1
@@ -29,6 +30,15 @@ def check_seed(seed, what="seed"):
     """Raise ValueError unless seed is an integer in [0, 2**64)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MASK64:
         raise ValueError(f"{what} must be an integer from 0 to 2**64-1, not {seed!r}")
+
+
+def check_sample(n_deals, seed, min_cards, start):
+    """A sample's seed and counts: deals start .. start+n_deals-1, all of the seed's 2**64."""
+    check_seed(seed)
+    for value, name in ((n_deals, "n_deals"), (start, "start"), (min_cards, "min_cards")):
+        whole(value, name)
+    if start + n_deals > 2 ** 64:
+        raise ValueError("start + n_deals must stay below 2**64")
 
 
 class Stream:

@@ -11,19 +11,9 @@ its cycle), with who found them and the result of their basin search; a
 game of status `loop` names its loop by the same two (its `deck` and `loop`
 columns), whatever its table.
 
-The archive stores and plays no game; it sits just above deal.py and
-decks.py (and rules.py and outcome.py, which what it reads is checked
-against). Its parts:
-  schema     the tables, written once as SQL
-  migrations one function a step from each older format to this one
-  store      Archive: opening an archive (a small facade over the queries of each concern:)
-  games, loops, jobs, driver_rows, claim
-             keeping and reading each table's rows (a driver's own rows: by job, kind and key), and
-             the claim of a running job
-  sql        what those queries share: the one WHERE builder, the time stamp, the guard of SQLite's errors
-  readback   one reader per table: every column read back checked (a damaged value is one line,
-             never a wrong figure, nor a bad loop key handed on)
-  faults     ArchiveError, ArchiveFault, and what SQLite's errors mean in words
+The archive stores and plays no game; its parts (schema, migrations, store
+and the queries of each table, sql, readback, faults) each say what they
+hold, and docs/architecture.md how they fit.
 """
 
 from .faults import ArchiveError, ArchiveFault

@@ -73,10 +73,6 @@ class Jobs:
         with self.transaction():
             self.db.execute("UPDATE jobs SET state = ?, updated = ? WHERE id = ?", (state, now(), job_id))
 
-    def chunks_done(self, job_id):
-        readback.check_chunk_numbers(self.db, self.path, job_id)
-        return {row[0] for row in self.db.execute("SELECT chunk FROM chunks WHERE job = ?", (job_id,))}
-
     def chunks_kept(self, job_id):
         """[(chunk, deals)] of the chunks of job `job_id` that are done."""
         return self.db.execute("SELECT chunk, deals FROM chunks WHERE job = ?", (job_id,)).fetchall()

@@ -20,11 +20,6 @@ from .format import describe, loop_basin, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
 
-def hand_sizes_of(game):
-    """A kept game's hand sizes: '26/26', '18/17/17'."""
-    return "/".join(str(len(hand)) for hand in game["deal"].split("/"))
-
-
 def run_archive_list(args):
     # An archive that is not there is refused by the open (store.no_such_archive):
     # a mistyped --archive must not read as 'no games'.
@@ -52,7 +47,8 @@ def run_archive_list(args):
         loop = f"{game['entry_tricks']}+{game['period_tricks']}" if game["status"] == "loop" else ""
         status = game["status"] + (" DISPUTED" if game["disputed"] else "")
         rows.append((str(game["id"]), status, str(game["cards"]), str(game["tricks"]), loop, game["deck"],
-                     hand_sizes_of(game), f"{game['driver'] or ''} {game['job'] or ''}".strip(), game["deal"]))
+                     "/".join(str(len(hand)) for hand in game["deal"].split("/")),
+                     f"{game['driver'] or ''} {game['job'] or ''}".strip(), game["deal"]))
     print(table(rows))
     print(f"{len(games):,} of {total:,} game{'s' if total != 1 else ''} shown, longest first"
           + (" (--limit N shows more)" if len(games) < total else "")

@@ -22,6 +22,7 @@ from ..decks import Deck, hand_sizes
 from ..reports import odds
 from ..search import drivers
 from ..search.drivers.hunt import seats
+from ..search.drivers.walks import limit_option
 from ..search.job import stored
 from . import charts
 from .format import loop_basin, number, trick_lines, when
@@ -97,15 +98,6 @@ def _jobs_section(jobs, job_id):
     return ["<h2>Jobs</h2>",
             _table(("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
                     "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
-
-
-#: What `beggar archive list` shows unless given --limit (its default).
-LISTED = 50
-
-
-def _every(count):
-    """The --limit that makes `beggar archive list` show `count` rows, where its default shows fewer."""
-    return f" --limit {count}" if count > LISTED else ""
 
 
 def _seat_bests(archive, job_id):
@@ -190,7 +182,7 @@ def _tables_section(archive, job_id):
                            "search back from it for them"), loop_rows))
         if len(row["by_loop"]) < row["loops"]:
             listing = (f"beggar archive list --loops --deck {shlex.quote(deck)}"
-                       + _every(archive.count_loops(deck=deck)) + archive_option(archive.path))
+                       + limit_option(archive.count_loops(deck=deck)) + archive_option(archive.path))
             out.append(f'<p class="note">{len(row["by_loop"])} of {row["loops"]:,} loops shown, those holding the '
                        f"most; the deck's loops: {_code(listing)}</p>")
         deal_rows = []
@@ -204,7 +196,7 @@ def _tables_section(archive, job_id):
         out.append(_table(("game", "entry", "period", "loop", "found by", "replay it"), deal_rows))
         if len(row["games"]) < row["deals"]:
             listing = (f"beggar archive list --status loop --deck {shlex.quote(deck)} --players {players}"
-                       + (f" --job {job_id}" if job_id else "") + _every(row["deals"]) + archive_option(archive.path))
+                       + (f" --job {job_id}" if job_id else "") + limit_option(row["deals"]) + archive_option(archive.path))
             out.append(f'<p class="note">{len(row["games"])} of {row["deals"]:,} deals shown; every one: '
                        f"{_code(listing)}</p>")
     return out, shown_loops
@@ -212,7 +204,7 @@ def _tables_section(archive, job_id):
 
 def _all_loops(archive, job_id, total):
     """The command that lists the `total` loops of the report (of job `job_id`, when given)."""
-    return ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + _every(total)
+    return ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + limit_option(total)
             + archive_option(archive.path))
 
 

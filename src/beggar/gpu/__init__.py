@@ -1,13 +1,8 @@
 """The GPU engines: two-player random deals, census blocks, perturbation
 walks, batches and hill climbing on a GPU (or an OpenCL device, or the CPU).
 
-vendor.h   what differs between the targets the kernels compile for
-sizes.h    the sizes a build is compiled for
-random.h, hash.h, perturb.h, climb.h, census.h, lengths.h
-           what the compiled engine and the kernels compute alike, written once:
-           the random stream, the hashes, a perturbation's changes, the
-           climber's step, the census's order, the length bins (the compiled
-           engine's modules bind them through cdef extern)
+c/*.h      what the compiled engine and the kernels compute alike, written once
+           (docs/architecture.md lists them)
 game.h     the game in the warp's layout, for every target (deal, play, count)
 kernel.cu  the kernels that play ranges of deals with them
 source.py  those files as shipped, for the compilers

@@ -34,14 +34,13 @@ import numpy as np
 from .. import census as census_order
 from .. import lengths
 from ..census import _arrangements
-from ..checks import whole
 from ..climbing import check_climb
 from ..deal import Deal
 from ..decks import STANDARD, Deck, check_table, deal_out, hand_sizes
 from ..contract import EngineError, EngineFault
 from ..outcome import STATUSES, Outcome
 from ..rules import Rules
-from ..shuffle import check_seed
+from ..shuffle import check_sample
 from ..states import CensusBlock
 from . import abi
 from .launch import close_quietly
@@ -263,13 +262,8 @@ class RangeEngine:
         return self.sample_best(n_deals, seed, min_cards, start, deck, players, split)[0]
 
     def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-        check_seed(seed)
-        whole(n_deals, "n_deals")
-        whole(start, "start")
-        whole(min_cards, "min_cards")
+        check_sample(n_deals, seed, min_cards, start)
         deck, split = self._table(deck, players, split)
-        if start + n_deals > 2 ** 64:
-            raise ValueError("start + n_deals must stay below 2**64")
         shape = shape_of(deck, split, self.backend.TOTAL)
         sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
         done = 0

@@ -3,35 +3,15 @@ survival counts with intervals, the tail's fit, and the deals and the time
 it takes to see a game of a given length, plainly and by family extension.
 What `beggar stats` prints.
 
-- Survival P(cards >= L) is games of at least L cards over games played,
-  with a 95 % Wilson score interval (it stays inside [0, 1] and keeps a
-  sensible upper bound when no game reached L).
-- The tail model: beyond a length L0 (a bin edge, 2000 cards by default),
-  P(cards >= L) = P(cards >= L0) * exp(-(L - L0) / s). The scale s is fitted
-  by maximum likelihood to the games of at least L0 cards, each bin of the
-  histogram an interval [low, high) of the model (the last one open), so
-  the coarse bins past lengths.EXACT count exactly what they know;
-  P(cards >= L0) is the data's. The 95 % range of s comes from the curvature
-  of the log-likelihood at its peak (its observed information).
-- Deals to see a game of X cards: 1 / P(cards >= X) of the fit; time: deals
-  over the job's rate. The lengths X (targets) and the plot's reference lines
-  come from the job's deck and table: the published records where there are
-  any (26/26 standard deals), else the longest game the archive holds for
-  that table. A census is no sample: it has played every deal of its block,
-  so nothing is predicted from it.
-- Family extension: a kept game of c >= extend_cards cards gets a family
-  search, whose longest balanced member lasts c + g cards. The gains g this
-  job (or these jobs) measured, one per family searched (0 where no longer
-  member was found), are modelled as exponential, of scale G (their mean, by
-  maximum likelihood; 95 % range from the chi-square law of their sum), the
-  same at every length c (measured: docs/odds.md). A deal then reaches X
-  cards by extension with probability P(cards >= X) * F(X), where the factor
-  F(X) = 1 + (exp(k D) - 1) / (s k), D = X - T, k = 1/s - 1/G, T the larger
-  of extend_cards and the tail's start: the games of c in [T, X) that a gain
-  of X - c or more carries to X, over the tail of scale s. F grows with X,
-  as the factors measured do (docs/odds.md); the gains taken as measured,
-  each as it came, gave a factor that stopped growing at the largest gain
-  seen.
+The model, in full in docs/odds.md: survival P(cards >= L) with 95 %
+Wilson score intervals; beyond L0 an exponential tail of scale s, fitted
+by maximum likelihood to the histogram's bins as intervals (its range from
+the curvature of the log-likelihood); deals to see X cards 1 / P(cards >=
+X) of the fit, and time at the job's rate (a census is no sample: nothing
+is predicted from it); and family extension, the gains of the families
+searched modelled as exponential of scale G, a deal reaching X with
+probability P(cards >= X) * F(X), F(X) = 1 + (exp(k D) - 1) / (s k),
+D = X - T, k = 1/s - 1/G, T the larger of extend_cards and L0.
 """
 
 from __future__ import annotations

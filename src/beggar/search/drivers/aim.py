@@ -29,12 +29,8 @@ found in the last two rounds the pool knows of, or the map where no cell
 is that new; "map", one loop of each cell known, the first found (a map of
 the loops by family and balance, drawn uniformly, so that the walks go on
 from every kind of loop known, not only the nearest balance); "elite", the
-loops nearest a balanced deal, as hunts made before the map went. Measured
-side by side by benchmarks/hunt_pools.py (eight rounds of 10^6 wide tries):
-new families 31 from novelty, still coming in its last rounds, 28 from the
-map, none after its third round, 22 from the rarest families, 2 from
-restarts at the loops given, none from the elite, whose neighbourhood is
-spent.
+loops nearest a balanced deal, as hunts made before the map went
+(benchmarks/hunt_pools.py measured them side by side: docs/loops.md).
 """
 
 from __future__ import annotations

@@ -6,28 +6,21 @@ A hunt names the tables it hunts balanced deals for ([hunt] tables: 2 for
 two-player loops of its deck a perturb job starts from (walks.start_keys),
 fixed in its spec when it is created. Its work is of two kinds:
 
-- **Walks.** Its budget (perturbations) is cut into parts of `chunk` tries,
-  the same on any machine and engine; part p is perturbation walk p of the
-  seed. Parts go in rounds of [hunt] round tries: every walk of round r
-  starts from the pool fixed when round r - 2 was complete (rounds 0 and 1
-  from the start), the loops the hunt knew then nearest the tables it aims
-  at (aim.pool), and is told every other loop known then, which it reports
-  no more. So two rounds are in flight at once, and a round's walks, played
-  in any order by any number of workers or engines, report the same loops.
-  A chunk is a run of parts of one round sized by time (units.py), and its
-  record lists every loop its walks reported, each with the part that did
-  first, its period, cycle hash and balance (aim.balance): every new loop
-  is kept at once, seated or not.
+- **Walks.** Its budget (perturbations) is cut into parts of `chunk` tries;
+  part p is perturbation walk p of the seed. Parts go in rounds of [hunt]
+  round tries: every walk of round r starts from the pool fixed when round
+  r - 2 was complete (aim.pool), and is told every other loop known then,
+  so a round's walks report the same loops in any order on any workers.
+  A chunk's record lists every loop its walks reported (RECORD): every
+  new loop is kept at once, seated or not.
 - **Seats.** A loop new to the hunt is seated at each table it aims at
-  where it can reach a balanced deal (aim.Known.seated_at): a seat is
-  the search back from the loop at that table (elimination.from_loop,
-  guided by [hunt] guide, bounded by basin_states), a unit of its own, done
-  by any worker as the walks go on and kept with the deals it found (each
-  replayed by the reference engine) and what it reached, as the hunt's
-  driver rows of kind seat (SEAT_ROW: the archive knows no seat). A seat
-  that basin_seconds stops keeps nothing, and is searched again when the
-  job goes on: a bound in seconds stops work, it never
-  changes what is kept.
+  where it can reach a balanced deal (aim.Known.seated_at): the search back
+  from the loop at that table (elimination.from_loop), a unit of its own,
+  kept as a driver row of kind seat (SEAT_ROW). A seat that basin_seconds
+  stops keeps nothing and is searched again: a bound in seconds stops
+  work, it never changes what is kept.
+
+docs/loops.md (The hunt: How it works) tells it in full.
 
 What the hunt knows is rebuilt from its kept records whenever it goes on,
 so a hunt stopped and resumed any number of times, or run on any number of

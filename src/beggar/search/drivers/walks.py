@@ -158,8 +158,13 @@ def reported(spec, hands, leader):
 
 #: New loops named one by one in a run's summary.
 SHOWN = 10
-#: The loops `beggar archive list --loops` shows unless given --limit (its default, cli/archive.py).
+#: What `beggar archive list` shows unless given --limit (its default, cli/archive.py).
 LISTED = 50
+
+
+def limit_option(count):
+    """The --limit that makes `beggar archive list` show `count` rows, where its default shows fewer."""
+    return f" --limit {count}" if count > LISTED else ""
 
 
 def new_loop_lines(new_loops, job_id, archive_path):
@@ -171,8 +176,6 @@ def new_loop_lines(new_loops, job_id, archive_path):
                      + (", a balanced state on its cycle" if loop.balanced else "") + f": {loop.deal()}"
                      + (f" (known: {known})" if known else ""))
     if len(new_loops) > SHOWN:
-        # The list shows 50 unless told: more new loops than that need a --limit to be seen.
-        every = f" --limit {len(new_loops)}" if len(new_loops) > LISTED else ""
-        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}{every}"
-                     f"{archive_option(archive_path)})")
+        lines.append(f"  ... and {len(new_loops) - SHOWN} more (beggar archive list --loops --job {job_id}"
+                     f"{limit_option(len(new_loops))}{archive_option(archive_path)})")
     return lines
