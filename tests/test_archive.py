@@ -510,6 +510,16 @@ def test_a_beggar_archive_without_its_tables_is_one_line(tmp_path):
         assert db.execute("SELECT name FROM sqlite_master").fetchall() == []     # nothing written
 
 
+def test_a_beggar_archive_of_format_0_is_one_line_and_left_as_it_was(tmp_path):
+    path = archive_with_games(tmp_path / "a.sqlite")
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA user_version = 0")
+        db.commit()
+    before = path.read_bytes()
+    fault(beggar("search", "--deals", 1000, "--archive", path), "damaged: archive format 0, which no beggar writes")
+    assert path.read_bytes() == before
+
+
 def test_reading_never_creates_an_archive(tmp_path):
     path = tmp_path / "none" / "a.sqlite"
     bad_input(beggar("archive", "list", "--archive", path), f"{path}: no such archive")

@@ -26,6 +26,7 @@ class DriverRows:
         (readback.read_driver_row: that is its driver's to check). An archive
         of format 6 read as it stands gives its seats as format 7 keeps them;
         one older has none."""
+        keys = None if keys is None else list(keys)     # read twice below
         if self.version == 6:
             found = [dict(zip(("job", "kind", "key", "value", "done_at"), row))
                      for row in migrations.old_driver_rows(self.db, self.path)]
@@ -33,7 +34,6 @@ class DriverRows:
             found = []
         else:
             clause, args = where(kind=kind, job=job_id)
-            keys = None if keys is None else list(keys)
             if keys is not None:
                 clause += f" AND key IN ({', '.join('?' * len(keys))})"
             cursor = self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} ORDER BY rowid",

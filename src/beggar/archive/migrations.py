@@ -28,6 +28,8 @@ def migrate(archive, link_loop):
     db, path = archive.db, archive.path
     with archive.transaction():
         version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version < 1:     # no beggar wrote it: no step may touch it
+            raise ArchiveFault(f"{path}: damaged: archive format {version}, which no beggar writes")
         if version <= 3 and link_loop is None:
             raise _unlinked(path, version)
         if version <= 4 and sqlite3.sqlite_version_info < RENAME_SQLITE:

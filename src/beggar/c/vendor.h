@@ -1,7 +1,7 @@
 /* What differs between the targets the kernels compile for, and nothing else.
 
    kernel.cu and its headers are one body of code for three targets: CUDA
-   (NVRTC, gpu/device.py), OpenCL C (pyopencl, gpu/opencl.py) and host C
+   (NVRTC, gpu/cuda.py), OpenCL C (pyopencl, gpu/opencl.py) and host C
    (the compiled engine's modules and beggar._gpu_host, one thread;
    tests/gpu_harness.c, many). The target is named first (BG_CUDA,
    BG_OPENCL, BG_HOST); their differences are these macros:
