@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "beggar"
 
 #: The first name below beggar of each module, by layer (docs/architecture.md's table).
 LAYERS = [
-    {"errors", "checks", "cards", "decks", "shuffle", "deal", "rules", "outcome", "states", "lengths",
+    {"errors", "checks", "cards", "decks", "shuffle", "deal", "rules", "variant", "outcome", "states", "lengths",
      "batch", "climbing", "census", "cycle", "family", "published", "contract", "records", "installed"},
     {"reference", "_game", "_engine", "_backward", "_census", "_loops", "_random", "_gpu_host", "c", "kernels", "gpu",
      "engine"},

@@ -26,9 +26,9 @@ from .climbing import ClimbRules
 # The contract and its errors are named here too: callers have always found them here.
 from .contract import FUNCTIONS, Engine, EngineError, EngineFault  # noqa: F401
 from .deal import Deal
-from .decks import Deck
 from .gpu import NAMES as GPU_ENGINES, TAKEN
 from .rules import Rules
+from .variant import Variant
 
 #: The engines that play every game of every table.
 ENGINES = ("compiled", "reference")
@@ -141,33 +141,50 @@ def check_usable(engine=None):
     return chosen
 
 
-def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True):
+# Every function below that deals or plays takes a `variant` (variant.py: a
+# name, a table such as 'J1 Q2 K3', or a Variant; None: the standard rules):
+# its deal or deck is played as the variant's codes, on whichever engine.
+
+def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True, variant=None):
     """Play a Deal (or a deal in record notation) and return its Outcome."""
     if isinstance(deal, str):
         deal = Deal.parse(deal)
     elif not isinstance(deal, Deal):
         raise TypeError(f"play() needs a Deal or a deal in record notation, not {type(deal).__name__}")
-    return get(engine).play(deal, Rules(max_cards, max_tricks, detect_loops))
+    return get(engine).play(_variant(variant).deal(deal), Rules(max_cards, max_tricks, detect_loops))
 
 
-def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, detect_loops=True):
+def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, detect_loops=True, variant=None):
     """Play rows of card codes as two-player deals; see reference.play_batch."""
+    variant = _variant(variant)
+    if not variant.standard:
+        decks = [variant.hand(row) for row in decks]
     return get(engine).play_batch(decks, split, Rules(max_cards, max_tricks, detect_loops))
 
 
-def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard", split=None):
+def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard", split=None,
+           variant=None):
     """Random deals start .. start+n_deals-1 of `seed`, as Deal.shuffled deals
     them (`deck` by name, notation or Deck; `split` None, a first hand's size
     or "random"); the (deal, outcome) pairs with at least `min_cards` cards,
     or a loop."""
-    return get(engine).sample(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
+    return get(engine).sample(n_deals, seed, min_cards, start, _deck(deck, variant), players, split)
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard",
-                split=None):
+                split=None, variant=None):
     """sample(), the longest game played, and the lengths of every game played
     in cards: (hits, (deal, outcome) or None, lengths.Lengths)."""
-    return get(engine).sample_best(n_deals, seed, min_cards, start, Deck.parse(deck), players, split)
+    return get(engine).sample_best(n_deals, seed, min_cards, start, _deck(deck, variant), players, split)
+
+
+def _variant(variant):
+    return Variant() if variant is None else Variant.parse(variant)
+
+
+def _deck(deck, variant):
+    """`deck` counted as `variant` plays it (the deck, checked, when it is None)."""
+    return _variant(variant).deck(deck)
 
 
 def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None, known=(), moves="small"):
@@ -197,21 +214,21 @@ def tricks(deal):
 
 
 def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2, deck="standard",
-          split=None):
+          split=None, variant=None):
     """Walk `index` of `seed` of a hill climber (climbing.ClimbRules `rules`)
     over deals of `deck`, `players` and `split` (as sample()): `steps` deals
     played; returns a climbing.Climb with the hits, the best game and the
     number of restarts."""
     return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules(),
-                             Deck.parse(deck), players, split)
+                             _deck(deck, variant), players, split)
 
 
-def census(first, deals, deck="standard", players=2, split=None, top=10, engine=None):
+def census(first, deals, deck="standard", players=2, split=None, top=10, engine=None, variant=None):
     """Play every arrangement of `deck` with ranks first .. first+deals-1
     (census.py: lexicographic order, dealt as Deal.shuffled deals), with exact
     loop detection: a states.CensusBlock of statuses, length histograms, the `top`
     longest games and every loop deal with its loop's canonical state."""
-    return get(engine).census(first, deals, Deck.parse(deck), players, split, top)
+    return get(engine).census(first, deals, _deck(deck, variant), players, split, top)
 
 
 def predecessors(hands, leader, engine=None):

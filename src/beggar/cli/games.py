@@ -9,6 +9,7 @@ from .. import engine, installed
 from ..cards import written
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
+from ..variant import STANDARD
 from . import plot
 from .format import describe, figures, table, trick_lines
 from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
@@ -23,16 +24,20 @@ def run_play(args):
         table = {"deck": game.deal.deck_written(), "players": game.deal.players, "split": len(game.deal.hands[0])}
         # winner counts hands from 0, as Outcome.winner does; winner_hand from 1, as the text says "hand 2".
         hand = None if outcome.winner is None else outcome.winner + 1
-        print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(), **outcome.as_dict(),
-                          "winner_hand": hand}))
+        print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(),
+                          "variant": str(args.variant or STANDARD), **outcome.as_dict(), "winner_hand": hand}))
     else:
         print(_named(args, game) + describe(game.deal, outcome))
     return 0
 
 
 def _named(args, game):
-    """The line naming a game picked by --game out of a file of several, or ''."""
-    return f"game     {game.name}\n" if args.game is not None and game.name else ""
+    """The lines naming a game picked by --game out of a file of several, and
+    the variant it is played under (its deal written as played), or ''."""
+    named = f"game     {game.name}\n" if args.game is not None and game.name else ""
+    if args.variant is not None and not args.variant.standard:
+        named += f"variant  {args.variant} (each card written as the standard card that pays as much)\n"
+    return named
 
 
 def run_verify(args):

@@ -15,6 +15,7 @@ from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
 from ..search.spec import MAX_CHUNK, WORKERS_PER_CORE, max_workers
+from ..variant import STANDARD, Variant, VariantError
 
 
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
@@ -191,6 +192,20 @@ def add_deck_option(parser, more=""):
                              "counts such as '18 2J 2Q 2K 2A' (default any)" + (f"; {more}" if more else ""))
 
 
+def variant(text):
+    """--variant: a name or a penalty table (variant.py)."""
+    try:
+        return Variant.parse(text)
+    except VariantError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_variant_option(parser):
+    parser.add_argument("--variant", type=variant, metavar="V",
+                        help="what each court card pays: standard, cassell (aces plain), or a table such as "
+                             "'J1 Q2 K3' (default standard)")
+
+
 def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
     deal = parser.add_argument_group("a shuffled deal instead")
     deal.add_argument("--players", type=players, metavar="N", help=players_help)
@@ -203,6 +218,7 @@ def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
     rules.add_argument("--max-cards", type=limit, metavar="N",
                        help="stop once the trick that lays the N-th card is resolved")
     rules.add_argument("--max-tricks", type=limit, metavar="N", help="stop after N tricks")
+    add_variant_option(rules)
     add_deck_option(parser, "with --seed, the deck shuffled (default standard)")
     parser.add_argument("--engine", type=argument, choices=ALL_ENGINES,
                         help="default: $BEGGAR_ENGINE, else compiled")
@@ -225,13 +241,15 @@ def game_from_args(args):
             raise UsageError(f"--game picks a game of a {args.source_name}; a deal of a --seed is picked by --index")
         if args.seed is None:
             raise UsageError("--players and --index need --seed (so does --split): the seed decides the shuffle")
-        deck = "standard" if args.deck == ANY else args.deck
+        deck = (args.variant or STANDARD).deck("standard" if args.deck == ANY else args.deck)
         game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0, deck, args.split))
     else:
         if args.source is None:
             raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "
                              "or - for standard input), or --players/--seed")
         game = pick_game(read_games(args.source, args.deck), args.source, args.game)
+        if args.variant is not None:
+            game = SavedGame(args.variant.deal(game.deal), game.rules, game.expected, game.name)
     limits = game.rules.as_dict()
     for name in ("max_cards", "max_tricks"):
         if getattr(args, name) is not None:

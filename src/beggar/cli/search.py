@@ -8,11 +8,11 @@ from ..engine import ALL_ENGINES, Choice, EngineError, argument
 from ..gpu import ON_DEVICE
 from ..loops import of_deal
 from ..search import SearchError
-from .options import UsageError, count, devices, players, seconds, seed, split, workers
+from .options import UsageError, add_variant_option, count, devices, players, seconds, seed, split, workers
 
 
 #: The options that make a job's spec (the rest, --time and --workers, only say how to run it).
-SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "players", "split")
+SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "variant", "players", "split")
 
 
 def run_search(args):
@@ -280,6 +280,7 @@ def add(commands):
     search.add_argument("--deck", metavar="DECK",
                         help="the deck dealt: standard, camicia, half, half-camicia, or counts such as "
                              "'18 2J 2Q 2K 2A' (default standard)")
+    add_variant_option(search)
     search.add_argument("--players", type=players, metavar="N", help="players, 2 to 4 (default 2)")
     search.add_argument("--split", type=split, metavar="K",
                         help="two players: cards in the first hand, 'even' (default) or 'random'")

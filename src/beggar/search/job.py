@@ -25,6 +25,7 @@ from ..checks import devices as checks_devices
 from ..climbing import ClimbRules
 from ..decks import DeckError, check_table
 from ..shuffle import check_seed
+from ..variant import Variant, VariantError
 from . import drivers, pace
 from .keep import PART_GAMES
 from .spec import (CHUNK_SECONDS, DEFAULTS, GPU_DEFAULTS, MAX_CHUNK, MAX_CHUNK_SECONDS, MAX_NAME, MAX_WORKERS,
@@ -120,10 +121,12 @@ def check(data, where="job"):
     except ValueError as error:
         raise JobError(f"{where}: {error}") from None
     try:
-        deck, spec["players"], split = check_table(spec["deck"], spec["players"], spec["split"])
-    except DeckError as error:
+        variant = Variant.parse(spec["variant"])
+        deck, spec["players"], split = check_table(variant.deck(spec["deck"]), spec["players"], spec["split"])
+    except (DeckError, VariantError) as error:
         raise JobError(f"{where}: {error}") from None
-    spec["deck"] = str(deck)
+    # Stored as it plays (variant.py), the variant kept as its provenance.
+    spec["deck"], spec["variant"] = str(deck), str(variant)
     spec["split"] = "even" if split is None else split
     spec["engine"] = check_engine(spec, spec["engine"], where)
     spec["devices"] = check_devices(spec, spec["devices"], where)
@@ -239,9 +242,12 @@ def stored(spec, where="the archive"):
     try:
         # What check() does not know it leaves alone: a perturb job's start
         # loops, and the tables of other drivers (a stored spec has the
-        # climber's defaults whatever its driver).
+        # climber's defaults whatever its driver). Its deck is stored as it
+        # plays: checked as it stands, the variant on its own.
         check({key: value for key, value in spec.items()
-               if key != "start" and (key not in TABLES or key == spec.get("driver"))}, where)
+               if key != "start" and (key not in TABLES or key == spec.get("driver"))} | {"variant": "standard"},
+              where)
+        Variant.parse(spec["variant"])
     except JobError as error:
         text = str(error)
         raise ArchiveFault(f"{where}: damaged: {text[len(where) + 2:] if text.startswith(where) else text}") \

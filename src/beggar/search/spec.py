@@ -9,6 +9,7 @@ import os
 import secrets
 
 from ..checks import MAX_COUNT, seconds, whole
+from ..decks import Deck
 from ..errors import BadInput
 
 #: The thresholds are benchmarks/extension_yield.py's best: games of 2800
@@ -25,6 +26,7 @@ DEFAULTS = {
     "chunk_seconds": 0,     # sample, census: seconds a chunk of parts takes as the job runs (units.py); 0: one part
     "extend_cards": 2800,   # a kept game this long gets a family search; 0: none
     "deck": "standard",     # a name or counts (decks.py)
+    "variant": "standard",  # what each court card pays (variant.py); the deck is stored as it plays
     "players": 2,
     "split": "even",        # two players: "even", the first hand's size, or "random"
     "first": 0,             # census: the rank of the first arrangement played
@@ -96,6 +98,12 @@ def table(spec):
     deals: deck, players and split."""
     return {"deck": spec["deck"], "players": spec["players"],
             "split": None if spec["split"] == "even" else spec["split"]}
+
+
+def deck_words(spec):
+    """The job's deck as it plays, with the variant it was given: '40 4J 4Q 4K deck (variant cassell)'."""
+    variant = spec.get("variant", "standard")
+    return f"{Deck.parse(spec['deck'])} deck" + ("" if variant == "standard" else f" (variant {variant})")
 
 
 def extends(spec):

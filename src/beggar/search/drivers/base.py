@@ -13,7 +13,7 @@ from ...decks import Deck, hand_sizes
 from ..crosscheck import check
 from .. import announce
 from ..keep import keep_games
-from ..spec import table
+from ..spec import deck_words, table
 from ..units import Chunks
 
 
@@ -192,7 +192,7 @@ class Driver:
         deck = Deck.parse(spec["deck"])
         sizes = ("random split" if spec["split"] == "random"
                  else "/".join(map(str, hand_sizes(deck.total, spec["players"], table(spec)["split"]))))
-        return f"{deck} deck, {spec['players']} players, {sizes}"
+        return f"{deck_words(spec)}, {spec['players']} players, {sizes}"
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
         """The lines of a run's summary (runner.Summary) that say what it did.

@@ -16,7 +16,7 @@ from ...checks import whole
 from ...cycle import key_hands
 from ...decks import MAX_DECK, Deck
 from .. import SearchError
-from ..spec import JobError, check_basin_bounds
+from ..spec import JobError, check_basin_bounds, deck_words
 from .base import Budget, Driver, Plays
 
 
@@ -84,7 +84,7 @@ class Walker(Driver):
                            "not the reference engine")
 
     def describe(self, spec):
-        return f"{Deck.parse(spec['deck'])} deck, 2 players, loops of any split"
+        return f"{deck_words(spec)}, 2 players, loops of any split"
 
 
 def perturbation(spec, states, chunk, tries, rules, known=()):
