@@ -28,11 +28,11 @@ cdef extern from "c/deal.h" nogil:     # the random deal's steps, as every compi
     int first_hand "bg_first_hand" (int split, int total, uint64_t* state)
     void deal_two "bg_deal_two" (uint8_t* out, const uint8_t* deck, int total, int first)
 
-from . import decks
+from . import cards, decks
 from .deal import Deal
 from .outcome import STATUSES, Outcome
 
-if (MAX_PLAYERS, MAX_DECK) != (decks.MAX_PLAYERS, decks.MAX_DECK):
+if (MAX_PLAYERS, MAX_DECK, RANKS) != (decks.MAX_PLAYERS, decks.MAX_DECK, cards.RANKS):
     raise ImportError("beggar._game was built against another beggar.decks")
 
 #: The engine's name in every Outcome it gives (engine.NAME of the compiled engine).

@@ -35,6 +35,7 @@ from .. import census as census_order
 from .. import lengths
 from ..census import _arrangements
 from ..climbing import check_climb
+from ..cards import RANKS
 from ..deal import Deal
 from ..decks import STANDARD, Deck, check_table, deal_out, hand_sizes
 from ..contract import EngineError, EngineFault
@@ -90,7 +91,7 @@ def steps_between(deck, split=None):
 
 
 def _counts(cards):
-    return [sum(1 for card in cards if card == code) for code in range(5)]
+    return [sum(1 for card in cards if card == code) for code in range(RANKS)]
 
 
 class RangeEngine:
