@@ -1,16 +1,17 @@
 """beggar census: play every deal of a deck (a census job), then print its result table."""
 
 from ..archive import Archive
-from ..decks import Deck
+from ..variant import STANDARD
 from ..reports import tally
-from .options import chunk, count, players, rank, split
+from .options import add_variant_option, chunk, count, players, rank, split
 from .search import add_run_options, run
 
 
 def run_census(args):
-    deck = Deck.parse(args.deck)
+    deck = (args.variant or STANDARD).deck(args.deck)
     name = "census-" + "".join(ch if ch.isalnum() else "-" for ch in str(deck)).strip("-")
-    data = {"name": name, "driver": "census", "deck": str(deck), "players": args.players,
+    data = {"name": name, "driver": "census", "deck": args.deck, "variant": args.variant or STANDARD,
+            "players": args.players,
             "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
     if args.chunk is not None:
         data["chunk"] = args.chunk
@@ -34,6 +35,7 @@ def add(commands):
                "'18 2J 2Q 2K 2A'. Arrangements are numbered in lexicographic order "
                "(plain < J < Q < K < A); --first and --count play any block of them.")
     census.add_argument("deck", metavar="DECK")
+    add_variant_option(census)
     census.add_argument("--players", type=players, default=2, metavar="N", help="players, 2 to 4 (default 2)")
     census.add_argument("--split", type=split, default="even", metavar="K",
                         help="two players: cards in the first hand (default even)")
