@@ -67,6 +67,15 @@ def test_every_engine_plays_a_variant_as_it_is_played_by_hand(name, deal, varian
     assert (outcome.status, outcome.winner, outcome.cards, outcome.tricks) == ("finished", winner, cards, tricks)
 
 
+@pytest.mark.parametrize("name", engines.EVERY_TABLE)
+def test_a_batch_of_rows_is_played_under_a_variant(name):
+    rows = [[4, 1, 0, 0], [1, 0, 0, 0]]
+    assert [row[2] for row in engine.play_batch(rows, engine=name)] == [3, 5]
+    assert [row[2] for row in engine.play_batch(rows, engine=name, variant="cassell")] == [4, 5]
+    with pytest.raises(ValueError, match="card codes 0-4"):
+        engine.play_batch([[4, 9, 0, 0]], engine=name, variant="cassell")
+
+
 def test_a_variant_counts_a_deck_and_writes_a_deal_as_they_play():
     cassell = Variant.parse("cassell")
     assert str(cassell.deck("standard")) == "40 4J 4Q 4K"

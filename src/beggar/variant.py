@@ -1,26 +1,16 @@
-"""Variants: what each court card pays, when a house plays by other rules.
+"""Variants: what each court card pays (docs/rules.md, "Variants").
 
-A card is stored as its penalty (cards.py), so a variant's penalty table is
-a map from the cards people hold to the codes every engine plays: under
-Cassell's rules (Cassell's Book of In-door Amusements, 1881: a king pays
-three, a queen two, a knave one, and an ace is a plain card) a deal's aces
-are played as plain cards and a deck's aces are counted as plain. The
-engines, the kernels and the archive see only codes, so every engine plays
-every variant exactly, and a job's games and loops are stored as played
-(an ace under Cassell's rules is written '-'); the job's spec keeps the
-variant it was given.
-
-A variant is written as its name (`standard`, `cassell`) or as its penalty
-table, a court card's symbol followed by what it pays: `J1 Q2 K3` (ranks
-left out pay nothing, as in the deck notation). A court card pays at most
-MAX_PENALTY: the engines' codes stop at the ace's 4.
+A card is stored as its penalty, so a variant maps the cards people hold to
+the codes every engine plays: a deal or a deck is played, and stored, as its
+cards pay. Written as a name (NAMED) or a table such as 'J1 Q2 K3' (ranks
+left out pay nothing).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import ACE, JACK, PENALTIES, SYMBOLS
+from .cards import ACE, JACK, RANKS, SYMBOLS
 from .checks import cut, is_digits
 from .errors import BadInput
 
@@ -98,9 +88,9 @@ class Variant:
             " ".join(f"{symbol}{n}" for symbol, n in zip(COURTS, self.pays))
 
     def hand(self, hand):
-        """A hand of codes as this variant plays it."""
+        """A hand of codes as this variant plays it (what is no code left for the engine to refuse)."""
         codes = self.codes
-        return [codes[card] for card in hand]
+        return [codes[card] if card in range(RANKS) else card for card in hand]
 
     def deal(self, deal):
         """A Deal as this variant plays it (the Deal itself under the standard rules)."""
@@ -110,7 +100,7 @@ class Variant:
     def deck(self, deck):
         """A Deck as this variant counts it: each card counted as the code it plays as."""
         from .decks import Deck
-        counts = [0] * len(PENALTIES)
+        counts = [0] * RANKS
         for card, count in enumerate(Deck.parse(deck).counts):
             counts[self.codes[card]] += count
         return Deck(tuple(counts))
