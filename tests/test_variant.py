@@ -145,3 +145,17 @@ def test_the_command_line_takes_a_variant(tmp_path):
     bad_input(beggar("search", job_file(tmp_path, extra='variant = "house"\n'), "--archive", tmp_path / "a.sqlite"),
               "t.toml", "unknown variant 'house'")
     assert not (tmp_path / "a.sqlite").exists()
+
+
+def test_a_saved_game_names_the_variant_its_deal_was_written_for(tmp_path):
+    saved = tmp_path / "cassell.json"
+    saved.write_text(json.dumps({"deal": "AJ/--", "variant": "cassell",
+                                 "expected": {"status": "finished", "cards": 4, "tricks": 1}}))
+    verified = beggar("verify", saved)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "all OK" in verified.stdout
+    played = in_process("play", saved).stdout
+    assert "variant  cassell" in played and "deal     -J/--" in played
+    bad_input(beggar("play", saved, "--variant", "J1 Q2 K3 A1"), "cassell.json", "plays under the variant cassell")
+    saved.write_text(json.dumps({"deal": "AJ/--", "variant": "A6"}))
+    bad_input(beggar("play", saved), "cassell.json", "field 'variant'", "A pays 6")

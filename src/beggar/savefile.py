@@ -24,10 +24,11 @@ from .deal import Deal, DealError, read_hands
 from .errors import BadInput
 from .outcome import STATUSES
 from .rules import Rules
+from .variant import STANDARD, Variant, VariantError
 
 FORMAT, VERSION = "beggar-game", 1
 
-_GAME_FIELDS = {"format", "version", "name", "deal", "rules", "expected", "note", "provenance"}
+_GAME_FIELDS = {"format", "version", "name", "deal", "variant", "rules", "expected", "note", "provenance"}
 _PUBLISHED_FIELDS = {"name", "year", "p1", "p2", "cards", "tricks", "status", "source", "note",
                      "loop_entry", "loop_period"}
 _RULE_FIELDS = {"max_cards", "max_tricks", "detect_loops"}
@@ -47,6 +48,8 @@ class SavedGame:
     provenance: None, or where the game comes from, as plain JSON (finds.py:
     the job, driver, seed and chunk, when, both engines' outcomes); kept as
     it is read, never checked.
+    variant: the variant (variant.py) the file's deal was written for; `deal`
+    is as it plays under it.
     """
     deal: Deal
     rules: Rules = Rules()
@@ -54,6 +57,7 @@ class SavedGame:
     name: str | None = None
     year: int | None = None
     provenance: dict | None = None
+    variant: Variant = STANDARD
 
 
 #: The largest saved-game file read: far above any deal of MAX_CARDS cards
@@ -167,6 +171,10 @@ def _game_from_json(entry, deck):
     if "deal" not in entry:
         raise ValueError("missing field 'deal'")
     deal = _deal_from_json(entry["deal"], deck)
+    try:
+        variant = Variant.parse(entry.get("variant", "standard"))
+    except VariantError as error:
+        raise ValueError(f"field 'variant': {error}") from None
     rules = entry.get("rules") or {}
     if not isinstance(rules, dict):
         raise ValueError(f"field 'rules' must be an object, not {_json_type(rules)}")
@@ -181,7 +189,7 @@ def _game_from_json(entry, deck):
     provenance = entry.get("provenance")
     if provenance is not None and not isinstance(provenance, dict):
         raise ValueError(f"field 'provenance' must be an object, not {_json_type(provenance)}")
-    return SavedGame(deal, rules, expected, _name(entry), provenance=provenance)
+    return SavedGame(variant.deal(deal), rules, expected, _name(entry), provenance=provenance, variant=variant)
 
 
 def _published_game(entry, deck):

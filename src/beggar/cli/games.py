@@ -9,7 +9,6 @@ from .. import engine, installed
 from ..cards import written
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
-from ..variant import STANDARD
 from . import plot
 from .format import describe, figures, table, trick_lines
 from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
@@ -25,7 +24,7 @@ def run_play(args):
         # winner counts hands from 0, as Outcome.winner does; winner_hand from 1, as the text says "hand 2".
         hand = None if outcome.winner is None else outcome.winner + 1
         print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(),
-                          "variant": str(args.variant or STANDARD), **outcome.as_dict(), "winner_hand": hand}))
+                          "variant": str(game.variant), **outcome.as_dict(), "winner_hand": hand}))
     else:
         print(_named(args, game) + describe(game.deal, outcome))
     return 0
@@ -35,8 +34,8 @@ def _named(args, game):
     """The lines naming a game picked by --game out of a file of several, and
     the variant it is played under (its deal written as played), or ''."""
     named = f"game     {game.name}\n" if args.game is not None and game.name else ""
-    if args.variant is not None and not args.variant.standard:
-        named += f"variant  {args.variant} (each card written as the standard card that pays as much)\n"
+    if not game.variant.standard:
+        named += f"variant  {game.variant} (each card written as the standard card that pays as much)\n"
     return named
 
 

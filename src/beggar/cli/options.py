@@ -2,6 +2,7 @@
 one game, and reading the game they ask for."""
 
 import argparse
+from dataclasses import replace
 import errno
 import os
 import tempfile
@@ -228,7 +229,8 @@ def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
 
 
 def game_from_args(args):
-    """The one game that play or replay is asked for, with the command line's limits."""
+    """The one game that play or replay is asked for, with the command line's
+    limits, its deal as it plays under its variant (--variant, or its file's)."""
     shuffled = [option for option, value in (("--players", args.players), ("--seed", args.seed),
                                              ("--index", args.index), ("--split", args.split)) if value is not None]
     if shuffled:
@@ -241,20 +243,25 @@ def game_from_args(args):
             raise UsageError(f"--game picks a game of a {args.source_name}; a deal of a --seed is picked by --index")
         if args.seed is None:
             raise UsageError("--players and --index need --seed (so does --split): the seed decides the shuffle")
-        deck = (args.variant or STANDARD).deck("standard" if args.deck == ANY else args.deck)
-        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0, deck, args.split))
+        variant = args.variant or STANDARD
+        deck = variant.deck("standard" if args.deck == ANY else args.deck)
+        game = SavedGame(Deal.shuffled(args.players or 2, args.seed, args.index or 0, deck, args.split),
+                         variant=variant)
     else:
         if args.source is None:
             raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "
                              "or - for standard input), or --players/--seed")
         game = pick_game(read_games(args.source, args.deck), args.source, args.game)
         if args.variant is not None:
-            game = SavedGame(args.variant.deal(game.deal), game.rules, game.expected, game.name)
+            if not game.variant.standard:
+                raise UsageError(f"{args.source}: its game plays under the variant {game.variant} (its field "
+                                 "'variant'): --variant is for a deal written for another")
+            game = replace(game, deal=args.variant.deal(game.deal), variant=args.variant)
     limits = game.rules.as_dict()
     for name in ("max_cards", "max_tricks"):
         if getattr(args, name) is not None:
             limits[name] = getattr(args, name)
-    return SavedGame(game.deal, Rules(**limits), game.expected, game.name)
+    return SavedGame(game.deal, Rules(**limits), game.expected, game.name, variant=game.variant)
 
 
 def pick_game(games, source, wanted):
