@@ -25,7 +25,7 @@ from ..search.drivers.hunt import seats
 from ..search.drivers.walks import limit_option
 from ..search.job import stored
 from . import charts
-from .format import loop_basin, number, trick_lines, when
+from .format import JOB_COLUMNS, job_cells, loop_basin, number, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -84,20 +84,12 @@ def hand_chart(deal, outcome, title):
 
 
 def _jobs_section(jobs, job_id):
-    rows = [row for row in jobs if job_id is None or row["id"] == job_id]
     body = []
-    for row in rows:
-        played = (f"{row['played']:,} {row['unit']} (at most {row['budget']:,})" if row.get("bound") else
-                  f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}")
-        best = row["best"]
-        shown = "-" if best["cards"] is None else f"{best['cards']} cards" + (
-            f" (game {best['game']})" if best["game"] is not None else "")
-        body.append([_code(row["id"]), escape(row["driver"]), escape(row["table"]), escape(row["state"]),
-                     played, shown, f"{row['games']:,}", f"{row['loops']:,}", escape(when(row["started"])),
-                     escape(when(row["last_ran"])), _code(row["resume"]) if row["resume"] else "-"])
-    return ["<h2>Jobs</h2>",
-            _table(("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
-                    "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
+    for row in jobs:
+        if job_id is None or row["id"] == job_id:
+            job, *middle, _ = job_cells(row)
+            body.append([_code(job), *map(escape, middle), _code(row["resume"]) if row["resume"] else "-"])
+    return ["<h2>Jobs</h2>", _table(JOB_COLUMNS, body) if body else "<p>No jobs.</p>"]
 
 
 def _seat_bests(archive, job_id):
