@@ -10,15 +10,10 @@ and the published ones, fixed then so that a resumed job plays the same
 walks). A walk's options are the job file's [grow] or [perturb] table
 (GrowRules, PerturbRules: the kernel's measured best by default).
 
-A walk reports states on the cycles of the full loops it built. Each is
-looked at again here (loops.of_state: compiled play, the cycle walked by the
-reference engine, and the reference engine's own play of it), and named by
-its canonical state, so a loop found twice, or from two states of its cycle,
-is one loop. A loop new to the archive gets a basin search (backward.basin,
-bounded by the job's basin_states and basin_seconds); every balanced deal in
-its basin is replayed by the reference engine and kept as a game of status
-loop. All of this is done before the archive's write lock is taken; the
-chunk's loops, games and record are then written in one transaction
+Each full loop a walk reports is looked at again here (loops.of_state),
+named by its canonical state, and, new to the archive, gets a basin search
+whose balanced deals are kept (docs/loops.md tells it); all of it before the
+archive's write lock is taken, the chunk then written in one transaction
 (keep.kept).
 """
 
