@@ -443,6 +443,18 @@ def check_deck(deck):
     return deck
 
 
+def check_growth(start_courts, start_plain, patience, stall, lateral_percent):
+    """ValueError unless these are options a growth walk takes (see _grow)."""
+    whole(start_courts, "start_courts", 0, MAX_DECK)
+    if start_courts == 1:
+        # Its every start would be played and dropped: the walk would never begin.
+        raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card never loops")
+    whole(start_plain, "start_plain", 0, MAX_DECK)
+    whole(patience, "patience", 1, MAX_COUNT)
+    whole(stall, "stall", 1, MAX_COUNT)
+    whole(lateral_percent, "lateral_percent", 0, 100)
+
+
 def grow(deck, seed, walk, tries, **options):
     """Growth walk `walk` of `seed` toward full loops of `deck`, at most `tries`
     states played; returns a Growth. The keyword options steer the walk (see
@@ -472,14 +484,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
-    whole(start_courts, "start_courts", 0, MAX_DECK)
-    if start_courts == 1:
-        # Its every start would be played and dropped: the walk would never begin.
-        raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card never loops")
-    whole(start_plain, "start_plain", 0, MAX_DECK)
-    whole(patience, "patience", 1, MAX_COUNT)
-    whole(stall, "stall", 1, MAX_COUNT)
-    whole(lateral_percent, "lateral_percent", 0, 100)
+    check_growth(start_courts, start_plain, patience, stall, lateral_percent)
     rows = bytearray()
     for number, state in enumerate(starts):
         rows += _start_row(state, deck, number)

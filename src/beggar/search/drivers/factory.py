@@ -25,8 +25,7 @@ from dataclasses import asdict, dataclass, field
 from ... import engine, loops
 from ...backward import basin
 from ...cycle import key_deal
-from ...checks import MAX_COUNT, whole
-from ...decks import MAX_DECK, Deck
+from ...decks import Deck
 from ...rules import Rules
 from .. import announce
 from ..keep import dispute, kept, stop_if_disputed
@@ -38,7 +37,7 @@ from .walks import PerturbRules, Walker, new_loop_lines, perturbation, reported,
 @dataclass(frozen=True)
 class GrowRules:
     """The options of a growth walk (beggar._loops.grow, which checks them
-    again): the defaults are the kernel's measured best."""
+    with the same check_growth): the defaults are the kernel's measured best."""
 
     start_courts: int = 4
     start_plain: int = 12
@@ -47,15 +46,8 @@ class GrowRules:
     lateral_percent: int = 50
 
     def __post_init__(self):
-        whole(self.start_courts, "start_courts", 0, MAX_DECK)
-        if self.start_courts == 1:
-            # Its every start would be played and dropped: the walk would never begin.
-            raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card "
-                             "never loops")
-        whole(self.start_plain, "start_plain", 0, MAX_DECK)
-        whole(self.patience, "patience", 1, MAX_COUNT)
-        whole(self.stall, "stall", 1, MAX_COUNT)
-        whole(self.lateral_percent, "lateral_percent", 0, 100)
+        from ... import _loops
+        _loops.check_growth(**asdict(self))
 
 
 @dataclass
