@@ -194,12 +194,6 @@ def _tables_section(archive, job_id):
     return out, shown_loops
 
 
-def _all_loops(archive, job_id, total):
-    """The command that lists the `total` loops of the report (of job `job_id`, when given)."""
-    return ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + limit_option(total)
-            + archive_option(archive.path))
-
-
 def _games_section(archive, job_id):
     out = ["<h2>The longest games of each table</h2>"]
     tables = {}
@@ -236,10 +230,12 @@ def _loops_section(archive, job_id, first=()):
         out.append("<p>No loop kept.</p>")
         return out
     total = archive.count_loops(job=job_id)
+    listing = ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + limit_option(total)
+               + archive_option(archive.path))
     out.append(f'<p class="note">{len(rows)} of {total:,} loops shown, those holding the best balanced deal of a '
                'table first, then those with balanced deals (of two players, found by a basin search, or kept '
                'deals of three and four)' + ("" if len(rows) >= total else
-                                             f"; every loop: {_code(_all_loops(archive, job_id, total))}")
+                                             f"; every loop: {_code(listing)}")
                + ".</p>")
     for row in rows:
         deal, outcome = loops.kept_state(row, archive.path)
@@ -304,14 +300,10 @@ def _odds_section(archive, job_id):
         elif expected:
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
                               [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
-                                _duration(r["seconds"])] for r in expected]))
+                                escape(duration(r["seconds"]))] for r in expected]))
     if not shown:
         out.append("<p>No job with length histograms.</p>")
     return out
-
-
-def _duration(seconds):
-    return escape(duration(seconds))
 
 
 #: The loops whose families the report works out, at most (each is played once).
