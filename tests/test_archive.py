@@ -49,6 +49,17 @@ def test_processes_creating_one_archive_at_once_all_succeed(tmp_path):
             assert archive.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+def _copy_of(fixture, tmp_path, version, *queries):
+    """A copy of the test archive `fixture` (of format `version`) to open, and
+    what each of `queries` reads from it before any open, as lists of dicts."""
+    path = tmp_path / "old.sqlite"
+    shutil.copy(fixture, path)
+    with closing(sqlite3.connect(path)) as old:
+        assert old.execute("PRAGMA user_version").fetchone()[0] == version
+        old.row_factory = sqlite3.Row
+        return (path, *([dict(row) for row in old.execute(query)] for query in queries))
+
+
 V1_ARCHIVE = Path(__file__).with_name("data") / "archive-v1.sqlite"
 
 
@@ -147,11 +158,8 @@ def test_an_archive_of_format_4_reads_the_same_read_only_and_migrated(tmp_path):
     of 10,000 with family extension, a census of '6 2J 1Q 1K' with its loop
     deals, and a grow job of '10 2J' with its loops and their basins. Format 5
     names the games' column walk, which held the chunk, chunk."""
-    path = tmp_path / "old.sqlite"
-    shutil.copy(V4_ARCHIVE, path)
-    with closing(sqlite3.connect(path)) as old:
-        assert old.execute("PRAGMA user_version").fetchone()[0] == 4
-        walks = dict(old.execute("SELECT id, walk FROM games"))
+    path, games = _copy_of(V4_ARCHIVE, tmp_path, 4, "SELECT id, walk FROM games")
+    walks = {row["id"]: row["walk"] for row in games}
     assert len(walks) == 41 and set(walks.values()) == {0, 1, 2}
     # Read only, it is read as it stands, under this format's names; nothing is written.
     listed = beggar("archive", "list", "--json", "--archive", path)
@@ -213,13 +221,8 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
     from beggar.reports import tally
     from beggar.search import drivers
     from beggar.search.job import stored
-    path = tmp_path / "old.sqlite"
-    shutil.copy(V5_ARCHIVE, path)
-    with closing(sqlite3.connect(path)) as old:
-        assert old.execute("PRAGMA user_version").fetchone()[0] == 5
-        old.row_factory = sqlite3.Row
-        rows = [dict(row) for row in old.execute("SELECT * FROM loops ORDER BY id")]
-        games = {row["id"]: dict(row) for row in old.execute("SELECT * FROM games")}
+    path, rows, games = _copy_of(V5_ARCHIVE, tmp_path, 5, "SELECT * FROM loops ORDER BY id", "SELECT * FROM games")
+    games = {row["id"]: row for row in games}
     assert len(rows) == 15 and sum(not all(key_hands(row["key"])) for row in rows) == 11
     # Read only, it reads as it stands; nothing is written.
     with Archive(str(path), readonly=True) as archive:
@@ -300,12 +303,7 @@ def test_an_archive_of_format_6_keeps_every_seat_as_a_driver_row(tmp_path):
     stands or migrated (which needs no game played)."""
     from beggar.archive import schema
     from beggar.search.drivers.hunt import seats
-    path = tmp_path / "old.sqlite"
-    shutil.copy(V6_ARCHIVE, path)
-    with closing(sqlite3.connect(path)) as old:
-        assert old.execute("PRAGMA user_version").fetchone()[0] == 6
-        old.row_factory = sqlite3.Row
-        kept = [dict(row) for row in old.execute("SELECT * FROM seats ORDER BY rowid")]
+    path, kept = _copy_of(V6_ARCHIVE, tmp_path, 6, "SELECT * FROM seats ORDER BY rowid")
     assert len(kept) == 6 and {row["job"] for row in kept} == {V6_HUNT}
     assert {row["stopped_by"] for row in kept} == {None, "states"}
     with Archive(str(path), readonly=True) as archive:

@@ -7,9 +7,7 @@ engine gives. A planted race is caught, and ThreadSanitizer reports none on
 the kernels as they are."""
 
 import os
-import shutil
 import subprocess
-import sysconfig
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from beggar.gpu import source
 from beggar.gpu.launch import BUFFER, Memory
 
 from engines import climb_walks
+from helpers import c_compiler
 from shapes import TWO_PLAYER_TABLES, casella_state
 
 HOST_LENGTHS = range(lengths.BINS)
@@ -48,9 +47,7 @@ def build_harness(folder, race=0, sanitize=False, queue_start=0):
     with `race`; under ThreadSanitizer with `sanitize`; the blocks' queue
     counters starting at `queue_start`): the program's path; a skip where
     there is no C compiler (or no ThreadSanitizer)."""
-    compiler = shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
-    if compiler is None:
-        pytest.skip("no C compiler to build the concurrency harness with")
+    compiler = c_compiler()
     program = folder / f"gpu_harness-{race}{'-tsan' if sanitize else ''}-{queue_start}"
     (folder / "harness_calls.h").write_text(harness_calls())
     flags = ["-O1", "-g", "-fsanitize=thread"] if sanitize else ["-O2"]

@@ -6,6 +6,8 @@ several devices as one (gpu/several.py). On gpu-host backends of the tests'
 own sizes."""
 
 import re
+import subprocess
+from importlib import resources
 
 import pytest
 
@@ -20,6 +22,8 @@ from beggar.gpu.engine import RangeEngine
 from beggar.gpu.host import HostBackend
 from beggar.gpu.several import Several
 from beggar.gpu.sizing import LaunchSizes
+
+from helpers import c_compiler
 
 
 # ---------------------------------------------------------------- what a launch passes
@@ -36,14 +40,28 @@ def _fields(dtype, prefix=""):
     return found
 
 
-def test_the_structs_are_laid_out_alike_in_c_and_numpy():
-    # Field by field as the host build's compiler lays them out, and each
-    # struct's size, so that a C field abi.py lacks is caught too.
+def test_the_structs_are_laid_out_alike_in_c_and_numpy(tmp_path):
+    # Field by field as the C compiler lays out kernel.cu's structs in a host
+    # build of gpu-host's sizes, and each struct's size, so that a C field
+    # abi.py lacks is caught too. The program printing them is written from
+    # abi.py: the fields are named once.
     total = _gpu_host.TOTAL         # the host build's BG_TOTAL, and its BG_CARDS
     structs = {"bg_hit": HIT, "bg_climb_rules": abi.CLIMB_RULES, "bg_climb_hit": CLIMB_HIT,
                "bg_shape": shape_dtype(total), "bg_block": block_dtype(total), "bg_walk": abi.walk(total)}
-    assert {name: _fields(dtype) for name, dtype in structs.items()} == _gpu_host.FIELDS
-    assert {name: dtype.itemsize for name, dtype in structs.items()} == _gpu_host.SIZES
+    wanted = [f"{name} {field} {offset} {size}" for name, dtype in structs.items()
+              for field, (offset, size) in _fields(dtype).items()] + \
+             [f"{name} {dtype.itemsize}" for name, dtype in structs.items()]
+    prints = [f'printf("{name} {field} %zu %zu\\n", offsetof({name}, {field}), sizeof((({name}*)0)->{field}));'
+              for name, dtype in structs.items() for field in _fields(dtype)] + \
+             [f'printf("{name} %zu\\n", sizeof({name}));' for name in structs]
+    (tmp_path / "laid_out.c").write_text('#include <stddef.h>\n#include <stdio.h>\n#include "kernel.cu"\n'
+                                         "int main(void) {\n    " + "\n    ".join(prints) + "\n    return 0;\n}\n")
+    built = subprocess.run([c_compiler(), *(f"-I{resources.files('beggar') / part}" for part in source.FOLDERS),
+                            str(tmp_path / "laid_out.c"), "-o", str(tmp_path / "laid_out")],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    assert subprocess.run([tmp_path / "laid_out"], capture_output=True, text=True, check=True).stdout.split("\n")[:-1] \
+        == wanted
 
 
 #: A kernel's prototype in kernel.cu, and one of its parameters.

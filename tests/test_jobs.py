@@ -187,10 +187,10 @@ def test_archive_jobs_fits_an_80_column_terminal_and_wide_keeps_the_table(census
 
 
 def test_archive_jobs_cells_are_narrow():
-    from beggar.cli import archive as archive_cli
+    from beggar.cli import format
     row = {"id": "sample-20261201-114623-2c7b", "driver": "sample", "table": "standard deck, 2 players, 26/26",
            "state": "stopped", "unit": "deals", "played": 9_200_000, "budget": None,
            "best": {"cards": 4537, "tricks": 617, "game": 2, "deal": "", "driver": "sample"},
            "games": 8, "loops": 0, "started": "2026-12-01T11:46:42+00:00", "last_ran": "2026-12-01T11:47:03+00:00",
            "resume": "beggar search --resume sample-20261201-114623-2c7b"}
-    assert archive_cli._played(row) == "9.2M deals" and archive_cli._best(row) == "4537 (game 2)"
+    assert format.job_played(row) == "9.2M deals" and format.job_best(row) == "4537 (game 2)"

@@ -6,8 +6,6 @@ NAME: str
 RING: int
 TOTAL: int
 HISTOGRAM: int
-FIELDS: dict[str, dict[str, tuple[int, int]]]
-SIZES: dict[str, int]
 
 # Whether a kernel of gpu/abi.py's KERNELS has work to do with its arguments by name, buffers as uint8 arrays.
 def check(kernel: str, **given: int | np.ndarray) -> bool: ...

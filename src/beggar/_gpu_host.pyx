@@ -68,44 +68,6 @@ cdef extern from "gpu/kernel.cu" nogil:
     void bg_climb_accept(bg_walk* w, int64_t* history, const bg_climb_rules* rules, int total, int status,
                          int winner, int64_t cards, int64_t tricks)
 
-cdef extern from *:
-    """
-    #include <stddef.h>
-    #define BG_FIELD(s, f) {#s, #f, offsetof(s, f), sizeof(((s*)0)->f)}
-    typedef struct { const char* name; const char* field; size_t offset, size; } bg_field;
-    static const bg_field bg_fields[] = {
-        BG_FIELD(bg_hit, offset), BG_FIELD(bg_hit, cards), BG_FIELD(bg_hit, tricks), BG_FIELD(bg_hit, status),
-        BG_FIELD(bg_hit, winner),
-        BG_FIELD(bg_climb_rules, accept), BG_FIELD(bg_climb_rules, by_cards), BG_FIELD(bg_climb_rules, history),
-        BG_FIELD(bg_climb_rules, swap_percent), BG_FIELD(bg_climb_rules, patience),
-        BG_FIELD(bg_climb_rules, threshold), BG_FIELD(bg_climb_rules, steps),
-        BG_FIELD(bg_climb_hit, walk), BG_FIELD(bg_climb_hit, step), BG_FIELD(bg_climb_hit, cards),
-        BG_FIELD(bg_climb_hit, tricks), BG_FIELD(bg_climb_hit, status), BG_FIELD(bg_climb_hit, winner),
-        BG_FIELD(bg_climb_hit, first),
-        BG_FIELD(bg_shape, total), BG_FIELD(bg_shape, split), BG_FIELD(bg_shape, n_courts), BG_FIELD(bg_shape, ring),
-        BG_FIELD(bg_shape, steps), BG_FIELD(bg_shape, courts),
-        BG_FIELD(bg_block, total), BG_FIELD(bg_block, first_hand), BG_FIELD(bg_block, suffix),
-        BG_FIELD(bg_block, ring), BG_FIELD(bg_block, steps), BG_FIELD(bg_block, suffix_first),
-        BG_FIELD(bg_block, suffix_arrangements), BG_FIELD(bg_block, suffix_counts), BG_FIELD(bg_block, prefix),
-        BG_FIELD(bg_block, target),
-        BG_FIELD(bg_walk, rng), BG_FIELD(bg_walk, played), BG_FIELD(bg_walk, restarts), BG_FIELD(bg_walk, climber.k),
-        BG_FIELD(bg_walk, climber.stale), BG_FIELD(bg_walk, climber.current_value),
-        BG_FIELD(bg_walk, climber.walk_best), BG_FIELD(bg_walk, best_value), BG_FIELD(bg_walk, best_cards),
-        BG_FIELD(bg_walk, best_tricks), BG_FIELD(bg_walk, best_status), BG_FIELD(bg_walk, best_winner),
-        BG_FIELD(bg_walk, sizes), BG_FIELD(bg_walk, best_sizes), BG_FIELD(bg_walk, fresh),
-        BG_FIELD(bg_walk, waiting), BG_FIELD(bg_walk, lost), BG_FIELD(bg_walk, current),
-        BG_FIELD(bg_walk, candidate), BG_FIELD(bg_walk, best)};
-    static const size_t bg_n_fields = sizeof bg_fields / sizeof bg_fields[0];
-    """
-    # Each field of the structs shared with the host, by name, as this compiler lays it out.
-    ctypedef struct bg_field:
-        const char* name
-        const char* field
-        size_t offset
-        size_t size
-    const bg_field bg_fields[]
-    const size_t bg_n_fields
-
 from math import factorial
 
 from . import lengths
@@ -116,14 +78,6 @@ NAME = "gpu-host"
 RING = BG_RING
 TOTAL = BG_TOTAL
 HISTOGRAM = BG_HISTOGRAM
-#: Where this compiler lays out each field of the structs the kernels share
-#: with the host, {struct: {field: (offset, size)}}, and each struct's size:
-#: what tests/test_gpu_launch.py holds gpu/abi.py's dtypes to.
-_ROWS = [(bg_fields[i].name.decode(), bg_fields[i].field.decode(), (bg_fields[i].offset, bg_fields[i].size))
-         for i in range(bg_n_fields)]
-FIELDS = {struct: {field: at for named, field, at in _ROWS if named == struct} for struct, _, _ in _ROWS}
-SIZES = {"bg_shape": sizeof(bg_shape), "bg_block": sizeof(bg_block), "bg_hit": sizeof(bg_hit),
-         "bg_climb_rules": sizeof(bg_climb_rules), "bg_walk": sizeof(bg_walk), "bg_climb_hit": sizeof(bg_climb_hit)}
 
 if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (lengths.EXACT, lengths.WIDTH,
                                                                          lengths.TOP, lengths.BINS):

@@ -2,26 +2,11 @@
 """The loop factory's engine: build two-player loops of a deck by growth, and
 find new ones next to known ones by perturbation.
 
-Loops are far too rare among random states to be sampled (none in 10^8), but
-common among small states with few court cards (2 jacks and 16 plain cards:
-one state in four loops). So a growth walk starts from a small random state
-that loops (4 court cards of the deck and 12 plain by default; or, top down,
-a random state of the whole deck that loses random cards until it loops),
-and grows it: it inserts a card the deck still lacks anywhere in a state on
-the loop's cycle, plays the new state, and keeps it when its game still loops
-(any loop, any period: every state of a loop holds every card, so the new
-loop holds one card more). A candidate that does not loop is dropped and
-another tried; a state that has failed patience/2 times also tries sideways
-moves (a small change, as perturbation makes, kept when it reaches another
-loop of the same size); a state that gives nothing for `patience` tries is
-backtracked over (the walk goes back to the state it grew from); a walk
-whose largest loop has not grown for `stall` tries restarts. A walk that
-reaches the deck's every card has built a full loop.
-
-Perturbation starts from states on known full loops: one or two small
-changes (two cards swapped, a card moved into the other hand, a court card
-moved a few places, the split shifted), played; every new loop is reported
-and joins the states changes are drawn from.
+A growth walk (grow) starts from a small random state that loops and
+inserts the deck's missing cards one at a time where the state still loops;
+perturbation (perturb) makes small changes to states on known full loops
+and reports every new loop it reaches. docs/loops.md (The loop factory)
+tells both, and _grow's and perturb's docstrings their options.
 
 A state is (hands, leader) at an empty table, hands top card first; the
 engine holds it as the deal it stands for, the leader's hand first, and
@@ -458,6 +443,18 @@ def check_deck(deck):
     return deck
 
 
+def check_growth(start_courts, start_plain, patience, stall, lateral_percent):
+    """ValueError unless these are options a growth walk takes (see _grow)."""
+    whole(start_courts, "start_courts", 0, MAX_DECK)
+    if start_courts == 1:
+        # Its every start would be played and dropped: the walk would never begin.
+        raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card never loops")
+    whole(start_plain, "start_plain", 0, MAX_DECK)
+    whole(patience, "patience", 1, MAX_COUNT)
+    whole(stall, "stall", 1, MAX_COUNT)
+    whole(lateral_percent, "lateral_percent", 0, 100)
+
+
 def grow(deck, seed, walk, tries, **options):
     """Growth walk `walk` of `seed` toward full loops of `deck`, at most `tries`
     states played; returns a Growth. The keyword options steer the walk (see
@@ -487,14 +484,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     whole(seed, "seed", 0, MAX_SEED)
     whole(walk, "walk", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
-    whole(start_courts, "start_courts", 0, MAX_DECK)
-    if start_courts == 1:
-        # Its every start would be played and dropped: the walk would never begin.
-        raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card never loops")
-    whole(start_plain, "start_plain", 0, MAX_DECK)
-    whole(patience, "patience", 1, MAX_COUNT)
-    whole(stall, "stall", 1, MAX_COUNT)
-    whole(lateral_percent, "lateral_percent", 0, 100)
+    check_growth(start_courts, start_plain, patience, stall, lateral_percent)
     rows = bytearray()
     for number, state in enumerate(starts):
         rows += _start_row(state, deck, number)

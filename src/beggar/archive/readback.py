@@ -68,6 +68,18 @@ def optional(check):
     return checked
 
 
+def columns(path, record, what, checks):
+    """Check each column of `checks` ((column, check) pairs) that `record` (a
+    dict of the columns read) holds, and set it to what its check returns:
+    ArchiveFault naming the file, `what` and the column."""
+    for column, check in checks:
+        if column in record:
+            try:
+                record[column] = check(record[column])
+            except Damaged as problem:
+                raise damaged(path, what, column, problem) from None
+
+
 def _name(value):
     if not isinstance(value, str) or not 0 < len(value) <= MOST_NAME:
         raise holds(value, "a name")
@@ -263,22 +275,15 @@ def read_game(path, row, empty_hands=False):
     is of format EMPTY_HANDS_UNTIL or older (key_problem)."""
     game = dict(row)
     what = f"game {cut(game.get('id'))}"
-    column = "id"
+    columns(path, game, what, (
+        ("id", lambda v: count(v, 1, MAX_ID)), ("status", lambda v: one_of(v, STATUSES)), ("cards", count),
+        ("tricks", count), ("job", optional(_name)), ("driver", optional(_name)),
+        ("seed", optional(lambda v: count(v, 0, MAX_SEED))), ("chunk", optional(count)),
+        ("parent", optional(lambda v: count(v, 1, MAX_ID))), ("found_at", _stamp), ("disputed", _flag),
+        ("players", _players), ("split", lambda v: count(v, 1))))
+    deal = stored_deal(path, game.get("id"), game["deal"]) if "deal" in game else None
+    column = "parent"
     try:
-        if "id" in game:
-            count(game["id"], 1, MAX_ID)
-        deal = None
-        if "deal" in game:
-            column = "deal"
-            deal = stored_deal(path, game.get("id"), game["deal"])
-        for column, check in (("status", lambda v: one_of(v, STATUSES)), ("cards", count), ("tricks", count),
-                              ("job", optional(_name)), ("driver", optional(_name)),
-                              ("seed", optional(lambda v: count(v, 0, MAX_SEED))), ("chunk", optional(count)),
-                              ("parent", optional(lambda v: count(v, 1, MAX_ID))), ("found_at", _stamp),
-                              ("disputed", _flag), ("players", _players), ("split", lambda v: count(v, 1))):
-            if column in game:
-                game[column] = check(game[column])
-        column = "parent"
         # A family's first game is kept before its members (in the same transaction, or long before):
         # a parent of a later id, the game itself among them, is no parent the archive wrote.
         if game.get("parent") is not None and game.get("id") is not None and game["parent"] >= game["id"]:
@@ -339,8 +344,6 @@ def read_game(path, row, empty_hands=False):
                     raise Damaged(f"says {field} {cut(value)}, where the game's row says {cut(game[field])}")
     except Damaged as problem:
         raise damaged(path, what, column, problem) from None
-    except DealError as error:          # pragma: no cover - stored_deal says it
-        raise damaged(path, what, column, error) from None
     return game
 
 
@@ -355,20 +358,14 @@ def read_loop(path, row, empty_hands=False):
     that put players out held their empty hands, `players` their tables'."""
     loop = dict(row)
     what = f"loop {cut(loop.get('id'))}"
-    column = "id"
+    columns(path, loop, what, (
+        ("id", lambda v: count(v, 1, MAX_ID)), ("players", _players), ("period_tricks", lambda v: count(v, 1)),
+        ("period_cards", lambda v: count(v, 1)), ("states", lambda v: count(v, 1)), ("balanced", _flag),
+        ("job", optional(_name)), ("driver", optional(_name)), ("chunk", optional(count)), ("found_at", _stamp),
+        ("basin_states", optional(count)), ("basin_deals", optional(count)),
+        ("basin_stopped_by", optional(lambda v: one_of(v, BASIN_BOUNDS))), ("games", count)))
+    column = "deck"
     try:
-        if "id" in loop:
-            count(loop["id"], 1, MAX_ID)
-        for column, check in (("players", _players), ("period_tricks", lambda v: count(v, 1)),
-                              ("period_cards", lambda v: count(v, 1)), ("states", lambda v: count(v, 1)),
-                              ("balanced", _flag), ("job", optional(_name)), ("driver", optional(_name)),
-                              ("chunk", optional(count)), ("found_at", _stamp),
-                              ("basin_states", optional(count)), ("basin_deals", optional(count)),
-                              ("basin_stopped_by", optional(lambda v: one_of(v, BASIN_BOUNDS))),
-                              ("games", count)):
-            if column in loop:
-                loop[column] = check(loop[column])
-        column = "deck"
         deck = _deck(loop["deck"]) if "deck" in loop else None
         column = "key"
         if "key" in loop:
@@ -396,12 +393,7 @@ def read_driver_row(path, row):
     holds is its driver's to check, by its own record's shape."""
     kept = dict(row)
     what = f"the {cut(kept.get('kind'))} {cut(kept.get('key'))} of job {cut(kept.get('job'))}"
-    column = "job"
-    try:
-        for column, check in (("job", _name), ("kind", _name), ("key", _name), ("done_at", _stamp)):
-            kept[column] = check(kept[column])
-    except Damaged as problem:
-        raise damaged(path, what, column, problem) from None
+    columns(path, kept, what, (("job", _name), ("kind", _name), ("key", _name), ("done_at", _stamp)))
     kept["value"] = stored_json(path, kept["value"], f"the value of {what}")
     return kept
 
@@ -413,17 +405,8 @@ def read_job(path, row):
     read as a JSON object (what the spec says is the search's to check:
     search.job.stored): ArchiveFault naming the file, the job and the column."""
     job = dict(row)
-    what = f"job {cut(job.get('id'))}"
-    column = "id"
-    try:
-        if "id" in job:
-            _name(job["id"])
-        for column, check in (("state", lambda v: one_of(v, JOB_STATES)), ("created", _stamp),
-                              ("updated", _stamp)):
-            if column in job:
-                job[column] = check(job[column])
-    except Damaged as problem:
-        raise damaged(path, what, column, problem) from None
+    columns(path, job, f"job {cut(job.get('id'))}", (
+        ("id", _name), ("state", lambda v: one_of(v, JOB_STATES)), ("created", _stamp), ("updated", _stamp)))
     if "spec" in job:
         job["spec"] = stored_json(path, job["spec"], f"the spec of job {job.get('id')}")
     return job
@@ -573,18 +556,8 @@ def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
     (key_problem)."""
     chunk = dict(row)
     what = f"chunk {cut(chunk.get('chunk'))} of job {chunk.get('job')}"
-    column = "chunk"
-    try:
-        if "chunk" in chunk:
-            count(chunk["chunk"])
-        for column, check in (("deals", count), ("hits", count), ("best_cards", count), ("done_at", _stamp)):
-            if column in chunk:
-                chunk[column] = check(chunk[column])
-        column = "seconds"
-        if "seconds" in chunk:
-            seconds(chunk["seconds"])
-    except Damaged as problem:
-        raise damaged(path, what, column, problem) from None
+    columns(path, chunk, what, (("chunk", count), ("deals", count), ("hits", count),
+                                    ("best_cards", count), ("done_at", _stamp), ("seconds", seconds)))
     if chunk.get("stats") is not None:
         where = f"the statistics of {what}"
         chunk["stats"] = stats = stored_json(path, chunk["stats"], where)

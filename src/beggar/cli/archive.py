@@ -16,7 +16,7 @@ from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
 from ..search.drivers import hunt
-from .format import describe, loop_basin, table, trick_lines, when
+from .format import JOB_COLUMNS, describe, job_best, job_cells, job_played, loop_basin, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
 
@@ -98,14 +98,6 @@ def job_rows(archive, archive_path):
     return rows
 
 
-def _compact(number):
-    """A count in a narrow column: 950, 43.2K, 12.0M, 3.9G."""
-    for size, letter in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "K")):
-        if number >= size:
-            return f"{number / size:.1f}{letter}"
-    return str(number)
-
-
 def run_archive_jobs(args):
     from ..search import drivers
     with Archive(args.archive, readonly=True) as archive:
@@ -117,20 +109,14 @@ def run_archive_jobs(args):
         print("no jobs")
         return 0
     if args.wide:
-        lines = [("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
-                  "last ran", "resume")]
-        for row in rows:
-            lines.append((row["id"], row["driver"], row["table"], row["state"], _played(row), _best(row),
-                          f"{row['games']:,}", f"{row['loops']:,}", when(row["started"]), when(row["last_ran"]),
-                          row["resume"] or "-"))
-        print(table(lines))
+        print(table([JOB_COLUMNS, *map(job_cells, rows)]))
     else:
         # A few short lines a job, so that an 80-column terminal shows them
         # unwrapped; the resume command on a line of its own, whole, to copy.
         for row in rows:
             print(f"{row['id']}  {row['state']}")
             print(f"  {row['driver']}: {row['table']}")
-            print(f"  played {_played(row)}; best {_best(row)}")
+            print(f"  played {job_played(row)}; best {job_best(row)}")
             print(f"  {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
                   f"{row['loops']:,} loop{'' if row['loops'] == 1 else 's'} kept")
             for line in drivers.get(row["driver"]).job_lines(row):
@@ -141,21 +127,6 @@ def run_archive_jobs(args):
     print(f"{len(rows)} job{'s' if len(rows) != 1 else ''}; best: the longest finished game kept "
           "(beggar archive show GAME);\nloops: those it found first" + ("" if args.wide else "; --wide: one line a job"))
     return 0
-
-
-def _played(row):
-    """What a job played of its budget, in a narrow column: '1.7M of 1.7M deals'."""
-    if row.get("bound"):
-        return f"{_compact(row['played'])} {row['unit']} (at most {_compact(row['budget'])})"
-    return (_compact(row["played"]) + (f" of {_compact(row['budget'])}" if row["budget"] else "")
-            + f" {row['unit']}")
-
-
-def _best(row):
-    """A job's longest game kept: '4537 (game 2)', '362 played' (kept by no game), '-'."""
-    best = row["best"]
-    return "-" if best["cards"] is None else (
-        f"{best['cards']} (game {best['game']})" if best["game"] is not None else f"{best['cards']} played")
 
 
 def _list_loops(args):

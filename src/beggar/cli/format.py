@@ -63,6 +63,40 @@ def describe(deal, outcome):
     return "\n".join(lines)
 
 
+#: A table of jobs, one row a job: archive jobs --wide, and the report's.
+JOB_COLUMNS = ("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)", "last ran",
+               "resume")
+
+
+def job_cells(row):
+    """A job (a row of cli.archive.job_rows) as the cells of JOB_COLUMNS."""
+    return (row["id"], row["driver"], row["table"], row["state"], job_played(row), job_best(row), f"{row['games']:,}",
+            f"{row['loops']:,}", when(row["started"]), when(row["last_ran"]), row["resume"] or "-")
+
+
+def job_played(row):
+    """What a job played of its budget, in a narrow column: '1.7M of 1.7M deals'."""
+    if row.get("bound"):
+        return f"{_compact(row['played'])} {row['unit']} (at most {_compact(row['budget'])})"
+    return (_compact(row["played"]) + (f" of {_compact(row['budget'])}" if row["budget"] else "")
+            + f" {row['unit']}")
+
+
+def job_best(row):
+    """A job's longest game kept: '4537 (game 2)', '362 played' (kept by no game), '-'."""
+    best = row["best"]
+    return "-" if best["cards"] is None else (
+        f"{best['cards']} (game {best['game']})" if best["game"] is not None else f"{best['cards']} played")
+
+
+def _compact(number):
+    """A count in a narrow column: 950, 43.2K, 12.0M, 3.9G."""
+    for size, letter in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "K")):
+        if number >= size:
+            return f"{number / size:.1f}{letter}"
+    return str(number)
+
+
 def figures(cards, tricks):
     return f"{cards}/{tricks}"
 

@@ -25,7 +25,7 @@ from ..search.drivers.hunt import seats
 from ..search.drivers.walks import limit_option
 from ..search.job import stored
 from . import charts
-from .format import loop_basin, number, trick_lines, when
+from .format import JOB_COLUMNS, job_cells, loop_basin, number, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -84,20 +84,12 @@ def hand_chart(deal, outcome, title):
 
 
 def _jobs_section(jobs, job_id):
-    rows = [row for row in jobs if job_id is None or row["id"] == job_id]
     body = []
-    for row in rows:
-        played = (f"{row['played']:,} {row['unit']} (at most {row['budget']:,})" if row.get("bound") else
-                  f"{row['played']:,}" + (f" of {row['budget']:,}" if row["budget"] else "") + f" {row['unit']}")
-        best = row["best"]
-        shown = "-" if best["cards"] is None else f"{best['cards']} cards" + (
-            f" (game {best['game']})" if best["game"] is not None else "")
-        body.append([_code(row["id"]), escape(row["driver"]), escape(row["table"]), escape(row["state"]),
-                     played, shown, f"{row['games']:,}", f"{row['loops']:,}", escape(when(row["started"])),
-                     escape(when(row["last_ran"])), _code(row["resume"]) if row["resume"] else "-"])
-    return ["<h2>Jobs</h2>",
-            _table(("job", "driver", "table", "state", "played", "best", "games", "loops", "started (UTC)",
-                    "last ran", "resume"), body) if body else "<p>No jobs.</p>"]
+    for row in jobs:
+        if job_id is None or row["id"] == job_id:
+            job, *middle, _ = job_cells(row)
+            body.append([_code(job), *map(escape, middle), _code(row["resume"]) if row["resume"] else "-"])
+    return ["<h2>Jobs</h2>", _table(JOB_COLUMNS, body) if body else "<p>No jobs.</p>"]
 
 
 def _seat_bests(archive, job_id):
@@ -202,12 +194,6 @@ def _tables_section(archive, job_id):
     return out, shown_loops
 
 
-def _all_loops(archive, job_id, total):
-    """The command that lists the `total` loops of the report (of job `job_id`, when given)."""
-    return ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + limit_option(total)
-            + archive_option(archive.path))
-
-
 def _games_section(archive, job_id):
     out = ["<h2>The longest games of each table</h2>"]
     tables = {}
@@ -244,10 +230,12 @@ def _loops_section(archive, job_id, first=()):
         out.append("<p>No loop kept.</p>")
         return out
     total = archive.count_loops(job=job_id)
+    listing = ("beggar archive list --loops" + (f" --job {job_id}" if job_id else "") + limit_option(total)
+               + archive_option(archive.path))
     out.append(f'<p class="note">{len(rows)} of {total:,} loops shown, those holding the best balanced deal of a '
                'table first, then those with balanced deals (of two players, found by a basin search, or kept '
                'deals of three and four)' + ("" if len(rows) >= total else
-                                             f"; every loop: {_code(_all_loops(archive, job_id, total))}")
+                                             f"; every loop: {_code(listing)}")
                + ".</p>")
     for row in rows:
         deal, outcome = loops.kept_state(row, archive.path)
@@ -312,14 +300,10 @@ def _odds_section(archive, job_id):
         elif expected:
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
                               [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
-                                _duration(r["seconds"])] for r in expected]))
+                                escape(duration(r["seconds"]))] for r in expected]))
     if not shown:
         out.append("<p>No job with length histograms.</p>")
     return out
-
-
-def _duration(seconds):
-    return escape(duration(seconds))
 
 
 #: The loops whose families the report works out, at most (each is played once).

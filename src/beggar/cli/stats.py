@@ -44,9 +44,6 @@ def run_stats(args):
 
 
 def _as_json(played, tail, rows, expected, marks):
-    def clean(value):
-        return None if isinstance(value, float) and not math.isfinite(value) else value
-
     return {"jobs": played.jobs, "deals": played.deals, "deals_without_histogram": played.other_deals,
             "statuses": played.statuses, "rate": played.rate,
             "mean": odds.middle(played)[0], "median": odds.middle(played)[1], "workers": played.workers,
@@ -65,7 +62,7 @@ def _as_json(played, tail, rows, expected, marks):
                           "model": "gains exponential of scale G at every length; factor(X) = 1 + (exp(k D) - 1) "
                                    "/ (s k), D = X - max(extend_cards, tail from), k = 1/s - 1/G",
                           **_gain_scale(played)},
-            "expected": [{key: clean(value) for key, value in row.items()} for row in expected]}
+            "expected": expected}
 
 
 def _gain_scale(played):

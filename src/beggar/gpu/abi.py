@@ -4,10 +4,10 @@ order.
 
 Every backend marshals a launch from KERNELS (launch.Backend.run), and the
 engine and the backends make their buffers from the dtypes here. The C is
-held to this description, not to a second copy: the host build
-(beggar._gpu_host) reports the offset and size of every struct field as its
-compiler lays them out, and tests/test_gpu_launch.py compares them with
-these dtypes field by field, and kernel.cu's prototypes with KERNELS; the
+held to this description, not to a second copy: tests/test_gpu_launch.py
+writes a C program from these dtypes that prints every field's offset and
+size as the compiler lays out kernel.cu's structs, and compares them field by
+field, and kernel.cu's prototypes with KERNELS; the
 tests' concurrency harness has its calls written from KERNELS.
 """
 

@@ -2,25 +2,22 @@
 
 The kernels (kernel.cu and its headers) play ranges of random deals, of census
 ranks, of a perturbation walk's tries, rows of deals they are handed, and
-walks of the hill climber,
-and hand back what a launch can count on the device: the length histograms
-of the games that finished, the longest, and the games worth a look (long
-ones, loops, games that reached the cap of tricks, a walk's loops not known
-yet) as hits. This module turns those into the results of contract.Engine,
-equal to the compiled engine's bit for bit: every loop and capped game is
-played again by the compiled engine with exact loop detection; a launch
-whose hits overflow the buffer is played again in parts; a census block is
-cut where the prefix of its arrangements changes, so that the device
+walks of the hill climber, and hand back what a launch can count on the
+device: the length histograms of the games that finished, the longest, and the
+games worth a look (long ones, loops, games that reached the cap of tricks, a
+walk's loops not known yet) as hits. This module turns those into the results
+of contract.Engine, equal to the compiled engine's bit for bit: every loop and
+capped game is played again by the compiled engine with exact loop detection;
+a launch whose hits overflow the buffer is played again in parts; a census
+block is cut where the prefix of its arrangements changes, so that the device
 unranks in 64 bits; a perturbation walk is the compiled engine's
 (beggar._loops.perturb), its tries launched here.
 
-A backend is an object with `sample(...)`, `census(...)`, `perturb(...)`,
-`batch(...)` and `climb(...)`, the kernels' arguments with NumPy arrays for
-their buffers (a launch.Backend: cuda.py's, opencl.py's, host.py's; or
-several.py's over several), and the sizes it launches in (gpu/sizing.py sizes each launch from them). A
-backend whose call fails with an EngineFault is closed and forgotten: the
-next call makes a new one, since after a kernel's fault a GPU's context
-cannot be used again.
+A backend is a launch.Backend (cuda.py's, opencl.py's, host.py's, or
+several.py's over several; gpu/sizing.py sizes each launch from its sizes).
+One whose call fails with an EngineFault is closed and forgotten: the next
+call makes a new one, since after a kernel's fault a GPU's context cannot be
+used again.
 """
 
 from __future__ import annotations

@@ -1,36 +1,10 @@
 """Where a hunt looks (hunt.py): what a loop's cycle alone says of the
-balanced deals it can reach, which loops are seated at which tables, and
-which loops each round's walks start from. The rules and their bounds were
-measured by benchmarks/hunt_scores.py (docs/loops.md gives the tables).
-
-A loop's **balance** is its cycle's largest smaller hand, free once the
-cycle is known. Backward play from a loop is shallow, so the best balance
-of its two-player basin is its cycle's balance plus a few cards: 2 to
-GAIN more, over 29,904 loops of the standard deck whose basins were
-searched to the end. A loop's **gap** is the cards its balance lacks of a
-balanced deal's (26 of 52): it is seated at two seats only where the gap
-is at most GAIN, and the walks of a hunt aimed at two seats start from the
-loops whose gap is at most the job's `elite` cards (or, where none is,
-from those nearest): loops far from balance are where perturbation drifts,
-and walks from them flood a hunt with loops that can reach no balanced deal.
-
-At three and four seats nothing on the cycle bounds what a table reaches:
-of 600 loops searched at each, loops of every balance, period and basin
-reached deals (64 % of them at three seats, 77 % at four), and none of the
-features measured leaves out a loop without leaving out one with a deal.
-So a hunt seats loops there by family (family.py), as seats cost ten times
-the walks that find their loops: the first loop of each new cell (its
-family and balance) that a round finds, the first by part and key, is
-seated at three and four (the "cells" rule; "aimed", the rule of hunts
-made before families, seats every new loop there).
-
-Where the walks start (the pool): "novelty", the first loops of the cells
-found in the last two rounds the pool knows of, or the map where no cell
-is that new; "map", one loop of each cell known, the first found (a map of
-the loops by family and balance, drawn uniformly, so that the walks go on
-from every kind of loop known, not only the nearest balance); "elite", the
-loops nearest a balanced deal, as hunts made before the map went
-(benchmarks/hunt_pools.py measured them side by side: docs/loops.md).
+balanced deals it can reach, which loops are seated at which tables
+(Known.seated_at, cell_seats), and which loops each round's walks start
+from (pool). A loop's **balance** is its cycle's largest smaller hand, its
+**gap** the cards that balance lacks of a balanced deal's. The rules, and
+the measurements they rest on (benchmarks/hunt_scores.py and
+hunt_pools.py), are in docs/loops.md (The hunt).
 """
 
 from __future__ import annotations

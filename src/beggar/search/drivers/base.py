@@ -208,8 +208,8 @@ class Driver:
                 player_name, checking = "the GPU workers", plural(checkers, "worker")
                 where = f"on {plural(players, 'GPU worker')} of the cluster {cluster}, {checking} checking its hits"
             else:
-                player_name, checking = player(engine, devices), processes(checkers)
-                where = f"on {player_name}, {processes(summary.workers)} checking its hits"
+                player_name, checking = player(engine, devices), plural(checkers, "process")
+                where = f"on {player_name}, {plural(summary.workers, 'process')} checking its hits"
         else:
             where = f"on {plural(summary.workers, 'worker')}" + (f" of the cluster {cluster}" if cluster else "")
         lines = [f"job      {summary.job}: {summary.state} ({summary.reason})",
@@ -256,7 +256,3 @@ def player(engine, devices=None):
 def plural(count, word):
     """'1 deal', '2 deals', '1,000 loops', '2 searches'."""
     return f"{count:,} {word}{'' if count == 1 else 'es' if word.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
-
-
-def processes(count):
-    return f"{count:,} process{'' if count == 1 else 'es'}"

@@ -10,15 +10,10 @@ and the published ones, fixed then so that a resumed job plays the same
 walks). A walk's options are the job file's [grow] or [perturb] table
 (GrowRules, PerturbRules: the kernel's measured best by default).
 
-A walk reports states on the cycles of the full loops it built. Each is
-looked at again here (loops.of_state: compiled play, the cycle walked by the
-reference engine, and the reference engine's own play of it), and named by
-its canonical state, so a loop found twice, or from two states of its cycle,
-is one loop. A loop new to the archive gets a basin search (backward.basin,
-bounded by the job's basin_states and basin_seconds); every balanced deal in
-its basin is replayed by the reference engine and kept as a game of status
-loop. All of this is done before the archive's write lock is taken; the
-chunk's loops, games and record are then written in one transaction
+Each full loop a walk reports is looked at again here (loops.of_state),
+named by its canonical state, and, new to the archive, gets a basin search
+whose balanced deals are kept (docs/loops.md tells it); all of it before the
+archive's write lock is taken, the chunk then written in one transaction
 (keep.kept).
 """
 
@@ -30,8 +25,7 @@ from dataclasses import asdict, dataclass, field
 from ... import engine, loops
 from ...backward import basin
 from ...cycle import key_deal
-from ...checks import MAX_COUNT, whole
-from ...decks import MAX_DECK, Deck
+from ...decks import Deck
 from ...rules import Rules
 from .. import announce
 from ..keep import dispute, kept, stop_if_disputed
@@ -43,7 +37,7 @@ from .walks import PerturbRules, Walker, new_loop_lines, perturbation, reported,
 @dataclass(frozen=True)
 class GrowRules:
     """The options of a growth walk (beggar._loops.grow, which checks them
-    again): the defaults are the kernel's measured best."""
+    with the same check_growth): the defaults are the kernel's measured best."""
 
     start_courts: int = 4
     start_plain: int = 12
@@ -52,15 +46,8 @@ class GrowRules:
     lateral_percent: int = 50
 
     def __post_init__(self):
-        whole(self.start_courts, "start_courts", 0, MAX_DECK)
-        if self.start_courts == 1:
-            # Its every start would be played and dropped: the walk would never begin.
-            raise ValueError("start_courts must be 0 (top down) or 2 and more: a state with one court card "
-                             "never loops")
-        whole(self.start_plain, "start_plain", 0, MAX_DECK)
-        whole(self.patience, "patience", 1, MAX_COUNT)
-        whole(self.stall, "stall", 1, MAX_COUNT)
-        whole(self.lateral_percent, "lateral_percent", 0, 100)
+        from ... import _loops
+        _loops.check_growth(**asdict(self))
 
 
 @dataclass

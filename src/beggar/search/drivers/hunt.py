@@ -1,30 +1,16 @@
 """The hunt driver: perturbation walks steered to the balanced deals a job
 hunts for, in rounds, and each promising new loop seated at its tables.
-
-A hunt names the tables it hunts balanced deals for ([hunt] tables: 2 for
-26/26, 3 for 18/17/17, 4 for 13/13/13/13) and starts from the full
-two-player loops of its deck a perturb job starts from (walks.start_keys),
-fixed in its spec when it is created. Its work is of two kinds:
-
-- **Walks.** Its budget (perturbations) is cut into parts of `chunk` tries;
-  part p is perturbation walk p of the seed. Parts go in rounds of [hunt]
-  round tries: every walk of round r starts from the pool fixed when round
-  r - 2 was complete (aim.pool), and is told every other loop known then,
-  so a round's walks report the same loops in any order on any workers.
-  A chunk's record lists every loop its walks reported (RECORD): every
-  new loop is kept at once, seated or not.
-- **Seats.** A loop new to the hunt is seated at each table it aims at
-  where it can reach a balanced deal (aim.Known.seated_at): the search back
-  from the loop at that table (elimination.from_loop), a unit of its own,
-  kept as a driver row of kind seat (SEAT_ROW). A seat that basin_seconds
-  stops keeps nothing and is searched again: a bound in seconds stops
-  work, it never changes what is kept.
-
 docs/loops.md (The hunt: How it works) tells it in full.
 
-What the hunt knows is rebuilt from its kept records whenever it goes on,
-so a hunt stopped and resumed any number of times, or run on any number of
-workers, keeps the same loops, seats and deals as one run straight through.
+Its work is of two kinds: walks, its budget (perturbations) cut into parts
+of `chunk` tries (part p is perturbation walk p of the seed) that go in
+rounds, each chunk's record listing every loop its walks reported
+(RECORD); and seats, the search back from a new loop at a table it aims at
+(aim.Known.seated_at; elimination.from_loop), kept as a driver row of kind
+seat (SEAT_ROW). What the hunt knows is rebuilt from its kept records
+whenever it goes on, so a hunt stopped and resumed any number of times, or
+run on any number of workers, keeps the same loops, seats and deals as one
+run straight through.
 """
 
 from __future__ import annotations
