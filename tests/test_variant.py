@@ -2,6 +2,7 @@
 on every engine, carried by a job into the archive, and taken at the command line."""
 
 import json
+import signal
 
 import pytest
 
@@ -12,19 +13,20 @@ from beggar.decks import Deck
 from beggar.variant import Variant, VariantError
 
 import engines
-from helpers import bad_input, beggar, in_process, job_file, job_id, kept
+from beggar.search import drivers, job
+from helpers import bad_input, beggar, in_process, job_file, kept, start, wait_for_chunks
 
 
 @pytest.mark.parametrize("text, pays, written", [
     ("standard", (1, 2, 3, 4), "standard"),
-    ("Cassell", (1, 2, 3, 0), "cassell"),
-    ("J1 Q2 K3", (1, 2, 3, 0), "cassell"),
+    ("Aces-Plain", (1, 2, 3, 0), "aces-plain"),
+    ("J1 Q2 K3", (1, 2, 3, 0), "aces-plain"),
     ("a1, j4", (4, 0, 0, 1), "J4 Q0 K0 A1"),
     ("K2", (0, 0, 2, 0), "J0 Q0 K2 A0"),
 ])
 def test_a_variant_is_read_from_its_name_or_its_table(text, pays, written):
     variant = Variant.parse(text)
-    assert variant.pays == pays
+    assert variant.penalties == pays
     assert str(variant) == written
     assert Variant.parse(str(variant)) == variant
 
@@ -45,14 +47,14 @@ def test_a_variant_that_cannot_be_played_is_refused_in_words(text, fragment):
 
 
 # Played by hand. 'AJ/--' under the standard rules: the ace asks 4, the second
-# hand pays 2 and has none left: 3 cards. Under Cassell's the ace is plain:
+# hand pays 2 and has none left: 3 cards. Under aces-plain the ace is plain:
 # A, -, then the jack is paid with the last card: 4 cards. 'J----/A' with J
 # paying 4 and A 1: J, A (the first hand now owes 1), -; the second hand takes
 # 3 cards and leads J, which the first hand's 3 cards cannot pay: 7 cards, 2
 # tricks (6 cards, 1 trick under the standard rules, where A asks 4).
 HAND_PLAYED = [
     ("AJ/--", "standard", 0, 3, 1),
-    ("AJ/--", "cassell", 0, 4, 1),
+    ("AJ/--", "aces-plain", 0, 4, 1),
     ("J----/A", "standard", 1, 6, 1),
     ("J----/A", "J4 A1", 1, 7, 2),
 ]
@@ -71,23 +73,24 @@ def test_every_engine_plays_a_variant_as_it_is_played_by_hand(name, deal, varian
 def test_a_batch_of_rows_is_played_under_a_variant(name):
     rows = [[4, 1, 0, 0], [1, 0, 0, 0]]
     assert [row[2] for row in engine.play_batch(rows, engine=name)] == [3, 5]
-    assert [row[2] for row in engine.play_batch(rows, engine=name, variant="cassell")] == [4, 5]
+    assert [row[2] for row in engine.play_batch(rows, engine=name, variant="aces-plain")] == [4, 5]
     with pytest.raises(ValueError, match="card codes 0-4"):
-        engine.play_batch([[4, 9, 0, 0]], engine=name, variant="cassell")
+        engine.play_batch([[4, 9, 0, 0]], engine=name, variant="aces-plain")
 
 
 def test_a_variant_counts_a_deck_and_writes_a_deal_as_they_play():
-    cassell = Variant.parse("cassell")
-    assert str(cassell.deck("standard")) == "40 4J 4Q 4K"
+    plain_aces = Variant.parse("aces-plain")
+    assert str(plain_aces.deck("standard")) == "40 4J 4Q 4K"
     assert str(Variant.parse("J4 Q2 K3 A1").deck("18 4J 2Q 2K 1A")) == "18 1J 2Q 2K 4A"
     assert str(Variant.parse("J4 A1").deck("half")) == "22 2J 2A"
     assert str(Variant.parse("K1").deck("half")) == "24 2J"
-    assert str(cassell.deal(Deal.parse("AKJ-/QA--"))) == "-KJ-/Q---"
-    with pytest.raises(ValueError, match="no court card"):
+    assert str(plain_aces.deal(Deal.parse("AKJ-/QA--"))) == "-KJ-/Q---"
+    with pytest.raises(VariantError, match="deck camicia under the variant J0 Q0 K0 A1 plays as 40: it has no court"):
         Variant.parse("A1").deck("camicia")
+    assert Variant([1, 2, 3, 4]).standard and Variant([1, 2, 3, 4]) == Variant()
 
 
-@pytest.mark.parametrize("variant", ["cassell", "J1 Q1 K2 A2", "J4 Q0 K0 A3"])
+@pytest.mark.parametrize("variant", ["aces-plain", "J1 Q1 K2 A2", "J4 Q0 K0 A3"])
 def test_the_engines_agree_on_a_variant_s_random_deals(variant):
     deck = Variant.parse(variant).deck("standard")
     hits = engines.agree("sample", 4000, 11, 600, 0, deck, 2, None)
@@ -100,46 +103,68 @@ def test_the_engines_agree_on_a_variant_s_random_deals(variant):
 
 
 def test_a_job_carries_its_variant_into_the_archive_and_plays_its_deck(tmp_path):
-    """A job of the standard deck under Cassell's rules is the job of the
+    """A job of the standard deck under aces-plain rules is the job of the
     deck its cards play as: the same games kept, its spec naming the variant."""
-    given = job_file(tmp_path, "given", min_cards=1000, deals=40_000, extra='deck = "standard"\nvariant = "cassell"\n')
+    given = job_file(tmp_path, "given", min_cards=1000, deals=40_000, extra='deck = "standard"\nvariant = "aces-plain"\n')
     played = job_file(tmp_path, "played", min_cards=1000, deals=40_000, extra='deck = "40 4J 4Q 4K"\n')
     for path in (given, played):
         result = beggar("search", path, "--archive", tmp_path / f"{path.stem}.sqlite")
         assert result.returncode == 0, result.stderr
-    assert "40 4J 4Q 4K deck (variant cassell)" in in_process("archive", "jobs", "--archive",
+    assert "40 4J 4Q 4K deck (variant aces-plain)" in in_process("archive", "jobs", "--archive",
                                                                tmp_path / "given.sqlite").stdout
     with Archive(tmp_path / "given.sqlite") as archive:
         ((_, spec),) = archive.jobs()
-    assert (spec["deck"], spec["variant"]) == ("40 4J 4Q 4K", "cassell")
+    assert (spec["deck"], spec["variant"]) == ("40 4J 4Q 4K", "aces-plain")
     games = kept(tmp_path / "given.sqlite")
     assert games and games == kept(tmp_path / "played.sqlite")
     assert all("A" not in deal for deal in games)
 
 
-def test_a_job_whose_variant_moves_a_rank_resumes_as_stored(tmp_path):
+def test_a_job_whose_variant_moves_the_ranks_resumes_as_stored(tmp_path):
     """Stored as it plays: the deck is not counted again under the variant
-    when the job is read back (the ace paying 1 becomes a jack; counted again
-    the jacks would pay nothing, a deck of no court card)."""
-    path = job_file(tmp_path, "moved", min_cards=5000, deals=20_000, extra='variant = "J0 Q0 K0 A1"\n')
-    archive = tmp_path / "moved.sqlite"
-    first = beggar("search", path, "--archive", archive)
-    assert first.returncode == 0, first.stderr
-    again = beggar("search", "--resume", job_id(first.stdout), "--archive", archive)
+    when the stopped job is read back to go on (counted again, its jacks
+    and aces would trade places back), and the job resumed keeps what one
+    never stopped keeps."""
+    extra = 'deck = "36 2J 4Q 4K 6A"\nvariant = "J2 Q3 K4 A1"\n'
+    path = job_file(tmp_path, "moved", min_cards=2500, deals=200_000, chunk=10_000, extra=extra)
+    stopped = tmp_path / "stopped.sqlite"
+    job = start("search", path, "--archive", stopped, "--quiet")
+    name = wait_for_chunks(stopped, 2, job)
+    job.send_signal(signal.SIGKILL)
+    job.communicate(timeout=30)
+    again = beggar("search", "--resume", name, "--archive", stopped, "--quiet")
     assert again.returncode == 0, again.stderr
-    with Archive(archive) as opened:
+    assert "done (budget spent)" in again.stdout
+    whole = beggar("search", path, "--archive", tmp_path / "whole.sqlite", "--quiet")
+    assert whole.returncode == 0, whole.stderr
+    with Archive(stopped) as opened:
         ((_, spec),) = opened.jobs()
+    assert (spec["deck"], spec["variant"]) == ("36 6J 2Q 4K 4A", "J2 Q3 K4 A1")
+    assert kept(stopped) == kept(tmp_path / "whole.sqlite") and kept(stopped)
+
+
+def test_a_stored_spec_is_read_back_with_its_deck_as_it_plays():
+    """Counted again under "J0 Q0 K0 A1", the jacks of "48 4J" (its aces as
+    played) would pay nothing: a deck of no court card, a spec read as damaged."""
+    spec = job.check({"driver": "sample", "variant": "J0 Q0 K0 A1", "seed": 1})
     assert (spec["deck"], spec["variant"]) == ("48 4J", "J0 Q0 K0 A1")
+    assert job.stored(dict(spec))["deck"] == "48 4J"
+
+
+@pytest.mark.parametrize("driver", [driver.name for driver in drivers.ALL if driver.name != "eliminate"])
+def test_every_driver_s_job_names_its_variant(driver):
+    spec = job.check({"driver": driver, "variant": "J1 Q2 K3", "seed": 1})
+    assert drivers.of(spec).describe(spec).startswith("40 4J 4Q 4K deck (variant aces-plain), ")
 
 
 def test_the_command_line_takes_a_variant(tmp_path):
-    result = in_process("play", "AJ/--", "--variant", "cassell")
+    result = in_process("play", "AJ/--", "--variant", "aces-plain")
     assert result.returncode == 0
-    assert "variant  cassell" in result.stdout and "\ncards    4\n" in result.stdout
+    assert "variant  aces-plain" in result.stdout and "\ncards    4\n" in result.stdout
     shown = json.loads(in_process("play", "AJ/--", "--variant", "J1 Q2 K3", "--json").stdout)
-    assert (shown["variant"], shown["deal"], shown["cards"]) == ("cassell", "-J/--", 4)
+    assert (shown["played_under"], shown["deal"], shown["cards"]) == ("aces-plain", "-J/--", 4)
     # A shuffled deal under a variant is the job's: dealt from the deck as it plays.
-    shuffled = in_process("play", "--seed", 3, "--index", 2, "--variant", "cassell").stdout
+    shuffled = in_process("play", "--seed", 3, "--index", 2, "--variant", "aces-plain").stdout
     assert shuffled.splitlines()[1] == f"deal     {Deal.shuffled(2, 3, 2, Deck.parse('40 4J 4Q 4K'))}"
     bad_input(beggar("play", "AJ/--", "--variant", "A7"), "--variant", "A pays 7")
     bad_input(beggar("search", job_file(tmp_path, extra='variant = "house"\n'), "--archive", tmp_path / "a.sqlite"),
@@ -148,14 +173,16 @@ def test_the_command_line_takes_a_variant(tmp_path):
 
 
 def test_a_saved_game_names_the_variant_its_deal_was_written_for(tmp_path):
-    saved = tmp_path / "cassell.json"
-    saved.write_text(json.dumps({"deal": "AJ/--", "variant": "cassell",
+    saved = tmp_path / "aces-plain.json"
+    saved.write_text(json.dumps({"deal": "AJ/--", "variant": "aces-plain",
                                  "expected": {"status": "finished", "cards": 4, "tricks": 1}}))
     verified = beggar("verify", saved)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "all OK" in verified.stdout
     played = in_process("play", saved).stdout
-    assert "variant  cassell" in played and "deal     -J/--" in played
-    bad_input(beggar("play", saved, "--variant", "J1 Q2 K3 A1"), "cassell.json", "plays under the variant cassell")
+    assert "variant  aces-plain" in played and "deal     -J/--" in played
+    assert in_process("play", saved, "--variant", "aces-plain").stdout == played
+    bad_input(beggar("play", saved, "--variant", "J1 Q2 K3 A1"), "aces-plain.json",
+              "its field 'variant' already says how its cards pay (aces-plain)")
     saved.write_text(json.dumps({"deal": "AJ/--", "variant": "A6"}))
-    bad_input(beggar("play", saved), "cassell.json", "field 'variant'", "A pays 6")
+    bad_input(beggar("play", saved), "aces-plain.json", "field 'variant'", "A pays 6")

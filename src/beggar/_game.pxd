@@ -10,8 +10,8 @@ from libc.string cimport memcpy
 
 cdef enum:
     MAX_PLAYERS = 4
-    # The codes a card plays as (cards.RANKS): 0 plain, 1-4 what a court card pays.
-    RANKS = 5
+    # The codes a card plays as (cards.CODES): 0 plain, 1-4 what a court card pays.
+    CODES = 5
     # Random deals: at most decks.MAX_DECK cards, their court cards' positions
     # kept as bits in BIT_WORDS words.
     MAX_DECK = 255

@@ -32,7 +32,7 @@ from . import cards, decks
 from .deal import Deal
 from .outcome import STATUSES, Outcome
 
-if (MAX_PLAYERS, MAX_DECK, RANKS) != (decks.MAX_PLAYERS, decks.MAX_DECK, cards.RANKS):
+if (MAX_PLAYERS, MAX_DECK, CODES) != (decks.MAX_PLAYERS, decks.MAX_DECK, cards.CODES):
     raise ImportError("beggar._game was built against another beggar.decks")
 
 #: The engine's name in every Outcome it gives (engine.NAME of the compiled engine).

@@ -13,7 +13,7 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 cdef extern from "gpu/kernel.cu" nogil:
     enum:
-        BG_RANKS
+        BG_CODES
     # The fields read here to check a launch's arguments (the headers have them all).
     ctypedef struct bg_shape:
         int total
@@ -30,7 +30,7 @@ cdef extern from "gpu/kernel.cu" nogil:
         int steps
         uint64_t suffix_first
         uint64_t suffix_arrangements
-        int suffix_counts[BG_RANKS]
+        int suffix_counts[BG_CODES]
         unsigned char prefix[1]     # BG_TOTAL of them
         unsigned char target[1]
     ctypedef struct bg_hit:
@@ -243,10 +243,10 @@ cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except
     card, would draw for ever), fresh ones have played nothing."""
     cdef uint64_t i
     cdef int k, total = s.total
-    cdef int counts[BG_RANKS]
-    cdef int want[BG_RANKS]
+    cdef int counts[BG_CODES]
+    cdef int want[BG_CODES]
     cdef const bg_walk* w
-    for k in range(BG_RANKS):
+    for k in range(BG_CODES):
         want[k] = 0
     want[0] = total - s.n_courts
     for k in range(s.n_courts):
@@ -262,13 +262,13 @@ cdef int check_walks(const bg_walk* walks, uint64_t n, const bg_shape* s) except
         if not (1 <= w.sizes[0] <= total - 1 and w.sizes[0] + w.sizes[1] == total):
             raise ValueError(f"gpu-host climb: walk {i}'s hands of {w.sizes[0]} and {w.sizes[1]} cards are not "
                              f"a deal of {total}")
-        for k in range(BG_RANKS):
+        for k in range(BG_CODES):
             counts[k] = 0
         for k in range(total):
             if w.current[k] > 4:
                 raise ValueError(f"gpu-host climb: card {k} of walk {i} is {w.current[k]}, not a code 0-4")
             counts[w.current[k]] += 1
-        for k in range(BG_RANKS):
+        for k in range(BG_CODES):
             if counts[k] != want[k]:
                 raise ValueError(f"gpu-host climb: walk {i} does not hold the shape's cards")
     return 0
@@ -325,17 +325,17 @@ cdef int check_block(const bg_block* b, uint64_t count) except -1:
         raise ValueError(f"gpu-host census: a block of {b.total} cards, first hand {b.first_hand}, suffix "
                          f"{b.suffix}, steps {b.steps}: not one this build plays (at most {BG_TOTAL} cards, "
                          "1 to 1024 steps)")
-    for i in range(BG_RANKS):
+    for i in range(BG_CODES):
         if b.suffix_counts[i] < 0:
             raise ValueError(f"gpu-host census: the block's suffix counts {b.suffix_counts[i]} cards of code {i}")
         courts += b.suffix_counts[i] if i else 0
-    if sum(b.suffix_counts[i] for i in range(BG_RANKS)) != b.suffix:
-        raise ValueError(f"gpu-host census: the block's suffix counts {[b.suffix_counts[i] for i in range(BG_RANKS)]} "
+    if sum(b.suffix_counts[i] for i in range(BG_CODES)) != b.suffix:
+        raise ValueError(f"gpu-host census: the block's suffix counts {[b.suffix_counts[i] for i in range(BG_CODES)]} "
                          f"are not its {b.suffix} cards")
     # The device unranks within the suffix's arrangements: their number
     # must be the suffix counts', and the block's deals among them.
     arrangements = factorial(b.suffix)
-    for i in range(BG_RANKS):
+    for i in range(BG_CODES):
         arrangements //= factorial(b.suffix_counts[i])
     if b.suffix_arrangements != arrangements or arrangements >= 2 ** 63 \
             or b.suffix_first + count > arrangements:

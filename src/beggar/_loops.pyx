@@ -28,7 +28,7 @@ from libc.string cimport memcpy, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, RANKS, Game, Result, Work, cycle_hash, game_load, hash_bytes,
+from ._game cimport (COURT_BITS, COURT_MASK, LOOP, MAX_DECK, CODES, Game, Result, Work, cycle_hash, game_load, hash_bytes,
                      hash_state, loop_key, play_game, work_free, work_init)
 from ._random cimport below, stream_start
 
@@ -195,7 +195,7 @@ cdef bint seen_add(Seen* seen, uint64_t h) noexcept nogil:
 cdef struct Walker:
     uint64_t rng
     int total
-    int counts[RANKS]       # the target deck
+    int counts[CODES]       # the target deck
     Options o
     State* stack            # stack[0 .. depth-1]: the walk's states, each grown from the one before
     int depth
@@ -217,7 +217,7 @@ cdef struct Walker:
 
 cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
     cdef int i
-    for i in range(RANKS):
+    for i in range(CODES):
         lack[i] = k.counts[i]
     for i in range(s.hands.n):
         lack[s.hands.cards[i]] -= 1
@@ -228,7 +228,7 @@ cdef int pick_missing(Walker* k, const int* lack, int n_lack) noexcept nogil:
     plain cards: keeping the state a small copy of the deck, or favouring
     plain cards, measured worse; see benchmarks/loop_factory.py)."""
     cdef int x = <int>below(&k.rng, n_lack), c
-    for c in range(RANKS):
+    for c in range(CODES):
         if x < lack[c]:
             return c
         x -= lack[c]
@@ -253,7 +253,7 @@ cdef void fresh_start(Walker* k) noexcept nogil:
         s.period = 0
         s.fails = 0
         return
-    for c in range(1, RANKS):
+    for c in range(1, CODES):
         for i in range(k.counts[c]):
             pool[courts] = c
             courts += 1
@@ -290,7 +290,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     cdef State cand
     cdef State* top
     cdef Result r
-    cdef int lack[RANKS]
+    cdef int lack[CODES]
     cdef int card, event = 0, status, i
     cdef bint lateral
     cdef uint64_t h
@@ -423,7 +423,7 @@ def _start_row(state, deck, number):
                                                    or not 0 <= c <= 4 for c in cards):
         raise ValueError(f"start {number}: a start is (hands, leader), two hands of a card at least, cards of codes "
                          f"0-4, leader 0 or 1, not {state!r}")
-    if any(cards.count(c) > deck.counts[c] for c in range(RANKS)) or len(cards) == deck.total:
+    if any(cards.count(c) > deck.counts[c] for c in range(CODES)) or len(cards) == deck.total:
         raise ValueError(f"start {number}: its cards are not some of deck {deck}'s, fewer than all")
     return bytes([len(cards), n0, *cards, *[0] * (MAX_DECK - len(cards))])
 
@@ -493,7 +493,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     if k == NULL:
         raise MemoryError()
     k.total = deck.total
-    for i in range(RANKS):
+    for i in range(CODES):
         k.counts[i] = deck.counts[i]
     k.stack = <State*>malloc((deck.total + 1) * sizeof(State))
     k.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
@@ -632,7 +632,7 @@ cdef int load_state(State* s, state, deck, int number) except -1:
     cards = hands[leader] + hands[1 - leader]
     if any(isinstance(c, bool) or not isinstance(c, Integral) or not 0 <= c <= 4 for c in cards):
         raise ValueError(f"state {number}: cards are codes 0-4 (0 plain, 1 J, 2 Q, 3 K, 4 A)")
-    counts = tuple(cards.count(c) for c in range(RANKS))
+    counts = tuple(cards.count(c) for c in range(CODES))
     if counts != deck.counts:
         raise ValueError(f"state {number}: its cards are not those of deck {deck} "
                          f"(it holds {' '.join(map(str, counts))} of plain, J, Q, K, A)")

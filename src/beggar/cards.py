@@ -9,7 +9,7 @@ from .errors import BadInput
 PLAIN, JACK, QUEEN, KING, ACE = 0, 1, 2, 3, 4
 PENALTIES = (PLAIN, JACK, QUEEN, KING, ACE)
 #: How many codes a card plays as: a deck's counts and every engine's tables have one each.
-RANKS = len(PENALTIES)
+CODES = len(PENALTIES)
 
 #: The symbol each code is written with in the record notation.
 SYMBOLS = "-JQKA"

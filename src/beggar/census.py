@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from math import factorial
 
-from .cards import RANKS
+from .cards import CODES
 from .checks import whole
 from .decks import Deck, DeckError, check_table, hand_sizes
 
@@ -46,7 +46,7 @@ def unrank(rank, deck):
     left = list(deck.counts)
     cards = []
     for _ in range(deck.total):
-        for code in range(RANKS):
+        for code in range(CODES):
             if not left[code]:
                 continue
             left[code] -= 1
@@ -62,7 +62,7 @@ def unrank(rank, deck):
 def rank(cards):
     """The rank of an arrangement (codes) among those of its own deck
     (ValueError naming the card that is no code 0-4)."""
-    left = [0] * RANKS
+    left = [0] * CODES
     for place, card in enumerate(cards):
         left[whole(card, f"cards[{place}] (a card code)", 0, 4)] += 1
     result = 0

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 
-from .cards import RANKS
+from .cards import CODES
 from .checks import cut
 from .deal import Deal
 from .decks import MAX_DECK, Deck, DeckError
@@ -116,7 +116,7 @@ def key_hands(key, *, deck=None, players=None):
             deck = Deck.parse(deck)
         except DeckError as error:
             raise StateError(f"loop key {shown}: {error}") from None
-        counts = tuple(sum(hand.count(c) for hand in hands) for c in range(RANKS))
+        counts = tuple(sum(hand.count(c) for hand in hands) for c in range(CODES))
         if counts != deck.counts:
             raise StateError(f"loop key {shown}: its cards are not those of the {deck} deck")
     return list(hands)

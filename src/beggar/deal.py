@@ -9,7 +9,7 @@ from collections import Counter
 from numbers import Integral
 
 from . import cards
-from .cards import RANKS, CardError
+from .cards import CODES, CardError
 from .checks import cut
 from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
 from .errors import BadInput
@@ -138,7 +138,7 @@ class Deal:
     def counts(self):
         """How many cards of each code (plain, J, Q, K, A) the deal holds."""
         held = Counter(c for hand in self.hands for c in hand)
-        return tuple(held[c] for c in range(RANKS))
+        return tuple(held[c] for c in range(CODES))
 
     def deck(self):
         """The Deck of this deal's cards (DealError if no deck could hold them)."""

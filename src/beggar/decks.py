@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import ACE, JACK, KING, PLAIN, QUEEN, RANKS, SYMBOLS
+from .cards import ACE, JACK, KING, PLAIN, QUEEN, CODES, SYMBOLS
 from .checks import cut, is_digits
 from .errors import BadInput
 
@@ -44,7 +44,7 @@ class Deck:
 
     def __post_init__(self):
         counts = self.counts
-        if len(counts) != RANKS or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts):
+        if len(counts) != CODES or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts):
             raise DeckError(f"a deck is five counts of cards (plain, J, Q, K, A), not {counts!r}")
         if not any(counts[1:]):
             raise DeckError(f"deck {self}: it has no court card, so no trick could ever be taken")
@@ -63,7 +63,7 @@ class Deck:
         name = text.strip().lower()
         if name in NAMED:
             return cls(NAMED[name])
-        counts = [0] * RANKS
+        counts = [0] * CODES
         seen = set()
         tokens = text.replace(",", " ").split()
         if not tokens:

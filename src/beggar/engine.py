@@ -141,9 +141,10 @@ def check_usable(engine=None):
     return chosen
 
 
-# Every function below that deals or plays takes a `variant` (variant.py: a
-# name, a table such as 'J1 Q2 K3', or a Variant; None: the standard rules):
-# its deal or deck is played as the variant's codes, on whichever engine.
+# play, play_batch, sample, sample_best, climb and census take a `variant`
+# (variant.py: a name, a table such as 'J1 Q2 K3', or a Variant; None: the
+# standard rules): their deal or deck is played as the variant's codes, on
+# whichever engine. The calls on states and loops take them as played.
 
 def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True, variant=None):
     """Play a Deal (or a deal in record notation) and return its Outcome."""
@@ -158,7 +159,7 @@ def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, 
     """Play rows of card codes as two-player deals; see reference.play_batch."""
     variant = _variant(variant)
     if not variant.standard:
-        decks = [variant.hand(row) for row in decks]
+        decks = variant.rows(decks)
     return get(engine).play_batch(decks, split, Rules(max_cards, max_tricks, detect_loops))
 
 

@@ -91,6 +91,8 @@ def provenance(game, archive_path, spec=None, parent=None):
              "hands": hands_of(game["deal"])}
     if spec is not None:
         story["chunk_size"] = spec.get("chunk")
+        if spec.get("variant", "standard") != "standard":
+            story["played_under"] = spec["variant"]     # the house's penalties; the deal is as played
     if game["rank"] is not None:
         story["rank"] = game["rank"]
     if parent is not None:

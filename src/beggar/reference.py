@@ -13,7 +13,7 @@ import math
 import time
 from collections import Counter, deque
 
-from .cards import RANKS
+from .cards import CODES
 from .deal import Deal, check_play
 from .outcome import STATUSES, Outcome
 from .rules import Rules
@@ -570,7 +570,7 @@ def _wide_change(stream, cards, reach, kind, pool):
         other = pool[stream.below(len(pool))][0]
         length = 1 + stream.below(n - 1)
         i = stream.below(n - length + 1)
-        left = [list(other).count(rank) - cards[i:i + length].count(rank) for rank in range(RANKS)]
+        left = [list(other).count(rank) - cards[i:i + length].count(rank) for rank in range(CODES)]
         fill = []
         for card in other:
             if left[card]:

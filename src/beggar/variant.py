@@ -10,17 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import ACE, JACK, RANKS, SYMBOLS
+from .cards import ACE, CODES, JACK, SYMBOLS
 from .checks import cut, is_digits
+from .deal import Deal
+from .decks import Deck, DeckError, written
 from .errors import BadInput
 
-#: What a card may pay: the highest code the engines play (the ace's).
+#: The most a card may pay: the highest code the engines play (the ace's).
 MAX_PENALTY = ACE
 
-#: The variants people play, by name: what J, Q, K and A pay.
+#: The variants people play, by name: the penalties of J, Q, K and A.
+#: "aces-plain" is the table of Cassell's Book of In-door Amusements (1881):
+#: a king asks three, a queen two, a knave one, an ace nothing.
 NAMED = {
     "standard": (1, 2, 3, 4),
-    "cassell": (1, 2, 3, 0),
+    "aces-plain": (1, 2, 3, 0),
 }
 
 COURTS = SYMBOLS[JACK:]
@@ -32,19 +36,22 @@ class VariantError(BadInput, ValueError):
 
 @dataclass(frozen=True)
 class Variant:
-    """What J, Q, K and A pay (`pays`, four numbers 0 .. MAX_PENALTY)."""
+    """The penalties of J, Q, K and A (four numbers 0 .. MAX_PENALTY)."""
 
-    pays: tuple = NAMED["standard"]
+    penalties: tuple = NAMED["standard"]
 
     def __post_init__(self):
-        pays = self.pays
-        if len(pays) != len(COURTS) or any(isinstance(n, bool) or not isinstance(n, int) for n in pays):
-            raise VariantError(f"a variant is what J, Q, K and A pay (four whole numbers), not {pays!r}")
-        for symbol, n in zip(COURTS, pays):
+        penalties = self.penalties
+        if not isinstance(penalties, (tuple, list)) or len(penalties) != len(COURTS) or any(
+                isinstance(n, bool) or not isinstance(n, int) for n in penalties):
+            raise VariantError(f"a variant is the penalties of J, Q, K and A (four whole numbers), "
+                               f"not {cut(penalties)}")
+        object.__setattr__(self, "penalties", tuple(penalties))
+        for symbol, n in zip(COURTS, penalties):
             if not 0 <= n <= MAX_PENALTY:
                 raise VariantError(f"variant {self}: {symbol} pays {n}; a card pays 0 to {MAX_PENALTY} "
                                    "(the engines' codes stop at the ace's)")
-        if not any(pays):
+        if not any(penalties):
             raise VariantError(f"variant {self}: no card pays, so no trick could ever be taken")
 
     @classmethod
@@ -61,7 +68,7 @@ class Variant:
         tokens = text.replace(",", " ").split()
         if not tokens:
             raise VariantError(f"the variant is empty: {known}")
-        pays = [0] * len(COURTS)
+        penalties = [0] * len(COURTS)
         seen = set()
         for token in tokens:
             symbol, number = token[:1].upper(), token[1:]
@@ -71,39 +78,52 @@ class Variant:
             if symbol in seen:
                 raise VariantError(f"variant {cut(text)}: {symbol} given twice")
             seen.add(symbol)
-            pays[COURTS.index(symbol)] = int(number)
-        return cls(tuple(pays))
+            penalties[COURTS.index(symbol)] = int(number)
+        return cls(tuple(penalties))
 
     @property
     def codes(self):
-        """The code each card's code (PENALTIES) is played as."""
-        return (0,) + self.pays
+        """The code each card's code (cards.PENALTIES) is played as."""
+        return (0,) + self.penalties
 
     @property
     def standard(self):
-        return self.pays == NAMED["standard"]
+        return self.penalties == NAMED["standard"]
 
     def __str__(self):
-        return next((name for name, pays in NAMED.items() if pays == self.pays), None) or \
-            " ".join(f"{symbol}{n}" for symbol, n in zip(COURTS, self.pays))
+        return next((name for name, penalties in NAMED.items() if penalties == self.penalties), None) or \
+            " ".join(f"{symbol}{n}" for symbol, n in zip(COURTS, self.penalties))
 
     def hand(self, hand):
         """A hand of codes as this variant plays it (what is no code left for the engine to refuse)."""
         codes = self.codes
-        return [codes[card] if card in range(RANKS) else card for card in hand]
+        return [codes[card] if card in range(CODES) else card for card in hand]
+
+    def rows(self, rows):
+        """Rows of codes (engine.play_batch's) as this variant plays them: an
+        array's looked up at once; others row by row (hand)."""
+        import numpy as np
+        array = np.asarray(rows) if isinstance(rows, np.ndarray) else None
+        if array is not None and array.dtype.kind in "iu" and array.size and 0 <= array.min() and \
+                array.max() < CODES:
+            return np.asarray(self.codes, dtype=array.dtype)[array]
+        return [self.hand(row) for row in rows]
 
     def deal(self, deal):
         """A Deal as this variant plays it (the Deal itself under the standard rules)."""
-        from .deal import Deal
         return deal if self.standard else Deal([self.hand(hand) for hand in deal.hands])
 
     def deck(self, deck):
         """A Deck as this variant counts it: each card counted as the code it plays as."""
-        from .decks import Deck
-        counts = [0] * RANKS
-        for card, count in enumerate(Deck.parse(deck).counts):
+        deck = Deck.parse(deck)
+        counts = [0] * CODES
+        for card, count in enumerate(deck.counts):
             counts[self.codes[card]] += count
-        return Deck(tuple(counts))
+        try:
+            return Deck(tuple(counts))
+        except DeckError as error:
+            raise VariantError(f"deck {deck} under the variant {self} plays as {written(counts)}: "
+                               f"{str(error).split(': ', 1)[-1]}") from None
 
 
 STANDARD = Variant()

@@ -14,7 +14,7 @@ import json
 from datetime import datetime
 
 from .. import records
-from ..cards import RANKS, SYMBOLS
+from ..cards import CODES, SYMBOLS
 from ..checks import MAX_COUNT, MAX_ID, MAX_SEED, cut, shown
 from ..deal import MAX_CARDS, Deal, DealError
 from ..decks import MAX_PLAYERS, MIN_PLAYERS, Deck, DeckError
@@ -164,7 +164,7 @@ def key_problem(key, deck=None, hands=None, seats=None, empty_hands=False):
         return (f"{cut(key)}: its hand {held.index(b'') + 1} is empty, where a key holds the hands of the "
                 "players still in")
     if deck is not None:
-        counts = tuple(sum(hand.count(code) for hand in held) for code in range(RANKS))
+        counts = tuple(sum(hand.count(code) for hand in held) for code in range(CODES))
         if counts != deck.counts:
             return f"{cut(key)} holds other cards than the {deck} deck"
     return None
@@ -191,7 +191,7 @@ def stored_json(path, text, what, kind=dict):
 
 #: The archive's own form of a deal (str(Deal)): '-JQKA' and '/', read at
 #: once; anything else goes through the full parser.
-_CODES = bytes.maketrans(SYMBOLS.encode(), bytes(range(RANKS)))
+_CODES = bytes.maketrans(SYMBOLS.encode(), bytes(range(CODES)))
 
 
 def written_by_beggar(text):

@@ -26,7 +26,7 @@ typedef struct {
     int steps;
     bg_u64 suffix_first;
     bg_u64 suffix_arrangements;
-    int suffix_counts[BG_RANKS];
+    int suffix_counts[BG_CODES];
     bg_u8 prefix[BG_TOTAL];
     bg_u8 target[BG_TOTAL];
 } bg_block;
@@ -59,7 +59,7 @@ BG_FN int bg_next_arrangement(bg_u8* cards, int n) {
 BG_FN bg_u64 bg_exact_quotient(bg_u64 x, bg_u32 d) {
     int twos = BG_CTZ64((bg_u64)d);
     bg_u64 odd = (bg_u64)(d >> twos), inverse = odd;
-    for (int i = 0; i < BG_RANKS; i++)
+    for (int i = 0; i < 5; i++)         /* 3 exact bits doubled 5 times: 96 >= 64 */
         inverse *= 2 - odd * inverse;
     return (x >> twos) * inverse;
 }
@@ -70,16 +70,16 @@ BG_FN bg_u64 bg_exact_quotient(bg_u64 x, bg_u32 d) {
    divided out first, so nothing exceeds the suffix's arrangements, and the
    division is exact. */
 BG_FN void bg_unrank(bg_u8* cards, const BG_LOCAL bg_block* b, bg_u64 offset) {
-    int left[BG_RANKS];
+    int left[BG_CODES];
     int start = b->total - b->suffix;
     bg_u64 rank = b->suffix_first + offset, arrangements = b->suffix_arrangements;
     for (int i = 0; i < start; i++)
         cards[i] = b->prefix[i];
-    for (int c = 0; c < BG_RANKS; c++)
+    for (int c = 0; c < BG_CODES; c++)
         left[c] = b->suffix_counts[c];
     for (int i = start; i < b->total; i++) {
         int n = b->total - i;
-        for (int c = 0; c < BG_RANKS; c++) {
+        for (int c = 0; c < BG_CODES; c++) {
             if (!left[c])
                 continue;
             int x = left[c], y = n;

@@ -165,7 +165,7 @@ BG_FN void bg_wide_change(bg_u64* rng, bg_state* s, int reach, int kind, const B
     } else {
         int length = 1 + (int)bg_below(rng, (bg_u32)(n - 1));
         int i = (int)bg_below(rng, (bg_u32)(n - length + 1));
-        int left[BG_RANKS] = {0};
+        int left[BG_CODES] = {0};
         for (int k = 0; k < n; k++)
             left[other[k]]++;
         for (int k = i; k < i + length; k++)

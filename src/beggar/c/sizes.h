@@ -23,7 +23,7 @@
 #define BG_BLOCK 1
 #endif
 
-/* The codes a card plays as (cards.py's RANKS): 0 plain, 1-4 what a court card pays. */
-#define BG_RANKS 5
+/* The codes a card plays as (cards.py's CODES): 0 plain, 1-4 what a court card pays. */
+#define BG_CODES 5
 
 #endif

@@ -8,6 +8,7 @@ from ..deal import Deal
 from ..rules import Rules
 from ..savefile import SavedGame, to_json
 from ..states import GUIDES
+from .format import variant_line
 from .options import (UsageError, add_game_options, game_from_args, limit, output_folder, seconds, unused_folder,
                       write_output)
 
@@ -30,7 +31,7 @@ def run_family(args):
     game = _game_to_its_end(args)
     found = family(game.deal, args.max_states, args.max_seconds, args.engine)
     hands, leader = found.final
-    print(f"deal     {game.deal}")
+    print(f"{variant_line(game.variant)}deal     {game.deal}")
     print(f"ending   hand {leader + 1} takes the last pile and holds all {len(hands[leader])} cards")
     print(f"family   {found.states:,} states ({_bound_note(found.stopped_by, args)}), "
           f"{found.balanced:,} balanced deals")
@@ -59,7 +60,7 @@ def run_basin(args):
     if args.guide is not None or args.export_dir is not None:
         raise UsageError("--guide and --export-dir are for a table of 3 or 4 players (--players 3|4)")
     found = basin(game.deal, args.max_states, args.max_seconds, args.engine)
-    print(f"deal     {game.deal}")
+    print(f"{variant_line(game.variant)}deal     {game.deal}")
     print(f"loop     {len(found.loop)} states, entered after trick {found.entry[0]} of this deal")
     for number, (hands, leader) in enumerate(found.loop, 1):
         sizes = "/".join(str(len(hand)) for hand in hands)

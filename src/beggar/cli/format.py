@@ -41,6 +41,12 @@ def loop_basin(row, deal):
     return f"{row['basin_states']:,} states ({bound}), {row['basin_deals']:,} balanced deals", None
 
 
+def variant_line(variant):
+    """The line naming the variant a deal shown is played under, or '' for the standard rules."""
+    return "" if variant.standard else \
+        f"variant  {variant} (each card written as the standard card that pays as much)\n"
+
+
 def describe(deal, outcome):
     """The outcome as a few aligned lines for people."""
     lines = [f"deal     {deal}"]

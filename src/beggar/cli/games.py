@@ -10,7 +10,7 @@ from ..cards import written
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
 from . import plot
-from .format import describe, figures, table, trick_lines
+from .format import describe, figures, table, trick_lines, variant_line
 from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
 
 
@@ -24,7 +24,7 @@ def run_play(args):
         # winner counts hands from 0, as Outcome.winner does; winner_hand from 1, as the text says "hand 2".
         hand = None if outcome.winner is None else outcome.winner + 1
         print(json.dumps({"deal": str(game.deal), **table, "rules": game.rules.as_dict(),
-                          "variant": str(game.variant), **outcome.as_dict(), "winner_hand": hand}))
+                          "played_under": str(game.variant), **outcome.as_dict(), "winner_hand": hand}))
     else:
         print(_named(args, game) + describe(game.deal, outcome))
     return 0
@@ -34,9 +34,7 @@ def _named(args, game):
     """The lines naming a game picked by --game out of a file of several, and
     the variant it is played under (its deal written as played), or ''."""
     named = f"game     {game.name}\n" if args.game is not None and game.name else ""
-    if not game.variant.standard:
-        named += f"variant  {game.variant} (each card written as the standard card that pays as much)\n"
-    return named
+    return named + variant_line(game.variant)
 
 
 def run_verify(args):

@@ -16,7 +16,7 @@ from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
 from ..search.spec import MAX_CHUNK, WORKERS_PER_CORE, max_workers
-from ..variant import STANDARD, Variant, VariantError
+from ..variant import NAMED, STANDARD, Variant, VariantError
 
 
 EXIT_MISMATCH, EXIT_BAD_INPUT, EXIT_FAILED = 1, 2, 3
@@ -203,7 +203,7 @@ def variant(text):
 
 def add_variant_option(parser):
     parser.add_argument("--variant", type=variant, metavar="V",
-                        help="what each court card pays: standard, cassell (aces plain), or a table such as "
+                        help=f"the penalties of the court cards: {', '.join(NAMED)}, or a table such as "
                              "'J1 Q2 K3' (default standard)")
 
 
@@ -252,10 +252,10 @@ def game_from_args(args):
             raise UsageError(f"give a {args.source_name} (record notation, a saved-game file, "
                              "or - for standard input), or --players/--seed")
         game = pick_game(read_games(args.source, args.deck), args.source, args.game)
-        if args.variant is not None:
+        if args.variant is not None and args.variant != game.variant:
             if not game.variant.standard:
-                raise UsageError(f"{args.source}: its game plays under the variant {game.variant} (its field "
-                                 "'variant'): --variant is for a deal written for another")
+                raise UsageError(f"{args.source}: its field 'variant' already says how its cards pay "
+                                 f"({game.variant}): leave out --variant, or the field")
             game = replace(game, deal=args.variant.deal(game.deal), variant=args.variant)
     limits = game.rules.as_dict()
     for name in ("max_cards", "max_tricks"):

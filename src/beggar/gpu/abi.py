@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import RANKS
+from ..cards import CODES
 
 i32, u32, i64, u64, u8 = "<i4", "<u4", "<i8", "<u8", "u1"
 
@@ -45,7 +45,7 @@ def shape(total):
 def block(total):
     """census.h's bg_block for a build with BG_TOTAL = total."""
     return _struct(("total", i32), ("first_hand", i32), ("suffix", i32), ("ring", i32), ("steps", i32),
-                   ("suffix_first", u64), ("suffix_arrangements", u64), ("suffix_counts", i32, RANKS),
+                   ("suffix_first", u64), ("suffix_arrangements", u64), ("suffix_counts", i32, CODES),
                    ("prefix", u8, total), ("target", u8, total))
 
 

@@ -32,7 +32,7 @@ from .. import census as census_order
 from .. import lengths
 from ..census import _arrangements
 from ..climbing import check_climb
-from ..cards import RANKS
+from ..cards import CODES
 from ..deal import Deal
 from ..decks import STANDARD, Deck, check_table, deal_out, hand_sizes
 from ..contract import EngineError, EngineFault
@@ -88,7 +88,7 @@ def steps_between(deck, split=None):
 
 
 def _counts(cards):
-    return [sum(1 for card in cards if card == code) for code in range(RANKS)]
+    return [sum(1 for card in cards if card == code) for code in range(CODES)]
 
 
 class RangeEngine:

@@ -11,7 +11,7 @@ from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
 from ..search.job import stored
-from ..search.spec import table
+from ..search.spec import deck_words, table
 
 
 class TallyError(BadInput, ValueError):
@@ -85,7 +85,7 @@ def report(result, loops_shown=10):
     deck = Deck.parse(spec["deck"])
     sizes = "/".join(map(str, hand_sizes(deck.total, spec["players"], table(spec)["split"])))
     planned = spec["deals"]
-    lines = [f"census   {deck} deck ({deck.notation()}), {spec['players']} players, {sizes}, "
+    lines = [f"census   {deck_words(spec)} ({deck.notation()}), {spec['players']} players, {sizes}, "
              f"ranks {spec['first']:,} to {spec['first'] + planned - 1:,}"
              + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} chunks kept")]
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]

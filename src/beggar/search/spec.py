@@ -101,7 +101,7 @@ def table(spec):
 
 
 def deck_words(spec):
-    """The job's deck as it plays, with the variant it was given: '40 4J 4Q 4K deck (variant cassell)'."""
+    """The job's deck as it plays, with the variant it was given: '40 4J 4Q 4K deck (variant aces-plain)'."""
     variant = spec.get("variant", "standard")
     return f"{Deck.parse(spec['deck'])} deck" + ("" if variant == "standard" else f" (variant {variant})")
 

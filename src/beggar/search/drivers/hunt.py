@@ -29,7 +29,7 @@ from ...states import GUIDES
 from .. import SearchError, announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
-from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals
+from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, deck_words
 from ..units import Chunks, Unit
 from . import aim, regrow
 from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
@@ -571,11 +571,11 @@ class Hunt(Walker):
         if first_kind(spec):
             return super().describe(spec) + " (a hunt of the first kind)"
         rules = rules_of(spec)
-        deck = Deck.parse(spec["deck"])
         tables = ' and '.join(map(str, rules.tables))
         if rules.pool == "elite":
-            return f"{deck} deck, loops steered to balanced deals at tables of {tables}"
-        return f"{deck} deck, balanced deals hunted at tables of {tables}, walks from the {rules.pool} pool of loop families"
+            return f"{deck_words(spec)}, loops steered to balanced deals at tables of {tables}"
+        return (f"{deck_words(spec)}, balanced deals hunted at tables of {tables}, walks from the {rules.pool} "
+                "pool of loop families")
 
     # ------------------------------------------------------------ the job's process
 
