@@ -166,7 +166,7 @@ def test_a_shipped_job_runs_by_name_from_any_folder(tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr
     assert json.loads(beggar("archive", "jobs", "--json", "--archive", "a.sqlite").stdout)[0]["driver"] == "sample"
     line = bad_input(beggar("search", "nonesuch", "--archive", "a.sqlite"), "nonesuch: no such job file")
-    assert "shipped: camicia, census-half" in line
+    assert "shipped: aces-plain, camicia, census-half" in line
 
 
 @pytest.mark.slow

@@ -143,6 +143,11 @@ def test_a_job_whose_variant_moves_the_ranks_resumes_as_stored(tmp_path):
     assert kept(stopped) == kept(tmp_path / "whole.sqlite") and kept(stopped)
 
 
+def test_the_shipped_job_plays_the_standard_deck_under_aces_plain():
+    spec = job.load("aces-plain")
+    assert (spec["deck"], spec["variant"], spec["driver"]) == ("40 4J 4Q 4K", "aces-plain", "sample")
+
+
 def test_a_stored_spec_is_read_back_with_its_deck_as_it_plays():
     """Counted again under "J0 Q0 K0 A1", the jacks of "48 4J" (its aces as
     played) would pay nothing: a deck of no court card, a spec read as damaged."""
