@@ -312,8 +312,41 @@ Instruction = collections.namedtuple("Instruction", "address text chain")
 #: A part's instructions: run once when a lane enters it (`once`); its loop's
 #: cycle, run once a trip (`cycle`, a trip `unroll` iterations of the source
 #: loop); an unrolled loop's finishing copies of its body, `remainder`
-#: instructions for each of the iterations modulo `unroll`.
-Cost = collections.namedtuple("Cost", "once cycle unroll remainder")
+#: instructions for each of the iterations modulo `unroll`; its exit
+#: (`exit`), the blocks from the end of the cycle to the BSYNC where the
+#: lanes that left it wait for the rest, run once a warp if the lanes leave
+#: together, once an exit group (the lanes that leave at the same trip) if
+#: each group runs its exit as it leaves (independent thread scheduling).
+Cost = collections.namedtuple("Cost", "once cycle unroll remainder exit")
+
+#: A basic block of the SASS: its instructions `first` .. `last` (indices),
+#: the addresses it may branch to, whether it may fall through to the next.
+Block = collections.namedtuple("Block", "first last targets falls")
+
+#: The instructions that end a basic block, and those of them after which
+#: the next instruction is not reached (unless predicated).
+ENDS_BLOCK = re.compile(r"\b(BRA|BRX|JMP|EXIT|RET|BREAK|CALL|KILL)\b")
+NO_FALL = re.compile(r"^(BRA|BRX|JMP|EXIT|RET)\b")
+
+
+def basic_blocks(instructions, labels):
+    """The control-flow graph of a kernel's SASS, [Block] in address order:
+    a block starts at a branch's target (a label) and ends at a branch, an
+    EXIT, a RET, a BREAK or a CALL. BSSY opens a convergence region whose
+    BSYNC (at the BSSY's label) waits for the lanes that entered it, so a
+    BSYNC starts a block too: it is a label."""
+    starts = set(labels.values())
+    blocks, first = [], 0
+    for k, instruction in enumerate(instructions):
+        last = k + 1 == len(instructions)
+        if not last and instructions[k + 1].address not in starts and not ENDS_BLOCK.search(instruction.text):
+            continue
+        text = instruction.text
+        targets = tuple(labels[name] for name in re.findall(r"(\.L_x_\d+)", text)
+                        if re.search(r"\b(BRA|BRX|JMP)\b", text) and name in labels)
+        blocks.append(Block(first, k, targets, not NO_FALL.match(text)))
+        first = k + 1
+    return blocks
 
 
 def function_span(lines, name):
@@ -423,41 +456,92 @@ def read_sass(sass):
     return kernels
 
 
-def part_costs(instructions, labels, spans):
-    """({part: Cost}, instructions in no part). A cycle is the span of a
-    branch back to an earlier label; it is a counted loop's where its
-    branch's line is in the loop's code (the smallest such loop), the
-    loop's own cycle where no larger cycle of the same loop holds it. An
-    instruction inside a loop's own cycle is the cycle's, unless it is of a
-    part within the loop (an exit of the exchanges, a draw's rejection),
-    which is charged as that part is; one inside a smaller cycle of the
-    loop (the rejection's own) is taken never to go round."""
+def block_parts(instructions, labels, spans):
+    """Each instruction's part, by its basic block: the part most of the
+    block's instructions come from by their source lines (ties: the first;
+    None, no part, where most are in none: the launch's set-up). A block runs
+    whole or not at all, so its few instructions that the compiler gives
+    another part's lines (a test, an address) are run as its own are."""
     parts = [part_of(i.chain, spans) for i in instructions]
-    loops = [span for span in spans if span[0] in LOOPS]
+    for block in basic_blocks(instructions, labels):
+        part = collections.Counter(parts[block.first:block.last + 1]).most_common(1)[0][0]
+        parts[block.first:block.last + 1] = [part] * (block.last - block.first + 1)
+    return parts
 
-    def within(chain, loop):
-        return any(name == loop and where == file and first <= line <= last
-                   for name, where, first, last, _ in loops for file, line in chain)
 
+def every_pass(instructions, labels, start, end):
+    """The instructions of the cycle start .. end (a branch back at `end` to
+    `start`) that every pass runs: those of the blocks that no path from its
+    first block to its last goes round (each block dominates the branch back)."""
+    blocks = [b for b in basic_blocks(instructions, labels) if start <= b.first and b.last <= end]
+    number = {instructions[b.first].address: n for n, b in enumerate(blocks)}
+
+    def reaches(avoid):
+        seen, todo = {0}, [0]
+        while todo:
+            n = todo.pop()
+            if n == len(blocks) - 1:
+                return True
+            nexts = [number[t] for t in blocks[n].targets if t in number]
+            nexts += [n + 1] if blocks[n].falls and n + 1 < len(blocks) else []
+            for m in nexts:
+                if m != avoid and m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        return False
+    return {k for n, b in enumerate(blocks) if n in (0, len(blocks) - 1) or not reaches(n)
+            for k in range(b.first, b.last + 1)}
+
+
+def part_costs(instructions, labels, spans):
+    """({part: Cost}, instructions in no part), by basic blocks. A cycle is
+    the span of a branch back to an earlier label; it is a counted loop's
+    where its branch's block is of the loop's part, the loop's own cycle
+    where no larger cycle of the same loop holds it. A block of a loop's own
+    cycle that every pass runs is the cycle's, whatever its source lines; one
+    that only some passes run (a draw's rejection) is charged as its part is;
+    one inside a smaller cycle of the loop (the rejection's own) is taken
+    never to go round. The blocks after a cycle up to the BSYNC that closes
+    the convergence region around it, all of the loop's part, are its exit."""
+    parts = block_parts(instructions, labels, spans)
     at = {i.address: k for k, i in enumerate(instructions)}
     cycles = []
     for k, i in enumerate(instructions):
         found = re.search(r"\bBRA\b.*?(\.L_x_\d+)", i.text)
         if found and labels.get(found.group(1), i.address) < i.address:
-            cycles.append((at[labels[found.group(1)]], k, part_of(i.chain, loops)))
+            loop = parts[k] if parts[k] in LOOPS else None
+            cycles.append((at[labels[found.group(1)]], k, loop))
     own = [c for c in cycles if c[2] and not any(o != c and o[2] == c[2] and o[0] <= c[0] and c[1] <= o[1]
                                                  for o in cycles)]
+    passes = {c: every_pass(instructions, labels, c[0], c[1]) for c in own}
+    # A loop the compiler unswitched (the shuffle: a copy that places each
+    # card as it is drawn, a copy for a split drawn after) has a cycle in
+    # each copy, and a lane runs one: the loop is charged its longest.
+    copies = [c for c in own if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
+                                    for o in own if o[2] == c[2] and o != c)]
+    own = [c for c in own if c not in copies]
+    exits = collections.defaultdict(list)
+    for start, end, loop in own:
+        regions = [at[labels[r.group(1)]] for k in range(start)
+                   for r in [re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", instructions[k].text)]
+                   if r and at[labels[r.group(1)]] > end]
+        # The region's label is where the lanes go on together, after its BSYNC.
+        if regions and all(p == loop for p in parts[end + 1:min(regions)]):
+            exits[loop] += range(end + 1, min(regions))
+    exiting = {k for ks in exits.values() for k in ks}
     rest, cycle, placed = collections.defaultdict(list), collections.defaultdict(list), 0
     for k, part in enumerate(parts):
-        held = [(end - start, loop) for start, end, loop in own if start <= k <= end]
-        loop = min(held)[1] if held else None
-        if loop and any(c[0] <= k <= c[1] and c[2] == loop and c not in own for c in cycles):
+        held = [(end - start, (start, end, loop)) for start, end, loop in own if start <= k <= end]
+        mine = min(held)[1] if held else None
+        loop = mine[2] if mine else None
+        if loop and any(c[0] <= k <= c[1] and c[2] == loop and c not in own for c in cycles) \
+                or any(c[0] <= k <= c[1] for c in copies):
             continue
-        if loop and (part == loop or not within(instructions[k].chain, loop)):
+        if loop and k in passes[mine]:
             cycle[loop].append(k)
-        elif part:
+        elif part and k not in exiting:
             rest[part].append(k)
-        else:
+        elif k not in exiting:
             continue
         placed += 1
     starts = set(labels.values())
@@ -466,7 +550,7 @@ def part_costs(instructions, labels, spans):
         return bool(re.match(r"(@!?P\d\s+)?ST[SLG]\b", instruction.text))
 
     costs = {}
-    for name in set(rest) | set(cycle):
+    for name in set(rest) | set(cycle) | set(exits):
         # A counted loop that the compiler unrolled: its cycle holds `unroll`
         # copies of the body, and the code after it the copies that finish
         # the last iterations, the rest's basic blocks that store (the
@@ -497,7 +581,7 @@ def part_costs(instructions, labels, spans):
             if unroll > 1 and copies:
                 remainder = len(copies) / (unroll - 1)
                 once = [k for k in once if k not in set(copies)]
-        costs[name] = Cost(len(once), len(cycle[name]), unroll, remainder)
+        costs[name] = Cost(len(once), len(cycle[name]), unroll, remainder, len(exits[name]))
     return costs, len(instructions) - placed
 
 
