@@ -516,9 +516,12 @@ def part_costs(instructions, labels, spans):
     passes = {c: every_pass(instructions, labels, c[0], c[1]) for c in own}
     # A loop the compiler unswitched (the shuffle: a copy that places each
     # card as it is drawn, a copy for a split drawn after) has a cycle in
-    # each copy, and a lane runs one: the loop is charged its longest.
-    copies = [c for c in own if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
-                                    for o in own if o[2] == c[2] and o != c)]
+    # each copy, and a lane runs one: the loop is charged its longest. (An
+    # unrolled loop's cycles, a step of several iterations and one of the
+    # rest, both run.)
+    single = [c for c in own if counter_step(instructions, [c]) == 1]
+    copies = [c for c in single if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
+                                       for o in single if o[2] == c[2] and o != c)]
     own = [c for c in own if c not in copies]
     exits = collections.defaultdict(list)
     for start, end, loop in own:
@@ -670,6 +673,9 @@ class Issue:
     def __init__(self, costs, threads):
         self.costs, self.threads, self.warps = costs, threads, -(-threads // LANES)
         self.instructions = self.threads_issued = 0
+        # What independent thread scheduling adds: a loop's exit run once by
+        # each group of lanes that leaves it at the same trip, not once a warp.
+        self.exit_groups = 0
         self.parts = collections.Counter()      # warp-instructions by part
 
     def charge(self, name, lanes, trips=None):
@@ -686,13 +692,18 @@ class Issue:
         padded = np.zeros(self.warps * LANES, bool)
         padded[:self.threads] = lanes
         runs = padded.reshape(self.warps, LANES)
-        self.instructions += cost.once * int(runs.any(axis=1).sum())
-        self.threads_issued += cost.once * int(runs.sum())
+        self.instructions += (cost.once + cost.exit) * int(runs.any(axis=1).sum())
+        self.threads_issued += (cost.once + cost.exit) * int(runs.sum())
         if trips is None or not (cost.cycle or cost.remainder):
             return
         counts = np.zeros(self.warps * LANES, np.int64)
         counts[:self.threads] = np.where(lanes, trips, 0)
         counts = counts.reshape(self.warps, LANES)
+        if cost.exit:
+            # The distinct trips among each warp's lanes that run the loop.
+            ordered = np.sort(np.where(runs, counts, -1), axis=1)
+            groups = ((np.diff(ordered, axis=1) != 0) & (ordered[:, 1:] >= 0)).sum(axis=1) + (ordered[:, 0] >= 0)
+            self.exit_groups += cost.exit * int((groups - runs.any(axis=1)).sum())
         passes = counts // cost.unroll
         self.instructions += cost.cycle * int(passes.max(axis=1).sum())
         self.threads_issued += cost.cycle * int(passes.sum())
@@ -819,7 +830,10 @@ def issue_model(games, per_block, builds, arch):
           f"{arch}; deals a second on one H200 at "
           f"{', '.join(str(r) for r in ISSUE_RATES)} warp-instructions issued a cycle a scheduler")
     print()
-    print(f"{'shape':24} {'steps':>5} {'tricks':>6}  {'kernel':10} {'warp-instr/deal':>15} "
+    print("warp-instr/deal: each loop's exit (to the BSYNC where its lanes wait for the rest) run once a warp; "
+          "exit groups: once by each group of lanes that leaves it at the same trip, as independent thread "
+          "scheduling may run it (deals a second from the first)")
+    print(f"{'shape':24} {'steps':>5} {'tricks':>6}  {'kernel':10} {'warp-instr/deal':>15} {'exit groups':>12} "
           f"{'play':>6} {'take':>5} {'deal':>5} {'barrier':>7} {'threads/instr':>13} {'SIMT':>5}  "
           "deals/s at " + " / ".join(str(r) for r in ISSUE_RATES))
     for name, deck, split in SHAPES:
@@ -827,18 +841,20 @@ def issue_model(games, per_block, builds, arch):
         between = steps_between(deck, split)
         played = Games(deck, split, games)
         for label, costs in compiled:
-            issued = threads_issued = 0
+            issued = threads_issued = grouped = 0
             parts = collections.Counter()
             for first in range(0, games, per_block):
                 issue = replay(played, first, min(first + per_block, games), costs, threads, between, deck,
                                split == "random")
                 issued += issue.instructions
+                grouped += issue.exit_groups
                 threads_issued += issue.threads_issued
                 parts += issue.parts
             each = issued / games
             groups = [sum(parts[p] for p in group) / games for group in GROUPS.values()]
             speeds = " / ".join(f"{r * rate / each / 1e9:.2f}" for r in ISSUE_RATES)
             print(f"{name:24} {between:5} {played.mean_tricks():6.1f}  {label:10} {each:15,.0f} "
+                  f"{(issued + grouped) / games:12,.0f} "
                   + " ".join(f"{g:{w},.0f}" for g, w in zip(groups, (6, 5, 5, 7)))
                   + f" {threads_issued / issued:13.1f} {threads_issued / issued / LANES:5.2f}  "
                   f"{speeds} * 10^9")
