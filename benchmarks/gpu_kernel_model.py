@@ -292,6 +292,8 @@ PARTS_OF_A_STEP = [
     ("rejection", "random.h", "bg_below", r"if \(low < n\) \{", "block"),
     ("kept", "kernel.cu", "bg_keep", None, "function"),
     ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "block"),
+    ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "line"),
+    ("long game", "kernel.cu", "bg_record", r"BG_ADD64\(&l->lengths\[bin\], 1\);", "line"),
     ("put hand 0", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 0,"),
     ("put hand 1", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 1,"),
 ]
@@ -299,7 +301,8 @@ PARTS_OF_A_STEP = [
 #: The loops whose trips the replay counts. A part the replay never charges
 #: is taken never to run: "rejection", a draw's second try (at most 1 in
 #: 2^26 draws of the standard deck); "kept" and "long game", a game handed
-#: to the host and a length past 3,000 cards (1 in 1.5 * 10^6 games);
+#: to the host and a length past 3,000 cards (1 in 1.5 * 10^6 games) or
+#: past 1,023, its bin in global memory (1 in 110 standard games);
 #: "compare", Brent's comparison past a snapshot's sizes.
 LOOPS = {"exchange", "copy", "take loop", "take loop 0", "take loop 1", "places", "shuffle", "placement",
          "put hand 0", "put hand 1"}
@@ -400,7 +403,12 @@ def part_spans(texts):
             continue
         for n in range(first, last + 1):
             if re.search(anchor, lines[n - 1].strip()):
-                spans.append((name, file, *statement_span(lines, n, kind), through))
+                first, last = statement_span(lines, n, kind)
+                # An if's test runs for every lane that comes to it: its
+                # line is the enclosing part's, the part its body.
+                if kind == "block" and re.match(r"\s*(\} else )?if \(", lines[n - 1]):
+                    first += 1
+                spans.append((name, file, first, last, through))
     return spans
 
 
@@ -463,9 +471,20 @@ def block_parts(instructions, labels, spans):
     whole or not at all, so its few instructions that the compiler gives
     another part's lines (a test, an address) are run as its own are."""
     parts = [part_of(i.chain, spans) for i in instructions]
-    for block in basic_blocks(instructions, labels):
+    at = {i.address: k for k, i in enumerate(instructions)}
+    blocks = basic_blocks(instructions, labels)
+    for block in blocks:
         part = collections.Counter(parts[block.first:block.last + 1]).most_common(1)[0][0]
         parts[block.first:block.last + 1] = [part] * (block.last - block.first + 1)
+    # A BSYNC alone in its block is run by every lane that entered its
+    # region: it is of the part of the block that opened it (its BSSY).
+    for k, instruction in enumerate(instructions):
+        region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", instruction.text)
+        closing = at.get(labels.get(region.group(1)) if region else None, 0) - 1
+        if region and closing > k and instructions[closing].text.startswith("BSYNC") \
+                and closing not in {b.first for b in blocks if b.first != b.last} \
+                and closing not in {b.last for b in blocks if b.first != b.last}:
+            parts[closing] = parts[k]
     return parts
 
 
@@ -511,6 +530,12 @@ def part_costs(instructions, labels, spans):
         if found and labels.get(found.group(1), i.address) < i.address:
             loop = parts[k] if parts[k] in LOOPS else None
             cycles.append((at[labels[found.group(1)]], k, loop))
+    # The steps' loop (the cycle that branches back from its code): its
+    # code outside that cycle, the loop's set-up and end, runs once a round.
+    steps = [(start, end) for start, end, _ in cycles if parts[end] == "loop"]
+    for k, part in enumerate(parts):
+        if part == "loop" and not any(start <= k <= end for start, end in steps):
+            parts[k] = "round"
     own = [c for c in cycles if c[2] and not any(o != c and o[2] == c[2] and o[0] <= c[0] and c[1] <= o[1]
                                                  for o in cycles)]
     passes = {c: every_pass(instructions, labels, c[0], c[1]) for c in own}
