@@ -304,8 +304,11 @@ Cost = collections.namedtuple("Cost", "once cycle unroll remainder exit")
 #: the addresses it may branch to, whether it may fall through to the next.
 Block = collections.namedtuple("Block", "first last targets falls")
 
-#: The instructions that end a basic block, and those of them after which
-#: the next instruction is not reached (unless predicated).
+#: A convergence region's opening (its label: where its lanes go on
+#: together, after its BSYNC); the instructions that end a basic block, and
+#: those of them after which the next instruction is not reached (unless
+#: predicated).
+REGION = re.compile(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)")
 ENDS_BLOCK = re.compile(r"\b(BRA|BRX|JMP|EXIT|RET|BREAK|CALL|KILL)\b")
 NO_FALL = re.compile(r"^(BRA|BRX|JMP|EXIT|RET)\b")
 
@@ -455,13 +458,13 @@ def block_parts(instructions, labels, spans):
         part = collections.Counter(parts[block.first:block.last + 1]).most_common(1)[0][0]
         parts[block.first:block.last + 1] = [part] * (block.last - block.first + 1)
     # A BSYNC alone in its block is run by every lane that entered its
-    # region: it is of the part of the block that opened it (its BSSY).
+    # region: it is of the part of the block that opened it (its BSSY; the
+    # region's label is where the lanes go on together, after the BSYNC).
+    lone = {b.first for b in blocks if b.first == b.last}
     for k, instruction in enumerate(instructions):
-        region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", instruction.text)
-        closing = at.get(labels.get(region.group(1)) if region else None, 0) - 1
-        if region and closing > k and instructions[closing].text.startswith("BSYNC") \
-                and closing not in {b.first for b in blocks if b.first != b.last} \
-                and closing not in {b.last for b in blocks if b.first != b.last}:
+        region = REGION.search(instruction.text)
+        closing = at[labels[region.group(1)]] - 1 if region else None
+        if closing in lone and instructions[closing].text.startswith("BSYNC"):
             parts[closing] = parts[k]
     return parts
 
@@ -526,14 +529,13 @@ def part_costs(instructions, labels, spans):
     copies = [c for c in single if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
                                        for o in single if o[2] == c[2] and o != c)]
     own = [c for c in own if c not in copies]
+    # The label of a region opened before a cycle: where its lanes go on together.
+    ends = [(k, at[labels[r.group(1)]]) for k, i in enumerate(instructions) for r in [REGION.search(i.text)] if r]
     exits = collections.defaultdict(list)
     for start, end, loop in own:
-        regions = [at[labels[r.group(1)]] for k in range(start)
-                   for r in [re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", instructions[k].text)]
-                   if r and at[labels[r.group(1)]] > end]
-        # The region's label is where the lanes go on together, after its BSYNC.
-        if regions and all(p == loop for p in parts[end + 1:min(regions)]):
-            exits[loop] += range(end + 1, min(regions))
+        after = min((label for k, label in ends if k < start and label > end), default=None)
+        if after is not None and all(p == loop for p in parts[end + 1:after]):
+            exits[loop] += range(end + 1, after)
     exiting = {k for ks in exits.values() for k in ks}
     rest, cycle, placed = collections.defaultdict(list), collections.defaultdict(list), 0
     for k, part in enumerate(parts):
@@ -545,9 +547,11 @@ def part_costs(instructions, labels, spans):
             continue
         if loop and k in passes[mine]:
             cycle[loop].append(k)
-        elif part and k not in exiting:
+        elif k in exiting:
+            pass
+        elif part:
             rest[part].append(k)
-        elif k not in exiting:
+        else:
             continue
         placed += 1
     starts = set(labels.values())

@@ -93,11 +93,11 @@ BRANCHES = {
 }
 
 #: A lane's round: its steps ([(place pairs of a take or None, trick)], a
-#: trick (first player out, exchanges, game finished, the game's cards)),
-#: whether it stopped for an empty queue, whether it plays on after the
-#: round, whether the block is done, and its deal at the refill (None, or
-#: (a new run, dry, (court cards of each hand))).
-Round = collections.namedtuple("Round", "steps stopped playing done deal")
+#: trick (first player out, exchanges, game finished, the game's cards);
+#: fewer than STEPS where it found the queue empty), whether it plays on
+#: after the round, whether the block is done, and its deal at the refill
+#: (None, or (a new run, dry, (court cards of each hand))).
+Round = collections.namedtuple("Round", "steps playing done deal")
 
 
 class Lane:
@@ -202,7 +202,7 @@ def schedule(games, deals, threads=THREADS, steps=STEPS, grab=GRAB):
                 queue.append(run[t])
                 deal[t] = (new, False, tuple(games.courts[run[t]]))
                 run[t] += 1
-        rounds.append([Round(taken[t], stopped[t], playing[t] is not None, done, deal[t])
+        rounds.append([Round(taken[t], playing[t] is not None, done, deal[t])
                        for t in range(threads)])
         if done:
             return rounds

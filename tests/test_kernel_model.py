@@ -1,7 +1,10 @@
 """benchmarks/gpu_kernel_model.py's issue model: the figures docs/gpu.md
 quotes for the kernels as they are, computed again (slow: NVRTC's compile,
-nvdisasm and some thousands of games). Where NVRTC or nvdisasm is missing
-(the `model` extra) the test skips, saying which. And the host program
+nvdisasm and some thousands of games), its control-flow graph of the SASS,
+and its agreement with benchmarks/gpu_sass_walk.py, the lane-by-lane walk
+of one version's SASS (checked in, so the walk itself needs no NVRTC).
+Where NVRTC or nvdisasm is missing (the `model` extra) a test skips, saying
+which. And the host program
 benchmarks/gpu_deal_cost.py counts, built against the kernels' headers as
 they are, so that it cannot fall behind them unseen."""
 
