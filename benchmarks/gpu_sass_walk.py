@@ -19,12 +19,12 @@ benchmarks/gpu_kernel_model.py's issue model against (tests/test_kernel_model.py
 the model charges the same blocks by the parts of the code its replay
 counts; this walk follows each lane through the code itself.
 
-Left out, by both: the launch's start and end (once a block), and what no
-game of the walk meets (a draw's rejection, about 1 in 2^26 draws; a
-snapshot, at 1,024 tricks; a game kept for the host; a length past 3,000
-cards): a branch to any of them raises. A new version of bg_sample moves
-its addresses: the walk is then of the version checked in, until its SASS
-and BRANCHES are read again.
+Left out, by both: the launch's start and end (once a block), and what
+ordinary games never run: a draw's rejection (about 1 in 2^26 draws) and a
+game kept for the host are taken not to happen; a game that would meet a
+snapshot (1,024 tricks) or a length past 3,000 cards stops the walk. A
+new version of bg_sample moves its addresses: the walk is then of the
+version checked in, until its SASS and BRANCHES are read again.
 """
 import argparse
 import collections
@@ -37,7 +37,8 @@ sys.path.insert(0, str(HERE))
 from gpu_kernel_model import Games, basic_blocks, read_sass  # noqa: E402
 
 #: The version walked: its commit, compiler and target, and its deck's sizes.
-VERSION = "kernel.cu and game.h of 5db91cb, NVRTC 12.9, sm_90, ring 32, 64 cards"
+COMMIT = "5db91cb"
+VERSION = f"kernel.cu and game.h of {COMMIT}, NVRTC 12.9, sm_90, ring 32, 64 cards"
 SASS = HERE / "gpu_sass_walk.sass"
 THREADS, STEPS, GRAB, LANES = 128, 16, 8, 32
 BRENT_START, SHARED_BINS, EXACT_LENGTHS = 1024, 1024, 3000

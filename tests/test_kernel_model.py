@@ -121,7 +121,7 @@ def test_the_issue_model_agrees_with_the_lane_by_lane_walk_of_its_sass_within_2_
     nvdisasm = model.tool("nvdisasm")
     if nvdisasm is None:
         pytest.skip("no nvdisasm to read the kernels' machine code with; pip install '.[model]'")
-    commit = walker.VERSION.split(" of ")[1].split(",")[0]
+    commit = walker.COMMIT
     try:
         texts = model.kernel_sources(commit)
     except SystemExit as error:
