@@ -1,6 +1,6 @@
 """An independent count of what bg_sample's warps run: its machine code walked lane by lane.
 
-    python3 benchmarks/gpu_sass_walk.py [--games N]
+    python3 benchmarks/gpu_sass_walk.py [--games N] [--games-per-block N]
 
 gpu_sass_walk.sass is bg_sample's SASS of one version (VERSION), checked
 in: no NVRTC or nvdisasm is needed to walk it. Real standard 26/26 deals
@@ -153,14 +153,14 @@ class Lane:
         return self.r51 != 0
 
 
-def schedule(games, deals, threads=THREADS, steps=STEPS, grab=GRAB):
-    """The rounds of one block playing `deals` deals, [[Round] a thread], as
+def schedule(games, first, last, threads=THREADS, steps=STEPS, grab=GRAB):
+    """The rounds of one block playing deals first .. last - 1, [[Round] a thread], as
     kernel.cu's flat loop hands them out: each step, in thread order, a lane
     without a game takes the queue's next or stops to the barrier; at the
     barrier, a refill when half the queue is free, threads 0 .. free - 1
     each dealing its run's next deal (`grab` deals a run)."""
     queue, playing = collections.deque(), [None] * threads
-    run, run_end, dry, next_run = [0] * threads, [0] * threads, [False] * threads, 0
+    run, run_end, dry, next_run = [0] * threads, [0] * threads, [False] * threads, first
     rounds = []
     while True:
         taken = [[] for _ in range(threads)]
@@ -195,11 +195,11 @@ def schedule(games, deals, threads=THREADS, steps=STEPS, grab=GRAB):
                 new = run[t] == run_end[t]
                 if new:
                     run[t], next_run = next_run, next_run + grab
-                    if run[t] >= deals:
+                    if run[t] >= last:
                         dry[t] = True
                         deal[t] = (True, True, None)
                         continue
-                    run_end[t] = min(run[t] + grab, deals)
+                    run_end[t] = min(run[t] + grab, last)
                 queue.append(run[t])
                 deal[t] = (new, False, tuple(games.courts[run[t]]))
                 run[t] += 1
@@ -273,30 +273,35 @@ class Played(Games):
                              "the walk reads (a snapshot, a long game's bin)")
 
 
-def walk(deals, sass=None):
-    """(warp-instructions a deal, threads active an instruction) of one block
-    of THREADS playing standard 26/26 deals 0 .. deals - 1."""
-    blocks = walked_blocks(sass if sass is not None else SASS.read_text())
+def walk(deals, per_block=None):
+    """(warp-instructions a deal, threads active an instruction) of blocks of
+    THREADS playing standard 26/26 deals 0 .. deals - 1, `per_block` a block
+    (all in one by default)."""
+    blocks = walked_blocks(SASS.read_text())
     games = Played(deals)
     issued = threads = 0
-    for round_ in schedule(games, deals):
-        for warp in range(THREADS // LANES):
-            lanes = [Lane(t, round_[t]) for t in range(warp * LANES, (warp + 1) * LANES)]
-            counted = walk_warp(blocks, lanes)
-            issued += counted[0]
-            threads += counted[1]
+    for first in range(0, deals, per_block or deals):
+        for round_ in schedule(games, first, min(first + (per_block or deals), deals)):
+            for warp in range(THREADS // LANES):
+                lanes = [Lane(t, round_[t]) for t in range(warp * LANES, (warp + 1) * LANES)]
+                counted = walk_warp(blocks, lanes)
+                issued += counted[0]
+                threads += counted[1]
     return issued / deals, threads / issued
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4096, help="standard 26/26 deals walked (4,096)")
+    parser.add_argument("--games", type=int, default=32768,
+                        help="standard 26/26 deals walked (32,768, as the issue model's table)")
+    parser.add_argument("--games-per-block", type=int, default=16384, help="deals a block plays (16,384)")
     args = parser.parse_args()
-    if args.games < 1:
-        parser.error("--games takes at least 1")
-    each, active = walk(args.games)
-    print(f"bg_sample walked lane by lane ({VERSION}): {args.games:,} standard 26/26 deals in a block of "
-          f"{THREADS} threads, a count of the version checked in, not a measurement")
+    if args.games < 1 or args.games_per_block < 1:
+        parser.error("--games and --games-per-block take at least 1")
+    each, active = walk(args.games, args.games_per_block)
+    print(f"bg_sample walked lane by lane ({VERSION}): {args.games:,} standard 26/26 deals (seed 2026), "
+          f"blocks of {THREADS} threads playing {args.games_per_block:,} each; a count of the version "
+          "checked in, not a measurement")
     print(f"warp-instructions a deal {each:,.1f}   threads an instruction {active:.1f}   SIMT {active / LANES:.2f}")
 
 
