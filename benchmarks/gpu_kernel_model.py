@@ -521,14 +521,14 @@ def part_costs(instructions, labels, spans):
                                                  for o in cycles)]
     passes = {c: every_pass(instructions, labels, c[0], c[1]) for c in own}
     # A loop the compiler unswitched (the shuffle: a copy that places each
-    # card as it is drawn, a copy for a split drawn after) has a cycle in
-    # each copy, and a lane runs one: the loop is charged its longest. (An
-    # unrolled loop's cycles, a step of several iterations and one of the
-    # rest, both run.)
+    # card as it is drawn, a shorter one for a split drawn after) has a
+    # cycle in each copy, and a lane runs one: the loop is charged its
+    # longest, "<loop> twin" its shorter. (An unrolled loop's cycles, a step
+    # of several iterations and one of the rest, both run.)
     single = [c for c in own if counter_step(instructions, [c]) == 1]
-    copies = [c for c in single if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
-                                       for o in single if o[2] == c[2] and o != c)]
-    own = [c for c in own if c not in copies]
+    twins = [c for c in single if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
+                                      for o in single if o[2] == c[2] and o != c)]
+    own = [c for c in own if c not in twins]
     # The label of a region opened before a cycle: where its lanes go on together.
     ends = [(k, at[labels[r.group(1)]]) for k, i in enumerate(instructions) for r in [REGION.search(i.text)] if r]
     exits = collections.defaultdict(list)
@@ -543,7 +543,7 @@ def part_costs(instructions, labels, spans):
         mine = min(held)[1] if held else None
         loop = mine[2] if mine else None
         if loop and any(c[0] <= k <= c[1] and c[2] == loop and c not in own for c in cycles) \
-                or any(c[0] <= k <= c[1] for c in copies):
+                or any(c[0] <= k <= c[1] for c in twins):
             continue
         if loop and k in passes[mine]:
             cycle[loop].append(k)
@@ -592,6 +592,8 @@ def part_costs(instructions, labels, spans):
                 remainder = len(copies) / (unroll - 1)
                 once = [k for k in once if k not in set(copies)]
         costs[name] = Cost(len(once), len(cycle[name]), unroll, remainder, len(exits[name]))
+    for start, end, loop in twins:
+        costs[f"{loop} twin"] = costs[loop]._replace(cycle=len(passes[(start, end, loop)]))
     return costs, len(instructions) - placed
 
 
@@ -799,7 +801,7 @@ def replay(games, first, last, costs, threads, steps, deck, drawn, grab=8, brent
         courts[:, fresh] = games.courts[np.arange(dealt - fresh.sum(), dealt)].T
         issue.charge("deal", fresh)
         issue.charge("places", fresh, places)
-        issue.charge("shuffle", fresh, n_courts)
+        issue.charge("shuffle twin" if drawn and "shuffle twin" in costs else "shuffle", fresh, n_courts)
         issue.charge("split", fresh & drawn)
         issue.charge("placement", fresh & drawn, n_courts)
         issue.charge("put hand 0", fresh, courts[0])
@@ -811,7 +813,8 @@ def replay(games, first, last, costs, threads, steps, deck, drawn, grab=8, brent
 #: it), a take from the queue, the dealing, the barriers.
 GROUPS = {"play": {"loop", "step", "trick", "runout", "exchange", "paid", "payer out", "copy", "snapshot", "end"},
           "take": {"queue", "take", "take loop", "take loop 0", "take loop 1"},
-          "deal": {"grab", "new run", "deal", "places", "shuffle", "split", "placement", "put hand 0", "put hand 1"},
+          "deal": {"grab", "new run", "deal", "places", "shuffle", "shuffle twin", "split", "placement",
+                   "put hand 0", "put hand 1"},
           "barrier": {"round", "leader"}}
 
 
