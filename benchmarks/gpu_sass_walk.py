@@ -42,6 +42,7 @@ VERSION = f"kernel.cu and game.h of {COMMIT}, NVRTC 12.9, sm_90, ring 32, 64 car
 SASS = HERE / "gpu_sass_walk.sass"
 THREADS, STEPS, GRAB, LANES = 128, 16, 8, 32
 BRENT_START, SHARED_BINS, EXACT_LENGTHS = 1024, 1024, 3000
+TOTAL, COURTS = 52, 16              # the standard deck's cards and court cards
 ROUND, DONE = 0x1310, 0x7170        # the flat loop's head; the code after it
 
 #: What each conditional branch of a sample's path tests, by its address:
@@ -71,7 +72,7 @@ BRANCHES = {
     0x3760: lambda lane: not lane.round.deal[0],            # run == run_end: a new run
     0x3900: lambda lane: not lane.round.deal[1],            # run >= count: dry
     0x3c40: lambda lane: False,                             # bg_deal_random: places >= 1
-    # The free places' words, (total + 3) / 4 = 13 of them, unrolled by 4:
+    # The free places' words, (TOTAL + 3) / 4 = 13 of them, unrolled by 4:
     # passes of 16 words, a block of 8, passes of 4, then the last 1 to 3.
     0x3ce0: lambda lane: lane.words(),                      # n - 1 < 3: no unrolled pass
     0x3d30: lambda lane: lane.r51 <= 0,
@@ -85,7 +86,7 @@ BRANCHES = {
     0x4390: lambda lane: lane.start(0),                     # n_courts >= 1
     0x43b0: lambda lane: True,                              # !drawn: the copy that places as it draws
     0x4cb0: lambda lane: True,                              # bg_below: low >= n, no rejection
-    0x5340: lambda lane: lane.trip() < 16,                  # the next court card
+    0x5340: lambda lane: lane.trip() < COURTS,              # the next court card
     0x5360: lambda lane: True,                              # if (drawn)
     0x69e0: lambda lane: lane.start(lane.round.deal[2][0] == 0),   # bg_put_hand 0: while (bits)
     0x6c10: lambda lane: lane.trip() < lane.round.deal[2][0],
@@ -128,8 +129,8 @@ class Lane:
     # The places loop's counters as the SASS keeps them: r49 the words
     # after the unrolled passes, r51 those left for them, p0 set until a
     # pass of 16 or the block of 8 runs.
-    def words(self, total=52):
-        n = (total + 3) // 4
+    def words(self):
+        n = (TOTAL + 3) // 4
         self.r49, self.r51, self.p0 = n & 3, n - (n & 3), True
         return n - 1 < 3
 
