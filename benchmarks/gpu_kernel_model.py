@@ -270,6 +270,7 @@ PARTS_OF_A_STEP = [
     ("rejection", "random.h", "bg_below", r"if \(low < n\) \{", "block"),
     ("kept", "kernel.cu", "bg_keep", None, "function"),
     ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "block"),
+    # (This if's test too: only a length past the exact ones comes to it.)
     ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "line"),
     ("long game", "kernel.cu", "bg_record", r"BG_ADD64\(&l->lengths\[bin\], 1\);", "line"),
     ("put hand 0", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 0,"),
@@ -315,10 +316,9 @@ NO_FALL = re.compile(r"^(BRA|BRX|JMP|EXIT|RET)\b")
 
 def basic_blocks(instructions, labels):
     """The control-flow graph of a kernel's SASS, [Block] in address order:
-    a block starts at a branch's target (a label) and ends at a branch, an
-    EXIT, a RET, a BREAK or a CALL. BSSY opens a convergence region whose
-    BSYNC (at the BSSY's label) waits for the lanes that entered it, so a
-    BSYNC starts a block too: it is a label."""
+    a block starts at a label (a branch's target, or a BSSY's: where the
+    lanes of its convergence region go on together after its BSYNC) and
+    ends at a branch, an EXIT, a RET, a BREAK or a CALL."""
     starts = set(labels.values())
     blocks, first = [], 0
     for k, instruction in enumerate(instructions):
