@@ -31,18 +31,28 @@ nvidia-cuda-nvdisasm wheel); a CUDA toolkit's nvdisasm on PATH serves too.
    (engine.steps_between), a lane whose game ended takes the next dealt game
    of the block's queue or idles to the barrier when it is empty, a refill
    when half the queue is free in which threads 0 .. free - 1 deal one game
-   each. Each step charges each warp the SASS instructions of the parts its
-   lanes run (PARTS_OF_A_STEP, found by the source lines of the
-   instructions): a part once if any lane runs it, a loop (a trick's
-   exchanges, a take's copy, a hand's court cards in the dealing) for the
-   most trips among the warp's lanes, as a warp issues them. Out come the
-   warp-instructions a deal, the active threads an instruction issued
-   (SIMT efficiency: that over 32) and the deals a second they allow one
-   H200 (132 multiprocessors of 4 schedulers at 1.98 GHz) at 0.6 to 0.9
-   instructions issued a cycle a scheduler. A step's instructions wait on
-   nothing here: latencies, bank conflicts and occupancy are in the issue
-   rate, which only a device measures. With --against REV, the kernel of
-   that git revision is modelled beside this one, on the same games.
+   each. Each step charges each warp the SASS's basic blocks (basic_blocks:
+   the control-flow graph, split at labels and after branches) of the parts
+   its lanes run (PARTS_OF_A_STEP; a block is of the part most of its
+   instructions' source lines are in): a part's blocks once if any lane
+   runs it; a loop's (a trick's exchanges, a take's copy, a hand's court
+   cards in the dealing) blocks that every pass runs, whatever their source
+   lines, for the most trips among the warp's lanes, as a warp issues them.
+   A loop's exit, the blocks from its cycle to the BSYNC where its lanes
+   wait for the rest, runs once a warp if the lanes that left it wait
+   there together, or once for each group of lanes that leaves at the same
+   trip, as independent thread scheduling may run it: both figures are
+   printed, the first the one quoted. Out come the warp-instructions a
+   deal, the active threads an instruction issued (SIMT efficiency: that
+   over 32) and the deals a second they allow one H200 (132
+   multiprocessors of 4 schedulers at 1.98 GHz) at 0.6 to 0.9 instructions
+   issued a cycle a scheduler. A step's instructions wait on nothing here:
+   latencies, bank conflicts and occupancy are in the issue rate, which
+   only a device measures. With --against REV, the kernel of that git
+   revision is modelled beside this one, on the same games.
+   benchmarks/gpu_sass_walk.py counts the same code independently, lane by
+   lane through its blocks, for the version it holds; the model agrees with
+   it within 2 % (tests/test_kernel_model.py).
 """
 import argparse
 import collections
@@ -159,52 +169,21 @@ def tool(name):
 
 
 def machine_code(nvdisasm, cubin, texts):
-    """{kernel: (local accesses, reconverges)} from the SASS of `cubin`
-    (built with -lineinfo): {part: [LDL, STL]} counted by the function (GAME_FILES')
-    each instruction comes from, and whether the warp reconverges after
-    every game: whether the trick loop (the span of the branches back from
-    game code to game code) lies inside a convergence region (a BSSY before
-    it, its BSYNC after it) that holds no branch back to before the loop (no
-    loop over deals), so that its threads wait at the BSYNC for the longest
-    game of the warp."""
+    """{kernel: {part: [LDL, STL]}} from the SASS of `cubin` (built with
+    -lineinfo), counted by the function (GAME_FILES') each instruction comes from."""
     spans = functions_of(texts)
     kernels = {}
-    for kernel_name, (instructions, labels) in read_sass(disassemble(nvdisasm, cubin)).items():
-        kernel = kernels[kernel_name] = {"counts": {part: [0, 0] for part in [*PARTS, "the rest"]},
-                                         "labels": labels, "regions": [], "branches": [], "game": []}
-        for address, text, chain in instructions:
+    for kernel_name, (instructions, _) in read_sass(disassemble(nvdisasm, cubin)).items():
+        counts = kernels[kernel_name] = {part: [0, 0] for part in [*PARTS, "the rest"]}
+        for _, text, chain in instructions:
             where = chain[0] if chain else None         # the innermost inlined call's line
             name = next((n for file, first, last, n in spans
                          if where and where[0] == file and first <= where[1] <= last), None)
-            if name == "bg_step":
-                # A trick's own loop (its exchanges, where the compiler gives
-                # bg_head's lines too) reconverges each trick, not each game.
-                kernel["game"].append(address)
-            region = re.search(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)", text)
-            if region:
-                kernel["regions"].append((address, region.group(1)))
-            branch = re.search(r"\bBRA\b.*?(\.L_x_\d+)", text)
-            if branch:
-                kernel["branches"].append((address, branch.group(1)))
             access = re.search(r"\b(LDL|STL)(\.\w+)*\s", text)
             if access:
                 part = next((p for p, names in PARTS.items() if name in names), "the rest")
-                kernel["counts"][part][access.group(1) == "STL"] += 1
-    result = {}
-    for name, kernel in kernels.items():
-        game, labels = set(kernel["game"]), kernel["labels"]
-        loop = [(labels[target], at) for at, target in kernel["branches"]
-                if at in game and labels.get(target, at) < at and labels[target] in game]
-        waits = False
-        if loop:
-            head, tail = min(loop)[0], max(at for _, at in loop)
-            for start, label in kernel["regions"]:
-                end = labels.get(label, -1)
-                if start < head and end > tail:
-                    waits |= not any(start <= at < end and labels.get(target, head) < head
-                                     for at, target in kernel["branches"])
-        result[name] = (kernel["counts"], waits)
-    return result
+                counts[part][access.group(1) == "STL"] += 1
+    return kernels
 
 
 def compiled_figures(arches, ring, cards):
@@ -217,7 +196,7 @@ def compiled_figures(arches, ring, cards):
         print("SASS: nvdisasm not found (pip install '.[model]'): local loads and stores left out")
     print()
     print(f"{'arch':6} {'kernel':10} {'regs':>5} {'stack B':>8} {'spills st/ld':>13} {'smem static/dyn':>16} "
-          f"{'blocks/SM':>10} {'occupancy':>10} {'reconverges':>11}   "
+          f"{'blocks/SM':>10} {'occupancy':>10}   "
           "LDL/STL: per trick, loop check, dealing, the rest")
     for arch in arches:
         cubin, log = cuda.compile_program(arch, ring, ["--ptxas-options=-v", "-lineinfo"], cards)
@@ -226,12 +205,11 @@ def compiled_figures(arches, ring, cards):
         for kernel in cuda.KERNELS:
             f = figures[kernel]
             blocks, occupied = occupancy(arch, f["registers"], f["shared"], threads)
-            local, waits = code.get(kernel, (None, None))
+            local = code.get(kernel)
             said = ", ".join(f"{a}/{b}" for a, b in local.values()) if local else "-"
-            waits = "-" if waits is None else "yes" if waits else "no"
             print(f"{arch:6} {kernel:10} {f['registers']:5} {f['stack']:8,} "
                   f"{f['spill_stores']:>6}/{f['spill_loads']:<6} {f['shared']:>10,}/0     "
-                  f"{blocks:10} {occupied:10.0%} {waits:>11}   {said}")
+                  f"{blocks:10} {occupied:10.0%}   {said}")
 
 
 # ---------------------------------------------------------------- the issue model
@@ -292,6 +270,9 @@ PARTS_OF_A_STEP = [
     ("rejection", "random.h", "bg_below", r"if \(low < n\) \{", "block"),
     ("kept", "kernel.cu", "bg_keep", None, "function"),
     ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "block"),
+    # (This if's test too: only a length past the exact ones comes to it.)
+    ("long game", "lengths.h", "bg_length_bin", r"if \(cards < BG_LENGTHS_TOP\)", "line"),
+    ("long game", "kernel.cu", "bg_record", r"BG_ADD64\(&l->lengths\[bin\], 1\);", "line"),
     ("put hand 0", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 0,"),
     ("put hand 1", "game.h", "bg_put_hand", r"while \(bits\) \{", "block", r"bg_put_hand\(e, 1,"),
 ]
@@ -299,7 +280,8 @@ PARTS_OF_A_STEP = [
 #: The loops whose trips the replay counts. A part the replay never charges
 #: is taken never to run: "rejection", a draw's second try (at most 1 in
 #: 2^26 draws of the standard deck); "kept" and "long game", a game handed
-#: to the host and a length past 3,000 cards (1 in 1.5 * 10^6 games);
+#: to the host and a length past 3,000 cards (1 in 1.5 * 10^6 games) or
+#: past 1,023, its bin in global memory (1 in 110 standard games);
 #: "compare", Brent's comparison past a snapshot's sizes.
 LOOPS = {"exchange", "copy", "take loop", "take loop 0", "take loop 1", "places", "shuffle", "placement",
          "put hand 0", "put hand 1"}
@@ -312,8 +294,43 @@ Instruction = collections.namedtuple("Instruction", "address text chain")
 #: A part's instructions: run once when a lane enters it (`once`); its loop's
 #: cycle, run once a trip (`cycle`, a trip `unroll` iterations of the source
 #: loop); an unrolled loop's finishing copies of its body, `remainder`
-#: instructions for each of the iterations modulo `unroll`.
-Cost = collections.namedtuple("Cost", "once cycle unroll remainder")
+#: instructions for each of the iterations modulo `unroll`; its exit
+#: (`exit`), the blocks from the end of the cycle to the BSYNC where the
+#: lanes that left it wait for the rest, run once a warp if the lanes leave
+#: together, once an exit group (the lanes that leave at the same trip) if
+#: each group runs its exit as it leaves (independent thread scheduling).
+Cost = collections.namedtuple("Cost", "once cycle unroll remainder exit")
+
+#: A basic block of the SASS: its instructions `first` .. `last` (indices),
+#: the addresses it may branch to, whether it may fall through to the next.
+Block = collections.namedtuple("Block", "first last targets falls")
+
+#: A convergence region's opening (its label: where its lanes go on
+#: together, after its BSYNC); the instructions that end a basic block, and
+#: those of them after which the next instruction is not reached (unless
+#: predicated).
+REGION = re.compile(r"\bBSSY\s+B\d+,\s*`?\(?(\.L_x_\d+)")
+ENDS_BLOCK = re.compile(r"\b(BRA|BRX|JMP|EXIT|RET|BREAK|CALL|KILL)\b")
+NO_FALL = re.compile(r"^(BRA|BRX|JMP|EXIT|RET)\b")
+
+
+def basic_blocks(instructions, labels):
+    """The control-flow graph of a kernel's SASS, [Block] in address order:
+    a block starts at a label (a branch's target, or a BSSY's: where the
+    lanes of its convergence region go on together after its BSYNC) and
+    ends at a branch, an EXIT, a RET, a BREAK or a CALL."""
+    starts = set(labels.values())
+    blocks, first = [], 0
+    for k, instruction in enumerate(instructions):
+        last = k + 1 == len(instructions)
+        if not last and instructions[k + 1].address not in starts and not ENDS_BLOCK.search(instruction.text):
+            continue
+        text = instruction.text
+        targets = tuple(labels[name] for name in re.findall(r"(\.L_x_\d+)", text)
+                        if re.search(r"\b(BRA|BRX|JMP)\b", text) and name in labels)
+        blocks.append(Block(first, k, targets, not NO_FALL.match(text)))
+        first = k + 1
+    return blocks
 
 
 def function_span(lines, name):
@@ -367,7 +384,12 @@ def part_spans(texts):
             continue
         for n in range(first, last + 1):
             if re.search(anchor, lines[n - 1].strip()):
-                spans.append((name, file, *statement_span(lines, n, kind), through))
+                first, last = statement_span(lines, n, kind)
+                # An if's test runs for every lane that comes to it: its
+                # line is the enclosing part's, the part its body.
+                if kind == "block" and re.match(r"\s*(\} else )?if \(", lines[n - 1]):
+                    first += 1
+                spans.append((name, file, first, last, through))
     return spans
 
 
@@ -423,38 +445,110 @@ def read_sass(sass):
     return kernels
 
 
-def part_costs(instructions, labels, spans):
-    """({part: Cost}, instructions in no part). A cycle is the span of a
-    branch back to an earlier label; it is a counted loop's where its
-    branch's line is in the loop's code (the smallest such loop), the
-    loop's own cycle where no larger cycle of the same loop holds it. An
-    instruction inside a loop's own cycle is the cycle's, unless it is of a
-    part within the loop (an exit of the exchanges, a draw's rejection),
-    which is charged as that part is; one inside a smaller cycle of the
-    loop (the rejection's own) is taken never to go round."""
+def block_parts(instructions, labels, spans):
+    """Each instruction's part, by its basic block: the part most of the
+    block's instructions come from by their source lines (ties: the first;
+    None, no part, where most are in none: the launch's set-up). A block runs
+    whole or not at all, so its few instructions that the compiler gives
+    another part's lines (a test, an address) are run as its own are."""
     parts = [part_of(i.chain, spans) for i in instructions]
-    loops = [span for span in spans if span[0] in LOOPS]
+    at = {i.address: k for k, i in enumerate(instructions)}
+    blocks = basic_blocks(instructions, labels)
+    for block in blocks:
+        part = collections.Counter(parts[block.first:block.last + 1]).most_common(1)[0][0]
+        parts[block.first:block.last + 1] = [part] * (block.last - block.first + 1)
+    # A BSYNC alone in its block is run by every lane that entered its
+    # region: it is of the part of the block that opened it (its BSSY; the
+    # region's label is where the lanes go on together, after the BSYNC).
+    lone = {b.first for b in blocks if b.first == b.last}
+    for k, instruction in enumerate(instructions):
+        region = REGION.search(instruction.text)
+        closing = at[labels[region.group(1)]] - 1 if region else None
+        if closing in lone and instructions[closing].text.startswith("BSYNC"):
+            parts[closing] = parts[k]
+    return parts
 
-    def within(chain, loop):
-        return any(name == loop and where == file and first <= line <= last
-                   for name, where, first, last, _ in loops for file, line in chain)
 
+def every_pass(instructions, labels, start, end):
+    """The instructions of the cycle start .. end (a branch back at `end` to
+    `start`) that every pass runs: those of the blocks that no path from its
+    first block to its last goes round (each block dominates the branch back)."""
+    blocks = [b for b in basic_blocks(instructions, labels) if start <= b.first and b.last <= end]
+    number = {instructions[b.first].address: n for n, b in enumerate(blocks)}
+
+    def reaches(avoid):
+        seen, todo = {0}, [0]
+        while todo:
+            n = todo.pop()
+            if n == len(blocks) - 1:
+                return True
+            nexts = [number[t] for t in blocks[n].targets if t in number]
+            nexts += [n + 1] if blocks[n].falls and n + 1 < len(blocks) else []
+            for m in nexts:
+                if m != avoid and m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        return False
+    return {k for n, b in enumerate(blocks) if n in (0, len(blocks) - 1) or not reaches(n)
+            for k in range(b.first, b.last + 1)}
+
+
+def part_costs(instructions, labels, spans):
+    """({part: Cost}, instructions in no part), by basic blocks. A cycle is
+    the span of a branch back to an earlier label; it is a counted loop's
+    where its branch's block is of the loop's part, the loop's own cycle
+    where no larger cycle of the same loop holds it. A block of a loop's own
+    cycle that every pass runs is the cycle's, whatever its source lines; one
+    that only some passes run (a draw's rejection) is charged as its part is;
+    one inside a smaller cycle of the loop (the rejection's own) is taken
+    never to go round. The blocks after a cycle up to the BSYNC that closes
+    the convergence region around it, all of the loop's part, are its exit."""
+    parts = block_parts(instructions, labels, spans)
     at = {i.address: k for k, i in enumerate(instructions)}
     cycles = []
     for k, i in enumerate(instructions):
         found = re.search(r"\bBRA\b.*?(\.L_x_\d+)", i.text)
         if found and labels.get(found.group(1), i.address) < i.address:
-            cycles.append((at[labels[found.group(1)]], k, part_of(i.chain, loops)))
+            loop = parts[k] if parts[k] in LOOPS else None
+            cycles.append((at[labels[found.group(1)]], k, loop))
+    # The steps' loop (the cycle that branches back from its code): its
+    # code outside that cycle, the loop's set-up and end, runs once a round.
+    steps = [(start, end) for start, end, _ in cycles if parts[end] == "loop"]
+    for k, part in enumerate(parts):
+        if part == "loop" and not any(start <= k <= end for start, end in steps):
+            parts[k] = "round"
     own = [c for c in cycles if c[2] and not any(o != c and o[2] == c[2] and o[0] <= c[0] and c[1] <= o[1]
                                                  for o in cycles)]
+    passes = {c: every_pass(instructions, labels, c[0], c[1]) for c in own}
+    # A loop the compiler unswitched (the shuffle: a copy that places each
+    # card as it is drawn, a shorter one for a split drawn after) has a
+    # cycle in each copy, and a lane runs one: the loop is charged its
+    # longest, "<loop> twin" its shorter. (An unrolled loop's cycles, a step
+    # of several iterations and one of the rest, both run.)
+    single = [c for c in own if counter_step(instructions, [c]) == 1]
+    twins = [c for c in single if any(len(passes[o]) > len(passes[c]) or (len(passes[o]) == len(passes[c]) and o < c)
+                                      for o in single if o[2] == c[2] and o != c)]
+    own = [c for c in own if c not in twins]
+    # The label of a region opened before a cycle: where its lanes go on together.
+    ends = [(k, at[labels[r.group(1)]]) for k, i in enumerate(instructions) for r in [REGION.search(i.text)] if r]
+    exits = collections.defaultdict(list)
+    for start, end, loop in own:
+        after = min((label for k, label in ends if k < start and label > end), default=None)
+        if after is not None and all(p == loop for p in parts[end + 1:after]):
+            exits[loop] += range(end + 1, after)
+    exiting = {k for ks in exits.values() for k in ks}
     rest, cycle, placed = collections.defaultdict(list), collections.defaultdict(list), 0
     for k, part in enumerate(parts):
-        held = [(end - start, loop) for start, end, loop in own if start <= k <= end]
-        loop = min(held)[1] if held else None
-        if loop and any(c[0] <= k <= c[1] and c[2] == loop and c not in own for c in cycles):
+        held = [(end - start, (start, end, loop)) for start, end, loop in own if start <= k <= end]
+        mine = min(held)[1] if held else None
+        loop = mine[2] if mine else None
+        if loop and any(c[0] <= k <= c[1] and c[2] == loop and c not in own for c in cycles) \
+                or any(c[0] <= k <= c[1] for c in twins):
             continue
-        if loop and (part == loop or not within(instructions[k].chain, loop)):
+        if loop and k in passes[mine]:
             cycle[loop].append(k)
+        elif k in exiting:
+            pass
         elif part:
             rest[part].append(k)
         else:
@@ -466,7 +560,7 @@ def part_costs(instructions, labels, spans):
         return bool(re.match(r"(@!?P\d\s+)?ST[SLG]\b", instruction.text))
 
     costs = {}
-    for name in set(rest) | set(cycle):
+    for name in set(rest) | set(cycle) | set(exits):
         # A counted loop that the compiler unrolled: its cycle holds `unroll`
         # copies of the body, and the code after it the copies that finish
         # the last iterations, the rest's basic blocks that store (the
@@ -497,7 +591,9 @@ def part_costs(instructions, labels, spans):
             if unroll > 1 and copies:
                 remainder = len(copies) / (unroll - 1)
                 once = [k for k in once if k not in set(copies)]
-        costs[name] = Cost(len(once), len(cycle[name]), unroll, remainder)
+        costs[name] = Cost(len(once), len(cycle[name]), unroll, remainder, len(exits[name]))
+    for start, end, loop in twins:
+        costs[f"{loop} twin"] = costs[loop]._replace(cycle=len(passes[(start, end, loop)]))
     return costs, len(instructions) - placed
 
 
@@ -586,6 +682,9 @@ class Issue:
     def __init__(self, costs, threads):
         self.costs, self.threads, self.warps = costs, threads, -(-threads // LANES)
         self.instructions = self.threads_issued = 0
+        # What independent thread scheduling adds: a loop's exit run once by
+        # each group of lanes that leaves it at the same trip, not once a warp.
+        self.exit_groups = 0
         self.parts = collections.Counter()      # warp-instructions by part
 
     def charge(self, name, lanes, trips=None):
@@ -602,13 +701,18 @@ class Issue:
         padded = np.zeros(self.warps * LANES, bool)
         padded[:self.threads] = lanes
         runs = padded.reshape(self.warps, LANES)
-        self.instructions += cost.once * int(runs.any(axis=1).sum())
-        self.threads_issued += cost.once * int(runs.sum())
+        self.instructions += (cost.once + cost.exit) * int(runs.any(axis=1).sum())
+        self.threads_issued += (cost.once + cost.exit) * int(runs.sum())
         if trips is None or not (cost.cycle or cost.remainder):
             return
         counts = np.zeros(self.warps * LANES, np.int64)
         counts[:self.threads] = np.where(lanes, trips, 0)
         counts = counts.reshape(self.warps, LANES)
+        if cost.exit:
+            # The distinct trips among each warp's lanes that run the loop.
+            ordered = np.sort(np.where(runs, counts, -1), axis=1)
+            groups = ((np.diff(ordered, axis=1) != 0) & (ordered[:, 1:] >= 0)).sum(axis=1) + (ordered[:, 0] >= 0)
+            self.exit_groups += cost.exit * int((groups - runs.any(axis=1)).sum())
         passes = counts // cost.unroll
         self.instructions += cost.cycle * int(passes.max(axis=1).sum())
         self.threads_issued += cost.cycle * int(passes.sum())
@@ -697,7 +801,7 @@ def replay(games, first, last, costs, threads, steps, deck, drawn, grab=8, brent
         courts[:, fresh] = games.courts[np.arange(dealt - fresh.sum(), dealt)].T
         issue.charge("deal", fresh)
         issue.charge("places", fresh, places)
-        issue.charge("shuffle", fresh, n_courts)
+        issue.charge("shuffle twin" if drawn and "shuffle twin" in costs else "shuffle", fresh, n_courts)
         issue.charge("split", fresh & drawn)
         issue.charge("placement", fresh & drawn, n_courts)
         issue.charge("put hand 0", fresh, courts[0])
@@ -709,7 +813,8 @@ def replay(games, first, last, costs, threads, steps, deck, drawn, grab=8, brent
 #: it), a take from the queue, the dealing, the barriers.
 GROUPS = {"play": {"loop", "step", "trick", "runout", "exchange", "paid", "payer out", "copy", "snapshot", "end"},
           "take": {"queue", "take", "take loop", "take loop 0", "take loop 1"},
-          "deal": {"grab", "new run", "deal", "places", "shuffle", "split", "placement", "put hand 0", "put hand 1"},
+          "deal": {"grab", "new run", "deal", "places", "shuffle", "shuffle twin", "split", "placement",
+                   "put hand 0", "put hand 1"},
           "barrier": {"round", "leader"}}
 
 
@@ -735,7 +840,10 @@ def issue_model(games, per_block, builds, arch):
           f"{arch}; deals a second on one H200 at "
           f"{', '.join(str(r) for r in ISSUE_RATES)} warp-instructions issued a cycle a scheduler")
     print()
-    print(f"{'shape':24} {'steps':>5} {'tricks':>6}  {'kernel':10} {'warp-instr/deal':>15} "
+    print("warp-instr/deal: each loop's exit (to the BSYNC where its lanes wait for the rest) run once a warp; "
+          "exit groups: once by each group of lanes that leaves it at the same trip, as independent thread "
+          "scheduling may run it (deals a second from the first)")
+    print(f"{'shape':24} {'steps':>5} {'tricks':>6}  {'kernel':10} {'warp-instr/deal':>15} {'exit groups':>12} "
           f"{'play':>6} {'take':>5} {'deal':>5} {'barrier':>7} {'threads/instr':>13} {'SIMT':>5}  "
           "deals/s at " + " / ".join(str(r) for r in ISSUE_RATES))
     for name, deck, split in SHAPES:
@@ -743,18 +851,20 @@ def issue_model(games, per_block, builds, arch):
         between = steps_between(deck, split)
         played = Games(deck, split, games)
         for label, costs in compiled:
-            issued = threads_issued = 0
+            issued = threads_issued = grouped = 0
             parts = collections.Counter()
             for first in range(0, games, per_block):
                 issue = replay(played, first, min(first + per_block, games), costs, threads, between, deck,
                                split == "random")
                 issued += issue.instructions
+                grouped += issue.exit_groups
                 threads_issued += issue.threads_issued
                 parts += issue.parts
             each = issued / games
             groups = [sum(parts[p] for p in group) / games for group in GROUPS.values()]
             speeds = " / ".join(f"{r * rate / each / 1e9:.2f}" for r in ISSUE_RATES)
             print(f"{name:24} {between:5} {played.mean_tricks():6.1f}  {label:10} {each:15,.0f} "
+                  f"{(issued + grouped) / games:12,.0f} "
                   + " ".join(f"{g:{w},.0f}" for g, w in zip(groups, (6, 5, 5, 7)))
                   + f" {threads_issued / issued:13.1f} {threads_issued / issued / LANES:5.2f}  "
                   f"{speeds} * 10^9")

@@ -1,7 +1,10 @@
 """benchmarks/gpu_kernel_model.py's issue model: the figures docs/gpu.md
 quotes for the kernels as they are, computed again (slow: NVRTC's compile,
-nvdisasm and some thousands of games). Where NVRTC or nvdisasm is missing
-(the `model` extra) the test skips, saying which. And the host program
+nvdisasm and some thousands of games), its control-flow graph of the SASS,
+and its agreement with benchmarks/gpu_sass_walk.py, the lane-by-lane walk
+of one version's SASS (checked in, so the walk itself needs no NVRTC).
+Where NVRTC or nvdisasm is missing (the `model` extra) a test skips, saying
+which. And the host program
 benchmarks/gpu_deal_cost.py counts, built against the kernels' headers as
 they are, so that it cannot fall behind them unseen."""
 
@@ -61,6 +64,80 @@ def test_the_issue_model_gives_the_figures_the_gpu_page_quotes_for_this_kernel()
     each, simt = issue.instructions / 8192, issue.threads_issued / issue.instructions / model.LANES
     page, page_simt = quoted["standard 26/26"]
     assert abs(each / page - 1) < 0.04 and abs(simt - page_simt) < 0.03, (version, each, simt, page, page_simt)
+
+
+def _walk():
+    spec = importlib.util.spec_from_file_location("gpu_sass_walk", ROOT / "benchmarks" / "gpu_sass_walk.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_control_flow_graph_of_the_walked_sass_ends_its_blocks_at_branches_and_starts_them_at_labels():
+    """gpu_kernel_model.basic_blocks on the SASS checked in beside the walk:
+    the blocks cover the code end to end, every branch's target and every
+    convergence region's end (a BSSY's label) starts one, and the trick's
+    exchange loop is one block of 24 instructions that branches back to itself."""
+    model = _model()
+    instructions, labels = model.read_sass((ROOT / "benchmarks" / "gpu_sass_walk.sass").read_text())["bg_sample"]
+    blocks = model.basic_blocks(instructions, labels)
+    assert [b.first for b in blocks] == [0] + [b.last + 1 for b in blocks[:-1]]
+    assert blocks[-1].last == len(instructions) - 1
+    starts = {instructions[b.first].address for b in blocks}
+    assert {t for b in blocks for t in b.targets} <= starts
+    regions = [re.search(r"BSSY B\d+, `\((\.L_x_\d+)", i.text) for i in instructions]
+    assert {labels[r.group(1)] for r in regions if r} <= starts
+    for b in blocks:
+        last = instructions[b.last].text
+        assert b.falls == (not re.match(r"(BRA|EXIT|RET)\b", last)), last
+    loops = [b for b in blocks if instructions[b.first].address in b.targets]
+    assert 24 in [b.last - b.first + 1 for b in loops], loops
+
+
+def test_the_walk_reads_every_branch_a_block_of_standard_deals_takes():
+    """benchmarks/gpu_sass_walk.py on the SASS checked in (no NVRTC needed):
+    a block's lanes walk every round of 1,024 deals to the kernel's end without
+    meeting a branch BRANCHES does not read, and count about what a deal
+    issues (the issue model's 500 to 600)."""
+    each, active = _walk().walk(1024)
+    assert 450 < each < 650 and 8 < active < 32, (each, active)
+
+
+@pytest.mark.slow
+def test_the_issue_model_agrees_with_the_lane_by_lane_walk_of_its_sass_within_2_percent():
+    """The issue model of the version gpu_sass_walk.py walks (its commit's
+    sources, compiled again), and the walk, on the same 4,096 standard deals
+    in one block: within 2 %. Skips where NVRTC or nvdisasm is missing, where
+    git cannot show that commit, or where this NVRTC compiles it to other code
+    than the code walked."""
+    model, walker = _model(), _walk()
+    from beggar.decks import STANDARD
+    from beggar.gpu import cuda
+    from beggar.gpu.engine import ring_of, steps_between
+    try:
+        version = cuda.nvrtc_version()
+    except cuda.GpuFault as error:
+        pytest.skip(f"no NVRTC to compile the kernels with ({error}); pip install '.[model]'")
+    nvdisasm = model.tool("nvdisasm")
+    if nvdisasm is None:
+        pytest.skip("no nvdisasm to read the kernels' machine code with; pip install '.[model]'")
+    commit = walker.COMMIT
+    try:
+        texts = model.kernel_sources(commit)
+    except SystemExit as error:
+        pytest.skip(f"git cannot show the walked version {commit} ({error})")
+    ring = ring_of(STANDARD)
+    cubin = cuda.compile_program("sm_90", ring, ["-lineinfo"], cuda.cards_of(STANDARD.total), texts)[0]
+    instructions, labels = model.read_sass(model.disassemble(nvdisasm, cubin))["bg_sample"]
+    walked, _ = model.read_sass((ROOT / "benchmarks" / "gpu_sass_walk.sass").read_text())["bg_sample"]
+    if [(i.address, i.text) for i in instructions] != [(i.address, i.text) for i in walked]:
+        pytest.skip(f"NVRTC {version} compiles {commit} to other code than the code walked")
+    costs, _ = model.part_costs(instructions, labels, model.part_spans(texts))
+    games = model.Games(STANDARD, None, 4096)
+    issue = model.replay(games, 0, 4096, costs, cuda.block_threads(ring), steps_between(STANDARD, None),
+                         STANDARD, False)
+    each, _ = walker.walk(4096)
+    assert abs(issue.instructions / 4096 / each - 1) < 0.02, (issue.instructions / 4096, each)
 
 
 def test_the_deal_cost_program_builds_against_the_headers_and_plays_the_engines_games(tmp_path, monkeypatch):
