@@ -118,6 +118,10 @@ def test_a_job_carries_its_variant_into_the_archive_and_plays_its_deck(tmp_path)
     games = kept(tmp_path / "given.sqlite")
     assert games and games == kept(tmp_path / "played.sqlite")
     assert all("A" not in deal for deal in games)
+    with Archive(tmp_path / "given.sqlite") as archive:
+        first = archive.games()[0]["id"]
+    exported = json.loads(in_process("archive", "export", first, "--archive", tmp_path / "given.sqlite").stdout)
+    assert exported["provenance"]["played_under"] == "aces-plain" and "variant" not in exported
 
 
 def test_a_job_whose_variant_moves_the_ranks_resumes_as_stored(tmp_path):

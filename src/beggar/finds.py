@@ -91,8 +91,7 @@ def provenance(game, archive_path, spec=None, parent=None):
              "hands": hands_of(game["deal"])}
     if spec is not None:
         story["chunk_size"] = spec.get("chunk")
-        if spec.get("variant", "standard") != "standard":
-            story["played_under"] = spec["variant"]     # the house's penalties; the deal is as played
+        story.update(played_under(spec))
     if game["rank"] is not None:
         story["rank"] = game["rank"]
     if parent is not None:
@@ -105,21 +104,28 @@ def provenance(game, archive_path, spec=None, parent=None):
     return story
 
 
+def job_spec(archive, job_id):
+    """The spec of job `job_id` of `archive`, or None: a game kept by hand, or
+    by a job no longer there, whose row says enough (a job that is there but
+    damaged is a fault: exit 3, nothing written)."""
+    if job_id is None:
+        return None
+    try:
+        spec = archive.job(job_id)["spec"]
+    except ArchiveError:
+        return None
+    if "chunk" in spec:
+        try:
+            count(spec["chunk"], 1)
+        except ArchiveFault as error:
+            raise ArchiveFault(f"{archive.path}: damaged: the spec of job {job_id}: its chunk {error}") from None
+    return spec
+
+
 def saved_game(archive, game, name=None):
     """A kept game of `archive` as (SavedGame with its name and provenance,
     compiled Outcome)."""
-    spec = None
-    if game["job"] is not None:
-        try:
-            spec = archive.job(game["job"])["spec"]
-        except ArchiveError:    # a game kept by hand, or by a job no longer there: its row says enough
-            spec = None         # (a job that is there but damaged is a fault: exit 3, nothing written)
-        if spec is not None and "chunk" in spec:
-            try:
-                count(spec["chunk"], 1)
-            except ArchiveFault as error:
-                raise ArchiveFault(f"{archive.path}: damaged: the spec of job {game['job']}: its chunk "
-                                   f"{error}") from None
+    spec = job_spec(archive, game["job"])
     parent = archive.parent(game)
     saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=name or describe_game(game),
                       provenance=provenance(game, archive.path, spec, parent))
@@ -169,9 +175,18 @@ def folder(archive_path):
     return path
 
 
-def provenance_of_loop(row, archive_path):
-    """Where a kept loop comes from (Archive.loop's row), as plain JSON."""
+def played_under(spec):
+    """{"played_under": the variant} of a job's spec under a house's
+    penalties (its deals and loops are written as played), else {}."""
+    variant = spec.get("variant", "standard")
+    return {} if variant == "standard" else {"played_under": variant}
+
+
+def provenance_of_loop(row, archive_path, spec=None):
+    """Where a kept loop comes from (Archive.loop's row; `spec`, its job's,
+    where known), as plain JSON."""
     return {"archive": os.path.basename(archive_path), "loop": row["id"], "key": row["key"], "job": row["job"],
             "driver": row["driver"], "chunk": row["chunk"], "found_at": row["found_at"], "deck": row["deck"],
             "players": row["players"], "states": row["states"], "basin_states": row["basin_states"],
-            "basin_deals": row["basin_deals"], "written_at": now(), "beggar": __version__}
+            "basin_deals": row["basin_deals"], **played_under(spec or {}), "written_at": now(),
+            "beggar": __version__}

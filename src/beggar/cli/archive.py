@@ -272,9 +272,10 @@ def _export_loop(args):
     if args.file is not None:
         raise UsageError("give a game ID or --loop N, not both")
     args.file = args.id         # with --loop, the one word given is the FILE
-    from ..finds import provenance_of_loop, saved_game
+    from ..finds import job_spec, provenance_of_loop, saved_game
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
+        spec = job_spec(archive, row["job"])
         if row["deals"]:
             saved, outcome = saved_game(archive, row["deals"][0], args.name)
     if not row["deals"]:
@@ -282,7 +283,7 @@ def _export_loop(args):
         saved = SavedGame(deal, Rules(), name=args.name or (
             f"a state of the {row['deck']} deck that never ends (period {row['period_tricks']} tricks / "
             f"{row['period_cards']} cards, the canonical state of its loop), found by {row['driver']} job "
-            f"{row['job']} on {row['found_at'][:10]}"), provenance=provenance_of_loop(row, args.archive))
+            f"{row['job']} on {row['found_at'][:10]}"), provenance=provenance_of_loop(row, args.archive, spec))
     return _write(saved, outcome, args, f"loop {args.loop}")
 
 
