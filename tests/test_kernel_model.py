@@ -20,11 +20,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _model():
-    spec = importlib.util.spec_from_file_location("gpu_kernel_model", ROOT / "benchmarks" / "gpu_kernel_model.py")
+def _benchmark(name):
+    """The module of benchmarks/`name`.py (benchmarks/ is no package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _model():
+    return _benchmark("gpu_kernel_model")
 
 
 def _quoted():
@@ -67,10 +72,7 @@ def test_the_issue_model_gives_the_figures_the_gpu_page_quotes_for_this_kernel()
 
 
 def _walk():
-    spec = importlib.util.spec_from_file_location("gpu_sass_walk", ROOT / "benchmarks" / "gpu_sass_walk.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _benchmark("gpu_sass_walk")
 
 
 def test_the_control_flow_graph_of_the_walked_sass_ends_its_blocks_at_branches_and_starts_them_at_labels():
