@@ -32,6 +32,20 @@ def _model():
     return _benchmark("gpu_kernel_model")
 
 
+def _tools(model):
+    """(NVRTC's version, nvdisasm's path) to compile and read the kernels
+    with; the test skips where either is missing."""
+    from beggar.gpu import cuda
+    try:
+        version = cuda.nvrtc_version()
+    except cuda.GpuFault as error:
+        pytest.skip(f"no NVRTC to compile the kernels with ({error}); pip install '.[model]'")
+    nvdisasm = model.tool("nvdisasm")
+    if nvdisasm is None:
+        pytest.skip("no nvdisasm to read the kernels' machine code with; pip install '.[model]'")
+    return version, nvdisasm
+
+
 def _quoted():
     """{shape: (warp-instructions a deal, SIMT)} of this kernel's rows of the
     issue model's table on the GPU page."""
@@ -49,13 +63,7 @@ def test_the_issue_model_gives_the_figures_the_gpu_page_quotes_for_this_kernel()
     from beggar.decks import STANDARD
     from beggar.gpu import cuda
     from beggar.gpu.engine import ring_of, steps_between
-    try:
-        version = cuda.nvrtc_version()
-    except cuda.GpuFault as error:
-        pytest.skip(f"no NVRTC to compile the kernels with ({error}); pip install '.[model]'")
-    nvdisasm = model.tool("nvdisasm")
-    if nvdisasm is None:
-        pytest.skip("no nvdisasm to read the kernels' machine code with; pip install '.[model]'")
+    version, nvdisasm = _tools(model)
     quoted = _quoted()
     assert set(quoted) == {name for name, _, _ in model.SHAPES}, quoted
     ring = ring_of(STANDARD)
@@ -116,13 +124,7 @@ def test_the_issue_model_agrees_with_the_lane_by_lane_walk_of_its_sass_within_2_
     from beggar.decks import STANDARD
     from beggar.gpu import cuda
     from beggar.gpu.engine import ring_of, steps_between
-    try:
-        version = cuda.nvrtc_version()
-    except cuda.GpuFault as error:
-        pytest.skip(f"no NVRTC to compile the kernels with ({error}); pip install '.[model]'")
-    nvdisasm = model.tool("nvdisasm")
-    if nvdisasm is None:
-        pytest.skip("no nvdisasm to read the kernels' machine code with; pip install '.[model]'")
+    version, nvdisasm = _tools(model)
     commit = walker.COMMIT
     try:
         texts = model.kernel_sources(commit)
