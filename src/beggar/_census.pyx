@@ -78,7 +78,7 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     cdef Work w
     cdef Result r
     if cards_seen == NULL or tricks_seen == NULL or longest == NULL or loops == NULL or game == NULL \
-            or work_init(&w, n_players, total, True) != 0:
+            or work_init(&w, n_players, total) != 0:
         free(cards_seen); free(tricks_seen); free(longest); free(loops); free(game)
         raise MemoryError()
     statuses[0] = statuses[1] = statuses[2] = 0

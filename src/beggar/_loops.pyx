@@ -497,7 +497,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
         k.counts[i] = deck.counts[i]
     k.stack = <State*>malloc((deck.total + 1) * sizeof(State))
     k.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
-    if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total, True) != 0:
+    if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total) != 0:
         free(k.stack); free(k.seen.slots); free(k)
         raise MemoryError()
     k.rng = stream_start(seed, walk)
@@ -655,7 +655,7 @@ def cycle_hashes(states, deck):
     cdef Work w
     cdef State s
     cdef Result r
-    if work_init(&w, 2, deck.total, True) != 0:
+    if work_init(&w, 2, deck.total) != 0:
         raise MemoryError()
     hashes = []
     try:
@@ -720,7 +720,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="smal
     p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
     p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
     if p.pool == NULL or p.seen.slots == NULL or p.cycles.slots == NULL or p.known == NULL \
-            or work_init(&p.w, 2, deck.total, True) != 0:
+            or work_init(&p.w, 2, deck.total) != 0:
         free(p.pool); free(p.seen.slots); free(p.cycles.slots); free(p.known); free(p)
         raise MemoryError()
     # A round's new loops: one a try at most.
