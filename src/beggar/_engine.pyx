@@ -74,10 +74,6 @@ if (LENGTHS_EXACT, LENGTHS_WIDTH, LENGTHS_TOP, LENGTHS_BINS) != (lengths.EXACT, 
 cdef Py_ssize_t DEAL_CARDS = MAX_CARDS     # deal.MAX_CARDS, for C
 
 
-cdef inline void count_length(int64_t* counts, int64_t cards) noexcept nogil:
-    counts[length_bin(cards)] += 1
-
-
 cdef void add_counts(int64_t* counts, uint32_t* batch) noexcept nogil:
     """Add a batch's 32-bit counts (half the cache of 64-bit ones, in the hot
     loop) to the totals, and clear them."""
@@ -372,7 +368,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
                         sizes[i] = w.hand_sizes[i]
                 value = evaluate(&w, candidate, sizes, &r, by_cards)
                 played += 1
-                count_length(counts, r.cards)
+                counts[length_bin(r.cards)] += 1
                 if r.status == LOOP or r.cards >= threshold:
                     with gil:
                         hits.append((hands_of(candidate, sizes, n_players), to_outcome(&r, n_players)))
