@@ -254,14 +254,11 @@ cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint 
     best.cards = -1
     hits = []
     shape_init(&shape, deck, players, split)
-    if found == NULL or found_results == NULL or counts == NULL or batch == NULL \
-            or work_init(&w, players, shape.total) != 0:
-        free(found)
-        free(found_results)
-        free(counts)
-        free(batch)
-        raise MemoryError()
     try:
+        # A Work that fails to start frees what it took: work_free below is then harmless.
+        if work_init(&w, players, shape.total) != 0 or found == NULL or found_results == NULL or counts == NULL \
+                or batch == NULL:
+            raise MemoryError()
         done = 0
         while done < n_deals:
             size = min(n_deals - done, CHUNK)
@@ -349,13 +346,11 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     cdef Work w
     cdef int64_t* history = <int64_t*>malloc(history_size * sizeof(int64_t))
     cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
-    if history == NULL or counts == NULL or work_init(&w, n_players, total) != 0:
-        free(history)
-        free(counts)
-        raise MemoryError()
     c.k = c.stale = c.current_value = c.walk_best = 0
     hits = []
     try:
+        if work_init(&w, n_players, total) != 0 or history == NULL or counts == NULL:
+            raise MemoryError()
         with nogil:
             while played < n_steps:
                 fresh = propose(candidate, current, total, &restarts, c.stale, patience, &state, swap_percent)

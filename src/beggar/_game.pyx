@@ -6,10 +6,10 @@ machine allows, for the compiled modules that play games (`_engine.pyx`,
 Games run in C over plain structs, without the GIL and without allocating:
 the buffers of a Work are allocated once per call. Games step from court card
 to court card over hands held as pieces (a run of plain cards and the court
-card that ends it); two-player games in one loop of their own. Loop detection is Brent's algorithm at empty
-tables, with one snapshot, so a game that ends pays almost nothing for it; a
-loop it finds is then located exactly by replaying the deal. Random deals are
-dealt here too, by the steps of c/deal.h.
+card that ends it), two-player games in a loop of their own. Loop detection
+is Brent's algorithm at empty tables, with one snapshot, so a game that ends
+pays almost nothing for it; a loop it finds is then located exactly by
+replaying the deal. Random deals are dealt here too, by the steps of c/deal.h.
 """
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
