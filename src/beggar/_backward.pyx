@@ -497,10 +497,9 @@ def predecessors(hands, leader):
     memset(&t, 0, sizeof(Table))
     t.players = len(hands)
     t.total = sum(len(hand) for hand in hands)
-    if scratch_new(&s, t.total) != 0:
-        scratch_free(&s)
-        raise MemoryError()
     try:
+        if scratch_new(&s, t.total) != 0:
+            raise MemoryError()
         table_push(&t, hands, leader)
         if expand_table(&t, 0, &s, NULL, NULL, 0) != 0:
             raise MemoryError()

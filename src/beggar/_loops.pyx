@@ -276,6 +276,33 @@ cdef void fresh_start(Walker* k) noexcept nogil:
     s.fails = 0
 
 
+cdef int push_loop(Walker* k, const Result* r) noexcept nogil:
+    """Push a state of the cycle of the loop just played (k.w.first stands on
+    it) onto the walk's stack, unless it holds every card: a full loop is
+    reported (once) and grown no further. Returns grow_block's bits."""
+    cdef State* top = &k.stack[k.depth]
+    cdef int event = 0
+    read_game(&k.w.first, top)
+    top.period = r.period_tricks
+    top.loop = loop_hash(&k.w, r, top.hands.n)
+    top.fails = 0
+    if top.hands.n > k.walk_largest:
+        k.walk_largest = top.hands.n
+        k.since_best = 0
+    if top.hands.n > k.largest:
+        k.largest = top.hands.n
+        event |= 2
+    if top.hands.n < k.total:
+        k.depth += 1
+        return event
+    if seen_add(&k.seen, top.loop):
+        k.found = top[0]
+        event |= 1
+    if k.depth:
+        k.stack[k.depth - 1].fails += 1
+    return event
+
+
 cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     """Play up to `budget` tries of the walk. Returns 0 when the budget is
     spent, else as soon as something is to report: bit 1, a new full loop
@@ -309,26 +336,10 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
                         k.stack[0].hands.n0 = 1 if k.stack[0].hands.n0 == 0 else k.stack[0].hands.n - 1
                     k.tries += 1
                     status = play_state(&k.w, &k.stack[0], &r)
+            k.depth = 0
+            k.walk_largest = 0
             if status == LOOP:
-                read_game(&k.w.first, &k.stack[0])
-                k.stack[0].period = r.period_tricks
-                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].hands.n)
-                k.stack[0].fails = 0
-                k.depth = 1
-                k.walk_largest = k.stack[0].hands.n
-                k.since_best = 0
-                if k.stack[0].hands.n > k.largest:
-                    k.largest = k.stack[0].hands.n
-                    event |= 2
-                if k.stack[0].hands.n == k.total:
-                    # A start of every card: a full loop already.
-                    if seen_add(&k.seen, k.stack[0].loop):
-                        k.found = k.stack[0]
-                        event |= 1
-                    k.depth = 0
-            else:
-                k.depth = 0
-                k.walk_largest = 0
+                event = push_loop(k, &r)
             if event:
                 return event
             continue
@@ -360,7 +371,6 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         if status != LOOP:
             top.fails += 1
             continue
-        # It loops: push a state of its cycle.
         if lateral:
             # A sideways move to another loop takes top's place: the stack
             # only grows with the state.
@@ -373,25 +383,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             top.loop = h
             top.fails = 0
             continue
-        read_game(&k.w.first, &k.stack[k.depth])
-        top = &k.stack[k.depth]
-        top.period = r.period_tricks
-        top.loop = loop_hash(&k.w, &r, top.hands.n)
-        top.fails = 0
-        if top.hands.n > k.walk_largest:
-            k.walk_largest = top.hands.n
-            k.since_best = 0
-        if top.hands.n > k.largest:
-            k.largest = top.hands.n
-            event |= 2
-        if top.hands.n == k.total:
-            # A full loop: report it (once), and grow no further from it.
-            if seen_add(&k.seen, top.loop):
-                k.found = top[0]
-                event |= 1
-            k.stack[k.depth - 1].fails += 1
-        else:
-            k.depth += 1
+        event = push_loop(k, &r)
         if event:
             return event
     return 0
