@@ -8,10 +8,11 @@ alternate between the two builds, each a fresh process pinned to one core,
 and every figure is the best of R rounds in deals (or climbing steps) per
 processor second: processor time, because a change of a few per cent drowns
 in the wall clock of a shared machine. Prints both builds' figures and
-after/before for the calls every search plays: sample() of 2, 3 and 4
-players, the card-by-card path, a census block of the half deck and hill
-climbing. Made for changes to the compiled modules that should cost nothing
-(issue 19's split of _engine.pyx into _game.pyx and _engine.pyx).
+after/before for the calls every search plays: sample_best() of 2, 3 and 4
+players, a census block of the half deck and hill climbing (public calls
+only, so that any two builds compare). Made for changes to the compiled
+modules that should cost nothing (issue 19's split of _engine.pyx into
+_game.pyx and _engine.pyx).
 """
 
 import argparse
@@ -36,10 +37,9 @@ def rate(count, call):
     return count / (time.process_time() - start)
 
 print(json.dumps({
-    "sample 26/26": rate(n, lambda: compiled._sample(n, 1, NEVER, r * n, STANDARD, 2, None, True)),
-    "card by card": rate(n // 4, lambda: compiled._sample(n // 4, 1, NEVER, r * n, STANDARD, 2, None, False)),
-    "3 players": rate(n // 2, lambda: compiled._sample(n // 2, 1, NEVER, r * n, STANDARD, 3, None, True)),
-    "4 players": rate(n // 2, lambda: compiled._sample(n // 2, 1, NEVER, r * n, STANDARD, 4, None, True)),
+    "sample 26/26": rate(n, lambda: compiled.sample_best(n, 1, NEVER, r * n, STANDARD, 2, None)),
+    "3 players": rate(n // 2, lambda: compiled.sample_best(n // 2, 1, NEVER, r * n, STANDARD, 3, None)),
+    "4 players": rate(n // 2, lambda: compiled.sample_best(n // 2, 1, NEVER, r * n, STANDARD, 4, None)),
     "half census": rate(n, lambda: compiled.census(10 ** 6 + r * n, n, Deck.parse("half"))),
     "climb steps": rate(n // 4, lambda: compiled.climb(1, r, n // 4, NEVER, ClimbRules())),
 }))

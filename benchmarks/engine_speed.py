@@ -4,15 +4,15 @@
     python3 benchmarks/engine_speed.py --yardstick ../shared/bench/yardstick.c [--rounds 5] [--seconds 4]
 
 Prints random 26/26 deals per second on one core for the compiled engine's
-generate-and-play call (sample) on the court-to-court path and on the
-card-by-card path, the same for the batch call (play_batch on pre-dealt
-rows), the reference engine, the ratios between them, and the throughput of
+generate-and-play call (sample_best, which keeps the length histogram a
+search chunk keeps), the same for the batch call (play_batch on pre-dealt
+rows), the reference engine, the ratio between them, and the throughput of
 two worker processes against one. Then every kind of table a search job
 deals (standard 2, 3 and 4 players, camicia and the half deck for two), each
 with its deals/s, cards laid per second (so that decks of other sizes compare
-fairly with the standard deck), the card-by-card path and the reference. Then
-what the length histogram every search chunk keeps costs: sample() with it
-and without it, the runs interleaved. Every game runs to its end with loop
+fairly with the standard deck) and the reference. Then
+what the length histogram every search chunk keeps costs: sample_best() with it
+and sample() without it, the runs interleaved. Every game runs to its end with loop
 detection on and no game is kept (min_cards is out of reach), so the figures
 are the engine's alone. Single-core figures are the best of R runs pinned to
 one core (core C, 0 by default): the other runs only add noise from the machine.
@@ -62,23 +62,23 @@ def best_rate(run, deals, repeat):
 TABLES = [("standard", 2), ("camicia", 2), ("half", 2), ("standard", 3), ("standard", 4)]
 
 
-def sample_rate(by_court, deals, repeat, deck=STANDARD, players=2):
-    return best_rate(lambda r: compiled._sample(deals, SEED, NEVER, r * deals, deck, players, None, by_court),
+def sample_rate(deals, repeat, deck=STANDARD, players=2):
+    return best_rate(lambda r: compiled.sample_best(deals, SEED, NEVER, r * deals, deck, players),
                      deals, repeat)
 
 
 def histogram_rates(deals, repeat):
-    """Best deals per processor second of sample() with the length histogram
-    and without it, the runs of the two interleaved so that the machine's
+    """Best deals per processor second of sample_best() (the length histogram)
+    and of sample() (none), the runs of the two interleaved so that the machine's
     moods fall on both alike (processor time: a cost of a few per cent drowns
     in the wall clock of a shared machine)."""
-    best = {True: 0.0, False: 0.0}
+    best = {compiled.sample_best: 0.0, compiled.sample: 0.0}
     for r in range(repeat):
-        for counted in (True, False):
+        for call in best:
             start = time.process_time()
-            compiled._sample(deals, SEED, NEVER, r * deals, STANDARD, 2, None, True, counted)
-            best[counted] = max(best[counted], deals / (time.process_time() - start))
-    return best[True], best[False]
+            call(deals, SEED, NEVER, r * deals)
+            best[call] = max(best[call], deals / (time.process_time() - start))
+    return best[compiled.sample_best], best[compiled.sample]
 
 
 def cards_per_deal(deck, players, deals=20000):
@@ -87,11 +87,11 @@ def cards_per_deal(deck, players, deals=20000):
     return sum(outcome.cards for _, outcome in hits) / len(hits)
 
 
-def batch_rate(by_court, deals, repeat):
+def batch_rate(deals, repeat):
     decks = np.array([[c for hand in Deal.shuffled(2, SEED, i).hands for c in hand]
                       for i in range(min(deals, 20000))], dtype=np.uint8)
     decks = np.resize(decks, (deals, 52))
-    return best_rate(lambda r: compiled._play_batch(decks, 26, Rules(), by_court), deals, repeat)
+    return best_rate(lambda r: compiled.play_batch(decks, 26, Rules()), deals, repeat)
 
 
 def yardstick_rounds(source, core, rounds, seconds):
@@ -115,7 +115,7 @@ def yardstick_rounds(source, core, rounds, seconds):
 
 def _timed_sample(deals, start):
     began = time.perf_counter()
-    compiled._sample(deals, SEED, NEVER, start, STANDARD, 2, None, True, False)
+    compiled.sample(deals, SEED, NEVER, start)
     return time.perf_counter() - began
 
 
@@ -155,34 +155,30 @@ def main():
 
     one, two = workers_rate(1, args.deals), workers_rate(2, args.deals)
     pin_to_one_core(args.core)
-    court = sample_rate(True, args.deals, args.repeat)
-    card = sample_rate(False, args.deals, args.repeat)
-    batch_court = batch_rate(True, args.deals // 4, args.repeat)
-    batch_card = batch_rate(False, args.deals // 4, args.repeat)
+    sampled = sample_rate(args.deals, args.repeat)
+    batched = batch_rate(args.deals // 4, args.repeat)
     slow = best_rate(lambda r: reference.sample(args.reference_deals, SEED, NEVER), args.reference_deals, 1)
     counted, uncounted = histogram_rates(args.deals, 2 * args.repeat)
     tables = []
     for name, players in TABLES:
         deck = Deck.parse(name)
-        tables.append((name, players, sample_rate(True, args.deals // 2, args.repeat, deck, players),
-                       sample_rate(False, args.deals // 4, args.repeat, deck, players),
+        tables.append((name, players, sample_rate(args.deals // 2, args.repeat, deck, players),
                        best_rate(lambda r: reference.sample(args.reference_deals, SEED, NEVER, 0, deck, players),
                                  args.reference_deals, 1),
                        cards_per_deal(deck, players)))
 
     print(f"random 26/26 deals per second, one core, loop detection on ({os.cpu_count()} cores seen)")
-    print(f"  sample()      court to court {court:12,.0f}   card by card {card:12,.0f}   ratio {court / card:.2f}x")
-    print(f"  play_batch()  court to court {batch_court:12,.0f}   card by card {batch_card:12,.0f}   "
-          f"ratio {batch_court / batch_card:.2f}x")
-    print(f"  reference     {slow:12,.0f}   compiled sample() / reference: {court / slow:,.0f}x")
+    print(f"  sample()      {sampled:12,.0f}")
+    print(f"  play_batch()  {batched:12,.0f}")
+    print(f"  reference     {slow:12,.0f}   compiled sample() / reference: {sampled / slow:,.0f}x")
     print(f"two worker processes: {two:12,.0f} deals/s, one: {one:12,.0f}   ratio {two / one:.2f}x")
     print()
     print("every table, one core, sample(), loop detection on")
     print(f"  {'deck':<9} {'players':>7} {'deals/s':>11} {'cards/deal':>10} {'M cards/s':>9} "
-          f"{'card by card':>12} {'reference':>9} {'compiled/ref':>12}")
-    for name, players, fast, card, ref, cards in tables:
+          f"{'reference':>9} {'compiled/ref':>12}")
+    for name, players, fast, ref, cards in tables:
         print(f"  {name:<9} {players:>7} {fast:>11,.0f} {cards:>10.1f} {fast * cards / 1e6:>9.1f} "
-              f"{card:>12,.0f} {ref:>9,.0f} {fast / ref:>11,.0f}x")
+              f"{ref:>9,.0f} {fast / ref:>11,.0f}x")
     print()
     print("the length histogram of every game (lengths.py), one core, sample(), 26/26, runs interleaved, "
           "deals per processor second")

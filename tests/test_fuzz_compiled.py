@@ -259,9 +259,7 @@ def _makers(rng, np):
         rule = rules()
         if deal.total > 60:
             rule = Rules(max_tricks=rng.randint(1, 200))        # the reference engine plays slowly
-        for by_court in (True, False):
-            twins(f"_play({deal!r:.200}, {rule}, {by_court})",
-                  lambda e: e._play(deal, rule, by_court) if e is compiled else e.play(deal, rule))
+        twins(f"play({deal!r:.200}, {rule})", lambda e: e.play(deal, rule))
 
     def forged(twins, alone, compiled, _loops, pool):
         # A Deal made past its checks: the compiled engine still refuses it
@@ -275,8 +273,8 @@ def _makers(rng, np):
             checked = None
         if checked is not None and checked.total > 60:
             return
-        twins(f"_play(forged {hands!r:.200})",
-              lambda e: e._play(deal, Rules(), rng.random() < 0.5) if e is compiled else
+        twins(f"play(forged {hands!r:.200})",
+              lambda e: e.play(deal, Rules()) if e is compiled else
               e.play(checked, Rules()) if checked is not None else Deal.from_codes(hands))
 
     def batch(twins, alone, compiled, _loops, pool):
@@ -298,11 +296,9 @@ def _makers(rng, np):
                             np.ones((n, 1), dtype=np.int64), np.full(n, 2, dtype=np.float64),
                             np.full(n, 3, dtype=np.int32), "x"))
         rule = rules()
-        by_court = rng.random() < 0.5
-        twins(f"_play_batch({getattr(decks, 'dtype', '')} {getattr(decks, 'shape', decks)}, "
-              f"split {split!r:.60}, {rule}, {by_court})",
-              lambda e: e._play_batch(decks, split, rule, by_court) if e is compiled else
-              e.play_batch(decks, split, rule))
+        twins(f"play_batch({getattr(decks, 'dtype', '')} {getattr(decks, 'shape', decks)}, "
+              f"split {split!r:.60}, {rule})",
+              lambda e: e.play_batch(decks, split, rule))
 
     def sample(twins, alone, compiled, _loops, pool):
         start = rng.choice((0, 7, 2 ** 64 - 5, 2 ** 64 - 1))

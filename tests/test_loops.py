@@ -336,7 +336,7 @@ def test_the_walks_rules_have_the_cores_defaults():
     from beggar import _loops
     from beggar.search.drivers.factory import GrowRules
     from beggar.search.drivers.walks import PerturbRules
-    for rules, walker in ((GrowRules, _loops._grow), (PerturbRules, _loops.perturb)):
+    for rules, walker in ((GrowRules, _loops.grow), (PerturbRules, _loops.perturb)):
         # perturb's launcher says what plays its tries (a GPU engine), its
         # known loops what it reports no more, and growth's starts where it
         # begins (a hunt's growth walks), not how the walk goes.

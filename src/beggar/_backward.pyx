@@ -173,10 +173,9 @@ def backward(roots, skips, max_states, max_seconds):
     cdef int* skip_leader = <int*>malloc(max(1, n_roots) * sizeof(int))
     cdef int failed = 0, stopped_by_time = 0
     cdef clock_t deadline = clock() + <clock_t>(max_seconds * CLOCKS_PER_SEC)
-    if who == NULL or skip_cards == NULL or skip_len0 == NULL or skip_leader == NULL:
-        free(who); free(skip_cards); free(skip_len0); free(skip_leader)
-        raise MemoryError()
     try:
+        if who == NULL or skip_cards == NULL or skip_len0 == NULL or skip_leader == NULL:
+            raise MemoryError()
         for r, (hands, leader) in enumerate(roots):
             queue_push(&q, hands, leader)
             skip_leader[r] = -1
@@ -498,10 +497,9 @@ def predecessors(hands, leader):
     memset(&t, 0, sizeof(Table))
     t.players = len(hands)
     t.total = sum(len(hand) for hand in hands)
-    if scratch_new(&s, t.total) != 0:
-        scratch_free(&s)
-        raise MemoryError()
     try:
+        if scratch_new(&s, t.total) != 0:
+            raise MemoryError()
         table_push(&t, hands, leader)
         if expand_table(&t, 0, &s, NULL, NULL, 0) != 0:
             raise MemoryError()

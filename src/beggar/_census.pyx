@@ -77,20 +77,20 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     cdef Kept* game = <Kept*>malloc(sizeof(Kept))
     cdef Work w
     cdef Result r
-    if cards_seen == NULL or tricks_seen == NULL or longest == NULL or loops == NULL or game == NULL \
-            or work_init(&w, n_players, total, True) != 0:
-        free(cards_seen); free(tricks_seen); free(longest); free(loops); free(game)
-        raise MemoryError()
-    statuses[0] = statuses[1] = statuses[2] = 0
-    # Deal the card numbers themselves: slot s of the deal gets card number n.
-    for slot, number in enumerate(n for hand in deal_out(range(total), sizes) for n in hand):
-        target[number] = slot
-    for i, card in enumerate(census_block.unrank(first, deck)):
-        cards[i] = card
-    for i in range(n_players):
-        w.hand_sizes[i] = hand_sizes[i] = sizes[i]
     long_cards, long_tricks, found_loops = [], [], []
     try:
+        # A Work that fails to start frees what it took: work_free below is then harmless.
+        if work_init(&w, n_players, total) != 0 or cards_seen == NULL or tricks_seen == NULL or longest == NULL \
+                or loops == NULL or game == NULL:
+            raise MemoryError()
+        statuses[0] = statuses[1] = statuses[2] = 0
+        # Deal the card numbers themselves: slot s of the deal gets card number n.
+        for slot, number in enumerate(n for hand in deal_out(range(total), sizes) for n in hand):
+            target[number] = slot
+        for i, card in enumerate(census_block.unrank(first, deck)):
+            cards[i] = card
+        for i in range(n_players):
+            w.hand_sizes[i] = hand_sizes[i] = sizes[i]
         while done < n_deals:
             block = min(n_deals - done, CHUNK)
             n_loops = 0

@@ -74,10 +74,6 @@ if (LENGTHS_EXACT, LENGTHS_WIDTH, LENGTHS_TOP, LENGTHS_BINS) != (lengths.EXACT, 
 cdef Py_ssize_t DEAL_CARDS = MAX_CARDS     # deal.MAX_CARDS, for C
 
 
-cdef inline void count_length(int64_t* counts, int64_t cards) noexcept nogil:
-    counts[length_bin(cards)] += 1
-
-
 cdef void add_counts(int64_t* counts, uint32_t* batch) noexcept nogil:
     """Add a batch's 32-bit counts (half the cache of 64-bit ones, in the hot
     loop) to the totals, and clear them."""
@@ -111,18 +107,8 @@ cdef int64_t limit(value):
     return INT64_MAX if value is None else value
 
 
-
-
-# Each public call has a private twin that also takes `by_court`: False keeps
-# two-player games on the card-by-card path, for the benchmark and for tests
-# that hold that path to the reference too.
-
 def play(deal, rules=Rules()):
     """Play one deal under `rules` and return its Outcome."""
-    return _play(deal, rules, True)
-
-
-def _play(deal, rules, bint by_court):
     check_play(deal, rules)
     # A Deal holds 2-4 hands of codes 0-4 within MAX_CARDS (deal.py checks
     # it when one is made, and it cannot be changed); one forged past that
@@ -137,7 +123,7 @@ def _play(deal, rules, bint by_court):
     cdef int p, offset = 0, players = len(hands)
     cdef int64_t max_cards = limit(rules.max_cards), max_tricks = limit(rules.max_tricks)
     cdef bint detect_loops = rules.detect_loops
-    if work_init(&w, players, <int>total, by_court) != 0:
+    if work_init(&w, players, <int>total) != 0:
         raise MemoryError()
     try:
         for p, hand in enumerate(hands):
@@ -192,10 +178,6 @@ def play_batch(decks, split=None, rules=Rules()):
     hand, an int or an array of n ints (default total // 2). Returns the
     structured array of batch.BATCH_DTYPE, one row per deal.
     """
-    return _play_batch(decks, split, rules, True)
-
-
-def _play_batch(decks, split, rules, bint by_court):
     from .batch import batch_array, check_batch     # NumPy only where batches are used
     decks, splits = check_batch(decks, split)
     out = batch_array(len(decks))
@@ -210,7 +192,7 @@ def _play_batch(decks, split, rules, bint by_court):
     cdef Result r
     if n == 0:
         return out
-    if work_init(&w, 2, total, by_court) != 0:
+    if work_init(&w, 2, total) != 0:
         raise MemoryError()
     try:
         with nogil:
@@ -245,7 +227,7 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, s
     `players` and `split`) and return [(deal, outcome)] for each game of at
     least `min_cards` cards or a loop."""
     # No length histogram: it would be built only to be dropped.
-    return _sample(n_deals, seed, min_cards, start, deck, players, split, True, False)[0]
+    return _sample(n_deals, seed, min_cards, start, deck, players, split, False)[0]
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
@@ -254,8 +236,7 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     return _sample(n_deals, seed, min_cards, start, deck, players, split, True)
 
 
-def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court, bint count_lengths=True):
-    # count_lengths False: no histogram (None), for benchmarks/engine_speed.py
+cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint count_lengths):
     check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
     cdef uint64_t c_seed = seed, first = start, index, state
@@ -273,14 +254,11 @@ def _sample(n_deals, seed, min_cards, start, deck, players, split, bint by_court
     best.cards = -1
     hits = []
     shape_init(&shape, deck, players, split)
-    if found == NULL or found_results == NULL or counts == NULL or batch == NULL \
-            or work_init(&w, players, shape.total, by_court) != 0:
-        free(found)
-        free(found_results)
-        free(counts)
-        free(batch)
-        raise MemoryError()
     try:
+        # A Work that fails to start frees what it took: work_free below is then harmless.
+        if work_init(&w, players, shape.total) != 0 or found == NULL or found_results == NULL or counts == NULL \
+                or batch == NULL:
+            raise MemoryError()
         done = 0
         while done < n_deals:
             size = min(n_deals - done, CHUNK)
@@ -368,13 +346,11 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     cdef Work w
     cdef int64_t* history = <int64_t*>malloc(history_size * sizeof(int64_t))
     cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
-    if history == NULL or counts == NULL or work_init(&w, n_players, total, True) != 0:
-        free(history)
-        free(counts)
-        raise MemoryError()
     c.k = c.stale = c.current_value = c.walk_best = 0
     hits = []
     try:
+        if work_init(&w, n_players, total) != 0 or history == NULL or counts == NULL:
+            raise MemoryError()
         with nogil:
             while played < n_steps:
                 fresh = propose(candidate, current, total, &restarts, c.stale, patience, &state, swap_percent)
@@ -387,7 +363,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
                         sizes[i] = w.hand_sizes[i]
                 value = evaluate(&w, candidate, sizes, &r, by_cards)
                 played += 1
-                count_length(counts, r.cards)
+                counts[length_bin(r.cards)] += 1
                 if r.status == LOOP or r.cards >= threshold:
                     with gil:
                         hits.append((hands_of(candidate, sizes, n_players), to_outcome(&r, n_players)))
@@ -420,8 +396,6 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     return Climb(hits, best, max(restarts, 0), played_lengths)
 
 
-
-
 def shuffled_deck(seed, index=0, deck=STANDARD):
     """`deck` shuffled for deal `index` of `seed`, as shuffle.shuffled_deck."""
     check_seed(seed)
@@ -434,7 +408,6 @@ def shuffled_deck(seed, index=0, deck=STANDARD):
     cdef uint64_t state = stream_start(seed, index)
     deck_from(cards, courts, &state, &shape)
     return [cards[i] for i in range(shape.total)]
-
 
 
 def census(first, deals, deck=STANDARD, players=2, split=None, top=10):

@@ -5,7 +5,6 @@ play a game. Everything here is defined in `_game.pyx`, but game_load, inline
 below."""
 
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memcpy
 
 
 cdef enum:
@@ -27,11 +26,8 @@ cdef enum:
 cdef struct Game:
     int players
     int total
-    bint by_court       # hands held as pieces (see run_by_court, trickn_by_court)
     int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1) + PILE_SLACK
-    uint8_t* hands      # by card: hand p is hands[p * room + start[p] .. p * room + end[p])
-    uint8_t* pile
-    uint32_t* pieces    # by court: hand p is pieces[p * room + start[p] .. p * room + end[p])
+    uint32_t* pieces    # hand p is pieces[p * room + start[p] .. p * room + end[p])
     uint32_t* pile_pieces
     int start[MAX_PLAYERS]
     int end[MAX_PLAYERS]
@@ -61,7 +57,6 @@ cdef struct Work:
     Game second
     uint8_t* deal       # the hands, one after another
     int hand_sizes[MAX_PLAYERS]
-    uint8_t* memory
     uint32_t* piece_memory
 
 
@@ -102,7 +97,7 @@ cdef struct Shape:
     uint8_t courts[MAX_DECK]    # the court cards in the order they are placed
 
 
-cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil
+cdef int work_init(Work* w, int players, int total) noexcept nogil
 cdef void work_free(Work* w) noexcept nogil
 cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
                     Result* r) noexcept nogil
@@ -124,21 +119,17 @@ cdef inline void game_load(Game* g, const uint8_t* deal, const int* hand_sizes) 
     cdef uint32_t* pieces
     for p in range(g.players):
         g.start[p] = 0
-        if g.by_court:
-            pieces = g.pieces + p * g.room
-            n = 0
-            run = 0
-            for i in range(hand_sizes[p]):
-                # Branch-free: the piece is written every time and kept only
-                # when the card is a court card.
-                pieces[n] = run << COURT_BITS | deal[i]
-                n += deal[i] != 0
-                run = (run + 1) & -<uint32_t>(deal[i] == 0)
-            pieces[n] = run << COURT_BITS
-            g.end[p] = n + 1
-        else:
-            memcpy(g.hands + p * g.room, deal, hand_sizes[p])
-            g.end[p] = hand_sizes[p]
+        pieces = g.pieces + p * g.room
+        n = 0
+        run = 0
+        for i in range(hand_sizes[p]):
+            # Branch-free: the piece is written every time and kept only
+            # when the card is a court card.
+            pieces[n] = run << COURT_BITS | deal[i]
+            n += deal[i] != 0
+            run = (run + 1) & -<uint32_t>(deal[i] == 0)
+        pieces[n] = run << COURT_BITS
+        g.end[p] = n + 1
         deal += hand_sizes[p]
     g.leader = 0
     g.cards = 0

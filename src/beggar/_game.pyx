@@ -4,13 +4,12 @@ machine allows, for the compiled modules that play games (`_engine.pyx`,
 `_census.pyx`, `_loops.pyx`: their C-level contract is `_game.pxd`).
 
 Games run in C over plain structs, without the GIL and without allocating:
-the buffers of a Work are allocated once per call. Two-player games step from
-court card to court card over hands held as pieces (a run of plain cards and
-the court card that ends it); three and four players, and the two-player
-baseline, go card by card. Loop detection is Brent's algorithm at empty
-tables, with one snapshot, so a game that ends pays almost nothing for it; a
-loop it finds is then located exactly by replaying the deal. Random deals are
-dealt here too, by the steps of c/deal.h.
+the buffers of a Work are allocated once per call. Games step from court card
+to court card over hands held as pieces (a run of plain cards and the court
+card that ends it), two-player games in a loop of their own. Loop detection
+is Brent's algorithm at empty tables, with one snapshot, so a game that ends
+pays almost nothing for it; a loop it finds is then located exactly by
+replaying the deal. Random deals are dealt here too, by the steps of c/deal.h.
 """
 
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
@@ -41,15 +40,14 @@ NAME = "compiled"
 
 # ---------------------------------------------------------------- buffers
 
-cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogil:
-    """Allocate the buffers of a Work for deals of `players` hands and `total`
-    cards; `by_court` (two players only) plays by pieces instead of cards."""
+cdef int work_init(Work* w, int players, int total) noexcept nogil:
+    """Allocate the buffers of a Work for deals of `players` hands and `total` cards."""
     cdef int i
     cdef size_t room = ROOM_FACTOR * (<size_t>total + 1) + PILE_SLACK
     cdef size_t game_size = players * room + total + 1 + PILE_SLACK
-    w.memory = <uint8_t*>malloc(4 * game_size + total)
+    w.deal = <uint8_t*>malloc(total)
     w.piece_memory = <uint32_t*>malloc(4 * game_size * sizeof(uint32_t))
-    if w.memory == NULL or w.piece_memory == NULL:
+    if w.deal == NULL or w.piece_memory == NULL:
         work_free(w)
         return -1
     cdef Game* games[4]
@@ -60,20 +58,16 @@ cdef int work_init(Work* w, int players, int total, bint by_court) noexcept nogi
     for i in range(4):
         games[i].players = players
         games[i].total = total
-        games[i].by_court = by_court
         games[i].room = <int>room
-        games[i].hands = w.memory + i * game_size
-        games[i].pile = games[i].hands + players * room
         games[i].pieces = w.piece_memory + i * game_size
         games[i].pile_pieces = games[i].pieces + players * room
-    w.deal = w.memory + 4 * game_size
     return 0
 
 
 cdef void work_free(Work* w) noexcept nogil:
-    free(w.memory)
+    free(w.deal)
     free(w.piece_memory)
-    w.memory = NULL
+    w.deal = NULL
     w.piece_memory = NULL
 
 
@@ -82,11 +76,8 @@ cdef void game_copy(Game* dst, const Game* src) noexcept nogil:
     cdef int p, size
     for p in range(src.players):
         size = src.end[p] - src.start[p]
-        if src.by_court:
-            memcpy(dst.pieces + p * dst.room, src.pieces + p * src.room + src.start[p],
-                   size * sizeof(uint32_t))
-        else:
-            memcpy(dst.hands + p * dst.room, src.hands + p * src.room + src.start[p], size)
+        memcpy(dst.pieces + p * dst.room, src.pieces + p * src.room + src.start[p],
+               size * sizeof(uint32_t))
         dst.start[p] = 0
         dst.end[p] = size
     dst.leader = src.leader
@@ -98,8 +89,6 @@ cdef int held(const Game* g, int p) noexcept nogil:
     """Cards in hand p."""
     cdef int i, cards = 0
     cdef uint32_t piece
-    if not g.by_court:
-        return g.end[p] - g.start[p]
     for i in range(g.start[p], g.end[p]):
         piece = g.pieces[p * g.room + i]
         cards += (piece >> COURT_BITS) + ((piece & COURT_MASK) != 0)
@@ -117,8 +106,8 @@ cdef inline bint game_equal(const Game* a, const Game* b) noexcept nogil:
 
 
 cdef bint same_hands(const Game* a, const Game* b) noexcept nogil:
-    """Every hand holds the same cards. Pieces describe a hand uniquely, so by
-    court they are compared as they are."""
+    """Every hand holds the same cards. Pieces describe a hand uniquely, so
+    they are compared as they are."""
     cdef int p, size
     for p in range(a.players):
         size = a.end[p] - a.start[p]
@@ -126,138 +115,13 @@ cdef bint same_hands(const Game* a, const Game* b) noexcept nogil:
             return False
     for p in range(a.players):
         size = a.end[p] - a.start[p]
-        if a.by_court:
-            if memcmp(a.pieces + p * a.room + a.start[p], b.pieces + p * b.room + b.start[p],
-                      size * sizeof(uint32_t)) != 0:
-                return False
-        elif memcmp(a.hands + p * a.room + a.start[p], b.hands + p * b.room + b.start[p],
-                    size) != 0:
+        if memcmp(a.pieces + p * a.room + a.start[p], b.pieces + p * b.room + b.start[p],
+                  size * sizeof(uint32_t)) != 0:
             return False
     return True
 
 
-cdef inline void take_pile(Game* g, int taker, int laid) noexcept nogil:
-    """The taker puts the pile under his hand, first laid card nearest the top."""
-    cdef uint8_t* hand = g.hands + taker * g.room
-    cdef int size
-    if g.end[taker] + laid > g.room:
-        size = g.end[taker] - g.start[taker]
-        memmove(hand, hand + g.start[taker], size)
-        g.start[taker] = 0
-        g.end[taker] = size
-    memcpy(hand + g.end[taker], g.pile, laid)
-    g.end[taker] += laid
-    g.leader = taker
-    g.cards += laid
-    g.tricks += 1
-
-
 # ---------------------------------------------------------------- one trick
-
-cdef inline bint trick2(Game* g) noexcept nogil:
-    """Play one two-player trick from an empty table; True when the game is finished."""
-    cdef int player = g.leader
-    cdef uint8_t* base = g.hands + player * g.room
-    cdef uint8_t* other_base = g.hands + (player ^ 1) * g.room
-    # The hand to lay from and the other one, as next-card and end pointers
-    # swapped whenever the turn passes: the next card's address never waits on
-    # an index stored in memory.
-    cdef uint8_t* next_card = base + g.start[player]
-    cdef uint8_t* last = base + g.end[player]
-    cdef uint8_t* other_next = other_base + g.start[player ^ 1]
-    cdef uint8_t* other_last = other_base + g.end[player ^ 1]
-    cdef uint8_t* swap
-    cdef uint8_t* pile = g.pile
-    cdef int owed = 0, court_player = 0, laid = 0, taker
-    cdef uint8_t card
-    while True:
-        if next_card == last:
-            taker = player ^ 1
-            break
-        card = next_card[0]
-        next_card += 1
-        pile[laid] = card
-        laid += 1
-        if card:
-            owed = card
-            court_player = player
-        elif owed:
-            owed -= 1
-            if owed == 0:
-                taker = court_player
-                break
-            continue        # still paying: the same player lays again
-        swap = next_card
-        next_card = other_next
-        other_next = swap
-        swap = last
-        last = other_last
-        other_last = swap
-        player ^= 1
-    if player == g.leader:
-        g.start[player] = <int>(next_card - base)
-        g.start[player ^ 1] = <int>(other_next - other_base)
-    else:
-        g.start[player] = <int>(next_card - other_base)
-        g.start[player ^ 1] = <int>(other_next - base)
-    take_pile(g, taker, laid)
-    return g.end[taker ^ 1] == g.start[taker ^ 1]
-
-
-cdef bint trickn(Game* g) noexcept nogil:
-    """Play one trick for 2-4 players with elimination; True when the game is finished.
-
-    The players still in form a ring (`following`), so passing the turn is one
-    load; a player who runs out is taken out of the ring. Each hand is followed
-    by a pointer to its next card, written back once the trick is over."""
-    cdef int players = g.players, room = g.room
-    cdef int p, q, player = g.leader, owed = 0, court_player = 0, laid = 0, taker = 0, players_in = 0
-    cdef int following[MAX_PLAYERS]
-    cdef uint8_t* next_card[MAX_PLAYERS]
-    cdef uint8_t* last[MAX_PLAYERS]
-    cdef uint8_t* pile = g.pile
-    cdef uint8_t card
-    for p in range(players):
-        next_card[p] = g.hands + p * room + g.start[p]
-        last[p] = g.hands + p * room + g.end[p]
-        players_in += g.end[p] > g.start[p]
-    for p in range(players):
-        q = p + 1 if p + 1 < players else 0
-        while g.end[q] == g.start[q] and q != p:
-            q = q + 1 if q + 1 < players else 0
-        following[p] = q
-    while True:
-        if next_card[player] == last[player]:
-            # Out: the next player still in carries on, owing what was owed.
-            players_in -= 1
-            if players_in == 1:
-                taker = following[player]
-                break
-            for q in range(players):
-                if following[q] == player:
-                    following[q] = following[player]
-            player = following[player]
-            continue
-        card = next_card[player][0]
-        next_card[player] += 1
-        pile[laid] = card
-        laid += 1
-        if card:
-            owed = card
-            court_player = player
-            player = following[player]
-        elif owed:
-            owed -= 1
-            if owed == 0:
-                taker = court_player
-                break
-        else:
-            player = following[player]
-    for p in range(players):
-        g.start[p] = <int>(next_card[p] - (g.hands + p * room))
-    take_pile(g, taker, laid)
-    return g.end[taker] - g.start[taker] == g.total
-
 
 cdef inline void join_pile(uint32_t* tail, const uint32_t* pile, int n) noexcept nogil:
     """Put a pile of n pieces under a hand whose trailing piece is `tail`: the
@@ -288,9 +152,9 @@ cdef inline int leave_ring(int* ring, int players_in, int i) noexcept nogil:
     return players_in
 
 
-cdef bint trickn_by_court(Game* g) noexcept nogil:
-    """trickn's contract on hands held as pieces: one trick for 2-4 players
-    from an empty table, stepping from court card to court card.
+cdef bint trickn(Game* g) noexcept nogil:
+    """Play one trick for 2-4 players with elimination from an empty table,
+    stepping from court card to court card; True when the game is finished.
 
     While no penalty runs, the players still in lay in turn; the one at place
     k of the turn (the player to move at 0) meets the end of his head piece's
@@ -571,12 +435,8 @@ cdef inline void store_sides(Game* g, int leader, uint32_t* lead, uintptr_t lead
 cdef inline bint trick(Game* g) noexcept nogil:
     """Play one trick from an empty table; True when the game is finished."""
     cdef int64_t unused
-    if g.by_court:
-        if g.players == 2:
-            return run_by_court(g, NULL, INT64_MAX, g.tricks + 1, &unused) == FINISHED
-        return trickn_by_court(g)
     if g.players == 2:
-        return trick2(g)
+        return run_by_court(g, NULL, INT64_MAX, g.tricks + 1, &unused) == FINISHED
     return trickn(g)
 
 
@@ -656,10 +516,6 @@ cdef int state_key(const Game* g, uint8_t* key) noexcept nogil:
         if size == 0: continue     # a player who is out is no part of the state (cycle.py)
         key[k] = <uint8_t>size
         k += 1
-        if not g.by_court:
-            memcpy(key + k, g.hands + p * g.room + g.start[p], size)
-            k += size
-            continue
         for i in range(g.start[p], g.end[p]):
             piece = g.pieces[p * g.room + i]
             run = piece >> COURT_BITS
@@ -751,7 +607,7 @@ cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
     comparison at all."""
     cdef int64_t power = BRENT_START, steps = 0
     cdef bint have_snap = False
-    if g.by_court and g.players == 2:
+    if g.players == 2:
         return run_by_court(g, snap, max_cards, max_tricks, period)
     while True:
         if trick(g):
@@ -855,7 +711,7 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
             if p == n_players:
                 p = 0
                 index += 1
-    if not w.game.by_court or n_players != 2:
+    if n_players != 2:
         game_load(&w.game, w.deal, w.hand_sizes)
         return
     last[0] = last[1] = -1
@@ -892,8 +748,6 @@ cdef object shape_init(Shape* s, deck, players, split):
     s.n_courts = len(deck.courts)
     for i, court in enumerate(deck.courts):
         s.courts[i] = court
-
-
 
 
 # ---------------------------------------------------------------- Python values

@@ -6,7 +6,7 @@ A growth walk (grow) starts from a small random state that loops and
 inserts the deck's missing cards one at a time where the state still loops;
 perturbation (perturb) makes small changes to states on known full loops
 and reports every new loop it reaches. docs/loops.md (The loop factory)
-tells both, and _grow's and perturb's docstrings their options.
+tells both, and grow's and perturb's docstrings their options.
 
 A state is (hands, leader) at an empty table, hands top card first; the
 engine holds it as the deal it stands for, the leader's hand first, and
@@ -199,8 +199,7 @@ cdef struct Walker:
     Options o
     State* stack            # stack[0 .. depth-1]: the walk's states, each grown from the one before
     int depth
-    State best              # the walk's largest looping state
-    int walk_largest
+    int walk_largest        # cards in the walk's largest looping state
     int64_t since_best      # tries since walk_largest last grew
     int64_t tries
     int64_t restarts
@@ -208,11 +207,6 @@ cdef struct Walker:
     Seen seen
     State found             # the full loop just found (leader's hand first)
     Work w
-    # For the research: candidates tried, and those that looped, by the
-    # size of the state they were grown from.
-    int64_t tried[MAX_DECK + 1]
-    int64_t grew[MAX_DECK + 1]
-    State record            # the call's largest looping state
 
 
 cdef void missing(const Walker* k, const State* s, int* lack) noexcept nogil:
@@ -282,6 +276,33 @@ cdef void fresh_start(Walker* k) noexcept nogil:
     s.fails = 0
 
 
+cdef int push_loop(Walker* k, const Result* r) noexcept nogil:
+    """Push a state of the cycle of the loop just played (k.w.first stands on
+    it) onto the walk's stack, unless it holds every card: a full loop is
+    reported (once) and grown no further. Returns grow_block's bits."""
+    cdef State* top = &k.stack[k.depth]
+    cdef int event = 0
+    read_game(&k.w.first, top)
+    top.period = r.period_tricks
+    top.loop = loop_hash(&k.w, r, top.hands.n)
+    top.fails = 0
+    if top.hands.n > k.walk_largest:
+        k.walk_largest = top.hands.n
+        k.since_best = 0
+    if top.hands.n > k.largest:
+        k.largest = top.hands.n
+        event |= 2
+    if top.hands.n < k.total:
+        k.depth += 1
+        return event
+    if seen_add(&k.seen, top.loop):
+        k.found = top[0]
+        event |= 1
+    if k.depth:
+        k.stack[k.depth - 1].fails += 1
+    return event
+
+
 cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
     """Play up to `budget` tries of the walk. Returns 0 when the budget is
     spent, else as soon as something is to report: bit 1, a new full loop
@@ -315,27 +336,10 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
                         k.stack[0].hands.n0 = 1 if k.stack[0].hands.n0 == 0 else k.stack[0].hands.n - 1
                     k.tries += 1
                     status = play_state(&k.w, &k.stack[0], &r)
+            k.depth = 0
+            k.walk_largest = 0
             if status == LOOP:
-                read_game(&k.w.first, &k.stack[0])
-                k.stack[0].period = r.period_tricks
-                k.stack[0].loop = loop_hash(&k.w, &r, k.stack[0].hands.n)
-                k.stack[0].fails = 0
-                k.depth = 1
-                k.best = k.stack[0]
-                k.walk_largest = k.stack[0].hands.n
-                k.since_best = 0
-                if k.stack[0].hands.n > k.largest:
-                    k.largest = k.stack[0].hands.n
-                    event |= 2
-                if k.stack[0].hands.n == k.total:
-                    # A start of every card: a full loop already.
-                    if seen_add(&k.seen, k.stack[0].loop):
-                        k.found = k.stack[0]
-                        event |= 1
-                    k.depth = 0
-            else:
-                k.depth = 0
-                k.walk_largest = 0
+                event = push_loop(k, &r)
             if event:
                 return event
             continue
@@ -360,7 +364,6 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             insert_card(&cand.hands, <int>below(&k.rng, <uint32_t>(cand.hands.n + 2)), <uint8_t>card)
         k.tries += 1
         k.since_best += 1
-        k.tried[top.hands.n] += 1
         if not playable(&cand.hands):
             top.fails += 1
             continue
@@ -368,8 +371,6 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
         if status != LOOP:
             top.fails += 1
             continue
-        # It loops: push a state of its cycle.
-        k.grew[top.hands.n] += 1
         if lateral:
             # A sideways move to another loop takes top's place: the stack
             # only grows with the state.
@@ -382,27 +383,7 @@ cdef int grow_block(Walker* k, int64_t budget) noexcept nogil:
             top.loop = h
             top.fails = 0
             continue
-        read_game(&k.w.first, &k.stack[k.depth])
-        top = &k.stack[k.depth]
-        top.period = r.period_tricks
-        top.loop = loop_hash(&k.w, &r, top.hands.n)
-        top.fails = 0
-        if top.hands.n > k.walk_largest:
-            k.walk_largest = top.hands.n
-            k.best = top[0]
-            k.since_best = 0
-        if top.hands.n > k.largest:
-            k.largest = top.hands.n
-            k.record = top[0]
-            event |= 2
-        if top.hands.n == k.total:
-            # A full loop: report it (once), and grow no further from it.
-            if seen_add(&k.seen, top.loop):
-                k.found = top[0]
-                event |= 1
-            k.stack[k.depth - 1].fails += 1
-        else:
-            k.depth += 1
+        event = push_loop(k, &r)
         if event:
             return event
     return 0
@@ -444,7 +425,7 @@ def check_deck(deck):
 
 
 def check_growth(start_courts, start_plain, patience, stall, lateral_percent):
-    """ValueError unless these are options a growth walk takes (see _grow)."""
+    """ValueError unless these are options a growth walk takes (see grow)."""
     whole(start_courts, "start_courts", 0, MAX_DECK)
     if start_courts == 1:
         # Its every start would be played and dropped: the walk would never begin.
@@ -455,18 +436,11 @@ def check_growth(start_courts, start_plain, patience, stall, lateral_percent):
     whole(lateral_percent, "lateral_percent", 0, 100)
 
 
-def grow(deck, seed, walk, tries, **options):
+def grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=400, stall=20000,
+         lateral_percent=50, starts=()):
     """Growth walk `walk` of `seed` toward full loops of `deck`, at most `tries`
-    states played; returns a Growth. The keyword options steer the walk (see
-    _grow); the defaults are the measured best."""
-    return _grow(deck, seed, walk, tries, **options)[0]
-
-
-def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=400, stall=20000,
-          lateral_percent=50, starts=()):
-    """grow(), and for the research a dict: {size: (candidates tried,
-    candidates that looped)} by the size of the state they were grown from,
-    and "record": the call's largest looping state.
+    states played; returns a Growth. The keyword options steer the walk; the
+    defaults are the measured best.
 
     start_courts, start_plain: the cards of a walk's first state (court cards
     drawn at random from the deck's); start_courts 0: the first state is a
@@ -489,29 +463,28 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
     for number, state in enumerate(starts):
         rows += _start_row(state, deck, number)
     cdef const unsigned char[::1] start_rows = bytes(rows) or b"\0"
-    cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))
-    if k == NULL:
-        raise MemoryError()
-    k.total = deck.total
-    for i in range(CODES):
-        k.counts[i] = deck.counts[i]
-    k.stack = <State*>malloc((deck.total + 1) * sizeof(State))
-    k.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
-    if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total, True) != 0:
-        free(k.stack); free(k.seen.slots); free(k)
-        raise MemoryError()
-    k.rng = stream_start(seed, walk)
-    k.o.start_courts = start_courts
-    k.o.start_plain = start_plain
-    k.o.patience = patience
-    k.o.stall = stall
-    k.o.lateral_percent = lateral_percent
-    k.o.starts = &start_rows[0]
-    k.o.n_starts = len(rows) // (MAX_DECK + 2)
     cdef int64_t limit = tries, block
     cdef int event
+    cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))     # zeroed: whatever is not allocated frees as NULL
+    if k == NULL:
+        raise MemoryError()
     loops, sizes = [], []
     try:
+        k.stack = <State*>malloc((deck.total + 1) * sizeof(State))
+        k.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+        if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total) != 0:
+            raise MemoryError()
+        k.total = deck.total
+        for i in range(CODES):
+            k.counts[i] = deck.counts[i]
+        k.rng = stream_start(seed, walk)
+        k.o.start_courts = start_courts
+        k.o.start_plain = start_plain
+        k.o.patience = patience
+        k.o.stall = stall
+        k.o.lateral_percent = lateral_percent
+        k.o.starts = &start_rows[0]
+        k.o.n_starts = len(rows) // (MAX_DECK + 2)
         while k.tries < limit:
             block = min(limit - k.tries, BLOCK)
             with nogil:
@@ -521,9 +494,7 @@ def _grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=4
             if event & 1:
                 loops.append(state_of(&k.found))
             PyErr_CheckSignals()
-        stats = {n: (k.tried[n], k.grew[n]) for n in range(deck.total + 1) if k.tried[n]}
-        stats["record"] = state_of(&k.record)
-        return Growth(loops, k.tries, k.largest, k.restarts, sizes), stats
+        return Growth(loops, k.tries, k.largest, k.restarts, sizes)
     finally:
         work_free(&k.w)
         free(k.stack)
@@ -655,7 +626,7 @@ def cycle_hashes(states, deck):
     cdef Work w
     cdef State s
     cdef Result r
-    if work_init(&w, 2, deck.total, True) != 0:
+    if work_init(&w, 2, deck.total) != 0:
         raise MemoryError()
     hashes = []
     try:
@@ -711,31 +682,26 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="smal
     known = list(known)
     if any(isinstance(h, bool) or not isinstance(h, Integral) or not 0 < h < 2 ** 64 for h in known):
         raise ValueError("known loops are given by their cycle hashes, whole numbers from 1 to 2^64 - 1")
-    cdef Perturber* p = <Perturber*>calloc(1, sizeof(Perturber))
+    cdef Perturber* p = <Perturber*>calloc(1, sizeof(Perturber))     # zeroed: whatever is not allocated frees as NULL
     if p == NULL:
-        raise MemoryError()
-    p.total = deck.total
-    p.pool = <uint8_t*>malloc(POOL * (deck.total + 1))
-    p.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
-    p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
-    p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
-    if p.pool == NULL or p.seen.slots == NULL or p.cycles.slots == NULL or p.known == NULL \
-            or work_init(&p.w, 2, deck.total, True) != 0:
-        free(p.pool); free(p.seen.slots); free(p.cycles.slots); free(p.known); free(p)
         raise MemoryError()
     # A round's new loops: one a try at most.
     cdef State* found = <State*>malloc(ROUND * sizeof(State))
     cdef int64_t* periods = <int64_t*>malloc(ROUND * sizeof(int64_t))
-    if found == NULL or periods == NULL:
-        free(found); free(periods); work_free(&p.w); free(p.pool); free(p.seen.slots); free(p.cycles.slots)
-        free(p.known); free(p)
-        raise MemoryError()
     cdef State s
     cdef Result r
     cdef int64_t limit = tries, t = 0, end, u
     cdef int n_found, k
     loops = []
     try:
+        p.total = deck.total
+        p.pool = <uint8_t*>malloc(POOL * (deck.total + 1))
+        p.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+        p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
+        p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
+        if p.pool == NULL or p.seen.slots == NULL or p.cycles.slots == NULL or p.known == NULL or found == NULL \
+                or periods == NULL or work_init(&p.w, 2, deck.total) != 0:
+            raise MemoryError()
         for number, state in enumerate(states):
             load_state(&s, state, deck, number)
             if play_state(&p.w, &s, &r) != LOOP:
