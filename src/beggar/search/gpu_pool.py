@@ -18,7 +18,6 @@ dropped, never a check skipped).
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -64,16 +63,6 @@ def played(spec, unit):
         return drivers.play(spec, unit.chunk, unit.parts)
 
 
-def checked(spec, result):
-    """Stage two, on a core: the chunk's games checked, as a worker checks
-    them after its play (the driver's games: crosscheck.check for games
-    dealt; a hunt's seating of the loops its walk found)."""
-    start = time.perf_counter()
-    result.games = drivers.of(spec).games(spec, result)
-    result.check_seconds = time.perf_counter() - start
-    return result, result.check_seconds
-
-
 class GpuPool:
     """The executor of a GPU job: `gpu` plays the chunks, on `players` GPUs;
     `cpu` checks them, on `checkers` cores (a cluster's runner keeps both
@@ -115,7 +104,7 @@ class GpuPool:
             _settle(future, exception=played.exception())
             return
         try:
-            stage = self.cpu.submit(checked, spec, played.result())
+            stage = self.cpu.submit(drivers.checked, spec, played.result())
         except RuntimeError as error:       # the pool was shut down meanwhile
             _settle(future, exception=error)
             return
@@ -129,9 +118,9 @@ class GpuPool:
         elif done.exception() is not None:
             _settle(future, exception=done.exception())
         else:
-            result, seconds = done.result()
+            result = done.result()
             self.gpu_seconds += result.seconds
-            self.check_seconds += seconds
+            self.check_seconds += result.check_seconds
             _settle(future, result=result)
 
     def behind(self):
@@ -145,8 +134,8 @@ class GpuPool:
 
     def shutdown(self, wait=True, cancel_futures=False):
         """Shut a local pool's processes down (a cluster's executors are the cluster's)."""
-        self.gpu.shutdown(wait=wait, cancel_futures=cancel_futures)
-        self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
+        for pool in self.pools:
+            pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
 def _settle(future, result=None, exception=None):

@@ -29,7 +29,7 @@ from ..variant import Variant, VariantError
 from . import drivers, pace
 from .keep import PART_GAMES
 from .spec import (CHUNK_SECONDS, DEFAULTS, GPU_DEFAULTS, MAX_CHUNK, MAX_CHUNK_SECONDS, MAX_NAME, MAX_WORKERS,
-                   PART_SECONDS, JobError, fresh_seed, shown_value)
+                   PART_SECONDS, JobError, fresh_seed, job_error, shown_value)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -116,10 +116,8 @@ def check(data, where="job"):
     driver = drivers.get(spec["driver"])
     if spec["seed"] is None:
         spec["seed"] = fresh_seed()
-    try:
+    with job_error(where):
         check_seed(spec["seed"])
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None
     try:
         variant = Variant.parse(spec["variant"])
         deck, spec["players"], split = check_table(variant.deck(spec["deck"]), spec["players"], spec["split"])
@@ -138,17 +136,13 @@ def check(data, where="job"):
     # A census's budget is bounded by its deck's arrangements (Census.check),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if driver.plays.deals == "every" else MAX_COUNT
-    for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, most_deals),
-                           ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
-        try:
+    with job_error(where):
+        for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, most_deals),
+                               ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
             whole(spec[key], f"'{key}'", low, high)
-        except ValueError as error:
-            raise JobError(f"{where}: {error}") from None
     if spec["chunk_seconds"] != 0:
-        try:
+        with job_error(where, " (or 0: chunks of `chunk` deals each)"):
             spec["chunk_seconds"] = seconds(spec["chunk_seconds"], "'chunk_seconds'", MAX_CHUNK_SECONDS)
-        except ValueError as error:
-            raise JobError(f"{where}: {error} (or 0: chunks of `chunk` deals each)") from None
         if not driver.budget.timed:
             raise JobError(f"{where}: 'chunk_seconds' sizes the chunks of sample and census jobs as they run; "
                            f"a {spec['driver']} job's chunk is one {driver.budget.unit[:-1]} walk or search: give 0")
@@ -161,9 +155,7 @@ def check(data, where="job"):
         raise JobError(f"{where}: [climb] is given but the driver is {spec['driver']!r}")
     try:
         spec["climb"] = ClimbRules(**climb).as_dict()
-    except TypeError as error:
-        raise JobError(f"{where}: [climb]: {error}") from None
-    except ValueError as error:
+    except (TypeError, ValueError) as error:
         raise JobError(f"{where}: [climb]: {error}") from None
     check_gpu_climb(spec, spec["engine"], where)
     return spec
@@ -209,10 +201,8 @@ def check_devices(spec, devices, where="job"):
     the CPU, --engine compiled, plays there whatever devices it names)."""
     if devices is None:
         return None
-    try:
+    with job_error(where):
         devices = checks_devices(devices, "'devices'")
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None
     if not spec["engine"].gpu:
         return None
     return devices if devices == "all" else list(devices)

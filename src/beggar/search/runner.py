@@ -257,10 +257,12 @@ class StopPolicy:
         if self.reason is None:
             self.reason, self.at, self.by_clock = reason, self.clock(), by_clock
 
+    def time_up(self, why=""):
+        self.ask(f"time limit of {self.time_limit:g} s{why}", by_clock=True)
+
     def tick(self):
-        """Ask for a stop when the time limit has passed."""
         if self.time_limit is not None and self.elapsed() >= self.time_limit:
-            self.ask(f"time limit of {self.time_limit:g} s", by_clock=True)
+            self.time_up()
 
     def grace(self, kept_any, by_clock=None):
         """How long units in flight may go on once a stop is asked for: a time
@@ -280,7 +282,6 @@ class StopPolicy:
         return None
 
     def passed(self, kept_any):
-        """Whether the deadline has passed."""
         deadline = self.deadline(kept_any)
         return deadline is not None and self.clock() >= deadline
 
@@ -310,9 +311,8 @@ class Dispatch:
                     if stuck is not None:
                         self.policy.ask(stuck)
                     elif self.policy.time_limit is not None:
-                        self.policy.ask(f"time limit of {self.policy.time_limit:g} s" + (
-                            "" if self.policy.left() <= 0 else "; no further chunk would finish within it"),
-                            by_clock=True)
+                        self.policy.time_up("" if self.policy.left() <= 0 else
+                                            "; no further chunk would finish within it")
                 return
             if not self.collect():
                 return
@@ -381,7 +381,7 @@ class Dispatch:
         kept, are cut off, played again on resume."""
         self.at_once = True
         if self.policy.reason is None:      # the clock's deadline passed in a keep, not a stop's
-            self.policy.ask(f"time limit of {self.policy.time_limit:g} s", by_clock=True)
+            self.policy.time_up()
         self.cut += sum(1 for future in self.in_flight if not future.cancelled())
         _kill_workers(self.pool)
 

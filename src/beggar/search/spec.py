@@ -7,6 +7,7 @@ build on it.
 
 import os
 import secrets
+from contextlib import contextmanager
 
 from ..checks import MAX_COUNT, seconds, whole
 from ..decks import Deck
@@ -87,6 +88,27 @@ class JobError(BadInput, ValueError):
     """A job specification that cannot be run; the message names file and key."""
 
 
+@contextmanager
+def job_error(where, after=""):
+    """A check's ValueError as a JobError naming `where`, with `after` added."""
+    try:
+        yield
+    except ValueError as error:
+        raise JobError(f"{where}: {error}{after}") from None
+
+
+def options_table(data, name, what, known, where):
+    """The job file's table [`name`] of `what` (its options, of `known`):
+    JobError where it is no table, or holds an option unknown."""
+    options = data.get(name, {})
+    if not isinstance(options, dict):
+        raise JobError(f"{where}: [{name}] must be a table of {what}")
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise JobError(f"{where}: [{name}]: unknown option '{unknown[0]}' (known: {', '.join(known)})")
+    return options
+
+
 def shown_value(value):
     """A value as an error names it, cut to a readable length."""
     text = repr(value)
@@ -136,8 +158,6 @@ def grouped(spec):
 def check_basin_bounds(spec, where):
     """The bounds of a search from a loop (a new loop's basin, an eliminate
     job's search): basin_states and basin_seconds."""
-    try:
+    with job_error(where):
         whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
         spec["basin_seconds"] = seconds(spec["basin_seconds"], "'basin_seconds'")
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None
