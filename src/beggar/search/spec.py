@@ -1,8 +1,7 @@
 """What every driver reads of a job's spec: its keys and their defaults, the
 bounds of its numbers, the table its deals are dealt at, and how its budget
-is cut into chunks. At the bottom of the search package: it imports nothing
-of it, so that job.py (reading a job file), the drivers and the runner all
-build on it.
+is cut into chunks. It imports nothing of the search package, which all
+builds on it.
 """
 
 import os
@@ -48,10 +47,7 @@ GPU_DEFAULTS = {"chunk": 10 ** 9, "min_cards": 3500, "extend_cards": 3500}
 
 #: Seconds a chunk takes when a job gives no chunk (its chunk_seconds): long
 #: enough that keeping a chunk costs little, short enough that a stop or a
-#: time limit is prompt. Such a job's deals are numbered in parts of about
-#: PART_SECONDS of a core (drivers.timed_chunk measures it when the job
-#: starts), and a chunk is as many consecutive parts as take CHUNK_SECONDS
-#: on the machine as it is while the job runs (units.py).
+#: time limit is prompt; its parts take about PART_SECONDS of a core.
 CHUNK_SECONDS = 3.0
 PART_SECONDS = 0.25
 MAX_CHUNK_SECONDS = 3600
@@ -79,8 +75,7 @@ FRESH_SEEDS = 10 ** 12
 
 def fresh_seed():
     """A seed for a job whose file gives none: drawn at random, so that two
-    runs of one job file play different deals (the job stores it, and
-    --seed replays its deals)."""
+    runs of one job file play different deals."""
     return secrets.randbelow(FRESH_SEEDS)
 
 
@@ -116,8 +111,7 @@ def shown_value(value):
 
 
 def table(spec):
-    """The keyword arguments of engine.sample and engine.climb for the spec's
-    deals: deck, players and split."""
+    """The keyword arguments of engine.sample and engine.climb for the spec's deals."""
     return {"deck": spec["deck"], "players": spec["players"],
             "split": None if spec["split"] == "even" else spec["split"]}
 
@@ -129,8 +123,7 @@ def deck_words(spec):
 
 
 def extends(spec):
-    """Whether the spec's long games get a family search: backward play is for
-    two players."""
+    """Whether the spec's long games get a family search: backward play is for two players."""
     return spec["extend_cards"] > 0 and spec["players"] == 2
 
 
@@ -142,22 +135,20 @@ def chunks_in(spec):
 
 
 def chunk_deals(spec, chunk, parts=1):
-    """Deals in chunk number `chunk`, or in the `parts` chunks from it on (a
-    chunk of parts, units.py): the last one of a budget may be short."""
+    """Deals in chunk number `chunk`, or in the `parts` chunks from it on:
+    the last one of a budget may be short."""
     if spec["deals"]:
         return min(parts * spec["chunk"], spec["deals"] - chunk * spec["chunk"])
     return parts * spec["chunk"]
 
 
 def grouped(spec):
-    """Whether the job's chunks are runs of parts of spec['chunk'] deals,
-    sized as it runs (chunk_seconds), rather than one part each."""
+    """Whether the job's chunks are runs of parts sized as it runs (chunk_seconds)."""
     return bool(spec.get("chunk_seconds"))
 
 
 def check_basin_bounds(spec, where):
-    """The bounds of a search from a loop (a new loop's basin, an eliminate
-    job's search): basin_states and basin_seconds."""
+    """The bounds of a search from a loop: basin_states and basin_seconds."""
     with job_error(where):
         whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
         spec["basin_seconds"] = seconds(spec["basin_seconds"], "'basin_seconds'")
