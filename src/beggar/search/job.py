@@ -145,14 +145,10 @@ def check(data, where="job"):
         spec["climb"] = ClimbRules(**climb).as_dict()
     except (TypeError, ValueError) as error:
         raise JobError(f"{where}: [climb]: {error}") from None
-    check_gpu_climb(spec, spec["engine"], where)
+    if spec["engine"].gpu:
+        # Again, now that the spec holds its [climb] (a climb by anneal plays on no GPU).
+        driver.check_gpu(spec, spec["engine"], where)
     return spec
-
-
-def check_gpu_climb(spec, choice, where="job"):
-    """JobError where the job's driver cannot play `spec` on `choice`, a GPU engine."""
-    if choice.gpu:
-        drivers.of(spec).check_gpu(spec, choice, where)
 
 
 def check_engine(spec, name, where="job"):
@@ -177,7 +173,7 @@ def check_engine(spec, name, where="job"):
         if spec["players"] != 2:
             raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
                            "jobs run on the compiled engine")
-        check_gpu_climb(spec, name, where)
+        drivers.of(spec).check_gpu(spec, name, where)
     return name
 
 

@@ -69,10 +69,9 @@ class Summary:
 
 
 class _Stop:
-    """SIGINT and SIGTERM: the first asks for a calm stop (`told(reason)`,
-    called from the handler: a user who pressed Ctrl-C learns at once what
-    it does), one after a stop was asked for (by a signal or the clock's
-    StopPolicy) for one at once."""
+    """SIGINT and SIGTERM: the first asks for a calm stop (`told(reason)`, at
+    once: a user who pressed Ctrl-C learns what it does), one after a stop
+    was asked for (by a signal or the clock) for one at once."""
 
     def __init__(self, policy, told):
         self.policy, self.told = policy, told

@@ -75,9 +75,8 @@ def keep(archive, job_id, spec, result, summary, told=None, between=None):
 def timed_chunk(spec, seconds=CHUNK_SECONDS):
     """Deals that one core here plays in about `seconds` of processor time
     for this job's deck and table, to two significant digits, measured on
-    chunk 0 of the job, ever larger, for a tenth of a second. An engine that
-    plays on a device of its own (opencl: on its threads, not this one) is
-    timed by the clock, after a first play that builds its kernels."""
+    chunk 0 of the job, ever larger. An engine that plays on a device of its
+    own is timed by the clock, after a first play that builds its kernels."""
     deals, spent = 1_000, 0.0
     budget = spec["deals"] or MAX_CHUNK
     on_device = spec["engine"].on_device

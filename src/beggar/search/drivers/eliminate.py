@@ -63,9 +63,8 @@ class Eliminate(Driver):
 
     def bound(self, spec):
         """The job's chunks are its start loops, each a search of at most `chunk` states."""
-        loops = len(spec["start"])
         return (f"searched of at most {spec['deals']:,} ({spec['chunk']:,} a loop, "
-                f"{plural(loops, 'start loop')})")
+                f"{plural(len(spec['start']), 'start loop')})")
 
     def play(self, spec, chunk):
         """Search from start loop number `chunk`: the deals found as hits, what it reached as its payload."""

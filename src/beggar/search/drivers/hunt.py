@@ -22,7 +22,7 @@ from ...states import GUIDES
 from .. import SearchError, announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
-from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, deck_words, job_error
+from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, chunks_in, deck_words, job_error
 from ..units import Chunks, Unit
 from . import aim, regrow
 from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
@@ -103,17 +103,13 @@ class HuntRules:
         PerturbRules(self.changes, self.reach, self.moves)
         if self.pool not in aim.POOLS:
             raise ValueError(f"pool must be one of {', '.join(aim.POOLS)}, not {self.pool!r}")
-        whole(self.regrow, "regrow", 0, MAX_COUNT)
-        whole(self.trim, "trim", 1, MAX_DECK)
-        whole(self.crowd, "crowd", 0, MAX_COUNT)
-        if self.round is not None:
-            whole(self.round, "round", 1, MAX_COUNT)
-        whole(self.elite, "elite", 0, MAX_DECK)
-        whole(self.explore, "explore", 0, MAX_COUNT)
-        if self.seat not in SEAT:
-            raise ValueError(f"seat must be one of {', '.join(SEAT)}, not {self.seat!r}")
-        if self.guide not in GUIDES:
-            raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {self.guide!r}")
+        for name, low, high in (("regrow", 0, MAX_COUNT), ("trim", 1, MAX_DECK), ("crowd", 0, MAX_COUNT),
+                                ("round", 1, MAX_COUNT), ("elite", 0, MAX_DECK), ("explore", 0, MAX_COUNT)):
+            if name != "round" or self.round is not None:
+                whole(getattr(self, name), name, low, high)
+        for name, choices in (("seat", SEAT), ("guide", GUIDES)):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
 
     def walk(self):
         """The walk's options, as walks.perturbation takes them."""
@@ -304,7 +300,7 @@ class HuntState:
         self.cells_taken = {known.cell for known in start}      # the cells of those rounds and the start
         self.by_round = {-1: {known.key for known in start}}    # round: the keys of the loops it found first
         self.kept_parts = {}        # round: parts of it kept
-        self.total_parts = -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
+        self.total_parts = chunks_in(spec)
         self.seats_done = {}        # Seat: (smallest, best, deals)
         self.due = []               # Seats to search, nearest first
         self.gave_up = set()        # this run: seats basin_seconds stopped (searched again on resume)
@@ -549,10 +545,9 @@ class Hunt(Walker):
     # ------------------------------------------------------------ the job's process
 
     def stored_problem(self, spec):
-        """Every hunt kept its [hunt] table (the first kind's walk options, as
-        given; every later one's whole, with its tables): a spec without one,
-        or one without tables but with what only a later hunt holds, is
-        damaged, not a hunt of the first kind."""
+        """Every hunt kept its [hunt] table (the first kind's walk options;
+        every later one's whole, with its tables): a spec without one, or one
+        without tables that holds a later option, is damaged."""
         table = spec.get("hunt")
         if not isinstance(table, dict):
             return "its spec has no [hunt] table, which every hunt keeps"
@@ -625,7 +620,7 @@ class Hunt(Walker):
                                      "loops": [item.record() for item in found],
                                      "walk_ms": round(1000 * walked.walk_seconds),
                                      "check_ms": round(1000 * walked.check_seconds), "workers": max(1, summary.workers)}}
-        parts = result.deals // spec["chunk"] if result.deals % spec["chunk"] == 0 else -(-result.deals // spec["chunk"])
+        parts = -(-result.deals // spec["chunk"])
         state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
         for item in found:
             state.found += state.learn(aim.Known(item.loop.hex, walked.round, item.part, item.loop.period[0],

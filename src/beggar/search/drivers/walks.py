@@ -70,10 +70,9 @@ class Walker(Driver):
 
 def perturbation(spec, states, chunk, tries, rules, known=()):
     """Perturbation walk number `chunk` of job `spec`'s seed from `states`
-    [(hands, leader)], at most `tries` tries, with the options `rules`
-    (PerturbRules as a dict), none of the loops `known` (cycle hashes)
-    reported: a beggar._loops.Growth. The one place a perturbation walk is
-    played (perturb, hunt, benchmarks/hunt_speed.py), on the job's engine."""
+    [(hands, leader)], at most `tries` tries, by `rules` (PerturbRules as a
+    dict), none of the loops `known` (cycle hashes) reported: the one place
+    a walk is played (perturb, hunt, benchmarks/hunt_speed.py)."""
     return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
                           known=known, **rules)
 
