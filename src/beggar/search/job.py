@@ -190,10 +190,6 @@ def check_devices(spec, devices, where="job"):
     return devices if devices == "all" else list(devices)
 
 
-#: The keys of a stored spec that every archive format has held.
-STORED_ALWAYS = ("name", "driver", "seed")
-
-
 def stored(spec, where="the archive"):
     """A spec as an archive keeps it, with the keys added since it was written
     given their defaults (the deals it dealt then), checked as a job file's
@@ -204,7 +200,7 @@ def stored(spec, where="the archive"):
         raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
     # What every spec has held since the first format: without them the
     # defaults would make another job of it (a fresh seed, a sample driver).
-    missing = [key for key in STORED_ALWAYS if key not in spec]
+    missing = [key for key in ("name", "driver", "seed") if key not in spec]
     if missing:
         raise ArchiveFault(f"{where}: damaged: its spec has no '{missing[0]}'")
     # A job written before family extension searched no family: extend_cards 0;

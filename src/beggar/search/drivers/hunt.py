@@ -759,6 +759,7 @@ class Hunt(Walker):
     def play(self, spec, chunk, parts=1):
         """Walk parts `chunk` on (`parts` of them, one round's) from the round's
         pool: a ChunkResult whose payload is Walked."""
+        from ... import _loops
         began = time.perf_counter()
         rules = rules_of(spec)
         reported, tries, largest = [], 0, 0
@@ -773,7 +774,9 @@ class Hunt(Walker):
                 starts = regrow.starts([hands[key] for key in pool], spec["seed"], part, STARTS, rules.trim)
                 if told is None:
                     told = set(spec["known"]) | set(cycle_hashes([(hands[key], 0) for key in pool], spec["deck"]))
-                walk = growth(spec, starts, part, chunk_deals(spec, part)) if starts else None
+                # On the compiled engine whatever the job's (ON_GPU).
+                walk = _loops.grow(spec["deck"], spec["seed"], part, chunk_deals(spec, part), starts=starts) \
+                    if starts else None
             else:
                 walk = perturbation(spec, [(hands[key], 0) for key in aim.walk_order(pool, spec["seed"], part)], part,
                                     chunk_deals(spec, part), rules.walk(), known)
@@ -854,13 +857,6 @@ def two_player_key(key):
     """The canonical state (hex) of the loop of a loop key's players: the key
     itself, but for one a job was given before archive format 6."""
     return key if all(key_hands(key)) else loops.of_deal(key_deal(key)).hex
-
-
-def growth(spec, starts, part, tries):
-    """Growth walk `part` of the job's seed from `starts` (regrow.starts), on
-    the compiled engine whatever the job's: a beggar._loops.Growth."""
-    from ... import _loops
-    return _loops.grow(spec["deck"], spec["seed"], part, tries, starts=starts)
 
 
 def start_known(spec):
