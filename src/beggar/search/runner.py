@@ -372,9 +372,8 @@ class Dispatch:
         _kill_workers(self.pool)
 
     def cut_off_words(self):
-        if not self.cut:
-            return ""
-        return f"; {self.cut} chunk{'s' if self.cut != 1 else ''} in flight cut off, played again on resume"
+        return f"; {self.cut} chunk{'s' if self.cut != 1 else ''} in flight cut off, played again on resume" \
+            if self.cut else ""
 
     def stopping(self, reason):
         """The first Ctrl-C or SIGTERM (from the signal handler): no new unit;

@@ -129,9 +129,7 @@ def extends(spec):
 
 def chunks_in(spec):
     """How many chunks the budget holds (None: no budget)."""
-    if not spec["deals"]:
-        return None
-    return -(-spec["deals"] // spec["chunk"])
+    return -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
 
 
 def chunk_deals(spec, chunk, parts=1):

@@ -74,6 +74,11 @@ class Plan:
         return None if self._gap is None else self._gap[0]
 
 
+def lately(old, new):
+    # Half the weight on the latest unit: the machine's load changes.
+    return new if old is None else (old + new) / 2
+
+
 class Pacer:
     """How many parts the next chunk of a job sized as it runs holds."""
 
@@ -88,16 +93,11 @@ class Pacer:
     def finished(self, result, parts, keep_seconds):
         worked = result.seconds + result.check_seconds
         deals = max(1, result.deals)
-        self.per_deal = self._lately(self.per_deal, worked / deals)
-        self.hit_share = self._lately(self.hit_share, len(result.hits) / deals)
+        self.per_deal = lately(self.per_deal, worked / deals)
+        self.hit_share = lately(self.hit_share, len(result.hits) / deals)
         if result.hits:
-            self.keep_per_hit = self._lately(self.keep_per_hit, keep_seconds / len(result.hits))
+            self.keep_per_hit = lately(self.keep_per_hit, keep_seconds / len(result.hits))
         self.most = max(self.most, parts)
-
-    @staticmethod
-    def _lately(old, new):
-        # Half the weight on the latest chunk: the machine's load changes.
-        return new if old is None else (old + new) / 2
 
     def parts(self, seconds=None):
         """Parts of a chunk meant to take `seconds` (None: the job's chunk_seconds)."""

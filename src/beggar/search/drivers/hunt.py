@@ -23,7 +23,7 @@ from .. import SearchError, announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, chunks_in, deck_words, job_error
-from ..units import Chunks, Unit
+from ..units import Chunks, Unit, lately
 from . import aim, regrow
 from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
 from .walks import PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, start_keys
@@ -474,8 +474,7 @@ class HuntUnits(Chunks):
         if unit.task is None:
             super().finished(unit, result, keep_seconds)
         else:
-            seconds = result.seconds + result.check_seconds
-            self.seat_seconds = seconds if self.seat_seconds is None else (self.seat_seconds + seconds) / 2
+            self.seat_seconds = lately(self.seat_seconds, result.seconds + result.check_seconds)
 
     def left(self):
         return super().left() or bool(self.state.due)

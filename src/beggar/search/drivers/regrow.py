@@ -42,9 +42,5 @@ def starts(pool, seed, part, count, trim):
     `pool` (its canonical state's hands), each cut by 1 to `trim` cards
     (trimmed); those that could not be cut are left out."""
     rng = random.Random(f"regrow {seed} {part}")
-    found = []
-    for _ in range(count):
-        state = trimmed(rng.choice(pool), 1 + rng.randrange(trim), rng)
-        if state is not None:
-            found.append(state)
-    return found
+    cut = (trimmed(rng.choice(pool), 1 + rng.randrange(trim), rng) for _ in range(count))
+    return [state for state in cut if state is not None]
