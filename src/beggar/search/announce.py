@@ -1,10 +1,8 @@
 """The announcements of a job's finds: a game longer than the longest
 published one, or a balanced deal of a loop not known before, is told in a
-loud line and written as a saved game next to the archive, in the job's
-own folder of its folder of finds (finds.folder), whole or not at all;
-every other game kept is told by the summary's counts. A run tells the
-first few new loops (TOLD) one by one and counts the rest, so that a job
-that finds hundreds stays readable; a record is always told."""
+loud line and saved in the job's folder of finds, whole or not at all. A
+run tells the first few new loops (TOLD) one by one and counts the rest, so
+that a job that finds hundreds stays readable; a record is always told."""
 
 from __future__ import annotations
 
@@ -22,10 +20,8 @@ TOLD = 5
 
 def tell(archive, job_id, news, summary, announce=None):
     """Announce the records and new balanced loops among `news`, games just
-    kept: [(game id, deal, outcome, driver)]: each line joins the summary's
-    and goes to `announce` (the progress bar's), when given; past TOLD new
-    loops, a loop is saved and counted (summary.untold), and the first such
-    is said once."""
+    kept [(game id, deal, outcome, driver)], to the summary and `announce`;
+    past TOLD new loops, a loop is saved and counted, the first such said once."""
     for game_id, deal, outcome, driver in news:
         line = announcement(archive, job_id, game_id, deal, outcome, driver)
         if line is None:
@@ -56,11 +52,9 @@ def job_folder(archive_path, job_id):
 
 
 def announcement(archive, job_id, game_id, deal, outcome, driver):
-    """A loud line, and a saved game next to the archive (in finds.folder, out
-    of git's sight, with its provenance), for a game longer than the longest
+    """A loud line, and a saved game, for a game longer than the longest
     published (standard deck, 26/26) or a balanced deal of a loop not known
-    before at its table (published, or shipped with beggar:
-    finds.known_loops); None for any other game."""
+    before at its table (finds.known_loops); None for any other game."""
     balanced = [len(hand) for hand in deal.hands] == hand_sizes(deal.total, deal.players) and (
         deal.players > 2 or len(deal.hands[0]) == len(deal.hands[1]))
     if outcome.status == "finished" and published.is_standard_table(deal) \
@@ -88,11 +82,10 @@ SAVE_NAMES = 10
 
 
 def _save(archive_path, job_id, kind, deal, outcome, saved, game_id):
-    """Write `saved` into job `job_id`'s folder in the archive's folder of
-    finds (job_folder) as a new file named by its kind, cards and deal (game ids restart in every
-    archive: two archives in one folder gave two deals one name); where the
-    name is taken by a file holding another deal, the next name. Returns
-    where it went, in words."""
+    """Write `saved` into the job's folder of finds as a new file named by its
+    kind, cards and deal (game ids restart in every archive: two archives in
+    one folder gave two deals one name), or the next name where another deal
+    holds it. Returns where it went, in words."""
     folder = job_folder(archive_path, job_id)
     stem = f"{kind}-{outcome.cards}-{hashlib.sha256(str(deal).encode()).hexdigest()[:10]}"
     try:

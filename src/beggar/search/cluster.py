@@ -1,17 +1,10 @@
-"""Running a job's chunks on a Dask cluster (the optional extra 'cluster').
-
-The cluster plays chunks and checks their hits: `drivers.work` goes out
-as a task and a chunk's games come back replayed by the reference engine, so
-the cross-check runs on the cluster's cores; this process is still the only
-writer of the archive. A chunk whose worker dies is run again
-by Dask on another worker; its hits are kept once, since the archive keeps a
-deal once and a chunk's record once.
-
-A GPU job (an engine of engine.GPU_ENGINES) plays its chunks as tasks that
-need the worker resource GPU (`dask worker ADDRESS --resources GPU=1`, one
-worker per device) and checks them as tasks on any worker: gpu_pool.GpuPool
-over the two executors. `local:N` starts N workers, and for a GPU job one
-more, with the resource GPU, that plays on this machine's GPU.
+"""Running a job's chunks on a Dask cluster (the optional extra 'cluster'):
+`drivers.work` goes out as a task, so the cross-check runs on the cluster's
+cores; this process is still the only writer of the archive. A chunk whose
+worker dies is run again by Dask on another; the archive keeps it once.
+A GPU job plays its chunks as tasks that need the worker resource GPU (one
+worker per device) and checks them on any worker (gpu_pool.GpuPool).
+`local:N` starts N workers, and for a GPU job one more with the resource GPU.
 """
 
 import logging
@@ -79,9 +72,8 @@ class Cluster:
         return sum(worker.get("nthreads", 1) for worker in self._workers().values())
 
     def gpu_counts(self):
-        """(GPU workers, checking threads) alive: the workers with the
-        resource GPU, and the threads left to check what they play (a GPU
-        worker's chunks take one of its threads; with no other, any thread)."""
+        """(GPU workers, checking threads) alive: a GPU worker's chunks take one
+        of its threads; with no other, any thread checks."""
         info = self._workers().values()
         gpus = sum(1 for worker in info if _has_gpu(worker))
         return gpus, max(1, sum(worker.get("nthreads", 1) for worker in info) - gpus)
@@ -89,9 +81,8 @@ class Cluster:
     def for_gpu(self, engine_name):
         """Make the cluster ready for a job on the GPU engine `engine_name`,
         before the job is stored or goes on: a local cluster gets its GPU
-        worker; then ClusterError unless a worker has the resource GPU, and
-        EngineFault, naming the worker, where a GPU worker's device cannot
-        play the engine (job.check_device run there)."""
+        worker; ClusterError unless a worker has the resource GPU, EngineFault
+        where a GPU worker cannot play the engine."""
         from .job import check_device
         if self.local is not None and "gpu" not in self.local.worker_spec:
             like = next(iter(self.local.worker_spec.values()))

@@ -1,15 +1,11 @@
 """The reference engine's cross-check of a chunk's hits, where the cores are.
 
-Every game a chunk keeps is replayed by the reference engine (the rules of
-docs/rules.md written plainly) before it enters the archive, and a long
-finished two-player game gets a family search (backward.family) for the
-longest balanced deal of its family.
-That is most of a job's work when its threshold keeps many games, so it is
-done here, with plain data in and out and no archive: in the worker that
-played the chunk (drivers.work), or, for a producer of hits that is no worker
-(a GPU job), in a process pool beside it: pool.submit(check, spec, result)
-for each of its chunks' drivers.ChunkResult, and the runner keeps what comes
-back.
+Every game a chunk keeps is replayed by the reference engine before it
+enters the archive, and a long finished two-player game gets a family
+search for the longest balanced deal of its family. That is most of a job's
+work when its threshold keeps many games, so it is done here, with plain
+data in and out and no archive: in the worker that played the chunk, or
+beside a GPU (gpu_pool.py).
 """
 
 from __future__ import annotations
@@ -46,10 +42,8 @@ class Game:
 
 class Checker:
     """The checks of one chunk's games. A deal dealt twice in a chunk (a small
-    deck has few deals) is replayed once, and a loop is described once
-    (loops.of_deal: its canonical state, walked by the reference engine):
-    here, where the cores are, not in the job's process, which then only
-    looks its loops up in the archive (keep.py)."""
+    deck has few deals) is replayed once, and a loop is described once,
+    here, not in the job's process, which only looks it up in the archive."""
 
     def __init__(self):
         self.replays = {}       # deal text -> the reference engine's outcome
@@ -77,12 +71,10 @@ class Checker:
 
 
 def check(spec, result):
-    """The games chunk `result` (a drivers.ChunkResult of job `spec`) keeps,
-    each replayed by the reference engine: its hits, and after a finished
-    game of at least extend_cards cards the longest balanced deal of its
-    family: what a chunk keeps depends on the chunk alone, never on which
-    chunks were kept before it. Each loop game gets its loop's canonical
-    state and description (Game.loop, Game.described)."""
+    """The games chunk `result` keeps, each replayed by the reference engine:
+    its hits, and after a finished game of at least extend_cards cards the
+    longest balanced deal of its family: what a chunk keeps depends on the
+    chunk alone, never on which chunks were kept before it."""
     checker = Checker()
     games = []
     for deal, outcome in result.hits:

@@ -1,24 +1,18 @@
 """The pool of a GPU job: the GPU plays the chunks, the cores check what it plays.
 
-A GPU plays a chunk far faster than a core can replay its hits on the
-reference engine and search their families, so a GPU job does not check a
-chunk where it was played (drivers.work): the chunks are played where a GPU
-is (drivers.play) and each result is handed to where the cores are to be
-checked (crosscheck.check). On this machine that is one process that drives
-the GPU and a pool of checking processes, one per core; on a Dask cluster
-(cluster.py), tasks on the workers that have the resource GPU and tasks on
-any worker: the same two stages over two executors. To the job runner it
-is one executor: submit() gives a future of the checked chunk, as a worker's
-would be, that can be cancelled while the chunk waits for the GPU or for a
-core. It counts the GPU's seconds and the checkers', so that the summary can
-say when the CPU side fell behind (the GPU then waits for it: never a hit
-dropped, never a check skipped).
+A GPU plays a chunk far faster than a core can check its hits, so a GPU job
+does not check a chunk where it was played: drivers.play where a GPU is,
+then drivers.checked where the cores are (here one process that drives the
+GPU and a pool of checkers; on a Dask cluster, tasks on the GPU workers and
+on any worker). To the runner it is one executor whose futures can be
+cancelled while a chunk waits for either stage. It counts the GPU's seconds
+and the checkers', so that the summary can say when the CPU side fell
+behind (the GPU then waits for it: never a hit dropped).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -59,19 +53,9 @@ _one_at_a_time = threading.Lock()
 
 
 def played(spec, unit):
-    """Stage one, where the GPU is: the chunk played (drivers.play)."""
+    """Stage one, where the GPU is."""
     with _one_at_a_time:
         return drivers.play(spec, unit.chunk, unit.parts)
-
-
-def checked(spec, result):
-    """Stage two, on a core: the chunk's games checked, as a worker checks
-    them after its play (the driver's games: crosscheck.check for games
-    dealt; a hunt's seating of the loops its walk found)."""
-    start = time.perf_counter()
-    result.games = drivers.of(spec).games(spec, result)
-    result.check_seconds = time.perf_counter() - start
-    return result, result.check_seconds
 
 
 class GpuPool:
@@ -87,18 +71,16 @@ class GpuPool:
 
     @classmethod
     def here(cls, checkers, initializer=None, initargs=()):
-        """The pool on this machine: one process drives the GPU (gpu-host:
-        plays its kernels), `checkers` processes check what it plays."""
+        """The pool on this machine: one process drives the GPU, `checkers` check what it plays."""
         context = get_context("spawn")
         return cls(ProcessPoolExecutor(1, mp_context=context, initializer=initializer, initargs=initargs),
                    ProcessPoolExecutor(checkers, mp_context=context, initializer=initializer, initargs=initargs),
                    checkers)
 
     def submit(self, function, spec, unit):
-        """A future of the unit of work `unit` of `spec` (units.Unit), played
-        and checked: the runner's `function`, drivers.work, done here in two
-        stages for a chunk; a task of the driver's own (a hunt's seat) is no
-        GPU's work, and goes to the checkers whole."""
+        """A future of `unit` of `spec` played and checked: the runner's
+        `function` (drivers.work) in two stages; a task of the driver's own
+        (a hunt's seat) is no GPU's work, and goes to the checkers whole."""
         if unit.task is not None:
             return self.cpu.submit(function, spec, unit)
         future = _Chunk()
@@ -115,7 +97,7 @@ class GpuPool:
             _settle(future, exception=played.exception())
             return
         try:
-            stage = self.cpu.submit(checked, spec, played.result())
+            stage = self.cpu.submit(drivers.checked, spec, played.result())
         except RuntimeError as error:       # the pool was shut down meanwhile
             _settle(future, exception=error)
             return
@@ -129,9 +111,9 @@ class GpuPool:
         elif done.exception() is not None:
             _settle(future, exception=done.exception())
         else:
-            result, seconds = done.result()
+            result = done.result()
             self.gpu_seconds += result.seconds
-            self.check_seconds += seconds
+            self.check_seconds += result.check_seconds
             _settle(future, result=result)
 
     def behind(self):
@@ -145,8 +127,8 @@ class GpuPool:
 
     def shutdown(self, wait=True, cancel_futures=False):
         """Shut a local pool's processes down (a cluster's executors are the cluster's)."""
-        self.gpu.shutdown(wait=wait, cancel_futures=cancel_futures)
-        self.cpu.shutdown(wait=wait, cancel_futures=cancel_futures)
+        for pool in self.pools:
+            pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
 def _settle(future, result=None, exception=None):

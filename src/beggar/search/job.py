@@ -1,16 +1,8 @@
-"""Job specifications: what a search runs, read from TOML job files, and
-the creation of a new job in the archive.
-
-A job file names a driver and its parameters; everything not given takes the
-default of spec.DEFAULTS. `deck`, `players` and `split` say what deals are dealt
-(decks.py, Deal.shuffled); a spec written before they existed deals the
-defaults, which is what it dealt then. Budgets and chunks are counted in deals
-played (in what the driver's `unit` says: tries for the loop factory, states
-for the eliminate driver). Chunk c of a job is reproducible from the job's
-seed and c alone (each driver's module says how), so a job gives the same hits
-whatever the number of workers, and a resumed job the same as one never
-stopped. What a job starts from that the archive holds (a perturb job's
-loops) is fixed in its spec when it is created.
+"""Job specifications: what a search runs, read from TOML job files (a
+driver and its parameters, the rest spec.DEFAULTS'), and the creation of a
+new job in the archive, with what it starts from that the archive holds (a
+perturb job's loops) fixed in its spec. A spec written before a key existed
+takes the value that plays as it played then (stored).
 """
 
 import os
@@ -29,7 +21,7 @@ from ..variant import Variant, VariantError
 from . import drivers, pace
 from .keep import PART_GAMES
 from .spec import (CHUNK_SECONDS, DEFAULTS, GPU_DEFAULTS, MAX_CHUNK, MAX_CHUNK_SECONDS, MAX_NAME, MAX_WORKERS,
-                   PART_SECONDS, JobError, fresh_seed, shown_value)
+                   PART_SECONDS, JobError, fresh_seed, job_error, shown_value)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,9 +38,8 @@ def load(path):
 
 
 def shipped_folder():
-    """The folder of the job files shipped with beggar (the clone's search/):
-    beggar/jobs where beggar is installed, search/ beside src/ where it runs
-    from a clone (an editable install); None if neither is there."""
+    """The folder of the job files shipped with beggar: beggar/jobs where it
+    is installed, search/ beside src/ in a clone; None if neither is there."""
     package = Path(__file__).resolve().parent.parent
     for folder in (package / "jobs", package.parent.parent / "search"):
         if folder.is_dir():
@@ -63,8 +54,7 @@ def shipped():
 
 
 def locate(job):
-    """The path of job file `job`: a file as given, else a shipped job file of
-    that name (`beggar search sample`, from any folder)."""
+    """The path of job file `job`: a file as given, else a shipped job of that name."""
     if os.path.exists(job) or os.sep in job or job.endswith(".toml"):
         return job
     folder = shipped_folder()
@@ -75,8 +65,7 @@ def locate(job):
 
 
 def read(path):
-    """A TOML job file as it stands, not yet checked; the name defaults to the
-    file's. `path` may name a shipped job (locate)."""
+    """A TOML job file (or shipped job) as it stands, not yet checked; the name defaults to the file's."""
     path = locate(path)
     try:
         with open(path, "rb") as file:
@@ -98,9 +87,8 @@ def read(path):
 
 
 def check(data, where="job"):
-    """A complete, checked spec from a partial one: defaults filled in, every
-    value of the right kind, the driver's own part checked by the driver
-    (drivers.Driver.check)."""
+    """A complete, checked spec from a partial one: defaults filled in, the
+    driver's own part checked by the driver."""
     known = set(DEFAULTS) | set(TABLES)
     unknown = sorted(set(data) - known)
     if unknown:
@@ -116,10 +104,8 @@ def check(data, where="job"):
     driver = drivers.get(spec["driver"])
     if spec["seed"] is None:
         spec["seed"] = fresh_seed()
-    try:
+    with job_error(where):
         check_seed(spec["seed"])
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None
     try:
         variant = Variant.parse(spec["variant"])
         deck, spec["players"], split = check_table(variant.deck(spec["deck"]), spec["players"], spec["split"])
@@ -138,17 +124,13 @@ def check(data, where="job"):
     # A census's budget is bounded by its deck's arrangements (Census.check),
     # which may be far more than 10**18; every other budget by MAX_COUNT.
     most_deals = None if driver.plays.deals == "every" else MAX_COUNT
-    for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, most_deals),
-                           ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
-        try:
+    with job_error(where):
+        for key, low, high in (("workers", 0, MAX_WORKERS), ("min_cards", 0, MAX_COUNT), ("deals", 0, most_deals),
+                               ("chunk", 1, MAX_CHUNK), ("extend_cards", 0, MAX_COUNT)):
             whole(spec[key], f"'{key}'", low, high)
-        except ValueError as error:
-            raise JobError(f"{where}: {error}") from None
     if spec["chunk_seconds"] != 0:
-        try:
+        with job_error(where, " (or 0: chunks of `chunk` deals each)"):
             spec["chunk_seconds"] = seconds(spec["chunk_seconds"], "'chunk_seconds'", MAX_CHUNK_SECONDS)
-        except ValueError as error:
-            raise JobError(f"{where}: {error} (or 0: chunks of `chunk` deals each)") from None
         if not driver.budget.timed:
             raise JobError(f"{where}: 'chunk_seconds' sizes the chunks of sample and census jobs as they run; "
                            f"a {spec['driver']} job's chunk is one {driver.budget.unit[:-1]} walk or search: give 0")
@@ -161,19 +143,12 @@ def check(data, where="job"):
         raise JobError(f"{where}: [climb] is given but the driver is {spec['driver']!r}")
     try:
         spec["climb"] = ClimbRules(**climb).as_dict()
-    except TypeError as error:
+    except (TypeError, ValueError) as error:
         raise JobError(f"{where}: [climb]: {error}") from None
-    except ValueError as error:
-        raise JobError(f"{where}: [climb]: {error}") from None
-    check_gpu_climb(spec, spec["engine"], where)
+    if spec["engine"].gpu:
+        # Again, now that the spec holds its [climb] (a climb by anneal plays on no GPU).
+        driver.check_gpu(spec, spec["engine"], where)
     return spec
-
-
-def check_gpu_climb(spec, choice, where="job"):
-    """JobError where the job's driver cannot play `spec` on the engine
-    `choice` if it is a GPU engine (a climb by anneal: drivers.Driver.check_gpu)."""
-    if choice.gpu:
-        drivers.of(spec).check_gpu(spec, choice, where)
 
 
 def check_engine(spec, name, where="job"):
@@ -198,28 +173,21 @@ def check_engine(spec, name, where="job"):
         if spec["players"] != 2:
             raise JobError(f"{where}: the {name} engine plays two-player deals; {spec['players']}-player "
                            "jobs run on the compiled engine")
-        check_gpu_climb(spec, name, where)
+        drivers.of(spec).check_gpu(spec, name, where)
     return name
 
 
 def check_devices(spec, devices, where="job"):
     """The devices a GPU job of `spec` plays on: None (its engine's default
-    device), "all", or a sorted list of device numbers; JobError for any
-    other value. A job of another engine has none (a GPU job's file run on
-    the CPU, --engine compiled, plays there whatever devices it names)."""
+    device), "all", or a sorted list of device numbers. A job of another
+    engine has none, whatever devices it names (--engine compiled)."""
     if devices is None:
         return None
-    try:
+    with job_error(where):
         devices = checks_devices(devices, "'devices'")
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None
     if not spec["engine"].gpu:
         return None
     return devices if devices == "all" else list(devices)
-
-
-#: The keys of a stored spec that every archive format has held.
-STORED_ALWAYS = ("name", "driver", "seed")
 
 
 def stored(spec, where="the archive"):
@@ -232,7 +200,7 @@ def stored(spec, where="the archive"):
         raise ArchiveFault(f"{where}: damaged: its spec is not a JSON object")
     # What every spec has held since the first format: without them the
     # defaults would make another job of it (a fresh seed, a sample driver).
-    missing = [key for key in STORED_ALWAYS if key not in spec]
+    missing = [key for key in ("name", "driver", "seed") if key not in spec]
     if missing:
         raise ArchiveFault(f"{where}: damaged: its spec has no '{missing[0]}'")
     # A job written before family extension searched no family: extend_cards 0;
@@ -268,10 +236,8 @@ def stored(spec, where="the archive"):
 
 
 def start_problem(spec):
-    """What makes the loops a stored spec starts from (`start`, of the drivers
-    that have one) none it can start from, or None: a non-empty list of
-    canonical states of its deck (archive.readback.key_problem), and one for
-    each chunk of its budget where a chunk searches from one."""
+    """What makes the loops a stored spec starts from (`start`) none it can
+    start from, or None."""
     from ..archive.readback import key_problem
     from ..decks import Deck
     driver = drivers.of(spec)
@@ -303,18 +269,10 @@ class NewJob:
 
 
 def prepare(data, where="job", here=True):
-    """A new job from a job file's keys `data`: checked (check: its defaults
-    filled in, a fresh seed drawn where none is given), a GPU job's device
-    checked where it plays `here` (on a cluster its GPU workers check theirs:
-    cluster.Cluster.for_gpu), its pace measured and its chunk sized where
-    `data` gives none. Nothing is stored: a bad job leaves no archive behind.
-
-    A sample or census job whose file gives no chunk numbers its deals in
-    parts of about PART_SECONDS of a core (smaller where their hits would take
-    longer to cross-check), and plays them in chunks of as many parts as take
-    its chunk_seconds (CHUNK_SECONDS unless the file says) on the machine as
-    it is while it runs (units.py); a chunk the file gives is one part, unless
-    it gives chunk_seconds too."""
+    """A new job from a job file's keys `data`: checked, a GPU job's device
+    checked where it plays `here`, its pace measured and its chunk sized
+    where `data` gives none (docs/searching.md). Nothing is stored: a bad job
+    leaves no archive behind."""
     spec = check(data, where)
     timed = False
     # No bindings, driver or device: one line, before anything is stored.
@@ -344,10 +302,8 @@ def prepare(data, where="job", here=True):
 
 
 def check_device(choice, devices=None):
-    """Whether the engine `choice` (engine.Choice) can play on `devices` in
-    this process: the GPU engines' bindings, driver and devices (GpuFault:
-    one line, before a job is stored or goes on); the CPU engines need
-    nothing checked. Returns whether it plays on GPUs (gpu.check)."""
+    """Whether the engine `choice` plays on GPUs here (gpu.check: GpuFault,
+    one line, where a GPU engine's bindings, driver or `devices` cannot)."""
     if not choice.gpu:
         return False
     from .. import gpu
@@ -355,8 +311,7 @@ def check_device(choice, devices=None):
 
 
 def create(archive, new):
-    """Store the NewJob `new` in `archive`, with what it starts from fixed in
-    its spec (the driver's start); returns its id."""
+    """Store the NewJob `new` in `archive`, with what it starts from; returns its id."""
     job_id = new_job_id(new.spec)
     drivers.of(new.spec).start(archive, new.spec)
     archive.add_job(job_id, new.spec)

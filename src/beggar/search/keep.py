@@ -1,13 +1,8 @@
 """Keeping a finished chunk in the archive, whatever its driver: what it
-found and the record that it is done, in one transaction.
-
-Only the job's own process writes the archive (runner.py), and it holds the
-write lock only to write: the replays and a new loop's basin search are done
-before. Whatever happens next (Ctrl-C, SIGTERM, a kill, a full disk) the
-archive then holds every chunk committed, and a resumed job plays exactly the
-chunks still missing. The summary counts a chunk only once it is committed: a
-chunk rolled back (a full disk, a second Ctrl-C) is played again on resume
-and counted then.
+found and the record that it is done, in one transaction, the write lock
+held only to write (the replays and basin searches are done before). The
+summary counts a chunk only once it is committed: one rolled back (a full
+disk, a second Ctrl-C) is played again on resume and counted then.
 """
 
 from __future__ import annotations
@@ -31,10 +26,9 @@ class Record:
 
 @contextmanager
 def kept(archive, job_id, result):
-    """The one transaction a chunk is kept in: what the body writes, then the
-    record that chunk `result` is done, whose figures the body sets on the
-    Record it is given; all of it or none. An archive that cannot take it
-    stops the job (SearchError) saying what is kept and how to go on."""
+    """The one transaction a chunk is kept in (stored): what the body writes,
+    then the record that chunk `result` is done, whose figures the body sets
+    on the Record it is given."""
     record = Record()
     with stored(archive, job_id, f"chunk {result.chunk}"):
         yield record
@@ -75,17 +69,14 @@ PART_GAMES = 2000
 
 
 class Cut(Fault):
-    """A keep given up between two parts (keep_games' `between`): its
-    transaction rolled back, its chunk wholly unkept, played again on resume.
-    The runner catches it; a Fault, so that one that escaped would still be
-    one line."""
+    """A keep given up between two parts (keep_games' `between`), its chunk
+    wholly unkept. A Fault, so that one that escaped the runner is one line."""
 
 
 def loops_of_games(archive, games):
-    """The loops of a chunk's loop games that the archive does not hold yet,
-    to be kept with the games: each loop game the engines agree on came
-    described from where it was checked (crosscheck.Checker), so this is one
-    look-up of the chunk's distinct loops, whatever its number of loop games."""
+    """The loops of a chunk's loop games that the archive does not hold yet:
+    each came described from where it was checked (crosscheck.Checker), so
+    this is one look-up of the chunk's distinct loops."""
     described = {}
     for game in games:
         if game.described is not None:
@@ -98,13 +89,12 @@ def loops_of_games(archive, games):
 
 
 def keep_games(archive, job_id, spec, result, summary, stats, between=None):
-    """Keep a chunk's games (checked by its driver: in the worker, or by
-    drivers.keep when it came unchecked), their new loops and the chunk's record with
-    `stats`, then count them in the summary. Returns the games new to the
-    archive that may be announced (announce.tell): [(game id, deal, outcome,
-    driver)]; SearchError, once all is kept, when the engines disagree on one.
-    The games are written PART_GAMES at a time, `between()` (when given)
-    called between two parts: what it raises (Cut) rolls the whole chunk back."""
+    """Keep a chunk's checked games, their new loops and the chunk's record
+    with `stats`, then count them. Returns the games new to the archive that
+    may be announced [(game id, deal, outcome, driver)]; SearchError, once
+    all is kept, when the engines disagree on one. The games are written
+    PART_GAMES at a time, `between()` called between two parts: what it
+    raises (Cut) rolls the whole chunk back."""
     games = result.games
     new_loops = loops_of_games(archive, games)
     new_keys = {loop.key for loop in new_loops}

@@ -1,19 +1,10 @@
 """How fast a job keeps games and how fast the reference engine's cross-check
 follows them, measured when the job starts on a few thousand of its own
-deals (processor time, so a busy machine measures the same).
-
-A threshold that keeps many games (a low min_cards, a deck whose deals often
-loop) makes the cross-check most of the work: two cores play 10^6 random
-26/26 deals a second, and at min_cards 600 keep 7 % of them, where the
-reference engine replays some 5,000 such games a second on a core. The job
-is then told so in one line, with both rates and a threshold that would
-keep up (it still runs: a job file may insist), and a new job's chunks are
-made small enough that one chunk's cross-check takes a few seconds (one
-part's a quarter of a second, where its chunks are runs of parts sized as it
-runs: units.py), so that stops stay prompt and memory stays bounded by the
-chunks in flight. A GPU job is measured so too, its deals played here on the
-compiled engine (the same games): a GPU plays far faster than its checkers
-replay, so what bounds its chunks is what the checkers can follow.
+deals (processor time, so a busy machine measures the same): a flood is told
+in one line, and a new job's chunks are made small enough that stops stay
+prompt and memory bounded (docs/searching.md). A GPU job's deals are played
+here on the compiled engine (the same games): what bounds its chunks is
+what its checkers can follow.
 """
 
 from __future__ import annotations
@@ -49,17 +40,14 @@ class Pace:
 
     @property
     def play_rate(self):
-        """Deals played a second on a core."""
         return self.deals / max(self.play_seconds, 1e-9)
 
     @property
     def hit_share(self):
-        """Games kept per deal played."""
         return self.hits / self.deals if self.deals else 0.0
 
     @property
     def keep_rate(self):
-        """Games kept a second on a core."""
         return self.play_rate * self.hit_share
 
     @property
@@ -97,10 +85,7 @@ class Pace:
 
 def measure(spec):
     """The Pace of job `spec` on its first deals, or None for the drivers that
-    deal no deals (the loop factory's walks and the eliminate driver's
-    backward searches keep a loop now and then, never a flood). A GPU job's
-    deals are played here on the compiled engine, which plays the same games:
-    what its checkers must follow is what those deals keep."""
+    deal no deals (their walks and searches keep a loop now and then, never a flood)."""
     driver = drivers.of(spec)
     if driver.plays.deals is None:
         return None

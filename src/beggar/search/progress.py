@@ -1,13 +1,8 @@
 """A running job's progress on standard error: the tqdm bar on a terminal, and
-one plain line every so often where standard error is not one (nohup, a
-cluster's log, `| tee`), where a bar's carriage returns would fill the file
-with thousands of overwritten lines. Announcements (a record, a new loop)
-are loud lines of their own, whether progress is shown or not.
-
-A run that goes on with a job that had played before (a resume) says which
-figures are the whole job's and which this run's, as its summary does: the
-deals played and the longest game are the job's, the rate and what the run
-kept are the run's."""
+one plain line every so often where it is not one (nohup, `| tee`), where a
+bar's carriage returns would fill the file with overwritten lines.
+Announcements are loud lines of their own, whether progress is shown or not.
+A resumed run says which figures are the job's and which this run's."""
 
 from __future__ import annotations
 
@@ -29,8 +24,8 @@ FIRST_SHARE = 0.25
 
 
 def plain_seconds():
-    """PLAIN_SECONDS, or the seconds of BEGGAR_PROGRESS_SECONDS (JobError when
-    it is no number of seconds: a log that stays silent would look like a hung job)."""
+    """PLAIN_SECONDS, or BEGGAR_PROGRESS_SECONDS (JobError when it is no number
+    of seconds: a log that stays silent would look like a hung job)."""
     text = os.environ.get("BEGGAR_PROGRESS_SECONDS")
     if not text:
         return PLAIN_SECONDS

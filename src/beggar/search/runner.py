@@ -1,18 +1,12 @@
-"""Running a search job: its units of work (a driver's units: chunks of its
-budget, a hunt's seats too) to worker processes, which play them and
-replay their hits by the reference engine (drivers.work), the checked games
-into the archive (drivers.keep), progress on the terminal. Dispatch is the
-loop; StopPolicy says, by the clock it is given, when it takes no more work
-and when the work in flight is cut off.
-
-Only this process writes the archive. A finished chunk is kept in one
-transaction, its hits and the record that it is done together (keep.kept), so whatever
-happens next (Ctrl-C, SIGTERM, a kill, a full disk) the archive holds every
-hit reported so far, and a resumed job plays exactly the chunks still missing.
-The first Ctrl-C or SIGTERM takes no new chunk and gives those in flight a
-few seconds (STOP_SECONDS) to finish and be kept; then, or at a second one,
-they are cut off and played again on resume. However many games a chunk
-keeps, the job obeys the clock and the user.
+"""Running a search job: its units of work to worker processes, which play
+and check them (drivers.work), the checked games into the archive
+(drivers.keep), progress on the terminal. Dispatch is the loop; StopPolicy
+says, by the clock it is given, when it takes no more work and when the
+work in flight is cut off. Only this process writes the archive, a chunk in
+one transaction (keep.kept). The first Ctrl-C or SIGTERM gives the chunks in
+flight STOP_SECONDS to finish and be kept; then, or at a second one, they
+are cut off and played again on resume (docs/searching.md): however many
+games a chunk keeps, the job obeys the clock and the user.
 """
 
 from __future__ import annotations
@@ -75,10 +69,9 @@ class Summary:
 
 
 class _Stop:
-    """SIGINT and SIGTERM: the first asks for a calm stop (`told(reason)`,
-    called from the handler: a user who pressed Ctrl-C learns at once what
-    it does), one after a stop was asked for (by a signal or the clock's
-    StopPolicy) for one at once."""
+    """SIGINT and SIGTERM: the first asks for a calm stop (`told(reason)`, at
+    once: a user who pressed Ctrl-C learns what it does), one after a stop
+    was asked for (by a signal or the clock) for one at once."""
 
     def __init__(self, policy, told):
         self.policy, self.told = policy, told
@@ -120,13 +113,11 @@ def _follow_parent(parent):
 def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=None, started=None,
         engine_name=None, devices=None):
     """Run (or go on with) job `job_id` of `archive` until its budget is spent,
-    `time_limit` seconds pass, or it is stopped: on worker processes of this
-    machine, or on `cluster`, a connected cluster.Cluster; on the job's
-    engine, or on `engine_name` for this run (every engine plays the same
-    games), and `devices` (a GPU job's, for this run). The job is claimed first (Archive.claim: a job runs in one
-    process at a time), then `started(spec)` is called, if given. Returns a
-    Summary; raises SearchError when it had to stop on a failure (the Summary
-    is its .summary)."""
+    `time_limit` seconds pass, or it is stopped: here, or on `cluster`, a
+    connected cluster.Cluster; on `engine_name` and `devices` for this run,
+    where given. The job is claimed first (one process at a time), then
+    `started(spec)` is called, if given. Returns a Summary; raises
+    SearchError when it had to stop on a failure (the Summary is its .summary)."""
     with archive.claim(job_id):
         job = archive.job(job_id)
         spec = stored(job["spec"], f"{archive.path}: job {job_id}")
@@ -203,9 +194,7 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster, payload):
 
 
 def _pool(spec, workers, cluster):
-    """(the executor a job's units go to, a function of the workers alive,
-    notes for the summary): worker processes here, a GPU job's player and
-    checkers, or the cluster's."""
+    """(the executor a job's units go to, a function of the workers alive, notes for the summary)."""
     notes = []
     if cluster is None:
         asked = workers or spec["workers"] or os.cpu_count() or 1
@@ -233,9 +222,7 @@ def _pool(spec, workers, cluster):
 
 class StopPolicy:
     """When a run takes no more work and when the work in flight is cut off,
-    by the clock it is given (time.monotonic; a test's own): a time limit,
-    a stop asked for (a signal), and the grace each gives the units in
-    flight to be kept."""
+    by the clock it is given (time.monotonic; a test's own)."""
 
     def __init__(self, time_limit, clock=time.monotonic):
         self.clock = clock
@@ -257,10 +244,12 @@ class StopPolicy:
         if self.reason is None:
             self.reason, self.at, self.by_clock = reason, self.clock(), by_clock
 
+    def time_up(self, why=""):
+        self.ask(f"time limit of {self.time_limit:g} s{why}", by_clock=True)
+
     def tick(self):
-        """Ask for a stop when the time limit has passed."""
         if self.time_limit is not None and self.elapsed() >= self.time_limit:
-            self.ask(f"time limit of {self.time_limit:g} s", by_clock=True)
+            self.time_up()
 
     def grace(self, kept_any, by_clock=None):
         """How long units in flight may go on once a stop is asked for: a time
@@ -280,15 +269,14 @@ class StopPolicy:
         return None
 
     def passed(self, kept_any):
-        """Whether the deadline has passed."""
         deadline = self.deadline(kept_any)
         return deadline is not None and self.clock() >= deadline
 
 
 class Dispatch:
-    """A run's loop: units of work from the driver's source to the pool,
-    the finished ones kept in the archive in the order they come, until the
-    work is done or the stop policy says to stop (runner.StopPolicy)."""
+    """A run's loop: units of work from the driver's source to the pool, the
+    finished ones kept in the order they come, until the work is done or the
+    StopPolicy says to stop."""
 
     def __init__(self, archive, job, spec, pool, alive, source, policy, summary, bar):
         self.archive, self.job_id, self.spec = archive, job["id"], spec
@@ -310,15 +298,13 @@ class Dispatch:
                     if stuck is not None:
                         self.policy.ask(stuck)
                     elif self.policy.time_limit is not None:
-                        self.policy.ask(f"time limit of {self.policy.time_limit:g} s" + (
-                            "" if self.policy.left() <= 0 else "; no further chunk would finish within it"),
-                            by_clock=True)
+                        self.policy.time_up("" if self.policy.left() <= 0 else
+                                            "; no further chunk would finish within it")
                 return
             if not self.collect():
                 return
 
     def hand_out(self):
-        """Units to the pool while it has room and no stop is asked for."""
         while self.policy.reason is None and len(self.in_flight) < 2 * max(1, self.workers):
             unit = self.source.take(self.policy.left(), list(self.in_flight.values()), max(1, self.workers))
             if unit is None:
@@ -381,15 +367,13 @@ class Dispatch:
         kept, are cut off, played again on resume."""
         self.at_once = True
         if self.policy.reason is None:      # the clock's deadline passed in a keep, not a stop's
-            self.policy.ask(f"time limit of {self.policy.time_limit:g} s", by_clock=True)
+            self.policy.time_up()
         self.cut += sum(1 for future in self.in_flight if not future.cancelled())
         _kill_workers(self.pool)
 
     def cut_off_words(self):
-        """What the summary's reason adds for the units cut off (none: nothing)."""
-        if not self.cut:
-            return ""
-        return f"; {self.cut} chunk{'s' if self.cut != 1 else ''} in flight cut off, played again on resume"
+        return f"; {self.cut} chunk{'s' if self.cut != 1 else ''} in flight cut off, played again on resume" \
+            if self.cut else ""
 
     def stopping(self, reason):
         """The first Ctrl-C or SIGTERM (from the signal handler): no new unit;
@@ -415,10 +399,9 @@ class Dispatch:
                              if reason == "Ctrl-C" else ""))
 
     def close(self, here):
-        """End a local pool (its workers, when the run was stopped: they are
-        idle or cut off, and ending them is quicker than waiting for each on a
-        busy machine); a cluster's units in flight are cancelled, the cluster
-        is the caller's to close."""
+        """End a local pool (its workers, when the run was stopped: ending
+        them is quicker than waiting for each on a busy machine); a cluster's
+        units in flight are cancelled, the cluster is the caller's to close."""
         if here:
             if not self.at_once and self.policy.reason is not None:
                 self.at_once = True
@@ -431,10 +414,9 @@ class Dispatch:
 
 
 def how_died(pool):
-    """How the worker that broke a local pool ended, in words: the signal
-    that killed it, by number and name ("killed by signal 11 (SIGSEGV)"), or
-    its exit status. The pool ends its other workers with SIGTERM once one
-    has died, so a worker killed by another signal is the one that broke it."""
+    """How the worker that broke a local pool ended, in words ("killed by
+    signal 11 (SIGSEGV)", or its exit status). The pool ends its other
+    workers with SIGTERM, so one killed by another signal broke it."""
     inners = getattr(pool, "pools", ()) or (pool,)         # a GPU job's pools (gpu_pool.GpuPool)
     for inner in inners:
         # A broken pool fails its chunks first, then ends its other workers

@@ -1,12 +1,12 @@
 """What every driver reads of a job's spec: its keys and their defaults, the
 bounds of its numbers, the table its deals are dealt at, and how its budget
-is cut into chunks. At the bottom of the search package: it imports nothing
-of it, so that job.py (reading a job file), the drivers and the runner all
-build on it.
+is cut into chunks. It imports nothing of the search package, which all
+builds on it.
 """
 
 import os
 import secrets
+from contextlib import contextmanager
 
 from ..checks import MAX_COUNT, seconds, whole
 from ..decks import Deck
@@ -47,10 +47,7 @@ GPU_DEFAULTS = {"chunk": 10 ** 9, "min_cards": 3500, "extend_cards": 3500}
 
 #: Seconds a chunk takes when a job gives no chunk (its chunk_seconds): long
 #: enough that keeping a chunk costs little, short enough that a stop or a
-#: time limit is prompt. Such a job's deals are numbered in parts of about
-#: PART_SECONDS of a core (drivers.timed_chunk measures it when the job
-#: starts), and a chunk is as many consecutive parts as take CHUNK_SECONDS
-#: on the machine as it is while the job runs (units.py).
+#: time limit is prompt; its parts take about PART_SECONDS of a core.
 CHUNK_SECONDS = 3.0
 PART_SECONDS = 0.25
 MAX_CHUNK_SECONDS = 3600
@@ -78,13 +75,33 @@ FRESH_SEEDS = 10 ** 12
 
 def fresh_seed():
     """A seed for a job whose file gives none: drawn at random, so that two
-    runs of one job file play different deals (the job stores it, and
-    --seed replays its deals)."""
+    runs of one job file play different deals."""
     return secrets.randbelow(FRESH_SEEDS)
 
 
 class JobError(BadInput, ValueError):
     """A job specification that cannot be run; the message names file and key."""
+
+
+@contextmanager
+def job_error(where, after=""):
+    """A check's ValueError as a JobError naming `where`, with `after` added."""
+    try:
+        yield
+    except ValueError as error:
+        raise JobError(f"{where}: {error}{after}") from None
+
+
+def options_table(data, name, what, known, where):
+    """The job file's table [`name`] of `what` (its options, of `known`):
+    JobError where it is no table, or holds an option unknown."""
+    options = data.get(name, {})
+    if not isinstance(options, dict):
+        raise JobError(f"{where}: [{name}] must be a table of {what}")
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise JobError(f"{where}: [{name}]: unknown option '{unknown[0]}' (known: {', '.join(known)})")
+    return options
 
 
 def shown_value(value):
@@ -94,8 +111,7 @@ def shown_value(value):
 
 
 def table(spec):
-    """The keyword arguments of engine.sample and engine.climb for the spec's
-    deals: deck, players and split."""
+    """The keyword arguments of engine.sample and engine.climb for the spec's deals."""
     return {"deck": spec["deck"], "players": spec["players"],
             "split": None if spec["split"] == "even" else spec["split"]}
 
@@ -107,37 +123,30 @@ def deck_words(spec):
 
 
 def extends(spec):
-    """Whether the spec's long games get a family search: backward play is for
-    two players."""
+    """Whether the spec's long games get a family search: backward play is for two players."""
     return spec["extend_cards"] > 0 and spec["players"] == 2
 
 
 def chunks_in(spec):
     """How many chunks the budget holds (None: no budget)."""
-    if not spec["deals"]:
-        return None
-    return -(-spec["deals"] // spec["chunk"])
+    return -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
 
 
 def chunk_deals(spec, chunk, parts=1):
-    """Deals in chunk number `chunk`, or in the `parts` chunks from it on (a
-    chunk of parts, units.py): the last one of a budget may be short."""
+    """Deals in chunk number `chunk`, or in the `parts` chunks from it on:
+    the last one of a budget may be short."""
     if spec["deals"]:
         return min(parts * spec["chunk"], spec["deals"] - chunk * spec["chunk"])
     return parts * spec["chunk"]
 
 
 def grouped(spec):
-    """Whether the job's chunks are runs of parts of spec['chunk'] deals,
-    sized as it runs (chunk_seconds), rather than one part each."""
+    """Whether the job's chunks are runs of parts sized as it runs (chunk_seconds)."""
     return bool(spec.get("chunk_seconds"))
 
 
 def check_basin_bounds(spec, where):
-    """The bounds of a search from a loop (a new loop's basin, an eliminate
-    job's search): basin_states and basin_seconds."""
-    try:
+    """The bounds of a search from a loop: basin_states and basin_seconds."""
+    with job_error(where):
         whole(spec["basin_states"], "'basin_states'", 1, MAX_COUNT)
         spec["basin_seconds"] = seconds(spec["basin_seconds"], "'basin_seconds'")
-    except ValueError as error:
-        raise JobError(f"{where}: {error}") from None

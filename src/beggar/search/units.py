@@ -1,25 +1,13 @@
-"""Which deals the next chunk of a running job holds, and how many.
-
-A job's deals are numbered once, when it is created: in parts of
-spec["chunk"] deals (part p: the deals from p * chunk on; spec.chunk_deals),
-each reproducible from the seed and its number alone. A chunk is a run of
-consecutive parts not yet kept, played by one worker as one and kept in the
-archive as one record: its first part's number and its deals, which say
-which parts it holds. So a resumed job, on any number of workers, plays
-exactly the parts still missing, and the same games as one never stopped,
-however its chunks were cut (a census: once complete, when it keeps the
-`top` longest of those its chunks kept).
-
-A job whose spec has chunk_seconds 0 (its file gave a chunk, or it was
-created before chunks were sized as a job runs) has chunks of one part
-each. One with chunk_seconds gets chunks of as many parts as take that long
-on the machine as it is while the job runs (Pacer): sized from the time its
-chunks so far took in the workers, play and cross-check, not from a measure
-taken before the workers started (a busy machine gives each of them a part
-of a core), bounded so that the job's own process keeps a chunk quickly,
-and made smaller near a time limit, so that the chunks in flight end
-within it. Its first chunks are one part each, and a chunk is never more
-than GROWTH times the largest one finished yet.
+"""Which deals the next chunk of a running job holds, and how many
+(docs/searching.md tells it): a chunk is a run of consecutive parts of
+spec["chunk"] deals not yet kept, recorded by its first part and its deals,
+so that a resumed job plays exactly the parts still missing, however its
+chunks were cut. A job whose spec has chunk_seconds 0 (its file gave a
+chunk, or it was created before chunks were sized as a job runs) has chunks
+of one part each; one with chunk_seconds, of as many parts as take that
+long as it runs (Pacer), from what its chunks so far took in the workers,
+not from a measure taken before they started (a busy machine gives each a
+part of a core).
 """
 
 from __future__ import annotations
@@ -42,10 +30,10 @@ KEEP_SECONDS = 0.25
 
 
 class Plan:
-    """The parts of a job not yet kept, handed out in order as chunks."""
+    """The parts of a job not yet kept, handed out in order as chunks;
+    `kept`: [(first part, deals)] of the chunks the archive holds."""
 
     def __init__(self, spec, kept):
-        """`kept`: [(first part, deals)] of the chunks the archive holds."""
         self.total = chunks_in(spec)        # parts; None: no budget
         size = spec["chunk"]
         # A chunk of one part records its part whatever its deals count (a
@@ -79,17 +67,20 @@ class Plan:
         return first, parts
 
     def left(self):
-        """Whether a part is still to be handed out."""
         return self._gap is not None
 
     def peek(self):
-        """The part the next chunk starts with, or None when none is left."""
+        """The part the next chunk starts with, or None."""
         return None if self._gap is None else self._gap[0]
 
 
+def lately(old, new):
+    # Half the weight on the latest unit: the machine's load changes.
+    return new if old is None else (old + new) / 2
+
+
 class Pacer:
-    """How many parts the next chunk of a job whose chunks are sized as it
-    runs holds, from what its chunks so far took (finished)."""
+    """How many parts the next chunk of a job sized as it runs holds."""
 
     def __init__(self, spec, seconds):
         self.size = spec["chunk"]       # deals a part
@@ -100,24 +91,16 @@ class Pacer:
         self.most = 1                   # parts of the largest chunk finished yet
 
     def finished(self, result, parts, keep_seconds):
-        """A chunk of `parts` parts, its drivers.ChunkResult `result`, was kept
-        in `keep_seconds`."""
         worked = result.seconds + result.check_seconds
         deals = max(1, result.deals)
-        self.per_deal = self._lately(self.per_deal, worked / deals)
-        self.hit_share = self._lately(self.hit_share, len(result.hits) / deals)
+        self.per_deal = lately(self.per_deal, worked / deals)
+        self.hit_share = lately(self.hit_share, len(result.hits) / deals)
         if result.hits:
-            self.keep_per_hit = self._lately(self.keep_per_hit, keep_seconds / len(result.hits))
+            self.keep_per_hit = lately(self.keep_per_hit, keep_seconds / len(result.hits))
         self.most = max(self.most, parts)
 
-    @staticmethod
-    def _lately(old, new):
-        # Half the weight on the latest chunk: the machine's load changes.
-        return new if old is None else (old + new) / 2
-
     def parts(self, seconds=None):
-        """Parts of a chunk meant to take `seconds` (the job's chunk seconds
-        when None), at least one."""
+        """Parts of a chunk meant to take `seconds` (None: the job's chunk_seconds)."""
         seconds = self.seconds if seconds is None else min(seconds, self.seconds)
         if self.per_deal is None:
             return 1
@@ -127,16 +110,14 @@ class Pacer:
         return max(1, min(int(deals // self.size), GROWTH * self.most))
 
     def expected(self, parts):
-        """Seconds a chunk of `parts` parts is expected to take in a worker
-        (None: nothing measured yet)."""
+        """Seconds a chunk of `parts` parts is expected to take (None: nothing measured yet)."""
         return None if self.per_deal is None else parts * self.size * self.per_deal
 
 
 @dataclass(frozen=True)
 class Unit:
     """A unit of work handed to a worker: a chunk (its first part and its
-    parts), or a task of the driver's own (a hunt's seat: `task`, played
-    where the cores are, whatever the job's engine)."""
+    parts), or a task of the driver's own (a hunt's seat)."""
     chunk: int | None
     parts: int = 1
     task: object = None
@@ -144,14 +125,11 @@ class Unit:
 
 class Chunks:
     """The default work of a job: the parts of its budget not yet kept (Plan),
-    handed out as chunks, sized as the job runs where its spec says so
-    (Pacer), else of one part each, none started that would not end within
-    the time left. A driver with work of its own (a hunt) builds on it."""
+    handed out as chunks (sized by Pacer, or of one part each), none started
+    that would not end within the time left. `chunk_seconds`: what a chunk
+    of this job took so far (None: none kept yet)."""
 
     def __init__(self, spec, kept, chunk_seconds=None):
-        """`kept`: [(first part, deals)] of the chunks the archive holds;
-        `chunk_seconds`: what a chunk of this job took so far (None: no chunk
-        is kept yet; a job of chunks of one part goes by it)."""
         self.plan = Plan(spec, kept)
         self.pacer = Pacer(spec, spec["chunk_seconds"]) if grouped(spec) else None
         self.seconds = chunk_seconds
@@ -181,12 +159,10 @@ class Chunks:
         return None if chunk is None else Unit(*chunk)
 
     def expected(self, unit):
-        """The seconds `unit` is expected to take in a worker (None: nothing
-        is known yet)."""
+        """The seconds `unit` is expected to take (None: nothing is known yet)."""
         return self.seconds if self.pacer is None else self.pacer.expected(unit.parts)
 
     def finished(self, unit, result, keep_seconds):
-        """`unit` was kept (its ChunkResult `result`) in `keep_seconds`."""
         self.kept += 1
         self.seconds = result.seconds if self.seconds is None else \
             self.seconds + (result.seconds - self.seconds) / self.kept
@@ -194,7 +170,6 @@ class Chunks:
             self.pacer.finished(result, unit.parts, keep_seconds)
 
     def left(self):
-        """Whether work is still to be handed out."""
         return self.plan.left()
 
     def stuck(self):

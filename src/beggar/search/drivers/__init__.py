@@ -1,10 +1,7 @@
 """The search drivers, one object per kind of job, found by name: what a
-job's driver checks, plays, keeps and says is asked of `of(spec)`, never
-decided by the driver's name elsewhere. Adding a driver is a module here
-and a line in ALL.
-
-A worker plays a chunk (work: the driver's play, then the reference
-engine's check of its games); the job's process keeps it (keep). Plain data
+job's driver does is asked of `of(spec)`, never decided by the driver's name
+elsewhere. Adding a driver is a module here and a line in ALL. A worker plays
+and checks a chunk (work), the job's process keeps it (keep): plain data
 in and out of the workers.
 """
 
@@ -21,7 +18,7 @@ from .factory import Grow, Perturb
 from .hunt import Hunt
 from .sampling import Climb, Sample
 
-__all__ = ["ALL", "NAMES", "ChunkResult", "Driver", "get", "of", "play", "work", "keep", "timed_chunk"]
+__all__ = ["ALL", "NAMES", "ChunkResult", "Driver", "get", "of", "play", "work", "checked", "keep", "timed_chunk"]
 
 #: Every driver, in the order the job file's errors name them.
 ALL = (Sample(), Climb(), Census(), Grow(), Perturb(), Eliminate(), Hunt())
@@ -40,9 +37,8 @@ def of(spec):
 
 
 def play(spec, chunk, parts=1, task=None):
-    """Play chunk number `chunk` of the job `spec` (in a worker), or the
-    `parts` chunks from it on as one (a job whose chunks are runs of parts:
-    units.py; sample and census), or the driver's own `task` (a hunt's seat)."""
+    """Play chunk number `chunk` of the job `spec`, or the `parts` chunks from
+    it on as one (units.py), or the driver's own `task` (a hunt's seat)."""
     driver = of(spec)
     if task is not None:
         return driver.play_task(spec, task)
@@ -52,11 +48,13 @@ def play(spec, chunk, parts=1, task=None):
 
 
 def work(spec, unit):
-    """What a worker does with a unit of work of the job `spec` (units.Unit):
-    play it and check its games (crosscheck.check, where the driver's are
-    checked where they are played); the ChunkResult with `games` and
-    `check_seconds` set."""
-    result = play(spec, unit.chunk, unit.parts, unit.task)
+    """What a worker does with a unit of work of the job `spec`: play it and check its games."""
+    return checked(spec, play(spec, unit.chunk, unit.parts, unit.task))
+
+
+def checked(spec, result):
+    """A played unit's games checked, where the cores are (the driver's games),
+    with the seconds that took: a worker's second step, and a GPU job's checkers'."""
     start = time.perf_counter()
     result.games = of(spec).games(spec, result)
     result.check_seconds = time.perf_counter() - start
@@ -64,12 +62,9 @@ def work(spec, unit):
 
 
 def keep(archive, job_id, spec, result, summary, told=None, between=None):
-    """Keep a finished chunk in the archive (its driver's keep: one
-    transaction with the record that the chunk is done), count it in the
-    summary, then announce the records and new balanced loops it holds
-    (announce.tell; `told`, when given, hears each line). `between`, when
-    given, is called between the parts of a large keep (keep.keep_games).
-    A chunk that came unchecked is checked here first, by its driver."""
+    """Keep a finished chunk (its driver's keep), then announce the records
+    and new balanced loops it holds (announce.tell, to `told`). `between`:
+    keep.keep_games'. A chunk that came unchecked is checked here first."""
     driver = of(spec)
     if result.games is None:
         result.games = driver.games(spec, result)
@@ -79,12 +74,9 @@ def keep(archive, job_id, spec, result, summary, told=None, between=None):
 
 def timed_chunk(spec, seconds=CHUNK_SECONDS):
     """Deals that one core here plays in about `seconds` of processor time
-    for this job's deck and table: measured by playing chunk 0 of the job,
-    ever larger, for a tenth of a second of processor time; two significant
-    digits. (A busy machine gives a worker less than a core: units.py sizes
-    a job's chunks by the time they take as it runs.) An engine that plays
-    on a device of its own (opencl: on its threads, not this one) is timed
-    by the clock, after a first play that builds its kernels."""
+    for this job's deck and table, to two significant digits, measured on
+    chunk 0 of the job, ever larger. An engine that plays on a device of its
+    own is timed by the clock, after a first play that builds its kernels."""
     deals, spent = 1_000, 0.0
     budget = spec["deals"] or MAX_CHUNK
     on_device = spec["engine"].on_device

@@ -39,11 +39,9 @@ def balance(states):
 
 @dataclass(frozen=True)
 class Known:
-    """A loop a hunt knows: its canonical state (hex), the round whose walks
-    found it (-1: the hunt started from it) and the part (walk) that did
-    first, its period in tricks (the states it puts in a pool), its cycle
-    hash (beggar._loops.cycle_hashes), its balance and its family's name
-    (family.py)."""
+    """A loop a hunt knows: its canonical state (hex), the round (-1: the
+    start) and part that found it first, its period in tricks, cycle hash,
+    balance and family's name."""
     key: str
     round: int
     part: int
@@ -62,15 +60,11 @@ class Known:
         return self.round, self.part, self.key
 
     def gap(self, total):
-        """The cards its balance lacks of a balanced two-player deal's."""
         return need(total) - self.balance
 
     def seated_at(self, tables, total, seat):
         """The tables of `tables` it is seated at as soon as it is known, by
-        the job's `seat` rule: two seats where its gap is at most GAIN, and
-        "cells", at three and four by its cell (cell_seats, once its round
-        is complete); "aimed", at three and four always; "all", every table;
-        "none", none."""
+        the job's `seat` rule (docs/loops.md, Seats; "cells": cell_seats)."""
         if seat in ("none", "all"):
             return list(tables) if seat == "all" else []
         return [players for players in tables
@@ -96,13 +90,11 @@ def cells(known):
 
 
 def pool(known, tables, total, elite, how="elite", round_=0):
-    """The loops round `round_`'s walks start from (keys) of `known` (Known,
-    those of the rounds before round_ - 1): "novelty", the first loop of each
-    cell first found by round round_ - 3 or later, or where none was, as
-    "map": the first loop of each cell, by key; "elite", aimed at two seats,
-    those whose gap is at most `elite` cards, or, where none is, those of
-    the least gap, nearest first, and aimed at three and four alone, every
-    one, by key."""
+    """The keys of `known` (Known) that round `round_`'s walks start from, by
+    `how`: "novelty", the first loop of each cell first found by round
+    round_ - 3 or later, or where none was, as "map": the first loop of each
+    cell; "elite", those within `elite` cards of two seats (or of the least
+    gap), nearest first, or aimed at three and four alone, every one."""
     if not known:
         return []
     if how in ("map", "novelty"):

@@ -1,8 +1,7 @@
-"""What a driver is: one object per kind of job (its name in a job file's
-`driver`), holding its part of the job file's check, the play of its chunks
-in a worker, their keeping in the archive, and its lines of a run's summary;
-and the plain result a chunk's play hands back. The defaults here are those
-of a driver that deals deals and keeps the games they play (sampling.py).
+"""What a driver is: one object per kind of job, holding its part of the job
+file's check, the play of its chunks, their keeping and its summary's lines;
+and the plain result a chunk's play hands back. The defaults are those of a
+driver that deals deals and keeps the games they play (sampling.py).
 """
 
 from __future__ import annotations
@@ -19,9 +18,8 @@ from ..units import Chunks
 
 @dataclass
 class ChunkResult:
-    """What a unit of work played hands back, plain data: what every driver's
-    has, and its driver's own `payload` (a census block, a walk's figures,
-    the lengths of the games played: each driver's module says)."""
+    """What a unit of work played hands back, plain data, with its driver's
+    own `payload` (each driver's module says what it is)."""
     chunk: int | None   # its first part (None: a task of the driver's own, a hunt's seat)
     deals: int
     hits: list          # [(deal, outcome)] from the compiled engine
@@ -35,12 +33,10 @@ class ChunkResult:
 @dataclass(frozen=True)
 class Budget:
     """What a job's budget and chunks count (`unit`), why a job whose chunks
-    are all played is done, and how its chunks are sized: `timed`, a chunk
-    is a unit of work alone, sized by time when a job gives none
-    (drivers.timed_chunk; a climb's chunk is one walk, a grow or perturb
-    chunk one walk of tries: their length is part of the search); `part`,
-    the tries of a part, fixed whatever the machine and the engine (a
-    hunt's walks: the same on any), or None."""
+    are all played is done, and how its chunks are sized: `timed`, by time
+    where a job gives none (drivers.timed_chunk; a climb's chunk is one walk,
+    whose length is part of the search); `part`, the tries of a part, fixed
+    whatever the machine and the engine (a hunt's), or None."""
     unit: str = "deals"
     done: str = "budget spent"
     timed: bool = False
@@ -50,14 +46,11 @@ class Budget:
 @dataclass(frozen=True)
 class Plays:
     """What a driver's chunks play. `deals`: the deals they play to their
-    end, each with its length (measured when a job starts: pace.py; summed
-    into odds: beggar stats), "random" (each once: the odds of a random deal
-    are told from them), "walked" (a climb's, each a small change of the one
-    before: correlated), "every" (every arrangement of a deck once: no
-    sample, and every loop deal kept whatever min_cards), or None. `loops`:
-    whether they walk states to their loops (they build loops, not games).
-    `seed`: what its seed chooses, played again by a job run again with it,
-    or None: nothing to tell (a census; a search fixed by its start loops)."""
+    end, "random" (each once: the odds of a random deal are told from them),
+    "walked" (a climb's: correlated), "every" (every arrangement of a deck
+    once, every loop deal kept whatever min_cards), or None. `loops`: whether
+    they build loops, not games. `seed`: what its seed chooses, or None:
+    nothing to tell (a census; a search fixed by its start loops)."""
     deals: str | None
     loops: bool = False
     seed: str | None = "deals"
@@ -65,9 +58,8 @@ class Plays:
 
 @dataclass(frozen=True)
 class Starts:
-    """Whether a job's spec holds the `loops` it starts from (`start`:
-    canonical states in hex, fixed when it is created: Driver.start), and
-    whether its budget is a chunk for each of them (`chunk_each`)."""
+    """Whether a job's spec holds the `loops` it starts from (`start`, fixed
+    when it is created), and whether its budget is a chunk each (`chunk_each`)."""
     loops: bool = False
     chunk_each: bool = False
 
@@ -75,8 +67,7 @@ class Starts:
 @dataclass(frozen=True)
 class Devices:
     """Whether a GPU engine can play a driver's chunks, and on a cluster's GPU
-    workers one by one (`cluster_gpus`; a climb's are played in groups on
-    one machine's devices)."""
+    workers one by one (`cluster_gpus`; a climb's play in groups)."""
     gpu: bool = False
     cluster_gpus: bool = True
 
@@ -94,13 +85,12 @@ class Driver:
     devices = Devices()
 
     def measured(self, result):
-        """What pace.py measures of chunk `result`: (the (deal, outcome) that
-        are checked where it is played, its hits; the lengths of every game
-        it played, lengths.Lengths, or None)."""
+        """What pace.py measures of chunk `result`: (the (deal, outcome) checked
+        where it is played; the lengths of every game it played, or None)."""
         return result.hits, None
 
     def reached(self, result):
-        """The most cards unit `result` reached: its longest game's."""
+        """The most cards unit `result` reached."""
         return result.best[1].cards if result.best is not None else 0
 
     def check(self, spec, data, where):
@@ -109,63 +99,52 @@ class Driver:
 
     def play(self, spec, chunk):
         """Play chunk `chunk` of job `spec` (in a worker): a ChunkResult. A
-        timed driver's play also takes `parts`, the chunks from `chunk` on
-        that it plays as one (units.py)."""
+        timed driver's also takes `parts`, the chunks it plays as one."""
         raise NotImplementedError
 
     def play_task(self, spec, task):
-        """Play a task of the driver's own that its units hand out (a hunt's
-        seat), where the cores are: a ChunkResult."""
+        """Play a task of the driver's own (a hunt's seat), where the cores are."""
         raise NotImplementedError
 
     def units(self, archive, job, spec, summary):
-        """The work of a run of the job (job: its archive row), handed out
-        unit by unit (units.Chunks: the parts of its budget not yet kept)."""
+        """The work of a run of the job (its archive row), handed out unit by unit."""
         return Chunks(spec, archive.chunks_kept(job["id"]),
                       job["seconds"] / job["chunks"] if job["chunks"] else None)
 
     def games(self, spec, result):
-        """The games chunk `result` keeps, checked where it was played
-        (crosscheck.check), or None where only the archive can say."""
+        """The games chunk `result` keeps, checked, or None where only the archive can say."""
         return check(spec, result)
 
     def start(self, archive, spec):
-        """Fix in the spec of a new job what it starts from (the archive's
-        loops), before the job is stored."""
+        """Fix in a new job's spec what it starts from, before it is stored."""
 
     def check_gpu(self, spec, name, where):
         """JobError where `spec` cannot be played on the GPU engine `name`."""
 
     def stored_problem(self, spec):
-        """What makes a stored spec of this driver none that any beggar wrote
-        (its own table lost, where that tells a kind apart), in words, or None."""
+        """What makes a stored spec of this driver none that any beggar wrote, or None."""
         return None
 
     def going_on(self, archive, job_id, spec, summary):
-        """At the start of each run of the job (its first too), before anything
-        is said: what it goes on from that its kept chunks say, set on the
-        run's summary (a hunt's loops), or JobError where a spec of a kind this
-        beggar no longer plays cannot. Nothing by default: a chunk depends on
-        its number alone."""
+        """Before each run of the job says anything: what it goes on from,
+        set on the run's summary (a hunt's loops), or JobError where it cannot.
+        Nothing by default: a chunk depends on its number alone."""
 
     def handed(self, spec, summary, unit):
-        """The spec that unit `unit` handed out now is played with (in a worker):
-        the job's own by default; a hunt's with the loops it knows now."""
+        """The spec that unit `unit` handed out now is played with (a hunt's
+        holds the loops it knows now)."""
         return spec
 
     def progress(self, summary, best):
-        """The figures of a run's progress bar and lines as they now stand
-        (`best`: the longest game, or the largest looping state, so far)."""
+        """The figures of a run's progress as they now stand (`best`: the most cards so far)."""
         return {"best": best, "kept": summary.kept, "loop_deals": summary.loops}
 
     def job_figures(self, archive, job_id, spec):
-        """What `beggar archive jobs` shows of the job beyond every job's
-        figures, as plain data, or None."""
+        """What `beggar archive jobs` shows of the job beyond every job's figures, or None."""
         return None
 
     def job_lines(self, figures):
-        """The lines `beggar archive jobs` adds for a job of this driver, from
-        its figures (the job's row with its job_figures)."""
+        """The lines `beggar archive jobs` adds from its figures (job_figures')."""
         return []
 
     def stats(self, result, workers):
@@ -173,18 +152,16 @@ class Driver:
         return None
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
-        """Keep chunk `result` in one transaction with its record (keep.kept),
-        then count it in the summary; returns the games to announce.
-        `between`: called between the parts of a large keep (keep.keep_games)."""
+        """Keep chunk `result` in one transaction with its record, then count
+        it; returns the games to announce. `between`: keep.keep_games'."""
         return keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers), between)
 
     def finish(self, archive, job_id, spec, summary):
         """What a job does once its budget is spent, before it is done."""
 
     def bound(self, spec):
-        """What the job's budget is where it is no budget but a bound its
-        chunks may stop short of ("at most ..."), or None: a progress line
-        then gives no share of it."""
+        """The job's budget in words where it is a bound its chunks may stop
+        short of ("at most ..."), of which a progress line gives no share; or None."""
         return None
 
     def describe(self, spec):
@@ -195,10 +172,9 @@ class Driver:
         return f"{deck_words(spec)}, {spec['players']} players, {sizes}"
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
-        """The lines of a run's summary (runner.Summary) that say what it did.
-        `whole`: the job's figures (Archive.job with games, loops and its
-        budget) when the run went on with a job that had played before; then
-        each line says what is this run's and what the whole job's."""
+        """The lines of a run's summary that say what it did. `whole`: the
+        job's figures where it had played before this run; then each line
+        says what is this run's and what the whole job's."""
         rate = summary.deals / summary.seconds if summary.seconds else 0
         run = " in this run" if whole is not None else ""
         unit = self.budget.unit

@@ -1,11 +1,8 @@
 """The census driver: every arrangement of a deck's ranks played once, with
-exact loop detection (engine.census). Chunk c holds the arrangements of
-ranks first + c*chunk onward; its record keeps the counts of the whole
-block (the census table of beggar archive census is summed from them), and
-its games are every loop deal, with its rank and its loop's canonical
-state, and the block's `top` longest games; a complete census then keeps
-its `top` longest of those. A chunk's payload: its block
-(states.CensusBlock).
+exact loop detection (engine.census; docs/census.md). Chunk c holds the
+ranks first + c*chunk onward, its payload their states.CensusBlock; its
+record keeps the block's counts, its games are every loop deal and the
+block's `top` longest games, and a complete census keeps its `top` longest.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from ...checks import is_digits, whole
 from .. import SearchError
 from ..crosscheck import Checker
 from ..keep import keep_games
-from ..spec import JobError, chunk_deals, table
+from ..spec import JobError, chunk_deals, job_error, table
 from .base import Budget, ChunkResult, Devices, Driver, Plays
 
 
@@ -30,9 +27,8 @@ class Census(Driver):
     devices = Devices(gpu=True)
 
     def check(self, spec, data, where):
-        """A census plays every arrangement once: its budget is the arrangements
-        from `first` (all of them to the last rank when `deals` is 0), and chunk c
-        holds ranks first + c*chunk onward. Seeds and min_cards do not apply."""
+        """Its budget is the arrangements from `first` (to the last rank when
+        `deals` is 0). Seeds and min_cards do not apply."""
         if spec["split"] == "random":
             raise JobError(f"{where}: a census deals every arrangement once: the split is even or a number of cards")
         first = spec["first"]
@@ -40,12 +36,10 @@ class Census(Driver):
             first = int(first)          # TOML integers stop at 2**63; ranks of big decks do not
         deck = spec["deck"]
         count = arrangements.count(deck)
-        try:
+        with job_error(where, f" (the {deck} deck has {count:,} arrangements)"):
             spec["first"] = whole(first, "'first'", 0, count - 1)
             spec["top"] = whole(spec["top"], "'top'", 0, 10 ** 6)
             spec["deals"] = whole(spec["deals"], "'deals'", 0, count - spec["first"]) or count - spec["first"]
-        except ValueError as error:
-            raise JobError(f"{where}: {error} (the {deck} deck has {count:,} arrangements)") from None
         spec["extend_cards"] = 0
 
     def play(self, spec, chunk, parts=1):
@@ -59,9 +53,8 @@ class Census(Driver):
         return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
 
     def games(self, spec, result):
-        """Every loop deal of the block, with its rank and its loop's canonical
-        state, and the block's `top` longest games, each replayed by the
-        reference engine: what a chunk keeps depends on the chunk alone."""
+        """Every loop deal of the block, with its rank and its loop, and the
+        block's `top` longest games: what a chunk keeps depends on it alone."""
         checker = Checker()
         games = [checker.game(deal, outcome, "census", rank=rank, loop=key)
                  for rank, deal, outcome, key in result.payload.loops]
@@ -85,13 +78,12 @@ class Census(Driver):
                               f"beggar search --resume {job_id}") from None
 
     def stats(self, result, workers):
-        """What a chunk's archive record keeps of a census block: games by status,
-        the histograms of their lengths (JSON keys are text), its loops ({canonical
-        state (hex): [loop deals, period in tricks, period in cards]}) and its
-        longest finished game ([cards, tricks, deal, rank], or None), and the
-        workers the job ran on (its rate: beggar stats). The census
-        table is summed from these, so it is a fact of the deck, whatever games
-        the archive held before (a game is kept once, under its first finder)."""
+        """What a chunk's record keeps of its block: games by status, the
+        histograms of their lengths (JSON keys are text), its loops ({canonical
+        state (hex): [loop deals, period in tricks, period in cards]}), its
+        longest finished game ([cards, tricks, deal, rank], or None) and its
+        workers. The census table is summed from these, so it is a fact of the
+        deck, whatever games the archive held before."""
         block = result.payload
         loops = {}
         for _, _, outcome, key in block.loops:

@@ -1,18 +1,12 @@
 """The eliminate driver: backward play with elimination from known loops to
-deals of 3 or 4 players that never end (beggar.elimination).
+deals of 3 or 4 players that never end (beggar.elimination; docs/backward.md).
 
-A job fixes, when it is created, the loops it starts from (its `start`: the
-canonical states of the loops of its deck that the archive holds and of
-those known before any search, the published ones and the shipped finds',
-of up to the job's players: walks.start_keys, as a perturb job's). Chunk
-c is the search from loop c, at a table of the job's players, guided by its
-[eliminate] guide and bounded by `chunk` states and `basin_seconds`
-processor seconds; the job's "budget" is one chunk per loop, a bound the
-searches may stop short of (bound), and the search is deterministic: the
-job has no seed to tell (seeded). Each deal a chunk finds is a hit: the
-worker replays it by the reference engine and the job keeps it as a game of
-status loop, of its table. What the search reached is the chunk's payload,
-kept in its record.
+A job fixes, when it is created, the loops it starts from (walks.start_keys,
+of up to the job's players). Chunk c is the search from loop c at the job's
+table, guided by its [eliminate] guide and bounded by `chunk` states and
+`basin_seconds`: the job's "budget" is a bound the searches may stop short
+of, and has no seed. Each deal a chunk finds is a hit, kept as a game of
+status loop; what the search reached is the chunk's payload, kept in its record.
 """
 
 from __future__ import annotations
@@ -24,7 +18,7 @@ from ...cycle import key_deal
 from ...decks import Deck
 from ...states import GUIDES
 from .. import SearchError
-from ..spec import JobError, check_basin_bounds
+from ..spec import JobError, check_basin_bounds, options_table
 from .base import Budget, ChunkResult, Driver, Plays, Starts, plural
 from .walks import start_keys
 
@@ -46,15 +40,7 @@ class Eliminate(Driver):
     starts = Starts(loops=True, chunk_each=True)
 
     def check(self, spec, data, where):
-        """3 or 4 players, deals dealt evenly, the [eliminate] options known and
-        valid. The start loops are fixed when the job is created (start)."""
-        options = data.get("eliminate", {})
-        if not isinstance(options, dict):
-            raise JobError(f"{where}: [eliminate] must be a table of the search's options")
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise JobError(f"{where}: [eliminate]: unknown option '{unknown[0]}' (known: {', '.join(OPTIONS)})")
-        chosen = {**OPTIONS, **options}
+        chosen = {**OPTIONS, **options_table(data, "eliminate", "the search's options", OPTIONS, where)}
         if chosen["guide"] not in GUIDES:
             raise JobError(f"{where}: [eliminate]: guide must be one of {', '.join(GUIDES)}, "
                            f"not {chosen['guide']!r}")
@@ -68,8 +54,7 @@ class Eliminate(Driver):
         check_basin_bounds(spec, where)
 
     def start(self, archive, spec):
-        """The loops of the deck, as a perturb job's (walks.start_keys) but
-        of up to the job's players, one chunk each."""
+        """The loops of the deck of up to the job's players, one chunk each."""
         spec["start"] = start_keys(archive, spec["deck"], spec["players"])
         if not spec["start"]:
             raise JobError(f"no loop of the {spec['deck']} deck to search back from: the archive holds none "
@@ -78,13 +63,11 @@ class Eliminate(Driver):
 
     def bound(self, spec):
         """The job's chunks are its start loops, each a search of at most `chunk` states."""
-        loops = len(spec["start"])
         return (f"searched of at most {spec['deals']:,} ({spec['chunk']:,} a loop, "
-                f"{plural(loops, 'start loop')})")
+                f"{plural(len(spec['start']), 'start loop')})")
 
     def play(self, spec, chunk):
-        """Search from start loop number `chunk`: the deals found as hits and,
-        as its ascent, what the search reached."""
+        """Search from start loop number `chunk`: the deals found as hits, what it reached as its payload."""
         start = time.perf_counter()
         key = spec["start"][chunk]
         options = spec["eliminate"]

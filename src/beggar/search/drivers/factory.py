@@ -1,20 +1,9 @@
-"""The loop factory's drivers, "grow" and "perturb": growth and perturbation
-walks (beggar._loops) in the workers, and in the job's process the keeping
-of the full loops they report.
-
-Their budgets and chunks count tries (a state played to its loop or its
-end): "grow" chunk c is growth walk number c of the seed, "perturb" chunk c
-is perturbation walk c of the seed over the full loops the job starts from
-(its `start`: the loops of its deck the archive held when it was created,
-and the published ones, fixed then so that a resumed job plays the same
-walks). A walk's options are the job file's [grow] or [perturb] table
-(GrowRules, PerturbRules: the kernel's measured best by default).
-
-Each full loop a walk reports is looked at again here (loops.of_state),
-named by its canonical state, and, new to the archive, gets a basin search
-whose balanced deals are kept (docs/loops.md tells it); all of it before the
-archive's write lock is taken, the chunk then written in one transaction
-(keep.kept).
+"""The loop factory's drivers, "grow" and "perturb" (docs/loops.md): chunk c
+is growth walk c of the seed, or perturbation walk c of the seed over the
+full loops the job starts from (its `start`, fixed when it was created so
+that a resumed job plays the same walks). Each full loop a walk reports is
+looked at again, and, new to the archive, gets a basin search, all of it
+before the archive's write lock is taken (keep.kept).
 """
 
 from __future__ import annotations
@@ -64,8 +53,7 @@ class _Factory(Walker):
     """Grow and perturb: a chunk's payload is what its walk did (play)."""
 
     def play(self, spec, chunk):
-        """Run chunk `chunk`: a ChunkResult whose payload is a plain dict of what
-        the walk did ({loops: [(hands, leader)], tries, largest, restarts, sizes})."""
+        """Run chunk `chunk`: a ChunkResult whose payload is a plain dict of what the walk did."""
         start = time.perf_counter()
         growth = self.walk(spec, chunk, chunk_deals(spec, chunk), asdict(self.rules(**spec.get(self.name, {}))))
         growth = {"loops": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in growth.loops],
@@ -77,7 +65,6 @@ class _Factory(Walker):
         return None         # a walk's loops are checked as they are kept (checked): only the archive knows the new
 
     def reached(self, result):
-        """The most cards of a looping state its walk reached."""
         return result.payload["largest"]
 
     def progress(self, summary, best):
@@ -111,11 +98,10 @@ class _Factory(Walker):
         return lines
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
-        """Keep a grow or perturb chunk: its loops, their balanced deals and the
-        chunk's record, in one transaction; then count them in the summary.
-        Returns the first new balanced deal of each loop, to be announced:
-        [(game id, deal, outcome, driver)]. `between()` is called before each
-        loop's check and basin search (a chunk may bring hundreds)."""
+        """Keep a chunk's loops, their balanced deals and its record in one
+        transaction, then count them; returns the first new balanced deal of
+        each loop. `between()` comes before each loop's check and basin search
+        (a chunk may bring hundreds)."""
         growth = result.payload
         found = checked(archive, spec, growth, between)
         tally = summary.payload = summary.payload or FactoryTally()
@@ -138,21 +124,16 @@ class _Factory(Walker):
 
 @dataclass
 class KeptLoops:
-    """What keep_loops kept: the loops new to the archive [(loop id, Loop)],
-    the balanced deals of their basins [(game id, loop id, deal)], the first
-    of each loop to be announced, the bounds their searches met, in words,
-    and the games the engines disagree on."""
-    new: list = field(default_factory=list)
-    prizes: list = field(default_factory=list)
-    news: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
+    """What keep_loops kept, to be counted once its transaction is committed."""
+    new: list = field(default_factory=list)         # [(loop id, Loop)] new to the archive
+    prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: their basins' balanced deals
+    news: list = field(default_factory=list)        # the first of each loop, to be announced
+    notes: list = field(default_factory=list)       # the bounds their searches met, in words
     disputed: list = field(default_factory=list)
 
 
 def keep_loops(archive, job_id, spec, chunk, found):
-    """Keep loops a chunk found (ReportedLoop: each with its basin search,
-    where one was made, and the balanced deals in it), inside the chunk's
-    transaction. A KeptLoops."""
+    """Keep the ReportedLoops a chunk found, inside its transaction: a KeptLoops."""
     done = KeptLoops()
     for item in found:
         loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], chunk)
@@ -203,7 +184,7 @@ class Perturb(_Factory):
         return perturbation(spec, start_states(spec), chunk, tries, rules)
 
     def start(self, archive, spec):
-        """The full loops of the deck, the archive's and those known (start_keys)."""
+        """The full loops of the deck (start_keys)."""
         spec["start"] = start_keys(archive, spec["deck"])
         if not spec["start"]:
             raise JobError(f"no full loop of the {spec['deck']} deck to perturb: the archive holds none "
@@ -212,9 +193,8 @@ class Perturb(_Factory):
 
 def start_states(spec):
     """Every state on the cycles of a perturb job's start loops, in a fixed
-    order, each loop's own (a start key a job was given before archive
-    format 6 may hold the empty hand of a player who is out: its players'
-    loop is played from it all the same)."""
+    order (a key given before archive format 6 may hold a player out: its
+    players' loop is played from it all the same)."""
     states = []
     for key in spec["start"]:
         states.extend(loops.of_deal(key_deal(key)).states)
@@ -222,11 +202,9 @@ def start_states(spec):
 
 
 def checked(archive, spec, growth, between=None):
-    """The full loops of a chunk's walk, each checked and, when new to the
-    archive (or kept without a basin search), with its basin searched.
-    `between()` (when given) is called before each: a chunk of hundreds of
-    new loops takes seconds of basin searches, and a stop does not wait for
-    them (what it raises gives the chunk up, played again on resume)."""
+    """The full loops of a chunk's walk, each checked, and its basin searched
+    where the archive holds none. `between()` comes before each: a stop does
+    not wait for seconds of basin searches (what it raises gives the chunk up)."""
     found = {}
     for hands, leader in growth["loops"]:
         if between is not None:

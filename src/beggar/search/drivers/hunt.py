@@ -1,16 +1,9 @@
 """The hunt driver: perturbation walks steered to the balanced deals a job
-hunts for, in rounds, and each promising new loop seated at its tables.
-docs/loops.md (The hunt: How it works) tells it in full.
-
-Its work is of two kinds: walks, its budget (perturbations) cut into parts
-of `chunk` tries (part p is perturbation walk p of the seed) that go in
-rounds, each chunk's record listing every loop its walks reported
-(RECORD); and seats, the search back from a new loop at a table it aims at
-(aim.Known.seated_at; elimination.from_loop), kept as a driver row of kind
-seat (SEAT_ROW). What the hunt knows is rebuilt from its kept records
-whenever it goes on, so a hunt stopped and resumed any number of times, or
-run on any number of workers, keeps the same loops, seats and deals as one
-run straight through.
+hunts for, in rounds, and each promising new loop seated at its tables
+(docs/loops.md, The hunt, tells it in full). Walk chunks keep records of the
+loops they reported (RECORD), seats a driver row each (SEAT_ROW); what the
+hunt knows is rebuilt from them whenever it goes on, so that it keeps the
+same, stopped and resumed or on any number of workers, as one run straight through.
 """
 
 from __future__ import annotations
@@ -29,8 +22,8 @@ from ...states import GUIDES
 from .. import SearchError, announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
-from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, deck_words
-from ..units import Chunks, Unit
+from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, chunks_in, deck_words, job_error
+from ..units import Chunks, Unit, lately
 from . import aim, regrow
 from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
 from .walks import PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, start_keys
@@ -82,19 +75,8 @@ def an_hour(count, seconds):
 
 @dataclass(frozen=True)
 class HuntRules:
-    """The [hunt] table: the tables hunted for, the walks' width and moves
-    (PerturbRules: 1 to `changes` changes a try, a court card moving up to
-    `reach` places, of the kinds `moves` names: _loops.MOVES), the tries of a
-    round, where the walks start (`pool`: aim.POOLS) and the elite's margin
-    in cards (aim.pool), how often a walk explores (the first of every
-    `explore` rounds walks from every loop known; 0: never), how often a
-    part is a growth walk instead (every `regrow`-th, from loops of the pool
-    with 1 to `trim` cards taken out: regrow.py; 0: never), how many loops
-    of a family make it crowded (a new loop of a family that held `crowd`
-    loops when its round's pool was fixed is left out, unless it can be
-    seated at two seats; 0: none is), which new loops are seated
-    (aim.Known.seated_at, aim.cell_seats) and the seats' guide
-    (states.GUIDES)."""
+    """The [hunt] table (docs/loops.md, The hunt, says what each option does;
+    0 turns explore, regrow and crowd off)."""
 
     tables: tuple = aim.TABLES
     changes: int = 4
@@ -121,17 +103,13 @@ class HuntRules:
         PerturbRules(self.changes, self.reach, self.moves)
         if self.pool not in aim.POOLS:
             raise ValueError(f"pool must be one of {', '.join(aim.POOLS)}, not {self.pool!r}")
-        whole(self.regrow, "regrow", 0, MAX_COUNT)
-        whole(self.trim, "trim", 1, MAX_DECK)
-        whole(self.crowd, "crowd", 0, MAX_COUNT)
-        if self.round is not None:
-            whole(self.round, "round", 1, MAX_COUNT)
-        whole(self.elite, "elite", 0, MAX_DECK)
-        whole(self.explore, "explore", 0, MAX_COUNT)
-        if self.seat not in SEAT:
-            raise ValueError(f"seat must be one of {', '.join(SEAT)}, not {self.seat!r}")
-        if self.guide not in GUIDES:
-            raise ValueError(f"guide must be one of {', '.join(GUIDES)}, not {self.guide!r}")
+        for name, low, high in (("regrow", 0, MAX_COUNT), ("trim", 1, MAX_DECK), ("crowd", 0, MAX_COUNT),
+                                ("round", 1, MAX_COUNT), ("elite", 0, MAX_DECK), ("explore", 0, MAX_COUNT)):
+            if name != "round" or self.round is not None:
+                whole(getattr(self, name), name, low, high)
+        for name, choices in (("seat", SEAT), ("guide", GUIDES)):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
 
     def walk(self):
         """The walk's options, as walks.perturbation takes them."""
@@ -167,9 +145,8 @@ class Seat:
 
 @dataclass
 class Walked:
-    """A walk chunk's payload: its round and figures, and the loops its walks
-    reported ([((hands, leader), part, cycle hash)], each once), looked at
-    again by games() (`found`: [Found])."""
+    """A walk chunk's payload: its round and figures, the loops its walks
+    reported [((hands, leader), part, cycle hash)], and games()' `found`."""
     round: int
     tries: int
     largest: int
@@ -182,9 +159,7 @@ class Walked:
 
 @dataclass
 class Found:
-    """A loop a walk reported, looked at again (walks.reported: both
-    engines): the Loop, the part that found it, its cycle hash, balance and
-    family's name."""
+    """A loop a walk reported, looked at again by both engines (walks.reported)."""
     loop: object
     part: int
     hash: int
@@ -207,8 +182,7 @@ RECORD = {"round", "tries", "largest", "loops", "walk_ms", "check_ms", "workers"
 
 def read_records(archive, job_id, deck):
     """archive.chunk_records of hunt `job_id` of `deck` (a decks.Deck), each
-    record's own part checked (check_record): ArchiveFault naming the chunk,
-    as the archive's reader names one."""
+    record's own part checked: ArchiveFault naming the chunk."""
     found = archive.chunk_records(job_id)
     for chunk, stats in found:
         try:
@@ -263,18 +237,16 @@ def seat_key(loop, players):
 
 
 def seats(archive, deck, job_id=None, loop=None):
-    """The seats kept (of job `job_id`, of the loop of canonical state `loop`
-    at every table, when given) as dicts of the job, its fields (SEAT_ROW)
-    and done_at, in the order kept, each checked (read_seat) against `deck`
-    (a decks.Deck or its name), whose cards the loop and the best state hold."""
+    """The seats kept (of job `job_id`, of the loop `loop` at every table,
+    when given) as dicts of the job, its fields (SEAT_ROW) and done_at, in
+    the order kept, each checked (read_seat) against `deck` (a Deck or its name)."""
     keys = None if loop is None else [seat_key(loop, players) for players in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
     return [read_seat(archive.path, row, Deck.parse(deck)) for row in archive.rows("seat", job_id, keys)]
 
 
 def read_seat(path, row, deck):
-    """A driver row of kind seat (Archive.rows) as a seat, its value checked
-    field by field against SEAT_ROW: ArchiveFault naming the file, the seat
-    and the field, as the archive's own readers do."""
+    """A driver row of kind seat as a seat, checked field by field against
+    SEAT_ROW: ArchiveFault naming the file, the seat and the field."""
     seat = row["value"]
     what = f"the seat of loop {cut(seat.get('loop'))} at {cut(seat.get('players'))} of job {cut(row['job'])}"
     column = "value"
@@ -328,7 +300,7 @@ class HuntState:
         self.cells_taken = {known.cell for known in start}      # the cells of those rounds and the start
         self.by_round = {-1: {known.key for known in start}}    # round: the keys of the loops it found first
         self.kept_parts = {}        # round: parts of it kept
-        self.total_parts = -(-spec["deals"] // spec["chunk"]) if spec["deals"] else None
+        self.total_parts = chunks_in(spec)
         self.seats_done = {}        # Seat: (smallest, best, deals)
         self.due = []               # Seats to search, nearest first
         self.gave_up = set()        # this run: seats basin_seconds stopped (searched again on resume)
@@ -449,11 +421,8 @@ class HuntState:
 
 
 class HuntUnits(Chunks):
-    """A hunt's work: seats, nearest first, and walk chunks of the parts not
-    yet kept, each within one round, of rounds open (HuntState.open), side
-    by side: seats take at most half the workers (rounded up) while a walk
-    can be taken, and one worker alone takes a walk after each seat, so that
-    the walks never stand still while a long queue of seats is searched."""
+    """A hunt's work: seats, nearest first, and walk chunks of the rounds open,
+    each within one round, side by side (docs/loops.md, Walks beside seats)."""
 
     def __init__(self, spec, kept, state):
         super().__init__(spec, kept)
@@ -505,8 +474,7 @@ class HuntUnits(Chunks):
         if unit.task is None:
             super().finished(unit, result, keep_seconds)
         else:
-            seconds = result.seconds + result.check_seconds
-            self.seat_seconds = seconds if self.seat_seconds is None else (self.seat_seconds + seconds) / 2
+            self.seat_seconds = lately(self.seat_seconds, result.seconds + result.check_seconds)
 
     def left(self):
         return super().left() or bool(self.state.due)
@@ -530,18 +498,15 @@ class Hunt(Walker):
     devices = Devices(gpu=True)
 
     def check(self, spec, data, where):
-        """A walker's checks (two-player loops of the job's whole deck, of
-        any split; the [hunt] options), a round of whole parts, and a deck
-        whose tables aimed at deal every player a card."""
+        """A walker's checks, a round of whole parts, and a deck whose tables
+        aimed at deal every player a card."""
         super().check(spec, data, where)
         if "chunk" not in data:
             spec["chunk"] = PART
         if "chunk_seconds" not in data:
             spec["chunk_seconds"] = CHUNK_SECONDS
-        try:
+        with job_error(where):
             whole(spec["chunk"], "'chunk'", 1, MAX_CHUNK)
-        except ValueError as error:
-            raise JobError(f"{where}: {error}") from None
         on_gpu = spec["engine"].gpu
         rules = HuntRules(**{**(ON_GPU if on_gpu else {}), **spec["hunt"]})
         if on_gpu and (rules.moves != "small" or rules.regrow):
@@ -560,8 +525,7 @@ class Hunt(Walker):
                            f" a deck of {total} cards is too small")
 
     def start(self, archive, spec):
-        """The full loops of the deck a perturb job starts from, each by its
-        two players' canonical state."""
+        """The full loops a perturb job starts from, each by its two players' canonical state."""
         spec["start"] = sorted({two_player_key(key) for key in start_keys(archive, spec["deck"])})
         if not spec["start"]:
             raise JobError(f"no full loop of the {spec['deck']} deck to hunt from: the archive holds none "
@@ -580,10 +544,9 @@ class Hunt(Walker):
     # ------------------------------------------------------------ the job's process
 
     def stored_problem(self, spec):
-        """Every hunt kept its [hunt] table (the first kind's walk options, as
-        given; every later one's whole, with its tables): a spec without one,
-        or one without tables but with what only a later hunt holds, is
-        damaged, not a hunt of the first kind."""
+        """Every hunt kept its [hunt] table (the first kind's walk options;
+        every later one's whole, with its tables): a spec without one, or one
+        without tables that holds a later option, is damaged."""
         table = spec.get("hunt")
         if not isinstance(table, dict):
             return "its spec has no [hunt] table, which every hunt keeps"
@@ -594,10 +557,7 @@ class Hunt(Walker):
         return None
 
     def going_on(self, archive, job_id, spec, summary):
-        """What the hunt knows, from its start, its chunks' records and its
-        seats (ArchiveFault where they do not hold together). A hunt of the
-        first kind cannot go on: its chunks walked from what was known when
-        they were handed out."""
+        """What the hunt knows (known_state). A hunt of the first kind cannot go on."""
         if first_kind(spec):
             raise JobError(f"job {job_id} is a hunt of the first kind (beggar 0.1.0), whose chunks walked from the "
                            "loops known when they were handed out: it cannot go on. Start a new hunt: it starts "
@@ -608,8 +568,7 @@ class Hunt(Walker):
         return HuntUnits(spec, archive.chunks_kept(job["id"]), summary.payload)
 
     def handed(self, spec, summary, unit):
-        """A walk chunk's spec with its round's pool and the loops it is told
-        of (HuntState.pool); a seat's, the job's."""
+        """A walk chunk's spec with its round's pool and the loops it is told of."""
         if unit.task is not None:
             return spec
         state = summary.payload
@@ -644,9 +603,8 @@ class Hunt(Walker):
         return self._keep_seat(archive, job_id, spec, result, summary)
 
     def _keep_walk(self, archive, job_id, spec, result, summary):
-        """Keep a walk chunk in one transaction: every loop its walks reported
-        (a row in the archive's loops, where it is new there) and its record;
-        then what it taught the hunt: its new loops, and their seats queued."""
+        """Keep a walk chunk in one transaction, its loops and its record; then
+        what it taught the hunt: its new loops, and their seats queued."""
         state, walked = summary.payload, result.payload
         found = walked.found
         new_loops = []
@@ -661,7 +619,7 @@ class Hunt(Walker):
                                      "loops": [item.record() for item in found],
                                      "walk_ms": round(1000 * walked.walk_seconds),
                                      "check_ms": round(1000 * walked.check_seconds), "workers": max(1, summary.workers)}}
-        parts = result.deals // spec["chunk"] if result.deals % spec["chunk"] == 0 else -(-result.deals // spec["chunk"])
+        parts = -(-result.deals // spec["chunk"])
         state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
         for item in found:
             state.found += state.learn(aim.Known(item.loop.hex, walked.round, item.part, item.loop.period[0],
@@ -677,10 +635,8 @@ class Hunt(Walker):
 
     def _keep_seat(self, archive, job_id, spec, result, summary):
         """Keep a seat in one transaction: the balanced deals its search found
-        (as games of status loop, linked to the loop) and what it reached; a
-        two-seat search is the loop's basin search too. A seat basin_seconds
-        stopped keeps nothing (it is searched again when the job goes on).
-        Returns the first new deal, to be announced."""
+        and what it reached (at two seats, the loop's basin search too); one
+        basin_seconds stopped keeps nothing. Returns the first new deal."""
         state, seated = summary.payload, result.payload
         seat, table = seated.seat, seated.table
         if table.stopped_by == "time":
@@ -691,10 +647,9 @@ class Hunt(Walker):
                                "a smaller basin_states, lets it end)")
             return []
         games = result.games
-        smallest = None if table.best is None else min(len(hand) for hand in table.best.hands)
-        if table.deals:
-            smallest = min(len(hand) for hand in table.deals[0][0].hands)
-        best = None if smallest is None else str(table.deals[0][0] if table.deals else table.best)
+        reached = table.deals[0][0] if table.deals else table.best
+        smallest = None if reached is None else min(len(hand) for hand in reached.hands)
+        best = None if reached is None else str(reached)
         news, disputed, counted = [], [], 0
         rules = Rules()
         loop_id = state.ids[seat.loop] = archive.loop_id(spec["deck"], seat.loop)
@@ -726,8 +681,6 @@ class Hunt(Walker):
         return news
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
-        """Walks and their rate, the new loops, the seats and the best balance
-        at each table aimed at."""
         state = summary.payload
         run = " in this run" if whole is not None else ""
         rate = summary.deals / summary.seconds if summary.seconds else 0
@@ -767,9 +720,7 @@ class Hunt(Walker):
         return lines
 
     def job_figures(self, archive, job_id, spec):
-        """The whole job's figures from its records: perturbations and their
-        rate a worker, loops known and new, seats searched and due, and the
-        best balance at each table with the loop it came from."""
+        """The whole job's figures, from its records."""
         if first_kind(spec):
             return None
         state = known_state(archive, job_id, spec)
@@ -806,8 +757,8 @@ class Hunt(Walker):
 
     def play(self, spec, chunk, parts=1):
         """Walk parts `chunk` on (`parts` of them, one round's) from the round's
-        pool, told of its other known loops: a ChunkResult whose payload is
-        Walked, its loops looked at again by games()."""
+        pool: a ChunkResult whose payload is Walked."""
+        from ... import _loops
         began = time.perf_counter()
         rules = rules_of(spec)
         reported, tries, largest = [], 0, 0
@@ -822,7 +773,9 @@ class Hunt(Walker):
                 starts = regrow.starts([hands[key] for key in pool], spec["seed"], part, STARTS, rules.trim)
                 if told is None:
                     told = set(spec["known"]) | set(cycle_hashes([(hands[key], 0) for key in pool], spec["deck"]))
-                walk = growth(spec, starts, part, chunk_deals(spec, part)) if starts else None
+                # On the compiled engine whatever the job's (ON_GPU).
+                walk = _loops.grow(spec["deck"], spec["seed"], part, chunk_deals(spec, part), starts=starts) \
+                    if starts else None
             else:
                 walk = perturbation(spec, [(hands[key], 0) for key in aim.walk_order(pool, spec["seed"], part)], part,
                                     chunk_deals(spec, part), rules.walk(), known)
@@ -855,9 +808,8 @@ class Hunt(Walker):
         return ChunkResult(None, 0, [], None, time.perf_counter() - began, Seated(seat, table))
 
     def games(self, spec, result):
-        """A walk's loops looked at again (in the worker, or a GPU job's
-        checkers): each played by both engines, with its balance; a seat's
-        deals as checked games, each linked to its loop."""
+        """A walk's loops looked at again by both engines; a seat's deals as
+        checked games."""
         began = time.perf_counter()
         if isinstance(result.payload, Walked):
             walked = result.payload
@@ -904,13 +856,6 @@ def two_player_key(key):
     """The canonical state (hex) of the loop of a loop key's players: the key
     itself, but for one a job was given before archive format 6."""
     return key if all(key_hands(key)) else loops.of_deal(key_deal(key)).hex
-
-
-def growth(spec, starts, part, tries):
-    """Growth walk `part` of the job's seed from `starts` (regrow.starts), on
-    the compiled engine whatever the job's: a beggar._loops.Growth."""
-    from ... import _loops
-    return _loops.grow(spec["deck"], spec["seed"], part, tries, starts=starts)
 
 
 def start_known(spec):

@@ -1,14 +1,8 @@
-"""Growth by insertion from known loops (a hunt's growth walks, hunt.py):
-a loop of the pool with a few cards taken out, one at a time, each time
-where what is left still loops (a loop of a smaller deck); then the
-compiled growth walk (beggar._loops.grow) inserts the missing cards back,
-one at a time where the cycle survives, backtracking where it does not,
-until the full deck loops again: often in another loop than the one it
-was cut from, and where perturbation of the known loops reaches none.
-
-Measured by benchmarks/move_yield.py: from the loops next to Casella's
-(balance 21 and 22), whose neighbourhood four small changes a try had spent,
-growth from them cut by 2 to 6 cards found new loops there.
+"""The starts of a hunt's growth walks (docs/loops.md, Growth walks): loops
+of the pool with a few cards taken out, one at a time, each time where what
+is left still loops; the compiled growth walk inserts them back. It finds
+loops where perturbation of the known loops reaches none
+(benchmarks/move_yield.py: next to Casella's).
 """
 
 from __future__ import annotations
@@ -16,11 +10,11 @@ from __future__ import annotations
 import random
 
 from ... import engine
+from ...deal import Deal
 
 #: The cards of a state tried for each removal, at most: a loop cut close to
 #: where nothing can go (Casella's below 49 cards) is dropped soon.
 TRIED = 24
-from ...deal import Deal
 
 
 def trimmed(hands, cards, rng):
@@ -48,9 +42,5 @@ def starts(pool, seed, part, count, trim):
     `pool` (its canonical state's hands), each cut by 1 to `trim` cards
     (trimmed); those that could not be cut are left out."""
     rng = random.Random(f"regrow {seed} {part}")
-    found = []
-    for _ in range(count):
-        state = trimmed(rng.choice(pool), 1 + rng.randrange(trim), rng)
-        if state is not None:
-            found.append(state)
-    return found
+    cut = (trimmed(rng.choice(pool), 1 + rng.randrange(trim), rng) for _ in range(count))
+    return [state for state in cut if state is not None]

@@ -19,9 +19,7 @@ from .base import Budget, ChunkResult, Devices, Driver, Plays
 class _Dealing(Driver):
 
     def stats(self, result, workers):
-        """The games by status, the histogram of their lengths in cards, binned
-        as lengths.py says, and the workers the job ran on (its rate: beggar
-        stats)."""
+        """The games by status, the histogram of their lengths (lengths.py) and the workers."""
         if result.payload is None:
             return None
         loops = sum(1 for _, outcome in result.hits if outcome.status == "loop")
@@ -29,7 +27,6 @@ class _Dealing(Driver):
                 "lengths": result.payload.as_list(), "workers": workers}
 
     def measured(self, result):
-        """Its hits, and its payload: the lengths of every game it played."""
         return result.hits, result.payload
 
 

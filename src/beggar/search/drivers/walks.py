@@ -1,9 +1,6 @@
-"""What the drivers that walk loops or start from them stand on: a
-perturbation walk's options (PerturbRules) and its one call (perturbation),
-the loops a job starts from (start_keys), a reported loop looked at again
-by both engines (reported), the lines that name a run's new loops, and
-Walker, the driver whose walks build two-player loops of a deck (the loop
-factory's grow and perturb, and the hunt), with its job file's check.
+"""What the drivers that walk loops or start from them stand on (grow,
+perturb, hunt, eliminate): Walker, the driver whose walks build two-player
+loops of a deck, with its job file's check, and what they share.
 """
 
 from __future__ import annotations
@@ -16,16 +13,14 @@ from ...checks import whole
 from ...cycle import key_hands
 from ...decks import MAX_DECK, Deck
 from .. import SearchError
-from ..spec import JobError, check_basin_bounds, deck_words
+from ..spec import JobError, check_basin_bounds, deck_words, job_error, options_table
 from .base import Budget, Driver, Plays
 
 
 @dataclass(frozen=True)
 class PerturbRules:
     """The options of a perturbation walk (beggar._loops.perturb, which
-    checks them again): 1 to `changes` changes a try, a court card moving
-    up to `reach` places, each of the kinds `moves` names (_loops.MOVES:
-    "small", "wide", or one kind alone)."""
+    checks them again; docs/loops.md)."""
 
     changes: int = 2
     reach: int = 3
@@ -39,36 +34,22 @@ class PerturbRules:
 
 
 class Walker(Driver):
-    """A driver whose walks build two-player loops of a job's whole deck, of
-    any split, by the options of its job file's table (`rules`: their
-    dataclass)."""
+    """A driver whose walks build two-player loops of a job's whole deck, by
+    the options of its job file's table (`rules`: their dataclass)."""
     budget = Budget("tries")
     plays = Plays(None, loops=True, seed="walks")
 
     def check(self, spec, data, where):
-        """Loops are built from two-player states of the job's whole deck, of any
-        split. The driver's table ([grow], [perturb], [hunt]) holds its walk's
-        options (the rules)."""
         try:
             from ... import _loops
         except ImportError as error:
             raise JobError(f"{where}: the {self.name} driver needs the compiled engine ({error})") from None
-        options = data.get(self.name, {})
-        name = f"[{self.name}]"
-        if not isinstance(options, dict):
-            raise JobError(f"{where}: {name} must be a table of the walk's options")
         known = [option.name for option in fields(self.rules)]
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            raise JobError(f"{where}: {name}: unknown option '{unknown[0]}' (known: {', '.join(known)})")
-        try:
+        options = options_table(data, self.name, "the walk's options", known, where)
+        with job_error(where):
             _loops.check_deck(spec["deck"])
-        except ValueError as error:
-            raise JobError(f"{where}: {error}") from None
-        try:
+        with job_error(f"{where}: [{self.name}]"):
             self.rules(**options)
-        except ValueError as error:
-            raise JobError(f"{where}: {name}: {error}") from None
         spec[self.name] = dict(options)     # as given: the walk takes the rules' defaults for the rest
         check_basin_bounds(spec, where)
         if spec["players"] != 2:
@@ -89,13 +70,9 @@ class Walker(Driver):
 
 def perturbation(spec, states, chunk, tries, rules, known=()):
     """Perturbation walk number `chunk` of job `spec`'s seed from `states`
-    (each (hands, leader), on the full loops of its deck it starts from), at
-    most `tries` tries, with the walk's options `rules` (PerturbRules as a
-    dict), none of the loops `known` (cycle hashes) reported: a
-    beggar._loops.Growth. The one place a perturbation walk is played, for
-    every driver that perturbs (perturb, hunt) and for
-    benchmarks/hunt_speed.py: the job's engine plays it (engine.perturb: the
-    compiled engine or a GPU engine, which find the same loops)."""
+    [(hands, leader)], at most `tries` tries, by `rules` (PerturbRules as a
+    dict), none of the loops `known` (cycle hashes) reported: the one place
+    a walk is played (perturb, hunt, benchmarks/hunt_speed.py)."""
     return engine.perturb(states, Deck.parse(spec["deck"]), spec["seed"], chunk, tries, engine=spec["engine"],
                           known=known, **rules)
 
@@ -108,12 +85,10 @@ def cycle_hashes(states, deck):
 
 
 def start_keys(archive, deck, players=2):
-    """The canonical states (hex) a perturb or eliminate job of `deck` at a
-    table of `players` starts from: the loops of the deck the archive holds,
-    and those known before any search (finds.known_loops: the published ones
-    and the project's shipped finds, which the jobs' announcements count as
-    known too), those of at most `players` players (backward play adds
-    players, never takes them away); each once, sorted."""
+    """The canonical states (hex) a job of `deck` at a table of `players`
+    starts from, sorted: the loops of the deck the archive holds and those
+    known before any search (finds.known_loops), of at most `players`
+    players (backward play adds players, never takes them away)."""
     deck = str(Deck.parse(deck))
     keys = {row["key"] for row in archive.loops(deck=deck)} | set(finds.known_loops(deck))
     return sorted(key for key in keys if len(key_hands(key)) <= players)
@@ -131,12 +106,10 @@ class ReportedLoop:
 
 
 def reported(spec, hands, leader):
-    """The full loop that a walk of job `spec` reported by the state (hands,
-    leader) on its cycle, looked at again (loops.of_state: compiled play,
-    the cycle walked by the reference engine) and its canonical state played
-    by both engines: a ReportedLoop; SearchError (a bug in beggar, nothing
-    of the chunk kept) for a state that is no loop, a loop of another deck
-    or one the engines play differently."""
+    """The full loop a walk of job `spec` reported by a state on its cycle,
+    looked at again (loops.of_state) and played by both engines: a
+    ReportedLoop; SearchError (a bug in beggar, nothing of the chunk kept)
+    for no loop, a loop of another deck, or one the engines disagree on."""
     try:
         loop = loops.of_state(hands, leader)
     except loops.LoopError as error:
