@@ -18,6 +18,7 @@ the counts add up to the deals played.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from .checks import whole
 
@@ -97,10 +98,7 @@ class Lengths:
         return f"Lengths({self.games:,} game{'' if self.games == 1 else 's'}{longest})"
 
     def __add__(self, other):
-        a, b = self.counts, other.counts
-        if len(a) < len(b):
-            a, b = b, a
-        return Lengths(tuple(x + (b[i] if i < len(b) else 0) for i, x in enumerate(a)))
+        return Lengths(tuple(map(sum, zip_longest(self.counts, other.counts, fillvalue=0))))
 
     @property
     def games(self):

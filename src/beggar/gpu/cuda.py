@@ -146,19 +146,21 @@ def _read_cached(path):
 
 def check():
     """GpuFault unless the bindings, a driver and a GPU are there: what a
-    GPU job checks before it is stored, without making a context."""
+    GPU job checks before it is stored, without making a context. Returns
+    how many GPUs the driver sees."""
     _, driver = bindings()
     try:
         error = driver.cuInit(0)[0]
     except Exception as failure:        # the bindings raise their own kind when libcuda is absent
         raise GpuFault(f"no NVIDIA driver could be loaded ({failure})") from None
     if error == driver.CUresult.CUDA_SUCCESS:
-        error, count = driver.cuDeviceGetCount()
-        if error == driver.CUresult.CUDA_SUCCESS and count == 0:
+        error, found = driver.cuDeviceGetCount()
+        if error == driver.CUresult.CUDA_SUCCESS and found == 0:
             raise GpuFault("the NVIDIA driver sees no GPU")
     if error != driver.CUresult.CUDA_SUCCESS:
         raise GpuFault(f"the NVIDIA driver cannot be used ({getattr(error, 'name', error)})")
     nvrtc_version()
+    return found
 
 
 class Device(Backend):
@@ -174,8 +176,6 @@ class Device(Backend):
     other Device of this process on that GPU shares the primary context: it
     retains the new one at its next call, its modules and memory gone with
     the old (_RESETS)."""
-
-    gpu = True
 
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
@@ -255,8 +255,7 @@ class Device(Backend):
         self._check(self.driver.cuMemsetD8(pointer, 0, size), "cuMemsetD8")
         return pointer
 
-    def _to_host(self, array, name, size=None):
-        size = array.nbytes if size is None else size
+    def _to_host(self, array, name, size):
         if size:
             self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size),
                         "cuMemcpyDtoH")
@@ -376,12 +375,7 @@ def listing():
 
 def count():
     """GPUs the NVIDIA driver sees (GpuFault where it cannot be used, or sees none)."""
-    check()
-    _, driver = bindings()
-    error, found = driver.cuDeviceGetCount()
-    if error != driver.CUresult.CUDA_SUCCESS:
-        raise GpuFault(f"the NVIDIA driver cannot count its GPUs ({getattr(error, 'name', error)})")
-    return found
+    return check()
 
 
 def _call_nvrtc(nvrtc, what, call):

@@ -74,9 +74,12 @@ def lacks(device):
     return ", ".join(missing) if missing else None
 
 
-def default_number(found):
-    """The device the engine plays on when none is named: the first GPU, else the first device."""
-    return next((number for number, (_, device) in enumerate(found) if is_gpu(device)), 0)
+def _checked(number, device):
+    """`device`, OpenCL's number `number`; GpuFault if it lacks what the kernels need."""
+    missing = lacks(device)
+    if missing:
+        raise GpuFault(f"OpenCL device {number} ({device.name.strip()}) lacks {missing}, which the kernels need")
+    return device
 
 
 # ---------------------------------------------------------------- the kind's devices (gpu.Kind)
@@ -88,7 +91,7 @@ def count():
 
 def default():
     """The device the engine plays on when none is named: the first GPU, else the first device."""
-    return default_number(devices())
+    return next((number for number, (_, device) in enumerate(devices()) if is_gpu(device)), 0)
 
 
 def gpus():
@@ -100,12 +103,8 @@ def usable(numbers):
     """GpuFault unless each of devices `numbers` has what the kernels need;
     then whether every one is a GPU."""
     found = devices()
-    for number in numbers:
-        device = found[number][1]
-        missing = lacks(device)
-        if missing:
-            raise GpuFault(f"OpenCL device {number} ({device.name.strip()}) lacks {missing}, which the kernels need")
-    return all(is_gpu(found[number][1]) for number in numbers)
+    checked = [_checked(number, found[number][1]) for number in numbers]
+    return all(is_gpu(device) for device in checked)
 
 
 def open_device(number):
@@ -140,17 +139,13 @@ class OpenClDevice(Backend):
 
     def __init__(self, number=None, capacity=None, launch=None, climb_walks=None):
         cl = self.cl = bindings()
+        number = default() if number is None else number
         found = devices()
-        if number is None:
-            number = default_number(found)
         if not 0 <= number < len(found):
             raise GpuFault(f"no OpenCL device number {number}: OpenCL lists {len(found)}")
         self.number = number
         self.platform, self.device = found[number]
-        self.name = self.device.name.strip()
-        missing = lacks(self.device)
-        if missing:
-            raise GpuFault(f"OpenCL device {number} ({self.name}) lacks {missing}, which the kernels need")
+        self.name = _checked(number, self.device).name.strip()
         self.gpu = is_gpu(self.device)
         self.units = self.device.max_compute_units
         if not self.gpu:
@@ -166,12 +161,9 @@ class OpenClDevice(Backend):
             raise GpuFault(f"OpenCL device {number} ({self.name}) cannot be opened: {error}") from None
         self._programs = {}
         self._buffers = {}
-        if capacity is not None:
-            self.CAPACITY = capacity
-        if launch is not None:
-            self.LAUNCH = launch
-        if climb_walks is not None:
-            self.CLIMB_WALKS = climb_walks
+        for name, value in (("CAPACITY", capacity), ("LAUNCH", launch), ("CLIMB_WALKS", climb_walks)):
+            if value is not None:
+                setattr(self, name, value)
 
     def threads(self, ring):
         """Threads a block of the kernels for hands of `ring` pieces has here."""
@@ -214,8 +206,7 @@ class OpenClDevice(Backend):
         self.cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
         return buffer
 
-    def _to_host(self, array, name, size=None):
-        size = array.nbytes if size is None else size
+    def _to_host(self, array, name, size):
         if size:
             self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
 
