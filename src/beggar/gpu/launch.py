@@ -4,12 +4,10 @@ perturbation launch hands back; the fault of a device that cannot be used.
 
 A backend is gpu/engine.py's: `sample(...)`, `census(...)`, `perturb(...)`,
 `batch(...)` and `climb(...)` with the kernels' arguments and NumPy arrays
-for their results. Every backend is this class over its memory's few calls:
-device memory by name, copies both ways, and one launch that waits for its
-end (cuda.py's CUDA driver, opencl.py's queue, host.py's NumPy arrays and
-beggar._gpu_host, the tests' concurrency harness). KERNELS says what each
-kernel takes, in its order, and how each buffer travels; `run` does the
-rest for every backend alike.
+for their results: Backend over a device's memory calls (cuda.py's CUDA
+driver, opencl.py's queue, host.py's NumPy arrays and beggar._gpu_host, the
+tests' concurrency harness), its `run` marshalling every kernel alike from
+KERNELS.
 """
 
 from __future__ import annotations
