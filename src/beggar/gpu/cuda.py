@@ -1,9 +1,6 @@
 """The kernels on an NVIDIA GPU: compiled by NVRTC, launched through the CUDA driver.
 
-NVIDIA's own bindings (cuda-bindings, with the nvidia-cuda-nvrtc wheel) and
-no toolkit to install: kernel.cu and its headers ship in the package, NVRTC
-compiles them at first use for the device's architecture and the deck's
-ring size, and the machine code is cached under ~/.cache/beggar/gpu. The
+What it installs and where it caches the machine code: docs/gpu.md. The
 compile is the same call with or without a device (`compile_kernel`), so
 the tests compile the kernel for named architectures on machines that have
 no GPU. Everything here is the launch and the copies; the game is the headers'

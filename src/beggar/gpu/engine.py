@@ -144,8 +144,6 @@ class RangeEngine:
         return replace(self._compiled().play(deal), engine=self.NAME)
 
     def __getattr__(self, name):
-        # The one-game calls of the contract (play, backward play) are the
-        # compiled engine's, and their outcomes say so.
         from ..contract import FUNCTIONS
         if name in FUNCTIONS:
             return getattr(self._compiled(), name)

@@ -1,13 +1,9 @@
 """The kernels on an OpenCL device: built by the device's own OpenCL compiler
-through pyopencl, launched on its queue. The backend of the engine "opencl".
+through pyopencl, launched on its queue. The backend of the engine "opencl",
+on any OpenCL 1.2 device with 64-bit atomics (NEEDED; docs/gpu.md lists them).
 
-Any OpenCL 1.2 device with 64-bit atomics on global memory runs them: AMD,
-Intel and Apple GPUs, NVIDIA's too (where the engine "cuda" is the better
-choice), and PoCL's CPU device, a real OpenCL runtime that runs each
-work-group on a thread of this machine (the test extra installs it, so the
-kernels run in parallel under a real runtime on every machine the tests run
-on). The source is kernel.cu and its headers in one text (source.inlined),
-built with the deck's sizes (launch.defines) once per device, ring and cards;
+The source is kernel.cu and its headers in one text (source.inlined), built
+with the deck's sizes (launch.defines) once per device, ring and cards;
 pyopencl caches the built program on disk. Everything here is the launch and
 the copies; the game is the headers' and the results are made in gpu/engine.py.
 """
