@@ -76,9 +76,7 @@ def compile_program(arch, ring, extra=(), cards=TOTAL, texts=None):
 
 
 def compile_kernel(arch, ring, cards=TOTAL):
-    """The kernels' machine code (a cubin) for `arch`, hands of `ring`
-    pieces and decks of at most `cards` cards (compile_program without its
-    log)."""
+    """compile_program's cubin, without its log."""
     return compile_program(arch, ring, cards=cards)[0]
 
 

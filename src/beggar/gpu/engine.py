@@ -118,9 +118,8 @@ class RangeEngine:
     def _run(self, kernel, *arguments):
         """One launch of `kernel` on the backend: (hits, n_hits, seconds),
         (results, None, seconds) for a batch, (hits, decks, n_hits, seconds)
-        for a climb. A backend that fails is closed
-        and forgotten (the next call makes a new one): after a kernel's fault
-        its context is dead."""
+        for a climb. A backend that fails is closed and forgotten (the next
+        call makes a new one): after a kernel's fault its context is dead."""
         backend = self.backend
         start = time.perf_counter()
         try:

@@ -14,11 +14,6 @@ compile and the load of the kernels.
 from __future__ import annotations
 
 
-def _power_below(n):
-    """The largest power of two at most n (n >= 1)."""
-    return 1 << (n.bit_length() - 1)
-
-
 class LaunchSizes:
     """The launch sizes of one backend, by key (a kernel and a deck).
 
@@ -47,8 +42,9 @@ class LaunchSizes:
         `n_hits` hits (more than the capacity: it overflowed)."""
         size = self.size(key)
         if n_hits > self.capacity:
-            fits = count * self.capacity // (2 * n_hits)
-            self._sizes[key] = max(1, min(size, _power_below(max(fits, 1))))
+            fits = max(count * self.capacity // (2 * n_hits), 1)
+            # The largest power of two at most fits, within the size.
+            self._sizes[key] = max(1, min(size, 1 << (fits.bit_length() - 1)))
             return
         if count != size:
             return
