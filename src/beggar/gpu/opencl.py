@@ -143,7 +143,6 @@ class OpenClDevice(Backend):
         self.platform, self.device = found[number]
         self.name = _checked(number, self.device).name.strip()
         self.gpu = is_gpu(self.device)
-        self.units = self.device.max_compute_units
         if not self.gpu:
             self.CLIMB_WALKS = 256      # a CPU's work-groups: a few walks a thread are enough
         # Shared memory for a block: the device's local memory, up to what a
@@ -161,17 +160,13 @@ class OpenClDevice(Backend):
             if value is not None:
                 setattr(self, name, value)
 
-    def threads(self, ring):
-        """Threads a block of the kernels for hands of `ring` pieces has here."""
-        return min(block_threads(ring, self.shared), THREADS, self.device.max_work_group_size)
-
     def kernels(self, ring, cards=TOTAL):
         """The kernels for hands of `ring` pieces and decks of at most `cards`
         cards, built at the first call: {name: (kernel, work-groups, threads a group)}."""
         key = (ring, cards)
         if key not in self._programs:
             cl = self.cl
-            threads = self.threads(ring)
+            threads = min(block_threads(ring, self.shared), THREADS, self.device.max_work_group_size)
             try:
                 with warnings.catch_warnings():
                     # A compiler's remarks are not the build's failure.
@@ -181,7 +176,7 @@ class OpenClDevice(Backend):
             except cl.Error as error:
                 raise GpuFault(f"OpenCL device {self.number} ({self.name}) cannot build the kernels: "
                                f"{build_failure(str(error))}") from None
-            groups = self.units * GROUPS_PER_UNIT["gpu" if self.gpu else "other"]
+            groups = self.device.max_compute_units * GROUPS_PER_UNIT["gpu" if self.gpu else "other"]
             self._programs[key] = (program, {name: (getattr(program, name), groups, threads) for name in KERNELS})
         return self._programs[key][1]
 
