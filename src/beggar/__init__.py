@@ -1,15 +1,14 @@
 """beggar: hunt the longest and the never-ending deals of Beggar-My-Neighbour."""
 
 __version__ = "0.1.0"
-__all__ = ["Deal", "DealError", "Deck", "DeckError", "EngineError", "Outcome", "Rules", "Variant", "VariantError",
-           "play", "play_batch", "sample"]
 
 # The public names are imported when first used (PEP 562), so that importing
 # the package costs nothing: the beggar command catches a Ctrl-C from its
 # first instant only once its own code runs.
-_HOMES = {"Deal": "deal", "DealError": "deal", "Deck": "decks", "DeckError": "decks",
-          "EngineError": "engine", "Outcome": "outcome",
-          "Rules": "rules", "Variant": "variant", "VariantError": "variant", "play": "engine", "play_batch": "engine", "sample": "engine"}
+_HOMES = {"Deal": "deal", "DealError": "deal", "Deck": "decks", "DeckError": "decks", "EngineError": "engine",
+          "Outcome": "outcome", "Rules": "rules", "Variant": "variant", "VariantError": "variant",
+          "play": "engine", "play_batch": "engine", "sample": "engine"}
+__all__ = list(_HOMES)
 
 
 def __getattr__(name):

@@ -2,7 +2,6 @@
 
 import numpy as np
 
-NAME: str
 RING: int
 TOTAL: int
 HISTOGRAM: int

@@ -72,8 +72,6 @@ from math import factorial
 
 from . import lengths
 
-NAME = "gpu-host"
-
 #: The most places in a hand's ring and the most cards of a deck this build takes.
 RING = BG_RING
 TOTAL = BG_TOTAL

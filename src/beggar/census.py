@@ -22,11 +22,7 @@ from .decks import Deck, DeckError, check_table, hand_sizes
 
 def count(deck):
     """How many arrangements the deck has: n! / (plain! J! Q! K! A!)."""
-    deck = Deck.parse(deck)
-    result = factorial(deck.total)
-    for n in deck.counts:
-        result //= factorial(n)
-    return result
+    return _arrangements(Deck.parse(deck).counts)
 
 
 def _arrangements(counts):

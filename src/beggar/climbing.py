@@ -25,7 +25,7 @@ walk is reproducible from (seed, index) and both engines take the same steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from .checks import whole
 from .decks import check_table
@@ -62,9 +62,7 @@ class ClimbRules:
             raise ValueError(f"temperature must be a number above 0, not {self.temperature!r}")
 
     def as_dict(self):
-        return {"fitness": self.fitness, "accept": self.accept, "patience": self.patience,
-                "temperature": self.temperature, "history": self.history,
-                "swap_percent": self.swap_percent}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,6 @@ def fitness(outcome, by):
     """The fitness of an outcome as one comparable int (see SECONDARY_BITS)."""
     primary, secondary = (outcome.cards, outcome.tricks) if by == "cards" else (outcome.tricks, outcome.cards)
     return (primary << SECONDARY_BITS) | min(secondary, (1 << SECONDARY_BITS) - 1)
-
 
 
 def check_climb(seed, index, steps, min_cards, rules, deck, players, split):

@@ -83,8 +83,6 @@ def key_hands(key, *, deck=None, players=None):
     most MAX_DECK cards, the leader's hand empty, or one hand alone in."""
     shown = cut(key.hex() if isinstance(key, (bytes, bytearray)) else key)
     if isinstance(key, str):
-        if not key:
-            raise StateError("loop key '': empty, not a state")
         if not _HEX.issuperset(key) or len(key) % 2:
             raise StateError(f"loop key {shown}: not a state's key (lower-case hex digits, two a byte)")
         key = bytes.fromhex(key)

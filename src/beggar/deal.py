@@ -91,7 +91,8 @@ class Deal:
             if not hand:
                 raise DealError(f"hand {h} is empty")
         deal = cls.from_codes(hands)
-        _check_size(deal.total)
+        if deal.total > MAX_CARDS:
+            raise DealError(f"{deal.total} cards: a deal holds at most {MAX_CARDS}")
         _check_deck(deal, deck, where)
         return deal
 
@@ -261,11 +262,6 @@ def _check_player_count(players):
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise DealError(f"{players} player{'' if players == 1 else 's'}: "
                         f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} hands")
-
-
-def _check_size(total):
-    if total > MAX_CARDS:
-        raise DealError(f"{total} cards: a deal holds at most {MAX_CARDS}")
 
 
 def _check_deck(deal, deck, where):

@@ -94,11 +94,6 @@ class Deck:
         """The court cards in the order a shuffle places them: J..J Q..Q K..K A..A."""
         return tuple(code for code in (JACK, QUEEN, KING, ACE) for _ in range(self.counts[code]))
 
-    @property
-    def name(self):
-        """The deck's name, or None for a deck without one."""
-        return next((name for name, counts in NAMED.items() if counts == self.counts), None)
-
     def notation(self):
         return notation(self.counts)
 

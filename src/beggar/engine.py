@@ -169,23 +169,18 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, dec
     them (`deck` by name, notation or Deck; `split` None, a first hand's size
     or "random"); the (deal, outcome) pairs with at least `min_cards` cards,
     or a loop."""
-    return get(engine).sample(n_deals, seed, min_cards, start, _deck(deck, variant), players, split)
+    return get(engine).sample(n_deals, seed, min_cards, start, _variant(variant).deck(deck), players, split)
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard",
                 split=None, variant=None):
     """sample(), the longest game played, and the lengths of every game played
     in cards: (hits, (deal, outcome) or None, lengths.Lengths)."""
-    return get(engine).sample_best(n_deals, seed, min_cards, start, _deck(deck, variant), players, split)
+    return get(engine).sample_best(n_deals, seed, min_cards, start, _variant(variant).deck(deck), players, split)
 
 
 def _variant(variant):
     return Variant() if variant is None else Variant.parse(variant)
-
-
-def _deck(deck, variant):
-    """`deck` counted as `variant` plays it (the deck, checked, when it is None)."""
-    return _variant(variant).deck(deck)
 
 
 def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None, known=(), moves="small"):
@@ -221,7 +216,7 @@ def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2
     played; returns a climbing.Climb with the hits, the best game and the
     number of restarts."""
     return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules(),
-                             _deck(deck, variant), players, split)
+                             _variant(variant).deck(deck), players, split)
 
 
 def census(first, deals, deck="standard", players=2, split=None, top=10, engine=None, variant=None):
@@ -229,7 +224,7 @@ def census(first, deals, deck="standard", players=2, split=None, top=10, engine=
     (census.py: lexicographic order, dealt as Deal.shuffled deals), with exact
     loop detection: a states.CensusBlock of statuses, length histograms, the `top`
     longest games and every loop deal with its loop's canonical state."""
-    return get(engine).census(first, deals, _deck(deck, variant), players, split, top)
+    return get(engine).census(first, deals, _variant(variant).deck(deck), players, split, top)
 
 
 def predecessors(hands, leader, engine=None):

@@ -1,22 +1,12 @@
-"""A loop's family: the tricks of its cycle as a bag, whatever their order.
-
-A loop's cycle is a sequence of tricks. Each trick is written as (the cards
-its taker wins from the others, the taker's seat counted from the trick's
-leader: 0 when the leader takes it). A loop's **turn** is the shortest run
-of tricks that its cycle repeats (a cycle of 82 tricks that plays the same
-41 twice over, the seats swapped, has a turn of 41), and its **family** is
-the bag (multiset) of its turn's tricks: loops whose cycles play the same
-tricks in other orders are of one family.
+"""A loop's family: the tricks of its cycle as a bag, whatever their order
+(docs/loops.md, Families: a trick, a turn, a family and its name).
 
 Why a bag: perturbation shuffles a few runs of tricks, so the bag groups
 what the sequence and the graph of single changes split (Casella's loop and
 the three balanced loops found next to it are one family), and it is known
 from the cycle alone, the same whoever found the loop and when, so a hunt
-rebuilt from its records knows the same families (docs/loops.md, Families,
-has the measurements).
-
-A family is named `TRICKS.CARDS.DIGEST`: its turn's tricks and cards won,
-and the first hex digits of a hash of its bag, e.g. `31.220.5c1e7a90`.
+rebuilt from its records knows the same families (docs/loops.md has the
+measurements).
 """
 
 from __future__ import annotations

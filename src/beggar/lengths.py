@@ -1,23 +1,19 @@
 """Histograms of game lengths in cards, as every sampling and climbing chunk
 counts them: the binning both engines use, and sums and survival counts.
 
-Bins: one per length below EXACT cards (3000: every game but about one in a
-million); then WIDTH-card bins (100) up to TOP (10,000, past the longest
-known game, 8344); then one bin for every game of TOP cards or more. Every
-bin edge is a multiple of 100, so P(cards >= L) is exact at L = 1000, 2000,
-... from the counts alone; the tail beyond EXACT, where a chunk sees a game
-or two, loses only where within its 100 cards a game ended. A chunk's counts
-are at most BINS numbers (trailing empty bins left off), a few kilobytes of
-JSON, where exact counts of every length would keep every rare length apart.
-
-Every game a chunk plays is counted at its `cards`, a loop at the cards
-counted when its repeated state is first seen (as the census counts it), so
-the counts add up to the deals played.
+The bins are docs/odds.md's: one per length below EXACT cards (every game
+but about one in a million), WIDTH-card bins up to TOP (past the longest
+known game), one for longer games. The tail beyond EXACT, where a chunk sees
+a game or two, loses only where within its WIDTH cards a game ended; a
+chunk's counts are at most BINS numbers (trailing empty bins left off), a
+few kilobytes of JSON, where exact counts of every length would keep every
+rare length apart. A loop counts at the cards counted when its state repeats.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from .checks import whole
 
@@ -97,10 +93,7 @@ class Lengths:
         return f"Lengths({self.games:,} game{'' if self.games == 1 else 's'}{longest})"
 
     def __add__(self, other):
-        a, b = self.counts, other.counts
-        if len(a) < len(b):
-            a, b = b, a
-        return Lengths(tuple(x + (b[i] if i < len(b) else 0) for i, x in enumerate(a)))
+        return Lengths(tuple(map(sum, zip_longest(self.counts, other.counts, fillvalue=0))))
 
     @property
     def games(self):

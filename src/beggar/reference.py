@@ -21,7 +21,7 @@ from .climbing import SECONDARY_BITS, Climb, check_climb, fitness
 from .lengths import Lengths
 from .states import GUIDES, CensusBlock, Reached, Trick, check_bounds, check_search, check_sizes, check_state
 from .census import check_block, next_arrangement, unrank
-from .cycle import state_key
+from .cycle import state_key, walk
 from .decks import STANDARD, check_table, deal_out
 from .shuffle import Stream, check_sample, deal_from
 
@@ -399,25 +399,9 @@ def backward(roots, skips, max_states, max_seconds):
     search is complete, else "states" or "time" (processor seconds), the bound
     that stopped it first."""
     roots, skip = check_search(roots, skips, 2)
-    max_states, max_seconds = check_bounds(max_states, max_seconds)
-    queue = deque(Reached(hands, leader, 0, 0) for hands, leader in roots)
-    visited, balanced = 0, []
-    deadline = time.process_time() + max_seconds
-    while queue:
-        if visited == max_states:
-            return visited, balanced, "states"
-        if visited % 4096 == 0 and time.process_time() > deadline:
-            return visited, balanced, "time"
-        state = queue.popleft()
-        visited += 1
-        if len(state.hands[0]) == len(state.hands[1]):
-            balanced.append(state)
-        for hands, leader, size in _predecessors(state.hands, state.leader):
-            # The roots are the first states visited, in order.
-            if visited <= len(skip) and (hands, leader) == skip[visited - 1]:
-                continue
-            queue.append(Reached(hands, leader, state.cards + size, state.tricks + 1))
-    return visited, balanced, None
+    visited, balanced, stopped_by, _ = _search(roots, skip, _GUIDE_RANKS["breadth"], None, max_states, max_seconds,
+                                               lambda found: found[0] == found[1])
+    return visited, balanced, stopped_by
 
 
 def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
@@ -436,8 +420,16 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
     sizes = check_sizes(sizes)
     players = len(sizes)
     roots, skip = check_search(roots, skips, players)
+    return _search(roots, skip, _GUIDE_RANKS[guide], sizes, max_states, max_seconds,
+                   lambda found: found == sizes)
+
+
+def _search(roots, skip, rank, sizes, max_states, max_seconds, wanted):
+    """backward_to() over checked roots and skips: the next state visited the
+    one `rank` ranks first, the earliest found on a tie (breadth first when
+    it ranks all alike); a state is kept when `wanted(its hands' sizes from
+    the leader)`."""
     max_states, max_seconds = check_bounds(max_states, max_seconds)
-    rank = _GUIDE_RANKS[guide]
     heap, made = [], 0
     for hands, leader in roots:
         state = Reached(hands, leader, 0, 0)
@@ -455,7 +447,8 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
         smallest = min(len(hand) for hand in state.hands)
         if smallest > most:
             best, most = state, smallest
-        if [len(state.hands[(state.leader + i) % players]) for i in range(players)] == sizes:
+        players = len(state.hands)
+        if wanted([len(state.hands[(state.leader + i) % players]) for i in range(players)]):
             hits.append(state)
         for hands, leader, size in _predecessors(state.hands, state.leader):
             if number < len(skip) and (hands, leader) == skip[number]:
@@ -506,10 +499,13 @@ def _longest(games, top):
 def _loop_key(deal, outcome):
     """The least state on the deal's cycle (cycle.state_key), from this
     engine's own trace: the key the compiled engine's census is held to."""
-    entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-    states = [(deal.hands, 0)] + [(trick.hands, trick.taker)
-                                  for trick in itertools.islice(tricks(deal), entry + period)]
-    return min(state_key(hands, leader) for hands, leader in states[entry:entry + period])
+    return min(state_key(hands, leader) for hands, leader in _cycle(deal, outcome))
+
+
+def _cycle(deal, outcome):
+    """The states on the cycle of a looping deal's game, from this engine's own trace."""
+    period = outcome.loop_period[0]
+    return walk(deal, tricks(deal), outcome.loop_entry[0], period)[:period]
 
 
 # ---------------------------------------------------------------- the loop factory's leaves
@@ -643,8 +639,5 @@ def cycle_hash(deal):
     outcome = play(deal)
     if outcome.status != "loop":
         raise ValueError(f"deal {deal}: its game does not loop")
-    entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-    states = [(deal.hands, 0)] + [(trick.hands, trick.taker)
-                                  for trick in itertools.islice(tricks(deal), entry + period)]
     return min(state_hash([*hands[leader], *hands[1 - leader]], len(hands[leader]))
-               for hands, leader in states[entry:entry + period])
+               for hands, leader in _cycle(deal, outcome))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from .checks import whole
 
@@ -35,5 +35,4 @@ class Rules:
             raise ValueError("without loop detection a game needs max_cards or max_tricks")
 
     def as_dict(self):
-        return {"max_cards": self.max_cards, "max_tricks": self.max_tricks,
-                "detect_loops": self.detect_loops}
+        return asdict(self)

@@ -65,17 +65,12 @@ ON_DEVICE = tuple(kind.name for kind in KINDS if kind.on_device)
 _engines = {}
 
 
-def kind(name):
-    """The Kind of engine `name` (one of TAKEN); KeyError for another name."""
-    return TAKEN[name]
-
-
 def get(name, devices=None):
     """The engine `name` (a name or alias of KINDS) on `devices` (None: the
     default device; "all": every device of its kind; a tuple of device
     numbers), made once per process: the devices' contexts and compiled
     kernels are kept once made, at the first launch."""
-    name = kind(name).name
+    name = TAKEN[name].name
     devices = tuple(devices) if isinstance(devices, list) else devices
     key = (name, devices)
     if key not in _engines:
@@ -89,7 +84,7 @@ def numbers(name, devices):
     default device; "all": every one): a list, or GpuFault naming a device
     that is not there."""
     from .launch import GpuFault
-    row = kind(name)
+    row = TAKEN[name]
     module = row.backends()
     found = module.count()
     if devices is None:
@@ -106,7 +101,7 @@ def numbers(name, devices):
 def backend(name, devices=None):
     """The launches of engine `name` on `devices` (as get): one device's
     backend, or several.Several of them."""
-    open_device = kind(name).backends().open_device
+    open_device = TAKEN[name].backends().open_device
     chosen = numbers(name, devices)
     if len(chosen) == 1:
         return open_device(chosen[0])
@@ -127,7 +122,7 @@ def check(name, devices=None):
     bindings, driver and devices, each with what the kernels need), checked
     without building a kernel: what a GPU job checks before it is stored.
     Returns whether every device is a GPU."""
-    return kind(name).backends().usable(numbers(name, devices))
+    return TAKEN[name].backends().usable(numbers(name, devices))
 
 
 def pick():

@@ -1,14 +1,8 @@
 """The kernels' interface with the host, described once: the structs they
 share with it as NumPy dtypes, and each kernel's arguments in kernel.cu's
-order.
-
-Every backend marshals a launch from KERNELS (launch.Backend.run), and the
-engine and the backends make their buffers from the dtypes here. The C is
-held to this description, not to a second copy: tests/test_gpu_launch.py
-writes a C program from these dtypes that prints every field's offset and
-size as the compiler lays out kernel.cu's structs, and compares them field by
-field, and kernel.cu's prototypes with KERNELS; the
-tests' concurrency harness has its calls written from KERNELS.
+order, from which launch.Backend.run marshals every backend's launches. The
+C is held to it field by field, not to a second copy (docs/architecture.md
+says how tests/test_gpu_launch.py does it).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """The kernels on an NVIDIA GPU: compiled by NVRTC, launched through the CUDA driver.
 
-NVIDIA's own bindings (cuda-bindings, with the nvidia-cuda-nvrtc wheel) and
-no toolkit to install: kernel.cu and its headers ship in the package, NVRTC
-compiles them at first use for the device's architecture and the deck's
-ring size, and the machine code is cached under ~/.cache/beggar/gpu. The
+What it installs and where it caches the machine code: docs/gpu.md. The
 compile is the same call with or without a device (`compile_kernel`), so
 the tests compile the kernel for named architectures on machines that have
 no GPU. Everything here is the launch and the copies; the game is the headers'
@@ -21,9 +18,8 @@ import numpy as np
 
 from . import source
 from .abi import KERNELS
-# The shared names are cuda.py's too: the benchmarks and `beggar gpu` find them here.
-from .launch import (BUFFER, CAPACITY, SHARED, THREADS, TOTAL, Backend, GpuFault,  # noqa: F401
-                     block_threads, cards_of, defines)
+# The shared names are cuda.py's too: the tests and `beggar gpu` find them here.
+from .launch import BUFFER, SHARED, THREADS, TOTAL, Backend, GpuFault, block_threads, cards_of, defines  # noqa: F401
 
 EXTRA = "'.[gpu]' in beggar's source folder"
 
@@ -80,9 +76,7 @@ def compile_program(arch, ring, extra=(), cards=TOTAL, texts=None):
 
 
 def compile_kernel(arch, ring, cards=TOTAL):
-    """The kernels' machine code (a cubin) for `arch`, hands of `ring`
-    pieces and decks of at most `cards` cards (compile_program without its
-    log)."""
+    """compile_program's cubin, without its log."""
     return compile_program(arch, ring, cards=cards)[0]
 
 
@@ -146,19 +140,21 @@ def _read_cached(path):
 
 def check():
     """GpuFault unless the bindings, a driver and a GPU are there: what a
-    GPU job checks before it is stored, without making a context."""
+    GPU job checks before it is stored, without making a context. Returns
+    how many GPUs the driver sees."""
     _, driver = bindings()
     try:
         error = driver.cuInit(0)[0]
     except Exception as failure:        # the bindings raise their own kind when libcuda is absent
         raise GpuFault(f"no NVIDIA driver could be loaded ({failure})") from None
     if error == driver.CUresult.CUDA_SUCCESS:
-        error, count = driver.cuDeviceGetCount()
-        if error == driver.CUresult.CUDA_SUCCESS and count == 0:
+        error, found = driver.cuDeviceGetCount()
+        if error == driver.CUresult.CUDA_SUCCESS and found == 0:
             raise GpuFault("the NVIDIA driver sees no GPU")
     if error != driver.CUresult.CUDA_SUCCESS:
         raise GpuFault(f"the NVIDIA driver cannot be used ({getattr(error, 'name', error)})")
     nvrtc_version()
+    return found
 
 
 class Device(Backend):
@@ -174,8 +170,6 @@ class Device(Backend):
     other Device of this process on that GPU shares the primary context: it
     retains the new one at its next call, its modules and memory gone with
     the old (_RESETS)."""
-
-    gpu = True
 
     def __init__(self, ordinal=0):
         _, self.driver = bindings()
@@ -255,8 +249,7 @@ class Device(Backend):
         self._check(self.driver.cuMemsetD8(pointer, 0, size), "cuMemsetD8")
         return pointer
 
-    def _to_host(self, array, name, size=None):
-        size = array.nbytes if size is None else size
+    def _to_host(self, array, name, size):
         if size:
             self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size),
                         "cuMemcpyDtoH")
@@ -376,12 +369,7 @@ def listing():
 
 def count():
     """GPUs the NVIDIA driver sees (GpuFault where it cannot be used, or sees none)."""
-    check()
-    _, driver = bindings()
-    error, found = driver.cuDeviceGetCount()
-    if error != driver.CUresult.CUDA_SUCCESS:
-        raise GpuFault(f"the NVIDIA driver cannot count its GPUs ({getattr(error, 'name', error)})")
-    return found
+    return check()
 
 
 def _call_nvrtc(nvrtc, what, call):

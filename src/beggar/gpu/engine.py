@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -117,9 +118,8 @@ class RangeEngine:
     def _run(self, kernel, *arguments):
         """One launch of `kernel` on the backend: (hits, n_hits, seconds),
         (results, None, seconds) for a batch, (hits, decks, n_hits, seconds)
-        for a climb. A backend that fails is closed
-        and forgotten (the next call makes a new one): after a kernel's fault
-        its context is dead."""
+        for a climb. A backend that fails is closed and forgotten (the next
+        call makes a new one): after a kernel's fault its context is dead."""
         backend = self.backend
         start = time.perf_counter()
         try:
@@ -138,9 +138,11 @@ class RangeEngine:
         from .. import _engine
         return _engine
 
+    def _replayed(self, deal):
+        """The game of `deal` played by the compiled engine, its outcome this engine's."""
+        return replace(self._compiled().play(deal), engine=self.NAME)
+
     def __getattr__(self, name):
-        # The one-game calls of the contract (play, backward play) are the
-        # compiled engine's, and their outcomes say so.
         from ..contract import FUNCTIONS
         if name in FUNCTIONS:
             return getattr(self._compiled(), name)
@@ -175,9 +177,8 @@ class RangeEngine:
                 (results["tricks"] < max_tricks)
             kept = out[first:last]
             kept["status"][finished] = STATUSES.index("finished")
-            kept["winner"][finished] = results["winner"][finished]
-            kept["cards"][finished] = results["cards"][finished]
-            kept["tricks"][finished] = results["tricks"][finished]
+            for name in ("winner", "cards", "tricks"):
+                kept[name][finished] = results[name][finished]
             for p, count in enumerate(("count0", "count1")):
                 kept[count][finished] = np.where(results["winner"][finished] == p, total, 0)
             for name in ("entry_tricks", "entry_cards", "period_tricks", "period_cards"):
@@ -193,11 +194,8 @@ class RangeEngine:
         tries played by the kernel bg_perturb: the compiled engine's walk, its
         loops played again there. Two-player states of `deck`."""
         from .. import _loops
-        deck = Deck.parse(deck)
+        deck = self._fits(Deck.parse(deck))
         ring = ring_of(deck)
-        if ring > self.backend.RING or deck.total > self.backend.TOTAL:
-            raise GpuRequestError(f"the {self.NAME} engine plays decks of at most {self.backend.TOTAL} cards, "
-                                  f"not deck {deck} ({deck.total})")
         key = ("perturb", deck)
 
         def launcher(pool, n_pool, total, walk_seed, first, most, known):
@@ -251,10 +249,14 @@ class RangeEngine:
         if players != 2:
             raise GpuRequestError(f"the {self.NAME} engine plays two-player deals; {players} players "
                                   "play on the compiled engine (engine = \"compiled\")")
+        return self._fits(deck), split
+
+    def _fits(self, deck):
+        """`deck`, GpuRequestError unless the kernels' build holds it."""
         if len(deck.courts) + 1 > self.backend.RING or deck.total > self.backend.TOTAL:
-            raise GpuRequestError(f"the {self.NAME} engine plays decks of at most "
-                                  f"{self.backend.TOTAL} cards, not deck {deck} ({deck.total})")
-        return deck, split
+            raise GpuRequestError(f"the {self.NAME} engine plays decks of at most {self.backend.TOTAL} cards, "
+                                  f"not deck {deck} ({deck.total})")
+        return deck
 
     def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
         return self.sample_best(n_deals, seed, min_cards, start, deck, players, split)[0]
@@ -334,7 +336,7 @@ class _Sampled:
             if hit["status"] == FINISHED:
                 outcome = _finished(hit, self.deck.total, self.engine.NAME)
             else:
-                outcome = self._replayed(index)
+                outcome = self.engine._replayed(self.deal(index))
                 self.lengths[lengths.bin_of(outcome.cards)] += 1
                 self._consider(outcome.cards, index, outcome)
                 if outcome.status == "finished" and outcome.cards < self.min_cards:
@@ -342,10 +344,6 @@ class _Sampled:
             self.hits.append((self.deal(index), outcome))
             if self.best and self.best[2] == index and self.best[3] is None:
                 self.best = self.best[:3] + (outcome,)
-
-    def _replayed(self, index):
-        outcome = self.engine._compiled().play(self.deal(index))
-        return replace(outcome, engine=self.engine.NAME)
 
     def _consider(self, cards, index, outcome):
         candidate = (cards, -index, index, outcome)
@@ -357,7 +355,7 @@ class _Sampled:
         if self.best is not None:
             cards, _, index, outcome = self.best
             if outcome is None:
-                outcome = self._replayed(index)
+                outcome = self.engine._replayed(self.deal(index))
                 if outcome.cards != cards:
                     raise EngineMismatch(f"deal {index} of seed {self.seed}: the {self.engine.NAME} engine "
                                          f"played {cards} cards, the compiled engine {outcome.cards}")
@@ -430,7 +428,7 @@ class _Climbing:
         first = int(record["sizes"][0])
         cards = record["candidate"][:self.total]
         deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
-        outcome = self._replayed(deal)
+        outcome = self.engine._replayed(deal)
         counted[walk * lengths.BINS + lengths.bin_of(outcome.cards)] += 1
         if outcome.status == "loop" or outcome.cards >= self.min_cards:
             found.append((int(record["played"]), deal, outcome))
@@ -449,9 +447,6 @@ class _Climbing:
             walks[walk][name] = host[name][0, :self.cards] if record.dtype[name].shape and \
                 record.dtype[name].shape[0] == self.cards else host[name][0]
 
-    def _replayed(self, deal):
-        return replace(self.engine._compiled().play(deal), engine=self.engine.NAME)
-
     def _climb(self, record, found, counted):
         """The climbing.Climb of a walk played to its end."""
         from ..climbing import Climb
@@ -465,7 +460,7 @@ class _Climbing:
                 outcome = _finished({"winner": record["best_winner"], "cards": record["best_cards"],
                                      "tricks": record["best_tricks"]}, self.total, self.engine.NAME)
             else:
-                outcome = self._replayed(deal)
+                outcome = self.engine._replayed(deal)
             best = (deal, outcome)
         return Climb([(deal, outcome) for _, deal, outcome in found], best, max(int(record["restarts"]), 0),
                      lengths.Lengths(tuple(int(c) for c in counted)))
@@ -494,8 +489,8 @@ class _Counted:
         histogram = self.backend.HISTOGRAM
         self.cards = np.zeros(histogram, np.uint64)
         self.tricks = np.zeros(histogram, np.uint64)
-        self.long_cards = {}
-        self.long_tricks = {}
+        self.long_cards = Counter()       # lengths the device's histograms do not hold
+        self.long_tricks = Counter()
         self.statuses = {"finished": 0, "loop": 0, "stopped": 0}
         self.longest = []       # (cards, rank, Deal or None, Outcome), longest first, earlier on a tie
         self.loops = []
@@ -557,8 +552,8 @@ class _Counted:
         histogram = self.backend.HISTOGRAM
         for hit in hits[finished & ((hits["cards"] >= histogram) | (hits["tricks"] >= histogram))]:
             self.statuses["finished"] += 1
-            _add(self.long_cards, int(hit["cards"]))
-            _add(self.long_tricks, int(hit["tricks"]))
+            self.long_cards[int(hit["cards"])] += 1
+            self.long_tricks[int(hit["tricks"])] += 1
         for hit in hits[~finished]:
             self._replay(rank + int(hit["offset"]))
         if self.top:
@@ -572,10 +567,8 @@ class _Counted:
         played = self.engine._compiled().census(rank, 1, self.deck, 2, self.split, 1)
         for status, n in played.statuses.items():
             self.statuses[status] += n
-        for length, n in played.cards.items():
-            _add(self.long_cards, length, n)
-        for length, n in played.tricks.items():
-            _add(self.long_tricks, length, n)
+        self.long_cards.update(played.cards)
+        self.long_tricks.update(played.tricks)
         name = self.engine.NAME
         self.loops.extend((r, deal, replace(outcome, engine=name), key) for r, deal, outcome, key in played.loops)
         for r, deal, outcome in played.longest:
@@ -589,15 +582,13 @@ class _Counted:
         del self.longest[self.top:]
 
     def result(self, first, deals):
-        cards = {int(n): int(c) for n in np.flatnonzero(self.cards) for c in [self.cards[n]]}
-        tricks = {int(n): int(c) for n in np.flatnonzero(self.tricks) for c in [self.tricks[n]]}
-        for length, n in self.long_cards.items():
-            _add(cards, length, n)
-        for length, n in self.long_tricks.items():
-            _add(tricks, length, n)
+        cards = Counter({int(n): int(self.cards[n]) for n in np.flatnonzero(self.cards)})
+        tricks = Counter({int(n): int(self.tricks[n]) for n in np.flatnonzero(self.tricks)})
+        cards.update(self.long_cards)
+        tricks.update(self.long_tricks)
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
-        return CensusBlock(first, deals, dict(self.statuses), cards, tricks, longest, list(self.loops))
+        return CensusBlock(first, deals, dict(self.statuses), dict(cards), dict(tricks), longest, list(self.loops))
 
 
 def once(tried):
@@ -626,10 +617,6 @@ def _power_above(n):
     while ring < n:
         ring *= 2
     return ring
-
-
-def _add(counts, length, n=1):
-    counts[length] = counts.get(length, 0) + n
 
 
 def _census_deal(rank, deck, split):

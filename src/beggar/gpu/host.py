@@ -17,8 +17,6 @@ import numpy as np
 from .abi import IN, KERNELS, VALUE, VALUES
 from .launch import Memory
 
-_C_VALUES = {"int": ctypes.c_int, "bg_u64": ctypes.c_uint64, "bg_i64": ctypes.c_int64}
-
 
 def launch(kernel, **given):
     """The kernel `kernel` (of abi.KERNELS) of the host build over its
@@ -41,7 +39,7 @@ def _value(value, ctype):
     value, limits = operator.index(value), np.iinfo(VALUES[ctype])
     if not limits.min <= value <= limits.max:
         raise OverflowError(f"gpu-host: {value} is not a {ctype}")
-    return _C_VALUES[ctype](int(value))
+    return np.ctypeslib.as_ctypes_type(VALUES[ctype])(int(value))
 
 
 def _buffer(array, written, kernel, name):

@@ -4,12 +4,10 @@ perturbation launch hands back; the fault of a device that cannot be used.
 
 A backend is gpu/engine.py's: `sample(...)`, `census(...)`, `perturb(...)`,
 `batch(...)` and `climb(...)` with the kernels' arguments and NumPy arrays
-for their results. Every backend is this class over its memory's few calls:
-device memory by name, copies both ways, and one launch that waits for its
-end (cuda.py's CUDA driver, opencl.py's queue, host.py's NumPy arrays and
-beggar._gpu_host, the tests' concurrency harness). KERNELS says what each
-kernel takes, in its order, and how each buffer travels; `run` does the
-rest for every backend alike.
+for their results: Backend over a device's memory calls (cuda.py's CUDA
+driver, opencl.py's queue, host.py's NumPy arrays and beggar._gpu_host, the
+tests' concurrency harness), its `run` marshalling every kernel alike from
+KERNELS.
 """
 
 from __future__ import annotations
@@ -30,8 +28,6 @@ THREADS = 128
 #: (kernel.cu's bg_block_memory).
 SHARED = 48 * 1024
 SHARED_FIXED = 6 * 1024
-#: Census arrangements a thread takes at a time, unranked once.
-CENSUS_GRAB = 64
 #: Hits a launch can hand back; more and the launch is played again in parts.
 CAPACITY = 1 << 16
 #: The most cards of a deck the kernels are compiled for (sizes.h's BG_TOTAL).
@@ -87,8 +83,15 @@ BUFFER = None
 TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
 class Backend:
     """A device's launches of the kernels. Subclasses give device memory by
-    name (_buffer, _to_device, _zeros), the copy back (_to_host) and the
-    launch (_launch); `closed` is set once the device may not be used again."""
+    name: _buffer(name, size) (at least `size` bytes, kept between launches),
+    _to_device(name, array) (a buffer holding a copy), _zeros(name, size)
+    (its first `size` bytes zero); _to_host(array, name, size) (the first
+    `size` bytes copied back into `array`); kernels(ring,
+    cards) (the kernels built at the first call, the device ready for this
+    thread: {name: (kernel, blocks, threads a block)}); and _launch(kernel,
+    variant, arguments) ((buffer, BUFFER) or (value, NumPy type) each),
+    which waits for the kernel's end. `closed` is set once the device may
+    not be used again."""
 
     RING = RING
     TOTAL = TOTAL
@@ -104,7 +107,7 @@ class Backend:
     # a thread each, a GPU's worth.
     CLIMB_WALKS = 1 << 14
     #: Census arrangements a thread takes at a time, unranked once.
-    CENSUS_GRAB = CENSUS_GRAB
+    CENSUS_GRAB = 64
     #: Whether the device is a GPU.
     gpu = True
 
@@ -129,7 +132,7 @@ class Backend:
         self._launch(kernel, variant, arguments)
         for name, how, _ in KERNELS[kernel]:
             if how in (ZEROS, INOUT):
-                self._to_host(given[name], name)
+                self._to_host(given[name], name, given[name].nbytes)
         for name, how, _ in KERNELS[kernel]:
             if how == ROOM:
                 rows = given[name]
@@ -196,36 +199,6 @@ class Backend:
         """The cards of a walk's arrays in the kernels for decks of `total` cards."""
         return cards_of(total)
 
-    # ------------------------------------------------------------ the memory's calls
-
-    def _buffer(self, name, size):
-        """Device memory of at least `size` bytes named `name`, kept between launches."""
-        raise NotImplementedError
-
-    def _to_device(self, name, array):
-        """Buffer `name` holding a copy of `array`."""
-        raise NotImplementedError
-
-    def _zeros(self, name, size):
-        """Buffer `name`, its first `size` bytes zero."""
-        raise NotImplementedError
-
-    def _to_host(self, array, name, size=None):
-        """Copy the first `size` bytes (all of `array` when None) of buffer `name` into `array`."""
-        raise NotImplementedError
-
-    def kernels(self, ring, cards=TOTAL):
-        """The kernels for hands of `ring` pieces and decks of at most `cards`
-        cards, built at the first call, the device made ready for this
-        thread's calls: {name: (kernel, blocks, threads a block)}."""
-        raise NotImplementedError
-
-    def _launch(self, kernel, variant, arguments):
-        """Launch `kernel` of the kernels for `variant` (ring, cards) with
-        `arguments` ((buffer, BUFFER) or (value, NumPy type) each) and wait
-        for its end."""
-        raise NotImplementedError
-
 
 class Memory(Backend):
     """A backend whose device memory is this process's: NumPy arrays by name
@@ -247,8 +220,7 @@ class Memory(Backend):
         held[:] = 0
         return held
 
-    def _to_host(self, array, name, size=None):
-        size = array.nbytes if size is None else size
+    def _to_host(self, array, name, size):
         if size:
             array.reshape(-1).view(np.uint8)[:size] = self._memory[name][:size]
 

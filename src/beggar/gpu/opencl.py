@@ -1,13 +1,9 @@
 """The kernels on an OpenCL device: built by the device's own OpenCL compiler
-through pyopencl, launched on its queue. The backend of the engine "opencl".
+through pyopencl, launched on its queue. The backend of the engine "opencl",
+on any OpenCL 1.2 device with 64-bit atomics (NEEDED; docs/gpu.md lists them).
 
-Any OpenCL 1.2 device with 64-bit atomics on global memory runs them: AMD,
-Intel and Apple GPUs, NVIDIA's too (where the engine "cuda" is the better
-choice), and PoCL's CPU device, a real OpenCL runtime that runs each
-work-group on a thread of this machine (the test extra installs it, so the
-kernels run in parallel under a real runtime on every machine the tests run
-on). The source is kernel.cu and its headers in one text (source.inlined),
-built with the deck's sizes (launch.defines) once per device, ring and cards;
+The source is kernel.cu and its headers in one text (source.inlined), built
+with the deck's sizes (launch.defines) once per device, ring and cards;
 pyopencl caches the built program on disk. Everything here is the launch and
 the copies; the game is the headers' and the results are made in gpu/engine.py.
 """
@@ -74,9 +70,12 @@ def lacks(device):
     return ", ".join(missing) if missing else None
 
 
-def default_number(found):
-    """The device the engine plays on when none is named: the first GPU, else the first device."""
-    return next((number for number, (_, device) in enumerate(found) if is_gpu(device)), 0)
+def _checked(number, device):
+    """`device`, OpenCL's number `number`; GpuFault if it lacks what the kernels need."""
+    missing = lacks(device)
+    if missing:
+        raise GpuFault(f"OpenCL device {number} ({device.name.strip()}) lacks {missing}, which the kernels need")
+    return device
 
 
 # ---------------------------------------------------------------- the kind's devices (gpu.Kind)
@@ -88,7 +87,7 @@ def count():
 
 def default():
     """The device the engine plays on when none is named: the first GPU, else the first device."""
-    return default_number(devices())
+    return next((number for number, (_, device) in enumerate(devices()) if is_gpu(device)), 0)
 
 
 def gpus():
@@ -100,12 +99,8 @@ def usable(numbers):
     """GpuFault unless each of devices `numbers` has what the kernels need;
     then whether every one is a GPU."""
     found = devices()
-    for number in numbers:
-        device = found[number][1]
-        missing = lacks(device)
-        if missing:
-            raise GpuFault(f"OpenCL device {number} ({device.name.strip()}) lacks {missing}, which the kernels need")
-    return all(is_gpu(found[number][1]) for number in numbers)
+    checked = [_checked(number, found[number][1]) for number in numbers]
+    return all(is_gpu(device) for device in checked)
 
 
 def open_device(number):
@@ -140,19 +135,14 @@ class OpenClDevice(Backend):
 
     def __init__(self, number=None, capacity=None, launch=None, climb_walks=None):
         cl = self.cl = bindings()
+        number = default() if number is None else number
         found = devices()
-        if number is None:
-            number = default_number(found)
         if not 0 <= number < len(found):
             raise GpuFault(f"no OpenCL device number {number}: OpenCL lists {len(found)}")
         self.number = number
         self.platform, self.device = found[number]
-        self.name = self.device.name.strip()
-        missing = lacks(self.device)
-        if missing:
-            raise GpuFault(f"OpenCL device {number} ({self.name}) lacks {missing}, which the kernels need")
+        self.name = _checked(number, self.device).name.strip()
         self.gpu = is_gpu(self.device)
-        self.units = self.device.max_compute_units
         if not self.gpu:
             self.CLIMB_WALKS = 256      # a CPU's work-groups: a few walks a thread are enough
         # Shared memory for a block: the device's local memory, up to what a
@@ -166,16 +156,9 @@ class OpenClDevice(Backend):
             raise GpuFault(f"OpenCL device {number} ({self.name}) cannot be opened: {error}") from None
         self._programs = {}
         self._buffers = {}
-        if capacity is not None:
-            self.CAPACITY = capacity
-        if launch is not None:
-            self.LAUNCH = launch
-        if climb_walks is not None:
-            self.CLIMB_WALKS = climb_walks
-
-    def threads(self, ring):
-        """Threads a block of the kernels for hands of `ring` pieces has here."""
-        return min(block_threads(ring, self.shared), THREADS, self.device.max_work_group_size)
+        for name, value in (("CAPACITY", capacity), ("LAUNCH", launch), ("CLIMB_WALKS", climb_walks)):
+            if value is not None:
+                setattr(self, name, value)
 
     def kernels(self, ring, cards=TOTAL):
         """The kernels for hands of `ring` pieces and decks of at most `cards`
@@ -183,7 +166,7 @@ class OpenClDevice(Backend):
         key = (ring, cards)
         if key not in self._programs:
             cl = self.cl
-            threads = self.threads(ring)
+            threads = min(block_threads(ring, self.shared), THREADS, self.device.max_work_group_size)
             try:
                 with warnings.catch_warnings():
                     # A compiler's remarks are not the build's failure.
@@ -193,7 +176,7 @@ class OpenClDevice(Backend):
             except cl.Error as error:
                 raise GpuFault(f"OpenCL device {self.number} ({self.name}) cannot build the kernels: "
                                f"{build_failure(str(error))}") from None
-            groups = self.units * GROUPS_PER_UNIT["gpu" if self.gpu else "other"]
+            groups = self.device.max_compute_units * GROUPS_PER_UNIT["gpu" if self.gpu else "other"]
             self._programs[key] = (program, {name: (getattr(program, name), groups, threads) for name in KERNELS})
         return self._programs[key][1]
 
@@ -214,8 +197,7 @@ class OpenClDevice(Backend):
         self.cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0), 0, size)
         return buffer
 
-    def _to_host(self, array, name, size=None):
-        size = array.nbytes if size is None else size
+    def _to_host(self, array, name, size):
         if size:
             self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
 

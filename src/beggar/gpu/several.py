@@ -1,13 +1,9 @@
-"""Several devices as one backend: each launch cut into parts, one a device,
-played at once (a thread each), and put together as one launch's results.
-
-The parts are consecutive ranges of the launch, each as large as its
-device's share of the pace all of them kept in the launches so far (equal at
-first), so that they end together; a part's hits, lengths, histograms and
-longest game are the launch's, its offsets moved by where the part begins.
-So the engine (gpu/engine.py) sees one launch, and the games kept are those
-of one device, bit for bit. A part whose hits overflowed its buffer makes
-the whole launch an overflow (the engine plays it again in parts).
+"""Several devices as one backend (docs/gpu.md, Several GPUs): each launch
+cut into consecutive parts, one a device, sized by their paces so that they
+end together and played at once (a thread each); a part's hits, lengths,
+histograms and longest game are the launch's, its offsets moved by where the
+part begins, so the engine sees one launch. A part whose hits overflowed its
+buffer makes the whole launch an overflow (the engine plays it again in parts).
 """
 
 from __future__ import annotations

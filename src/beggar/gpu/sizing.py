@@ -5,21 +5,13 @@ enough that a Ctrl-C is felt soon (a launch cannot be stopped), and hold
 few enough hits that they fit its buffer: a launch whose hits overflow is
 played again in parts, nearly twice the device's time. So each kernel and
 deck (their games differ in length and in how many are hits) has its own
-size: it doubles while a launch takes under half the seconds aimed at and
-the hits of one twice as long would still fill at most half the buffer,
-halves when a launch takes over twice that, and after an overflow drops at
-once to a size whose hits fill about half the buffer. Only launches of the
-full size are timed (the last of a call and the parts of an overflow say
-little), and never the first of a key: it may include the compile and the
-load of the kernels.
+size, grown, halved and cut after an overflow as docs/gpu.md says. Only
+launches of the full size are timed (the last of a call and the parts of an
+overflow say little), and never the first of a key: it may include the
+compile and the load of the kernels.
 """
 
 from __future__ import annotations
-
-
-def _power_below(n):
-    """The largest power of two at most n (n >= 1)."""
-    return 1 << (n.bit_length() - 1)
 
 
 class LaunchSizes:
@@ -50,8 +42,9 @@ class LaunchSizes:
         `n_hits` hits (more than the capacity: it overflowed)."""
         size = self.size(key)
         if n_hits > self.capacity:
-            fits = count * self.capacity // (2 * n_hits)
-            self._sizes[key] = max(1, min(size, _power_below(max(fits, 1))))
+            fits = max(count * self.capacity // (2 * n_hits), 1)
+            # The largest power of two at most fits, within the size.
+            self._sizes[key] = max(1, min(size, 1 << (fits.bit_length() - 1)))
             return
         if count != size:
             return
