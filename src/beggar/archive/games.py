@@ -37,24 +37,31 @@ def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, s
                  players=players, job=job)
 
 
+#: A game's row as add_game and add_games write it; `parent` the SQL of its parent's id.
+_INSERT = ("INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, entry_cards, "
+           "period_tricks, period_cards, compiled, reference, disputed, job, driver, seed, chunk, parent, found_at, "
+           "deck, players, split, rank, loop) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {parent}, "
+           "?, ?, ?, ?, ?, ?)")
+
+
+def _game_row(key, deal, compiled, reference, job, driver, seed, chunk, parent, rank, loop):
+    """The values of _INSERT for a game of `key` (deal text, rules key); `parent`: those of its parent."""
+    return (*key, compiled.status, compiled.winner, compiled.cards, compiled.tricks,
+            *(compiled.loop_entry or (None, None)), *(compiled.loop_period or (None, None)),
+            json.dumps(compiled.as_dict()), json.dumps(reference.as_dict()), int(compiled != reference), job,
+            driver, seed, chunk, *parent, now(), *table_of(deal), None if rank is None else str(rank),
+            None if loop is None else loop.hex())
+
+
 @guarded
 class Games:
     def add_game(self, deal, rules, compiled, reference, job=None, driver=None, seed=None,
                  chunk=None, parent=None, rank=None, loop=None):
         """Keep a game (inside a transaction). Returns (id, new): a deal already
         kept under the same rules is not stored twice."""
-        disputed = compiled != reference
-        row = (str(deal), rules_key(rules), compiled.status, compiled.winner, compiled.cards,
-               compiled.tricks, *(compiled.loop_entry or (None, None)),
-               *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
-               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, chunk, parent, now(),
-               *table_of(deal), None if rank is None else str(rank), None if loop is None else loop.hex())
-        cursor = self.db.execute(
-            "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
-            "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, chunk, parent, found_at, deck, players, split, rank, loop) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            row)
+        row = _game_row((str(deal), rules_key(rules)), deal, compiled, reference, job, driver, seed, chunk,
+                        (parent,), rank, loop)
+        cursor = self.db.execute(_INSERT.format(parent="?"), row)
         if cursor.rowcount:
             return cursor.lastrowid, True
         found = self.db.execute("SELECT id FROM games WHERE deal = ? AND rules = ?", row[:2]).fetchone()
@@ -81,20 +88,11 @@ class Games:
             if key in before or key in seen:
                 continue        # INSERT OR IGNORE would ignore it: its row need not be written out
             seen.add(key)
-            values.append((*key, compiled.status, compiled.winner, compiled.cards,
-                           compiled.tricks, *(compiled.loop_entry or (None, None)),
-                           *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
-                           json.dumps(reference.as_dict()), int(compiled != reference), job, driver, seed, chunk,
-                           None if parent is None else str(parent), key[1], now(), *table_of(deal),
-                           None if rank is None else str(rank), None if loop is None else loop.hex()))
+            values.append(_game_row(key, deal, compiled, reference, job, driver, seed, chunk,
+                                    (None if parent is None else str(parent), key[1]), rank, loop))
         # One statement for every row; a parent is looked up as its row is
         # inserted, so it may be a row of the same call.
-        self.db.executemany(
-            "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
-            "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, chunk, parent, found_at, deck, players, split, rank, loop) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "(SELECT id FROM games WHERE deal = ? AND rules = ?), ?, ?, ?, ?, ?, ?)", values)
+        self.db.executemany(_INSERT.format(parent="(SELECT id FROM games WHERE deal = ? AND rules = ?)"), values)
         ids = {**before, **self._game_ids(seen)}
         found, seen = [], set()
         for key, _ in keyed:

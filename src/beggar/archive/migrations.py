@@ -98,13 +98,6 @@ def _to_5(archive, link_loop):
     archive.db.execute("ALTER TABLE games RENAME COLUMN walk TO chunk")
 
 
-def _to_6(archive, link_loop):
-    """A loop is its players' (cycle.py), one row a cycle
-    (_loops_of_their_players); format 6 added the hunt's seats, which format
-    7 keeps as its driver rows (_to_7 makes them)."""
-    _loops_of_their_players(archive, link_loop)
-
-
 def _hands(key):
     """The hands of a loop key as read back and checked (key_problem)."""
     data, hands, i = bytes.fromhex(key), [], 0
@@ -120,7 +113,7 @@ def _basin_searched(row):
     return row["basin_states"] is not None, row["basin_stopped_by"] is None, row["basin_states"] or 0
 
 
-def _loops_of_their_players(archive, link_loop):
+def _to_6(archive, link_loop):
     """A loop is its players' (cycle.py; docs/rules.md: a repeat of every
     hand, who is still in and who leads): up to format 5 a game of 3 or 4
     players that put players out was linked to a loop whose key held their
@@ -131,7 +124,8 @@ def _loops_of_their_players(archive, link_loop):
     `link_loop`; a loop row so named is merged into the row of its cycle where
     there is one, keeping that row's id, the earliest finder and the basin
     searched furthest. A job's start keys stay as the job was given them:
-    its drivers play a start key to the loop of its players."""
+    its drivers play a start key to the loop of its players. (Format 6 also
+    added the hunt's seats, which format 7 keeps as its driver rows: _to_7.)"""
     db, path = archive.db, archive.path
     renamed = {}        # old key -> loops.Loop of its players
 

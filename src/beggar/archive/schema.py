@@ -61,7 +61,6 @@ CREATE TABLE chunks (
     stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
     PRIMARY KEY (job, chunk)
 );
-""" + """
 CREATE TABLE loops (
     id INTEGER PRIMARY KEY,
     key TEXT NOT NULL,              -- the canonical state (loops.py, cycle.state_key), hex
@@ -80,7 +79,6 @@ CREATE TABLE loops (
     basin_stopped_by TEXT,          -- NULL: complete, else "states" or "time", the bound that stopped it
     UNIQUE (deck, key)
 );
-""" + """
 CREATE TABLE driver_rows (
     job TEXT NOT NULL REFERENCES jobs(id),
     kind TEXT NOT NULL,             -- what the row is, in its driver's words (a hunt's: seat)

@@ -132,21 +132,16 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
                 raise self.fault(error) from None
         try:
             self._check_or_create()
-        except sqlite3.OperationalError as error:
+        except BaseException as error:
             self.db.close()
-            raise self.fault(error) from None
-        except sqlite3.DatabaseError as error:
-            self.db.close()
+            if not isinstance(error, sqlite3.Error):
+                raise
+            if not isinstance(error, sqlite3.DatabaseError) or isinstance(error, sqlite3.OperationalError):
+                raise self.fault(error) from None
             if _is_sqlite(path):        # an archive cut short, or written over in part
                 raise ArchiveFault(f"{path}: damaged: restore it from a copy, or start a new archive "
                                    f"({error})") from None
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
-        except sqlite3.Error as error:
-            self.db.close()
-            raise self.fault(error) from None
-        except BaseException:
-            self.db.close()
-            raise
 
     def _connect_to_read(self):
         """A connection that never writes the archive. Where the file and its
@@ -204,7 +199,10 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
             if self.readonly:
                 raise ArchiveFault(f"{self.path}: archive format {version}, to be brought to format "
                                    f"{SCHEMA_VERSION}: open it once where it can be written (a search does)")
-            self._migrate()
+            try:
+                migrations.migrate(self, self.link_loop)
+            except sqlite3.Error as error:
+                raise self.fault(error) from None
             version = self.version = SCHEMA_VERSION
         elif version > SCHEMA_VERSION:
             raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION} "
@@ -213,12 +211,6 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
         if not self.readonly:
             db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
         db.execute("PRAGMA foreign_keys = ON")
-
-    def _migrate(self):
-        try:
-            migrations.migrate(self, self.link_loop)
-        except sqlite3.Error as error:
-            raise self.fault(error) from None
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment

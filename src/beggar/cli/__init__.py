@@ -44,12 +44,9 @@ def _main(argv):
         status = args.run(args)
         sys.stdout.flush()          # a full disk shows here, not as the interpreter exits
         return status
-    except BadInput as error:
+    except (BadInput, Fault) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Fault as error:
-        print(f"beggar {args.command}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT if isinstance(error, BadInput) else EXIT_FAILED
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -206,14 +206,8 @@ def _show_loop(args):
     return 0
 
 
-def _archived(game):
-    """A kept game as (SavedGame, Outcome of the compiled engine)."""
-    from ..finds import outcome_of
-    saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=f"archive game {game['id']}")
-    return saved, outcome_of(game["compiled"])
-
-
 def run_archive_show(args):
+    from ..finds import outcome_of
     if (args.id is None) == (args.loop is None):
         raise UsageError("give a game ID or --loop N, not both" if args.loop is not None
                          else "give the ID of a game, or --loop N for a loop")
@@ -225,8 +219,7 @@ def run_archive_show(args):
         loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
         if game["loop"] and loop_id is None:
             archive.check_loop_games()      # names the game and its key: exit 3
-    saved, outcome = _archived(game)
-    print(describe(saved.deal, outcome))
+    print(describe(Deal.parse(game["deal"]), outcome_of(game["compiled"])))
     if loop_id is not None:
         print(f"loop     {loop_id} of the archive (beggar archive show --loop {loop_id}{archive_option(args.archive)})")
     print(f"rules    {json.dumps(game['rules'])}")

@@ -96,9 +96,7 @@ def _nice_ticks(low, high, count=6):
         if raw <= factor * step:
             step *= factor
             break
-    first = math.ceil(low / step) * step
-    ticks = []
-    value = first
+    ticks, value = [], math.ceil(low / step) * step
     while value <= high + step * 1e-9:
         ticks.append(value)
         value += step
@@ -113,9 +111,7 @@ def _thin(points):
 
 
 def _label(value):
-    if value == int(value):
-        return f"{int(value):,}"
-    return f"{value:g}"
+    return f"{int(value):,}" if value == int(value) else f"{value:g}"
 
 
 def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), width=760, height=300,

@@ -8,8 +8,11 @@ games) has thousands separators ('13,622'), and from ten million on is
 ('8344 cards'), as the published records are.
 """
 
+import itertools
 import math
 import shlex
+
+from .. import engine
 
 
 def when(stamp):
@@ -103,10 +106,6 @@ def _compact(number):
     return str(number)
 
 
-def figures(cards, tricks):
-    return f"{cards}/{tricks}"
-
-
 def trick_lines(tricks, first, deal):
     """Tricks, numbered from first+1, as the lines of a table: leader, taker,
     hand sizes, the cards laid. A generator: a long game is printed as it is
@@ -116,6 +115,17 @@ def trick_lines(tricks, first, deal):
         sizes = " ".join(f"{len(hand):>5}" for hand in trick.hands)
         laid = "".join("-JQKA"[card] for card in trick.pile)
         yield f"{number:>6}  {trick.leader + 1:>3}  {trick.taker + 1:>4}  {sizes}  {laid}"
+
+
+def sizes_by_trick(deal, outcome, points):
+    """(trick, hand sizes) from the deal on, every so many tricks that at
+    most about `points` are drawn, the last trick always: a game may be
+    millions of tricks long, and is replayed, never held whole."""
+    every = max(1, -(-outcome.tricks // points))
+    yield 0, [len(hand) for hand in deal.hands]
+    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
+        if number % every == 0 or number == outcome.tricks:
+            yield number, [len(hand) for hand in trick.hands]
 
 
 def table(rows):

@@ -39,6 +39,11 @@ class OutputFault(Fault):
 _FAULTS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EFBIG}
 
 
+def _refused(message, error):
+    """The error of an output the OSError `error` refused: the machine's fault, or the path's."""
+    return (OutputFault if error.errno in _FAULTS else UsageError)(message)
+
+
 def check_output(path, option):
     """An output file named by `option`, before any work: '' names none."""
     if not path:
@@ -66,10 +71,7 @@ def output_folder(path, option):
         probe.close()
     except OSError as error:
         unused_folder(path, created)
-        message = f"{option} {path}: cannot write files there ({error.strerror or error})"
-        if error.errno in _FAULTS:
-            raise OutputFault(message) from None
-        raise UsageError(message) from None
+        raise _refused(f"{option} {path}: cannot write files there ({error.strerror or error})", error) from None
     return created
 
 
@@ -93,9 +95,7 @@ def write_output(path, data, option=None):
     """Write `data` (text or bytes) to the file `path` a user named (`option`:
     the option that named it, for the message), whole: flushed and synced, so
     that a full disk shows here (matplotlib and a plain close may not tell)."""
-    where = f"{option} {path}" if option else path
-    if not path:
-        raise UsageError(f"{option or 'the output'}: name a file, not ''")
+    check_output(path, option or "the output")
     try:
         with open(path, "wb") as file:
             file.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -103,10 +103,8 @@ def write_output(path, data, option=None):
             if os.path.isfile(path):        # /dev/stdout and pipes cannot be synced
                 os.fsync(file.fileno())
     except OSError as error:
-        message = f"{where}: cannot write ({error.strerror or error})"
-        if error.errno in _FAULTS:
-            raise OutputFault(message) from None
-        raise UsageError(message) from None
+        where = f"{option} {path}" if option else path
+        raise _refused(f"{where}: cannot write ({error.strerror or error})", error) from None
 
 
 # Characters of the record notation: an argument made of these alone is a

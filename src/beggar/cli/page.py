@@ -25,7 +25,7 @@ from ..search.drivers.hunt import seats
 from ..search.drivers.walks import limit_option
 from ..search.job import stored
 from . import charts
-from .format import JOB_COLUMNS, job_cells, loop_basin, number, trick_lines, when
+from .format import JOB_COLUMNS, job_cells, loop_basin, number, sizes_by_trick, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -69,18 +69,13 @@ def play_command(deal):
 
 def hand_chart(deal, outcome, title):
     """The hand sizes of a game over its tricks, its loop's period shaded."""
-    every = max(1, -(-outcome.tricks // charts.POINTS))
-    sizes = [[(0, len(hand))] for hand in deal.hands]
-    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
-        if number % every == 0 or number == outcome.tricks:
-            for h, hand in enumerate(trick.hands):
-                sizes[h].append((number, len(hand)))
+    sampled = list(sizes_by_trick(deal, outcome, charts.POINTS))
     spans = []
     if outcome.status == "loop":
         entry, period = outcome.loop_entry[0], outcome.loop_period[0]
         spans.append((entry, entry + period, f"loop: {period} tricks / {outcome.loop_period[1]} cards"))
-    return charts.chart([(f"hand {h + 1}", points) for h, points in enumerate(sizes)], "trick", "cards in hand",
-                        title, spans=spans, height=220)
+    return charts.chart([(f"hand {h + 1}", [(number, sizes[h]) for number, sizes in sampled])
+                         for h in range(deal.players)], "trick", "cards in hand", title, spans=spans, height=220)
 
 
 def _jobs_section(jobs, job_id):

@@ -97,9 +97,10 @@ def _run(args, cluster, data, where, resume):
                 print(f"resuming job {job_id}, the last one run (beggar archive jobs lists them all)",
                       file=sys.stderr)
             job = archive.job(job_id)
+            spec = jobs.stored(job["spec"], f"{args.archive}: job {job_id}")
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                driver = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                driver = drivers.of(spec)
                 # A job that plays no deals to their end has no best length to tell.
                 best = f"best {job['best_cards']} cards, " if driver.plays.deals else ""
                 print(f"job {job_id} is done: {job['deals']:,} {driver.budget.unit}, "
@@ -138,13 +139,11 @@ def _run(args, cluster, data, where, resume):
                 print(flood, file=sys.stderr)
 
         if resume is not None:
-            engine_then = engine_name or jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["engine"]
+            engine_then = engine_name or spec["engine"]
             if cluster is None:
-                jobs.check_device(engine_then, args.devices if args.devices is not None else
-                                  jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
+                jobs.check_device(engine_then, args.devices if args.devices is not None else spec["devices"])
             elif engine_then.gpu:
-                _climbs_off_cluster({**jobs.stored(job["spec"], f"{args.archive}: job {job_id}"),
-                                     "engine": engine_then})
+                _climbs_off_cluster({**spec, "engine": engine_then})
                 cluster.for_gpu(engine_then)
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.

@@ -44,6 +44,7 @@ def run_stats(args):
 
 
 def _as_json(played, tail, rows, expected, marks):
+    gains = odds.fit_gains(played.gains)
     return {"jobs": played.jobs, "deals": played.deals, "deals_without_histogram": played.other_deals,
             "statuses": played.statuses, "rate": played.rate,
             "mean": odds.middle(played)[0], "median": odds.middle(played)[1], "workers": played.workers,
@@ -61,16 +62,9 @@ def _as_json(played, tail, rows, expected, marks):
                           "largest_gain": max(played.gains, default=None),
                           "model": "gains exponential of scale G at every length; factor(X) = 1 + (exp(k D) - 1) "
                                    "/ (s k), D = X - max(extend_cards, tail from), k = 1/s - 1/G",
-                          **_gain_scale(played)},
+                          **{f"gain_scale{end}": None if gains is None else getattr(gains, f"scale{end}")
+                             for end in ("", "_low", "_high")}},
             "expected": expected}
-
-
-def _gain_scale(played):
-    """The gains' model as JSON: its scale G and the 95 % range."""
-    gains = odds.fit_gains(played.gains)
-    return {"gain_scale": None if gains is None else gains.scale,
-            "gain_scale_low": None if gains is None else gains.scale_low,
-            "gain_scale_high": None if gains is None else gains.scale_high}
 
 
 def _finite(value):

@@ -1,18 +1,7 @@
 """The odds of long games, from the length histograms a job's chunks keep:
 survival counts with intervals, the tail's fit, and the deals and the time
 it takes to see a game of a given length, plainly and by family extension.
-What `beggar stats` prints.
-
-The model, in full in docs/odds.md: survival P(cards >= L) with 95 %
-Wilson score intervals; beyond L0 an exponential tail of scale s, fitted
-by maximum likelihood to the histogram's bins as intervals (its range from
-the curvature of the log-likelihood); deals to see X cards 1 / P(cards >=
-X) of the fit, and time at the job's rate (a census is no sample: nothing
-is predicted from it); and family extension, the gains of the families
-searched modelled as exponential of scale G, a deal reaching X with
-probability P(cards >= X) * F(X), F(X) = 1 + (exp(k D) - 1) / (s k),
-D = X - T, k = 1/s - 1/G, T the larger of extend_cards and L0.
-"""
+What `beggar stats` prints; the model is docs/odds.md's."""
 
 from __future__ import annotations
 
