@@ -28,7 +28,6 @@ def rules_key(rules):
 
 
 def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
-    """where() of the games a listing asks for (Games.games)."""
     return where(loops and ("status = 'loop'",),
                  record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
                                                "AND players = 2", record_cards),
@@ -69,11 +68,8 @@ class Games:
 
     def add_games(self, rows):
         """Keep many games at once (inside a transaction), as add_game would
-        one by one, in their order: `rows` are add_game's arguments (deal,
-        rules, compiled, reference, job, driver, seed, chunk, parent, rank,
-        loop) but for `parent`, which is the parent's deal (kept before it,
-        by an earlier row or an earlier call), not its id. Returns [(id,
-        new)], a deal kept before (or by an earlier row) not new."""
+        one by one: `rows` are add_game's arguments but for `parent`, which is
+        the parent's deal (kept by an earlier row or call), not its id."""
         rules_keys = {}         # id(rules) -> its key: a chunk's games share one Rules
         keyed = []
         for row in rows:
@@ -117,11 +113,9 @@ class Games:
     def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
               deck=None, players=None, status=None, loops_first=True, split=None):
         """Kept games as dicts, best first: loops, then the longest games
-        (`loops_first=False`: the longest first, whatever their status).
-        `deck` (a decks.Deck or its name or notation), `players`, `split` (the
-        first hand's size) and `status` narrow them; `record_cards` keeps the finished games of the
-        published records' table (standard deck, two players) at least that
-        long (published.RECORD_CARDS)."""
+        (`loops_first=False`: the longest first, whatever their status);
+        `record_cards` keeps the finished games of the published records'
+        table at least that long (published.RECORD_CARDS)."""
         where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split)
         sql = "SELECT * FROM games" + where
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
@@ -133,16 +127,14 @@ class Games:
 
     def count_games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
                     players=None, status=None):
-        """How many kept games games() would give with no limit."""
         where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
         return self.db.execute("SELECT count(*) FROM games" + where, args).fetchone()[0]
 
     def longest_by_table(self, job=None, per_table=5):
-        """The `per_table` longest finished games (of job `job`, when given) of
-        each table (deck, players, hand sizes), longest first, as games() gives
-        them, with `hands` their hand sizes ('26/26'); the tables in the order
-        of their longest game. Chosen in SQL, on a few columns: an archive of
-        half a million games is never read whole for the few a report shows."""
+        """The `per_table` longest finished games of each table (deck, players,
+        `hands` '26/26'), the tables in the order of their longest game.
+        Chosen in SQL, on a few columns: an archive of half a million games
+        is never read whole for the few a report shows."""
         where, args = "status = 'finished'" + (" AND job = ?" if job is not None else ""), \
             [job] if job is not None else []
         chosen = self.db.execute(
@@ -159,13 +151,11 @@ class Games:
         return found
 
     def balanced_by_table(self, job=None, per_table=5, loops_per_table=10, first=()):
-        """The kept balanced deals that never end (of job `job`, when given),
-        by table (deck, players), the tables in that order: dicts with `deck`,
+        """The kept balanced deals that never end, by table: dicts with `deck`,
         `players`, `hands` ('18/17/17'), `deals` and `loops` (how many, and
-        into how many loops), `games` (the first `per_table` kept, as games()
-        gives them, those whose deals are among `first` ahead) and `by_loop` (the loops
-        holding the most of them, at most `loops_per_table`: (loop key, deals
-        of this table in it)). Counted in SQL on a few columns."""
+        into how many loops), `games` (the first `per_table` kept, those whose
+        deals are among `first` ahead) and `by_loop` ((loop key, deals) of the
+        `loops_per_table` loops holding the most). Counted in SQL on a few columns."""
         job_where, job_args = (" AND job = ?", [job]) if job is not None else ("", [])
         found = []
         grouped = self.db.execute(
@@ -191,12 +181,11 @@ class Games:
         return found
 
     def kept_lengths(self, job_id, min_cards=0):
-        """The games job `job_id` kept of `min_cards` cards or more, as plain
-        (id, status, cards, driver, parent) tuples, by id: the games whose
-        family searches the odds of a job count. Read by the index of lengths,
-        so that a job that kept half a million short games costs only the
-        long ones; their columns are checked in SQL, all at once; the first
-        that makes no sense is an ArchiveFault naming it."""
+        """The games job `job_id` kept of `min_cards` cards or more, as (id,
+        status, cards, driver, parent) by id: those whose family searches a
+        job's odds count. Read by the index of lengths, so that a job that
+        kept half a million short games costs only the long ones; checked in
+        SQL, all at once."""
         bad = self.db.execute(
             "SELECT id FROM games WHERE cards >= ? AND job = ? AND NOT (status IN ('finished', 'loop', 'stopped') "
             "AND typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
@@ -212,9 +201,9 @@ class Games:
                                       "AND job = ?", (min_cards, job_id)))
 
     def kept_length_counts(self, job_id):
-        """The finished games job `job_id` kept, counted by length, as two
-        dicts {cards: games}: those it played, and those family extension
-        found. Counted by SQLite: a few thousand lengths, never every game."""
+        """The finished games job `job_id` kept, {cards: games} of those it
+        played and of those family extension found. Counted by SQLite: a few
+        thousand lengths, never every game."""
         played, extended = {}, {}
         for cards, by_extension, games in self.db.execute(
                 "SELECT cards, driver IS 'extension', count(*) FROM games WHERE job = ? AND status = 'finished' "
@@ -235,10 +224,9 @@ class Games:
         return self._game([d[0] for d in cursor.description], row)
 
     def parent(self, game):
-        """The game that `game` (a game read) names as its parent, the game
-        whose family search found it, or None where it names none: an
-        ArchiveFault where the archive holds no such game (no game a family
-        search started from is ever removed: the row that names it is damaged)."""
+        """The game whose family search found `game`, or None: an ArchiveFault
+        where it is not there (no game a family search started from is ever
+        removed: the row that names it is damaged)."""
         if game["parent"] is None:
             return None
         try:
@@ -248,16 +236,15 @@ class Games:
                                "which the archive does not hold") from None
 
     def _game(self, names, row):
-        """A row of games as read, checked column by column (readback.read_game)."""
         return readback.read_game(self.path, {self._game_names.get(name, name): value
                                               for name, value in zip(names, row)}, self._empty_hands)
 
     def keep_longest(self, job_id, top):
         """Of the finished games census job `job_id` kept (each chunk keeps its
         own `top` longest), keep the job's `top` longest, the earlier rank
-        first on a tie, and delete the rest; its loop deals stay. Returns how
-        many were deleted. Called once the census is complete, so a census
-        ends with the same games whatever the order its chunks finished."""
+        first on a tie; returns how many were deleted. Called once the census
+        is complete, so it ends with the same games whatever the order its
+        chunks finished."""
         with self.transaction():
             cursor = self.db.execute(
                 "DELETE FROM games WHERE job = ? AND driver = 'census' AND status = 'finished' AND id NOT IN "

@@ -23,8 +23,6 @@ RENAME_SQLITE = (3, 25, 0)
 
 
 def migrate(archive, link_loop):
-    """Bring the open archive (a store.Archive) of an older format up to this
-    one, in one transaction, step by step (STEPS)."""
     db, path = archive.db, archive.path
     with archive.transaction():
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -42,8 +40,6 @@ def migrate(archive, link_loop):
 
 
 def _unlinked(path, version):
-    """The ArchiveFault of an archive whose migration plays games, opened to
-    be written without the function that plays them (Archive's link_loop)."""
     return ArchiveFault(f"{path}: archive format {version}, to be brought to format {SCHEMA_VERSION}: "
                         "open it once with a search (beggar search), which links its loop games "
                         "to their loops")
@@ -99,7 +95,6 @@ def _to_5(archive, link_loop):
 
 
 def _hands(key):
-    """The hands of a loop key as read back and checked (key_problem)."""
     data, hands, i = bytes.fromhex(key), [], 0
     while i < len(data):
         hands.append(data[i + 1:i + 1 + data[i]])
@@ -108,8 +103,6 @@ def _hands(key):
 
 
 def _basin_searched(row):
-    """How far a loop row's basin was searched, to be compared: searched, then
-    to its end, then the most states."""
     return row["basin_states"] is not None, row["basin_stopped_by"] is None, row["basin_states"] or 0
 
 

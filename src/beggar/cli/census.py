@@ -23,7 +23,6 @@ def run_census(args):
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     census = commands.add_parser(
         "census", help="play every deal of a deck, exactly once",
         description="Play every deal of DECK (every arrangement of its ranks, dealt as any "

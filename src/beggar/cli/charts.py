@@ -29,7 +29,6 @@ PAD, GAP = 2, 6
 
 
 def text_width(text, size):
-    """An upper bound of the width in pixels of `text` drawn at font size `size`."""
     em = 0.0
     for char in text:
         if char in _NARROW:
@@ -87,7 +86,6 @@ def flow(widths, low, high):
 
 
 def _nice_ticks(low, high, count=6):
-    """Round tick values from low to high, about `count` of them."""
     if high <= low:
         high = low + 1
     raw = (high - low) / count

@@ -16,24 +16,20 @@ from .. import engine
 
 
 def when(stamp):
-    """An archive's UTC time stamp (ISO 8601) as every text view shows it: '2026-12-01 09:15'."""
     return stamp[:16].replace("T", " ") if stamp else "-"
 
 
 def number(value):
-    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
     if not math.isfinite(value):
         return "-"
     return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
 
 
 def loop_basin(row, deal):
-    """A kept loop's basin (its row, the archive's, and its canonical state
-    as a deal of its players: loops.kept_state) in a few words, with the
-    command that searches it where it was not searched, as a shell reads it,
-    or None: the basin of a loop of two players; for a loop of three or four,
-    which no deal of two falls into, the search back to its deals at a table
-    of its players."""
+    """A kept loop's basin (its row, and its canonical state as a deal:
+    loops.kept_state) in a few words, with the command that searches it, or
+    None; for a loop of three or four, which no deal of two falls into, the
+    search back to its deals at a table of its players."""
     players = deal.players
     if players > 2:
         return (f"none at a table of two, for a loop of {players} players; its deals at a table of {players}",
@@ -45,13 +41,11 @@ def loop_basin(row, deal):
 
 
 def variant_line(variant):
-    """The line naming the variant a deal shown is played under, or '' for the standard rules."""
     return "" if variant.standard else \
         f"variant  {variant} (each card written as the standard card that pays as much)\n"
 
 
 def describe(deal, outcome):
-    """The outcome as a few aligned lines for people."""
     lines = [f"deal     {deal}"]
     if outcome.status == "finished":
         lines.append(f"status   finished: hand {outcome.winner + 1} wins")
@@ -78,7 +72,6 @@ JOB_COLUMNS = ("job", "driver", "table", "state", "played", "best", "games", "lo
 
 
 def job_cells(row):
-    """A job (a row of cli.archive.job_rows) as the cells of JOB_COLUMNS."""
     return (row["id"], row["driver"], row["table"], row["state"], job_played(row), job_best(row), f"{row['games']:,}",
             f"{row['loops']:,}", when(row["started"]), when(row["last_ran"]), row["resume"] or "-")
 
@@ -99,7 +92,6 @@ def job_best(row):
 
 
 def _compact(number):
-    """A count in a narrow column: 950, 43.2K, 12.0M, 3.9G."""
     for size, letter in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "K")):
         if number >= size:
             return f"{number / size:.1f}{letter}"
@@ -129,7 +121,6 @@ def sizes_by_trick(deal, outcome, points):
 
 
 def table(rows):
-    """Rows of cells as aligned columns, the first row the heading."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
                      for row in rows)

@@ -143,7 +143,6 @@ def _plot(path, deal, outcome):
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     play = commands.add_parser(
         "play", help="play one deal and print how it ends",
         description="Play one deal and print its outcome: status, winner, cards, tricks, "

@@ -45,17 +45,14 @@ def _refused(message, error):
 
 
 def check_output(path, option):
-    """An output file named by `option`, before any work: '' names none."""
     if not path:
         raise UsageError(f"{option}: name a file, not ''")
 
 
 def output_folder(path, option):
-    """A folder named by `option` for files written later, checked before any
-    work (a search of minutes must not end in a folder it cannot write):
-    created if need be and written to once. Returns the outermost folder
-    created here (None: it was there), so that folders left empty can be
-    removed again (unused_folder)."""
+    """A folder named by `option` for files written later, created and written
+    to once before any work (a search of minutes must not end in a folder it
+    cannot write). Returns the outermost folder created here, for unused_folder."""
     if not path:
         raise UsageError(f"{option}: name a folder, not ''")
     if os.path.lexists(path) and not os.path.isdir(path):
@@ -76,8 +73,7 @@ def output_folder(path, option):
 
 
 def unused_folder(path, created):
-    """Remove the folder `path` and those above it up to `created` (what
-    output_folder created), as long as nothing went into them."""
+    """Remove the folder `path` and those above it up to `created`, as long as nothing went into them."""
     if created is None:
         return
     folder = os.path.abspath(path)
@@ -92,9 +88,8 @@ def unused_folder(path, created):
 
 
 def write_output(path, data, option=None):
-    """Write `data` (text or bytes) to the file `path` a user named (`option`:
-    the option that named it, for the message), whole: flushed and synced, so
-    that a full disk shows here (matplotlib and a plain close may not tell)."""
+    """Write `data` to the file `path` that `option` named, flushed and synced,
+    so that a full disk shows here (matplotlib and a plain close may not tell)."""
     check_output(path, option or "the output")
     try:
         with open(path, "wb") as file:
@@ -113,8 +108,7 @@ NOTATION = set("-/0123456789TXJQKAtxjqka ,") | set("SHDCshdc\u2660\u2665\u2666\u
 
 
 def whole_in(low, high=None):
-    """An argparse type: a whole number from `low` to `high` (None: checked
-    later, against what it counts)."""
+    """An argparse type: a whole number from `low` to `high` (None: checked later)."""
     def parse(text):
         try:
             return number(text, "", low, high)
@@ -168,7 +162,6 @@ def players(text):
 
 
 def split(text):
-    """--split: 'even', 'random' or the first hand's size (checked against the deck later)."""
     if text in ("even", "random"):
         return text
     if is_digits(text):
@@ -177,7 +170,6 @@ def split(text):
 
 
 def devices(text):
-    """--devices: 'all' or device numbers such as '0,2'."""
     try:
         return checks.devices(text, "")
     except ValueError:
@@ -192,7 +184,6 @@ def add_deck_option(parser, more=""):
 
 
 def variant(text):
-    """--variant: a name or a penalty table (variant.py)."""
     try:
         return Variant.parse(text)
     except VariantError as error:
@@ -228,7 +219,7 @@ def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
 
 def game_from_args(args):
     """The one game that play or replay is asked for, with the command line's
-    limits, its deal as it plays under its variant (--variant, or its file's)."""
+    limits and variant."""
     shuffled = [option for option, value in (("--players", args.players), ("--seed", args.seed),
                                              ("--index", args.index), ("--split", args.split)) if value is not None]
     if shuffled:
@@ -263,9 +254,8 @@ def game_from_args(args):
 
 
 def pick_game(games, source, wanted):
-    """The game of `games` (read from `source`) that --game `wanted` names:
-    its number from 1, or its name (whole, else a part of it that one name
-    alone holds, in any case); None: the one game there is."""
+    """The game of `games` that --game `wanted` names: its number from 1, or
+    its name (whole, else a part that one name alone holds); None: the one."""
     count = len(games)
     if wanted is None:
         if count != 1:

@@ -1,12 +1,9 @@
 """One self-contained HTML page of an archive, or of one of its jobs, to
-share finds (beggar archive report): the jobs, the balanced deals that
-never end at each table, the longest games of each table with their hand
-sizes drawn, the loops with one period traced, the
-survival curve and the odds, and for each game the command that replays it.
-No server, no network, no script: the charts are inline SVG (charts.py)
-and the styles are in the page. One of the command's outputs, built from
-the same rows and lines as its text (archive jobs, replay's trick table,
-durations), so it sits beside them in cli/ and not in reports/."""
+share finds (beggar archive report; its sections as its --help says). No
+server, no network, no script: the charts are inline SVG (charts.py) and
+the styles are in the page. Built from the same rows and lines as the
+command's text (archive jobs, replay's trick table, durations), so it sits
+beside them in cli/ and not in reports/."""
 
 from __future__ import annotations
 
@@ -63,7 +60,6 @@ def _code(text):
 
 
 def play_command(deal):
-    """The command that replays a deal, as it is pasted into a shell."""
     return f"beggar play {shlex.quote(str(deal))}"
 
 
@@ -88,11 +84,9 @@ def _jobs_section(jobs, job_id):
 
 
 def _seat_bests(archive, job_id):
-    """The hunts' seats (of job `job_id`, when given) by table (deck, players):
-    (seats searched, the best: (smallest, found deals, loop key, state, job)
-    with the largest smallest hand, one that found a balanced deal first, then
-    the least key, as a hunt's summary picks it, or None); and the tables
-    each hunt aims at, seated or not."""
+    """The hunts' seats by table (deck, players): (seats searched, the best:
+    (smallest, found deals, loop key, state, job), picked as a hunt's summary
+    picks it, or None); and the tables each hunt aims at, seated or not."""
     seated, aimed = {}, set()
     for i, spec in archive.jobs():
         spec = stored(spec, f"{archive.path}: job {i}")
@@ -112,11 +106,8 @@ def _seat_bests(archive, job_id):
 
 def _tables_section(archive, job_id):
     """A section per table (deck and players) of the balanced deals that never
-    end: how many, into how many loops, the loops holding most of them with
-    the command that searches each for them again, the first few deals with
-    the command that replays each, and what the hunts' seats came closest to.
-    Returns its parts and the ids of the loops holding each table's best deal
-    (which the loops section shows first)."""
+    end. Returns its parts and the ids of the loops holding each table's best
+    deal (which the loops section shows first)."""
     archive.check_loop_games(job_id)      # a loop damaged out of sight would drop out of these sections
     seated, aimed = _seat_bests(archive, job_id)
     best_deals = [best[3] for _, best in seated.values() if best is not None and best[1]]
@@ -306,8 +297,6 @@ FAMILY_LOOPS = 2000
 
 
 def _families_section(archive, job_id):
-    """The families of the loops kept (family.py): the loops of each, their
-    periods and balances, and the balanced deals kept into them at each table."""
     rows = [row for row in archive.loops(job=job_id) if row["players"] == 2]
     if not rows:
         return []
@@ -344,9 +333,8 @@ def _families_section(archive, job_id):
 
 
 def page(archive, jobs, job_id=None):
-    """The report of an open archive (of job `job_id` alone when given), as
-    the text of one HTML page. `jobs`: the archive's jobs as `archive jobs`
-    lists them (cli.archive.job_rows), handed in so that the page and that
+    """The report of an open archive (of job `job_id` alone when given).
+    `jobs`: cli.archive.job_rows, handed in so that the page and that
     command never import each other."""
     what = f"job {job_id}" if job_id else "archive"
     title = f"beggar {what}: {archive.path}"

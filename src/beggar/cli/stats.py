@@ -68,7 +68,6 @@ def _as_json(played, tail, rows, expected, marks):
 
 
 def _finite(value):
-    """`value` with every float that JSON cannot hold (inf, nan) as null."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -79,7 +78,6 @@ def _finite(value):
 
 
 def duration(seconds):
-    """Seconds as people say them: '42 s', '3.5 hours', '2.1 years'."""
     if seconds is None or not math.isfinite(seconds):
         return "-"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
@@ -154,8 +152,6 @@ def report(played, tail, rows, expected, marks=()):
 
 
 def census_counts(rows):
-    """A census's lengths as what they are, the deck's own counts: no
-    interval, no fit, no odds (it has played every deal of its block)."""
     lines = ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
     for row in rows:
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}")
@@ -204,7 +200,6 @@ def _plot(path, played, tail, marks):
 
 
 def add(commands):
-    """Declare this command on the `beggar` parser's subcommands."""
     stats = commands.add_parser(
         "stats", help="the odds of long games, from a job's length histograms",
         description="How rare games of each length are, from every game a job played (each chunk "

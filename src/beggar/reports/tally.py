@@ -80,7 +80,6 @@ def tally(archive, job_id):
 
 
 def report(result, loops_shown=10):
-    """The result table, as lines for people."""
     spec = result.spec
     deck = Deck.parse(spec["deck"])
     sizes = "/".join(map(str, hand_sizes(deck.total, spec["players"], table(spec)["split"])))
