@@ -214,8 +214,6 @@ def stored_deal(path, game_id, text):
         raise ArchiveFault(f"{path}: damaged: game {game_id} holds no deal ({error})") from None
 
 
-# ------------------------------------------------------------------ games
-
 def outcome_problem(outcome, players):
     """What makes an outcome as kept (Outcome.as_dict) none of a game of `players`, or None."""
     known = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
@@ -337,8 +335,6 @@ def read_game(path, row, empty_hands=False):
     return game
 
 
-# ------------------------------------------------------------------ loops
-
 def read_loop(path, row, empty_hands=False):
     """A row of table loops (a dict of the columns read; `games` the count a
     listing adds), checked: a key that is no state of its deck and its players
@@ -373,8 +369,6 @@ def read_loop(path, row, empty_hands=False):
     return loop
 
 
-# ------------------------------------------------------------------ driver rows
-
 def read_driver_row(path, row):
     """A row of table driver_rows, checked, its value read as a JSON object:
     what it holds is its driver's to check, by its own record's shape."""
@@ -384,8 +378,6 @@ def read_driver_row(path, row):
     kept["value"] = stored_json(path, kept["value"], f"the value of {what}")
     return kept
 
-
-# ------------------------------------------------------------------ jobs
 
 def read_job(path, row):
     """A row of table jobs, checked, with its spec read as a JSON object (what
@@ -397,8 +389,6 @@ def read_job(path, row):
         job["spec"] = stored_json(path, job["spec"], f"the spec of job {job.get('id')}")
     return job
 
-
-# ------------------------------------------------------------------ chunks
 
 def stats_problem(stats, deck=None, driver=None, empty_hands=False):
     """What makes no sense in a chunk's statistics as read back, or None: the

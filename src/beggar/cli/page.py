@@ -253,23 +253,19 @@ def _odds_section(archive, job_id):
         except odds.OddsError:
             continue
         shown += 1
+        # A census's counts are exact: no fit, no interval (as beggar stats prints them).
+        exhaustive = odds.is_exhaustive(played)
         try:
-            # A census's counts are exact: no fit (as beggar stats gives none unless asked).
-            tail = None if odds.is_exhaustive(played) else odds.fit_tail(played)
+            tail = None if exhaustive else odds.fit_tail(played)
         except odds.OddsError:
             tail = None
         rows = odds.survival(played, tail=tail)
         out.append(f"<h3>Job {escape(i)}: {escape(spec['driver'])}, {escape(spec['deck'])} deck, "
                    f"{spec['players']} players</h3>")
         out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
-        if odds.is_exhaustive(played):
-            # A census's counts are exact: no interval, as beggar stats prints them.
-            out.append(_table(("cards L", "games >= L", "share"),
-                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}"] for r in rows]))
-        else:
-            out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
-                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
-                                f"{r['low']:.3g} to {r['high']:.3g}"] for r in rows]))
+        out.append(_table(("cards L", "games >= L", *(("share",) if exhaustive else ("P(cards >= L)", "95 % interval"))),
+                          [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
+                            *(() if exhaustive else (f"{r['low']:.3g} to {r['high']:.3g}",))] for r in rows]))
         curve = odds.curve(played)
         marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
         lines = [("P(cards >= L)", curve)]
@@ -280,7 +276,7 @@ def _odds_section(archive, job_id):
         out.append(charts.chart(lines, "cards L", "P(cards >= L)", "survival of game lengths", log_y=True,
                                 marks=marks, steps=False))
         expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
-        if odds.is_exhaustive(played):
+        if exhaustive:
             out.append("<p>A census plays every deal of its block once: these counts are the block's own, "
                        "and nothing is predicted from them.</p>")
         elif expected:

@@ -252,7 +252,7 @@ class Tail:
         return self.p_from * math.exp(-(cards - self.start) / (scale or self.scale))
 
     def deals(self, cards, scale=None):
-            p = self.p(cards, scale)
+        p = self.p(cards, scale)
         return 1 / p if p > 0 else math.inf
 
 
