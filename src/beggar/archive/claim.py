@@ -5,6 +5,11 @@ runs it at once."""
 import os
 from contextlib import contextmanager
 
+try:
+    import fcntl
+except ImportError:                 # pragma: no cover: no such locks (Windows): nothing is held
+    fcntl = None
+
 from .faults import ArchiveError, ArchiveFault
 from .sql import guarded
 
@@ -23,9 +28,7 @@ class Claims:
         The claim is the file's, not the name's: the running file is found
         beside the archive's real path (a resume through a link to it meets
         the same claim), and a link planted in its place is never followed."""
-        try:
-            import fcntl
-        except ImportError:                 # pragma: no cover
+        if fcntl is None:                   # pragma: no cover
             yield
             return
         row = self._job_row(job_id)
@@ -58,9 +61,7 @@ class Claims:
         a shared lock on its byte of ARCHIVE-running is refused while one does.
         Only looks: the file is opened to be read, and never created. None
         where it cannot be told (no such locks, no file to open)."""
-        try:
-            import fcntl
-        except ImportError:                 # pragma: no cover
+        if fcntl is None:                   # pragma: no cover
             return None
         path = self.running_path()
         try:

@@ -6,7 +6,7 @@ reads into (the driver checks it)."""
 import json
 
 from . import migrations, readback, schema
-from .sql import guarded, now, where
+from .sql import dicts, guarded, now, where
 
 
 @guarded
@@ -36,8 +36,7 @@ class DriverRows:
             clause, args = where(kind=kind, job=job_id)
             if keys is not None:
                 clause += f" AND key IN ({', '.join('?' * len(keys))})"
-            cursor = self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} ORDER BY rowid",
-                                     (*args, *(keys or ())))
-            found = [dict(zip(("job", "kind", "key", "value", "done_at"), row)) for row in cursor]
+            found = dicts(self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} ORDER BY rowid",
+                                          (*args, *(keys or ()))))
         return [readback.read_driver_row(self.path, row) for row in found
                 if row["kind"] == kind and job_id in (None, row["job"]) and (keys is None or row["key"] in keys)]

@@ -9,7 +9,7 @@ from ..decks import Deck, hand_sizes
 from . import readback
 from .faults import ArchiveError, ArchiveFault
 from .schema import table_of
-from .sql import BATCH, guarded, now, where
+from .sql import BATCH, dicts, guarded, now, where
 
 # What tells the hand sizes of a game's deal apart in SQL, as the archive
 # writes a deal (str(Deal): one character a card, 2-4 hands split by '/'):
@@ -121,9 +121,7 @@ class Games:
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        cursor = self.db.execute(sql, args)
-        names = [d[0] for d in cursor.description]
-        return [self._game(names, row) for row in cursor]
+        return [self._game(row) for row in dicts(self.db.execute(sql, args))]
 
     def count_games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
                     players=None, status=None):
@@ -217,11 +215,10 @@ class Games:
         return played, extended
 
     def game(self, game_id):
-        cursor = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))
-        row = cursor.fetchone()
+        row = next(dicts(self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))), None)
         if row is None:
             raise ArchiveError(f"{self.path}: no game with id {game_id}")
-        return self._game([d[0] for d in cursor.description], row)
+        return self._game(row)
 
     def parent(self, game):
         """The game whose family search found `game`, or None: an ArchiveFault
@@ -235,9 +232,9 @@ class Games:
             raise ArchiveFault(f"{self.path}: damaged: game {game['id']}: its parent names game {game['parent']}, "
                                "which the archive does not hold") from None
 
-    def _game(self, names, row):
-        return readback.read_game(self.path, {self._game_names.get(name, name): value
-                                              for name, value in zip(names, row)}, self._empty_hands)
+    def _game(self, row):
+        return readback.read_game(self.path, {self._game_names.get(name, name): value for name, value in row.items()},
+                                  self._empty_hands)
 
     def keep_longest(self, job_id, top):
         """Of the finished games census job `job_id` kept (each chunk keeps its

@@ -8,7 +8,7 @@ from ..checks import MAX_COUNT
 from ..decks import Deck
 from . import readback
 from .faults import ArchiveError, ArchiveFault
-from .sql import guarded, now
+from .sql import dicts, guarded, now
 
 
 @guarded
@@ -21,11 +21,11 @@ class Jobs:
                             (job_id, json.dumps(spec), now(), now()))
 
     def job(self, job_id):
-        cursor = self.db.execute("SELECT id, spec, state, created, updated FROM jobs WHERE id = ?", (job_id,))
-        row = cursor.fetchone()
+        row = next(dicts(self.db.execute("SELECT id, spec, state, created, updated FROM jobs WHERE id = ?",
+                                         (job_id,))), None)
         if row is None:
             raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
-        job = readback.read_job(self.path, dict(zip([d[0] for d in cursor.description], row)))
+        job = readback.read_job(self.path, row)
         readback.check_chunk_numbers(self.db, self.path, job_id)
         totals = self.db.execute("SELECT count(*), coalesce(sum(deals), 0), coalesce(sum(hits), 0), "
                                  "coalesce(max(best_cards), 0), coalesce(sum(seconds), 0) "
@@ -56,11 +56,10 @@ class Jobs:
         for (job_id,) in self.db.execute("SELECT id FROM jobs ORDER BY created, rowid").fetchall():
             job = self.job(job_id)
             job["games"], job["loops"] = self.kept_by(job_id)
-            best = self.db.execute("SELECT id, cards, tricks, deal, driver FROM games WHERE job = ? AND "
-                                   "status = 'finished' ORDER BY cards DESC, tricks DESC, id LIMIT 1",
-                                   (job_id,)).fetchone()
-            job["best_game"] = None if best is None else readback.read_game(
-                self.path, dict(zip(("id", "cards", "tricks", "deal", "driver"), best)))
+            best = next(dicts(self.db.execute("SELECT id, cards, tricks, deal, driver FROM games WHERE job = ? AND "
+                                              "status = 'finished' ORDER BY cards DESC, tricks DESC, id LIMIT 1",
+                                              (job_id,))), None)
+            job["best_game"] = None if best is None else readback.read_game(self.path, best)
             rows.append(job)
         return rows
 

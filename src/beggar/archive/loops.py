@@ -6,7 +6,7 @@ from ..checks import cut
 from ..decks import Deck
 from . import readback
 from .faults import ArchiveError, ArchiveFault
-from .sql import BATCH, guarded, now, where
+from .sql import BATCH, dicts, guarded, now, where
 
 
 @guarded
@@ -65,9 +65,7 @@ class Loops:
                "AND games.players > 2 AND games.loop = loops.key)) DESC, balanced DESC, period_tricks, id")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        cursor = self.db.execute(sql, args)
-        names = [d[0] for d in cursor.description]
-        return [readback.read_loop(self.path, dict(zip(names, row)), self._empty_hands) for row in cursor]
+        return [readback.read_loop(self.path, row, self._empty_hands) for row in dicts(self.db.execute(sql, args))]
 
     def check_loop_games(self, job=None):
         """ArchiveFault unless every kept game of status loop falls into a loop
@@ -91,8 +89,6 @@ class Loops:
         if not found:
             raise ArchiveError(f"{self.path}: no loop with id {loop_id}")
         row = found[0]
-        cursor = self.db.execute("SELECT * FROM games WHERE deck = ? AND loop = ? ORDER BY id",
-                                 (row["deck"], row["key"]))
-        names = [d[0] for d in cursor.description]
-        row["deals"] = [self._game(names, game) for game in cursor]
+        row["deals"] = [self._game(game) for game in dicts(self.db.execute(
+            "SELECT * FROM games WHERE deck = ? AND loop = ? ORDER BY id", (row["deck"], row["key"])))]
         return row

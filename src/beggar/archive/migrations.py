@@ -17,6 +17,7 @@ from ..errors import BadInput
 from .faults import ArchiveFault
 from .readback import key_problem, read_loop, stats_problem, stored_deal, stored_json
 from .schema import SCHEMA, SCHEMA_VERSION, table_of
+from .sql import dicts
 
 #: ALTER TABLE ... RENAME COLUMN (the 4 -> 5 migration) came with SQLite 3.25.
 RENAME_SQLITE = (3, 25, 0)
@@ -138,9 +139,7 @@ def _to_6(archive, link_loop):
                                    f"({error})") from None
         return renamed[key]
 
-    cursor = db.execute("SELECT * FROM loops ORDER BY id")
-    names = [d[0] for d in cursor.description]
-    rows = [read_loop(path, dict(zip(names, row)), empty_hands=True) for row in cursor.fetchall()]
+    rows = [read_loop(path, row, empty_hands=True) for row in dicts(db.execute("SELECT * FROM loops ORDER BY id"))]
     by_key = {(row["deck"], row["key"]): row for row in rows}
     cycles = {}         # (deck, players' key) -> the rows named again to it
     for row in rows:
@@ -210,11 +209,8 @@ def old_driver_rows(db, path):
     writes it), value the JSON object of every other column (what a read of
     format 6 as it stands reads too). A value JSON cannot hold (a BLOB) is
     damage: the migration stops, and leaves the archive as it was."""
-    cursor = db.execute("SELECT * FROM seats ORDER BY rowid")
-    names = [d[0] for d in cursor.description]
     rows = []
-    for row in cursor.fetchall():
-        seat = dict(zip(names, row))
+    for seat in dicts(db.execute("SELECT * FROM seats ORDER BY rowid")):
         job, done_at = seat.pop("job"), seat.pop("done_at")
         try:
             value = json.dumps(seat, separators=(",", ":"))
