@@ -19,15 +19,11 @@ class Claims:
     @contextmanager
     def claim(self, job_id):
         """Hold job `job_id` while this process runs it: a second runner of the
-        same job (on the same archive) is refused with an ArchiveFault rather
-        than playing every chunk again. The claim is a lock on one byte (the
-        job's row number) of the file beside the archive named ARCHIVE-running,
-        which the system lets go of when the process ends, however it ends.
-        Locks are the process's: one process runs one job of an archive at a
-        time. Where the system has no such locks (Windows), nothing is held.
-        The claim is the file's, not the name's: the running file is found
-        beside the archive's real path (a resume through a link to it meets
-        the same claim), and a link planted in its place is never followed."""
+        same job is refused rather than playing every chunk again. The claim is
+        a lock on the job's row number's byte of ARCHIVE-running, which the
+        system lets go of when the process ends, however it ends. It is the
+        file's, not the name's: found beside the archive's real path, and a
+        link planted in its place is never followed."""
         if fcntl is None:                   # pragma: no cover
             yield
             return

@@ -27,9 +27,8 @@ def rules_key(rules):
     return json.dumps(rules.as_dict(), sort_keys=True)
 
 
-def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
-    return where(loops and ("status = 'loop'",),
-                 record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
+def _game_filter(record_cards, min_cards, disputed, job, deck, players, status, split=None):
+    return where(record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
                                                "AND players = 2", record_cards),
                  min_cards is not None and ("cards >= ?", min_cards), disputed and ("disputed = 1",),
                  split=split, status=status, deck=None if deck is None else str(Deck.parse(deck)),
@@ -110,22 +109,22 @@ class Games:
                     (rules, *batch)))
         return found
 
-    def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
+    def games(self, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
               deck=None, players=None, status=None, loops_first=True, split=None):
         """Kept games as dicts, best first: loops, then the longest games
         (`loops_first=False`: the longest first, whatever their status);
         `record_cards` keeps the finished games of the published records'
         table at least that long (published.RECORD_CARDS)."""
-        where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split)
+        where, args = _game_filter(record_cards, min_cards, disputed, job, deck, players, status, split)
         sql = "SELECT * FROM games" + where
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [self._game(row) for row in dicts(self.db.execute(sql, args))]
 
-    def count_games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
+    def count_games(self, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
                     players=None, status=None):
-        where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
+        where, args = _game_filter(record_cards, min_cards, disputed, job, deck, players, status)
         return self.db.execute("SELECT count(*) FROM games" + where, args).fetchone()[0]
 
     def longest_by_table(self, job=None, per_table=5):

@@ -53,12 +53,11 @@ class Loops:
         self.db.execute("UPDATE loops SET basin_states = ?, basin_deals = ?, basin_stopped_by = ? WHERE id = ?",
                         (states, deals, stopped_by, loop_id))
 
-    def loops(self, deck=None, job=None, balanced=False, limit=None, loop_id=None):
+    def loops(self, deck=None, job=None, limit=None, loop_id=None):
         """Kept loops as dicts, best first: those with balanced deals found,
         then those with a balanced state, then the shortest periods. Each has
         `games`: how many kept games fall into it, at any table."""
-        clause, args = where(balanced and ("(balanced = 1 OR basin_deals > 0)",), id=loop_id,
-                             deck=None if deck is None else str(Deck.parse(deck)), job=job)
+        clause, args = where(id=loop_id, deck=None if deck is None else str(Deck.parse(deck)), job=job)
         sql = ("SELECT *, (SELECT count(*) FROM games WHERE games.deck = loops.deck AND games.loop = loops.key) "
                "AS games FROM loops" + clause
                + " ORDER BY (coalesce(basin_deals, 0) > 0 OR EXISTS (SELECT 1 FROM games WHERE games.deck = loops.deck "

@@ -108,18 +108,14 @@ def _basin_searched(row):
 
 
 def _to_6(archive, link_loop):
-    """A loop is its players' (cycle.py; docs/rules.md: a repeat of every
-    hand, who is still in and who leads): up to format 5 a game of 3 or 4
+    """A loop is its players' (cycle.py): up to format 5 a game of 3 or 4
     players that put players out was linked to a loop whose key held their
-    empty hands, so that one cycle stood in as many rows as tables and seats
-    it was reached from. Every key
-    that holds an empty hand (a loop row's, a game's, a census chunk's) is
-    named again by the loop of the players still in, played once by
-    `link_loop`; a loop row so named is merged into the row of its cycle where
-    there is one, keeping that row's id, the earliest finder and the basin
-    searched furthest. A job's start keys stay as the job was given them:
-    its drivers play a start key to the loop of its players. (Format 6 also
-    added the hunt's seats, which format 7 keeps as its driver rows: _to_7.)"""
+    empty hands, one cycle in as many rows as tables and seats it was reached
+    from. Every key that holds an empty hand (a loop row's, a game's, a census
+    chunk's) is named again by the loop of the players still in; a loop row so
+    named is merged into the row of its cycle, keeping that row's id, the
+    earliest finder and the basin searched furthest. A job's start keys stay:
+    its drivers play a start key to the loop of its players."""
     db, path = archive.db, archive.path
     renamed = {}        # old key -> loops.Loop of its players
 
@@ -204,11 +200,9 @@ def _to_7(archive, link_loop):
 
 
 def old_driver_rows(db, path):
-    """The rows of format 6's seats table as driver rows: [(job, 'seat', key,
-    value, done_at)], key the loop and the table ('KEY/PLAYERS', as the hunt
-    writes it), value the JSON object of every other column (what a read of
-    format 6 as it stands reads too). A value JSON cannot hold (a BLOB) is
-    damage: the migration stops, and leaves the archive as it was."""
+    """The rows of format 6's seats table as the hunt's driver rows (key
+    'LOOP/PLAYERS', value every other column). A value JSON cannot hold (a
+    BLOB) is damage: the migration stops, and leaves the archive as it was."""
     rows = []
     for seat in dicts(db.execute("SELECT * FROM seats ORDER BY rowid")):
         job, done_at = seat.pop("job"), seat.pop("done_at")
