@@ -30,7 +30,7 @@ class DriverRows:
             clause, args = where(kind=kind, job=job_id)
             if keys is not None:
                 clause += f" AND key IN ({', '.join('?' * len(keys))})"
-            found = dicts(self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} ORDER BY rowid",
-                                          (*args, *(keys or ()))))
+            found = dicts(self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} "
+                                          "ORDER BY rowid", (*args, *(keys or ()))))
         return [readback.read_driver_row(self.path, row) for row in found
                 if row["kind"] == kind and job_id in (None, row["job"]) and (keys is None or row["key"] in keys)]

@@ -441,10 +441,6 @@ def _histogram(value, deck, empty_hands=False):
         count(games)
 
 
-def _workers(value, deck, empty_hands=False):
-    count(value, 1, MOST_WORKERS)
-
-
 def _loop_keys(keys, deck, empty_hands=False):
     for key in keys:
         problem = key_problem(key, deck, empty_hands=empty_hands)
@@ -511,8 +507,9 @@ def _own(value, deck, empty_hands=False):
 
 
 _KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,
-          records.WORKERS: _workers, records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops,
-          records.LONGEST: _longest, records.COUNTS: _counts, records.OWN: _own}
+          records.WORKERS: lambda value, deck, empty_hands: count(value, 1, MOST_WORKERS),
+          records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops, records.LONGEST: _longest,
+          records.COUNTS: _counts, records.OWN: _own}
 
 
 def read_chunk(path, row, deck=None, driver=None, empty_hands=False):

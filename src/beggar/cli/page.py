@@ -263,7 +263,8 @@ def _odds_section(archive, job_id):
         out.append(f"<h3>Job {escape(i)}: {escape(spec['driver'])}, {escape(spec['deck'])} deck, "
                    f"{spec['players']} players</h3>")
         out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
-        out.append(_table(("cards L", "games >= L", *(("share",) if exhaustive else ("P(cards >= L)", "95 % interval"))),
+        measured = ("share",) if exhaustive else ("P(cards >= L)", "95 % interval")
+        out.append(_table(("cards L", "games >= L", *measured),
                           [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
                             *(() if exhaustive else (f"{r['low']:.3g} to {r['high']:.3g}",))] for r in rows]))
         curve = odds.curve(played)

@@ -106,27 +106,24 @@ def report(played, tail, rows, expected, marks=()):
     if odds.is_walk(spec):
         lines.append("note     a climb's deals are correlated walks, each a small change of the one before, "
                      "not random deals: the odds below are those of its walks, not of random deals")
-    lines.append("")
-    lines.append(f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"
-                 f" {'fit':>10} {'fit games':>11}")
+    lines += ["", f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"
+                  f" {'fit':>10} {'fit games':>11}"]
     for row in rows:
         interval = f"{row['low']:.3g} to {row['high']:.3g}"
         fit = "" if row["fit"] is None else f"{row['fit']:10.3g} {row['fit_games']:11,.1f}"
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>14.3g}  {interval:<24} {fit}".rstrip())
-    lines.append("")
-    lines.append(f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
-                 f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),")
-    lines.append(f"         fitted by maximum likelihood to the {tail.games:,} games of {tail.start}+ cards; "
-                 f"P(cards >= {tail.start}) = {tail.p_from:.3g}")
+    lines += ["", f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
+                  f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),",
+              f"         fitted by maximum likelihood to the {tail.games:,} games of {tail.start}+ cards; "
+              f"P(cards >= {tail.start}) = {tail.p_from:.3g}"]
     extend = spec["extend_cards"] if spec["players"] == 2 else 0
     with_extension = any("extension_deals" in row for row in expected)
-    lines.append("")
-    lines.append("targets  " + ("the published records of 26/26 standard deals (8345: one card past the longest)"
-                                if odds.is_record_table(spec) else
-                                f"round lengths below the longest known game of this table, {marks[0][0]}, "
-                                f"{marks[0][1]} cards, and one card past it" if marks else
-                                "this table has no published record and the archive keeps none of its games: "
-                                "round lengths below the longest played, and one card past it"))
+    lines += ["", "targets  " + ("the published records of 26/26 standard deals (8345: one card past the longest)"
+                                 if odds.is_record_table(spec) else
+                                 f"round lengths below the longest known game of this table, {marks[0][0]}, "
+                                 f"{marks[0][1]} cards, and one card past it" if marks else
+                                 "this table has no published record and the archive keeps none of its games: "
+                                 "round lengths below the longest played, and one card past it")]
     header = f"{'cards':>6} {'deals expected (95 %)':>30} {'time at this rate':>18}"
     if with_extension:
         header += f" {'with extension (95 %)':>30} {'time':>14} {'factor':>7}"
@@ -155,9 +152,8 @@ def census_counts(rows):
     lines = ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
     for row in rows:
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}")
-    lines.append("")
-    lines.append("counts   exact: a census plays every deal of its block once, so these are the block's own "
-                 "figures and nothing is predicted from them")
+    lines += ["", "counts   exact: a census plays every deal of its block once, so these are the block's own "
+                  "figures and nothing is predicted from them"]
     return lines
 
 
