@@ -55,13 +55,12 @@ def describe(deal, outcome):
         verdict = "a draw" if outcome.winner is None else f"hand {outcome.winner + 1} holds the most cards"
         lines.append(f"status   stopped at the limit: {verdict}")
     note = " (counted when the repeated state is first seen)" if outcome.status == "loop" else ""
-    lines.append(f"cards    {outcome.cards}{note}")
-    lines.append(f"tricks   {outcome.tricks}")
-    lines.append(f"hands    {' / '.join(str(c) for c in outcome.counts)} cards")
+    lines += [f"cards    {outcome.cards}{note}", f"tricks   {outcome.tricks}",
+              f"hands    {' / '.join(str(c) for c in outcome.counts)} cards"]
     if outcome.status == "loop":
         (entry_tricks, entry_cards), (period_tricks, period_cards) = outcome.loop_entry, outcome.loop_period
-        lines.append(f"entry    after {entry_tricks} tricks / {entry_cards} cards")
-        lines.append(f"period   {period_tricks} tricks / {period_cards} cards")
+        lines += [f"entry    after {entry_tricks} tricks / {entry_cards} cards",
+                  f"period   {period_tricks} tricks / {period_cards} cards"]
     lines.append(f"engine   {outcome.engine}")
     return "\n".join(lines)
 

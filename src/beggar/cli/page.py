@@ -66,10 +66,8 @@ def play_command(deal):
 def hand_chart(deal, outcome, title):
     """The hand sizes of a game over its tricks, its loop's period shaded."""
     sampled = list(sizes_by_trick(deal, outcome, charts.POINTS))
-    spans = []
-    if outcome.status == "loop":
-        entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-        spans.append((entry, entry + period, f"loop: {period} tricks / {outcome.loop_period[1]} cards"))
+    (entry, _), (period, cards) = outcome.loop_entry or (0, 0), outcome.loop_period or (0, 0)
+    spans = [(entry, entry + period, f"loop: {period} tricks / {cards} cards")] if outcome.status == "loop" else []
     return charts.chart([(f"hand {h + 1}", [(number, sizes[h]) for number, sizes in sampled])
                          for h in range(deal.players)], "trick", "cards in hand", title, spans=spans, height=220)
 

@@ -215,20 +215,16 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
     """The summary of a run, in its driver's lines (drivers.Driver.summary)."""
     from ..search import drivers
     lines = drivers.get(summary.driver).summary(summary, archive_path, cluster, whole)
-    _print_ending(lines, summary, archive_path, cluster)
-
-
-def resume_command(job_id, archive_path, cluster=None):
-    return (f"beggar search --resume {job_id}" + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
-            + (f" --cluster {cluster}" if cluster else ""))
-
-
-def _print_ending(lines, summary, archive_path, cluster):
     if summary.note:
         lines.append(f"note     {summary.note}")
     if summary.state != "done":
         lines.append(f"resume   {resume_command(summary.job, archive_path, cluster)}")
     print("\n".join(lines))
+
+
+def resume_command(job_id, archive_path, cluster=None):
+    return (f"beggar search --resume {job_id}" + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
+            + (f" --cluster {cluster}" if cluster else ""))
 
 
 def _either(words):
