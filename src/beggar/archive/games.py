@@ -132,11 +132,10 @@ class Games:
         `hands` '26/26'), the tables in the order of their longest game.
         Chosen in SQL, on a few columns: an archive of half a million games
         is never read whole for the few a report shows."""
-        where, args = "status = 'finished'" + (" AND job = ?" if job is not None else ""), \
-            [job] if job is not None else []
+        clause, args = where(status="finished", job=job)
         chosen = self.db.execute(
-            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games "
-            f"WHERE {where}), ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
+            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games{clause}), "
+            "ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
             "ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, players, hands) "
             "AS best, deck, players FROM sized) SELECT id FROM ranked WHERE place <= ? "
             "ORDER BY best DESC, deck, players, hands, place", (*args, per_table)).fetchall()
@@ -153,24 +152,23 @@ class Games:
         into how many loops), `games` (the first `per_table` kept, those whose
         deals are among `first` ahead) and `by_loop` ((loop key, deals) of the
         `loops_per_table` loops holding the most). Counted in SQL on a few columns."""
-        job_where, job_args = (" AND job = ?", [job]) if job is not None else ("", [])
+        clause, args = where(status="loop", job=job)
         found = []
         grouped = self.db.execute(
             f"SELECT deck, players, hands, count(*), count(DISTINCT loop), min(id) FROM (SELECT id, deck, players, "
-            f"{_HAND_SIZES} AS hands, loop FROM games WHERE status = 'loop'{job_where}) "
-            "GROUP BY deck, players, hands ORDER BY deck, players", job_args).fetchall()
+            f"{_HAND_SIZES} AS hands, loop FROM games{clause}) GROUP BY deck, players, hands ORDER BY deck, players",
+            args).fetchall()
         for deck, players, hands, deals, loops, first_id in grouped:
             # hands tells the sizes apart, and one game of them, read back and checked, says what they are.
             one = self.game(first_id)
             sizes = [len(hand) for hand in one["deal"].split("/")]
             if sizes != hand_sizes(Deck.parse(one["deck"]).total, one["players"]):
                 continue
-            where = f"status = 'loop' AND deck = ? AND players = ? AND {_HAND_SIZES} = ?{job_where}"
-            args = [deck, players, hands, *job_args]
+            clause, args = where((f"{_HAND_SIZES} = ?", hands), status="loop", deck=deck, players=players, job=job)
             chosen = [row[0] for row in self.db.execute(
-                f"SELECT id FROM games WHERE {where} ORDER BY deal IN ({','.join('?' * len(first)) or 'NULL'}) DESC, "
+                f"SELECT id FROM games{clause} ORDER BY deal IN ({','.join('?' * len(first)) or 'NULL'}) DESC, "
                 "id LIMIT ?", (*args, *map(str, first), per_table))]
-            by_loop = self.db.execute(f"SELECT loop, count(*) FROM games WHERE {where} GROUP BY loop "
+            by_loop = self.db.execute(f"SELECT loop, count(*) FROM games{clause} GROUP BY loop "
                                       "ORDER BY count(*) DESC, min(id) LIMIT ?", (*args, loops_per_table)).fetchall()
             found.append({"deck": deck, "players": players, "hands": "/".join(str(size) for size in sizes),
                           "deals": deals, "loops": loops, "games": [self.game(game_id) for game_id in chosen],

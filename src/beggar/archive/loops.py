@@ -71,10 +71,9 @@ class Loops:
         the archive holds: a loop row is kept with the first game that falls
         into it and never removed, so a game naming a key no row holds is
         damage, which would drop the loop out of a report, unsaid."""
-        row = self.db.execute(
-            "SELECT id, loop FROM games WHERE loop IS NOT NULL" + (" AND job = ?" if job is not None else "")
-            + " AND NOT EXISTS (SELECT 1 FROM loops WHERE loops.deck = games.deck AND loops.key = games.loop) "
-            "ORDER BY id LIMIT 1", [job] if job is not None else []).fetchone()
+        clause, args = where(("loop IS NOT NULL",), ("NOT EXISTS (SELECT 1 FROM loops WHERE loops.deck = games.deck "
+                                                     "AND loops.key = games.loop)",), job=job)
+        row = self.db.execute(f"SELECT id, loop FROM games{clause} ORDER BY id LIMIT 1", args).fetchone()
         if row is not None:
             raise ArchiveFault(f"{self.path}: damaged: game {row[0]} falls into the loop of key {cut(row[1])}, and "
                                "the archive holds no loop of that key")
