@@ -11,8 +11,7 @@ def run_census(args):
     deck = (args.variant or STANDARD).deck(args.deck)
     name = "census-" + "".join(ch if ch.isalnum() else "-" for ch in str(deck)).strip("-")
     data = {"name": name, "driver": "census", "deck": args.deck, "variant": args.variant or STANDARD,
-            "players": args.players,
-            "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
+            "players": args.players, "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
     if args.chunk is not None:
         data["chunk"] = args.chunk
     status, job_id = run(args, data)

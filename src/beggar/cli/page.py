@@ -123,13 +123,10 @@ def _tables_section(archive, job_id):
     for deck, players in tables:
         row = found.get((deck, players))
         sizes = "/".join(str(size) for size in hand_sizes(Deck.parse(deck).total, players))
-        if row is None:
-            out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: no balanced deal that never ends "
-                       "kept</h3>")
-        else:
-            out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: {row['deals']:,} balanced "
-                       f"deal{'s' if row['deals'] != 1 else ''} that never end{'s' if row['deals'] == 1 else ''}, "
-                       f"into {row['loops']:,} loop{'s' if row['loops'] != 1 else ''}</h3>")
+        kept = ("no balanced deal that never ends kept" if row is None else
+                f"{row['deals']:,} balanced deal{'s' if row['deals'] != 1 else ''} that never "
+                f"end{'s' if row['deals'] == 1 else ''}, into {row['loops']:,} loop{'s' if row['loops'] != 1 else ''}")
+        out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: {kept}</h3>")
         count, best = seated.get((deck, players), (0, None))
         if best is not None:
             loop_id = archive.loop_id(deck, best[2])
