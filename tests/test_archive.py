@@ -111,7 +111,7 @@ def test_an_archive_of_format_3_gains_its_loops(tmp_path):
         assert sorted((g["id"], g["deal"], g["status"], g["cards"], g["job"]) for g in games) == before
         kept = {row["deck"]: row for row in archive.loops()}
         assert sorted(kept) == ["camicia", "standard"]
-        for game in archive.games(loops=True):
+        for game in archive.games(status="loop"):
             loop = loops.of_deal(Deal.parse(game["deal"]))
             row = kept[loop.deck]
             assert (game["loop"], row["key"]) == (loop.hex, loop.hex)
@@ -285,7 +285,7 @@ def test_an_archive_of_format_5_keeps_each_loop_once_named_by_its_players(tmp_pa
         assert all(not all(key_hands(key)) for key in spec["start"])
         driver = drivers.of(spec)
         found = {str(deal) for chunk in range(len(spec["start"])) for deal, _ in driver.play(spec, chunk).hits}
-        assert found == {game["deal"] for game in archive.games(loops=True, deck="7 3J 1Q", players=4)}
+        assert found == {game["deal"] for game in archive.games(status="loop", deck="7 3J 1Q", players=4)}
         before = _everything(archive)
     with Archive(str(path), link_loop=loops.of_deal) as again:     # a second open migrates nothing more
         assert _everything(again) == before

@@ -170,7 +170,7 @@ def test_an_eliminate_job_keeps_every_deal_it_finds_as_a_loop_game(tmp_path, sma
     assert result.returncode == 0, result.stderr
     assert "states   6,880" in result.stdout
     with Archive(path) as archive:
-        games = archive.games(loops=True, players=3)
+        games = archive.games(status="loop", players=3)
         assert {Deal.parse(game["deal"]) for game in games} == {deal for _, deal, _, _ in small_census.loops}
         assert {game["driver"] for game in games} == {"eliminate"}
         (job_id, spec), = archive.jobs()

@@ -98,7 +98,7 @@ def test_a_loop_flood_ends_within_three_seconds_of_a_stop(tmp_path, signum):
     assert took < 3 + 1.5, (took, out)
     with Archive(archive) as opened:
         name = job_id(out)
-        assert opened.job(name)["deals"] > 0 and opened.count_games(loops=True) > 0
+        assert opened.job(name)["deals"] > 0 and opened.count_games(status="loop") > 0
     # The time limit holds too, and a resumed run goes on where it stopped.
     began = time.monotonic()
     resumed = beggar("search", "--resume", name, "--archive", archive, "--time", 4, "--quiet")

@@ -133,7 +133,7 @@ def test_a_chunk_s_loops_are_checked_searched_and_kept_once(tmp_path):
         (row,) = archive.loops()
         assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == \
             (2670, 30, None, 30)
-        games = archive.games(loops=True)
+        games = archive.games(status="loop")
         assert len(games) == 30 and CASELLA in {game["deal"] for game in games}
         for game in games:
             assert game["loop"] == casella.hex and game["driver"] == "basin" and not game["disputed"]
@@ -208,7 +208,7 @@ def census_archive(tmp_path_factory):
 
 def test_loop_games_of_any_driver_link_to_their_loop(census_archive):
     with Archive(census_archive) as archive:
-        games = archive.games(loops=True)
+        games = archive.games(status="loop")
         rows = archive.loops()
         assert games and rows
         keys = {row["key"] for row in rows}
@@ -287,7 +287,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     assert len(deal.hands[0]) == len(deal.hands[1]) == 26
     assert loops.of_deal(deal, engine_name="reference").key == loops.of_deal(Deal.parse(CASELLA)).key
     with Archive(path) as archive:
-        game_id = next(game["id"] for game in archive.games(loops=True) if game["deal"] == data["deal"])
+        game_id = next(game["id"] for game in archive.games(status="loop") if game["deal"] == data["deal"])
     shown = beggar("archive", "show", game_id, "--archive", path)
     assert f"loop     1 of the archive (beggar archive show --loop 1 --archive {path})" in shown.stdout, shown
     replayed = beggar("replay", saved, "--engine", "reference")
@@ -374,7 +374,7 @@ def test_the_job_files_are_valid_and_draw_a_fresh_seed_each_run():
 def _loop_rows(path):
     with Archive(path) as archive:
         return sorted((row["key"], row["basin_states"], row["basin_deals"]) for row in archive.loops()), \
-            sorted((game["deal"], game["loop"]) for game in archive.games(loops=True))
+            sorted((game["deal"], game["loop"]) for game in archive.games(status="loop"))
 
 
 @pytest.mark.slow
@@ -475,7 +475,7 @@ def test_a_sigterm_keeps_every_loop_reported_and_the_job_resumes(tmp_path):
         chunks = len(done_chunks(archive, name))
         rows = archive.loops()
         assert chunks >= 2 and rows and all(row["basin_states"] is not None for row in rows)
-        assert sum(row["basin_deals"] for row in rows) == len(archive.games(loops=True))
+        assert sum(row["basin_deals"] for row in rows) == len(archive.games(status="loop"))
     resumed = beggar("search", "--resume", name, "--archive", path, "--time", 1, "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     with Archive(path) as archive:
@@ -570,7 +570,7 @@ def test_every_command_printed_for_a_loop_reached_at_a_table_of_3_or_4_runs_as_p
     commands += printed(loops_listed.stdout)
     with Archive(path, readonly=True) as archive:
         rows = archive.loops()
-        game_of_3 = next(game for game in archive.games(loops=True, players=3)
+        game_of_3 = next(game for game in archive.games(status="loop", players=3)
                          if len(game["loop"]) < 2 * sum(map(len, game["deal"].split("/"))) + 6)
         grown = Summary("grow-x", "done", 1, driver="grow", payload=FactoryTally(
             new_loops=[(row["id"], loops.of_deal(Deal.parse(archive.game(archive.loop(row["id"])[

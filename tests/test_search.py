@@ -364,7 +364,7 @@ def test_a_rolled_back_chunk_is_not_counted(tmp_path):
         with pytest.raises(SearchError, match="cannot keep chunk 1: .*the disk is full"):
             keep(archive, "j", spec, ChunkResult(1, 1000, [(other, play(other))], None, 0.1), summary)
         assert (summary.kept, summary.loops, summary.deals) == (1, 1, 1000) == \
-            (len(archive.games()), len(archive.games(loops=True)), archive.job("j")["deals"])
+            (len(archive.games()), len(archive.games(status="loop")), archive.job("j")["deals"])
 
 
 FULL_DISK = """

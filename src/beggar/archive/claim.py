@@ -5,6 +5,11 @@ runs it at once."""
 import os
 from contextlib import contextmanager
 
+try:
+    import fcntl
+except ImportError:                 # pragma: no cover: no such locks (Windows): nothing is held
+    fcntl = None
+
 from .faults import ArchiveError, ArchiveFault
 from .sql import guarded
 
@@ -14,18 +19,12 @@ class Claims:
     @contextmanager
     def claim(self, job_id):
         """Hold job `job_id` while this process runs it: a second runner of the
-        same job (on the same archive) is refused with an ArchiveFault rather
-        than playing every chunk again. The claim is a lock on one byte (the
-        job's row number) of the file beside the archive named ARCHIVE-running,
-        which the system lets go of when the process ends, however it ends.
-        Locks are the process's: one process runs one job of an archive at a
-        time. Where the system has no such locks (Windows), nothing is held.
-        The claim is the file's, not the name's: the running file is found
-        beside the archive's real path (a resume through a link to it meets
-        the same claim), and a link planted in its place is never followed."""
-        try:
-            import fcntl
-        except ImportError:                 # pragma: no cover
+        same job is refused rather than playing every chunk again. The claim is
+        a lock on the job's row number's byte of ARCHIVE-running, which the
+        system lets go of when the process ends, however it ends. It is the
+        file's, not the name's: found beside the archive's real path, and a
+        link planted in its place is never followed."""
+        if fcntl is None:                   # pragma: no cover
             yield
             return
         row = self._job_row(job_id)
@@ -58,9 +57,7 @@ class Claims:
         a shared lock on its byte of ARCHIVE-running is refused while one does.
         Only looks: the file is opened to be read, and never created. None
         where it cannot be told (no such locks, no file to open)."""
-        try:
-            import fcntl
-        except ImportError:                 # pragma: no cover
+        if fcntl is None:                   # pragma: no cover
             return None
         path = self.running_path()
         try:

@@ -6,26 +6,20 @@ reads into (the driver checks it)."""
 import json
 
 from . import migrations, readback, schema
-from .sql import guarded, now, where
+from .sql import dicts, guarded, now, where
 
 
 @guarded
 class DriverRows:
     def put_row(self, job_id, kind, key, value):
-        """Keep a driver's row (inside the transaction that keeps what it
-        stands for): its `kind` and `key` (names), and `value`, a JSON object
-        of the driver's own shape. A row of the same job, kind and key is
-        replaced."""
+        """Keep (or replace) a driver's row, inside the transaction that keeps what it stands for."""
         self.db.execute("INSERT OR REPLACE INTO driver_rows (job, kind, key, value, done_at) VALUES (?, ?, ?, ?, ?)",
                         (job_id, kind, key, json.dumps(value, separators=(",", ":")), now()))
 
     def rows(self, kind, job_id=None, keys=None):
-        """The driver rows of `kind` (of job `job_id`, of the keys `keys`,
-        when given), as dicts of job, kind, key, value (read) and done_at, in
-        the order they were kept, each checked but for what its value holds
-        (readback.read_driver_row: that is its driver's to check). An archive
-        of format 6 read as it stands gives its seats as format 7 keeps them;
-        one older has none."""
+        """The driver rows of `kind` as dicts, in the order they were kept, each
+        checked but for its value (its driver's to check). An archive of format
+        6 read as it stands gives its seats as format 7 keeps them; one older has none."""
         keys = None if keys is None else list(keys)     # read twice below
         if self.version == 6:
             found = [dict(zip(("job", "kind", "key", "value", "done_at"), row))
@@ -36,8 +30,7 @@ class DriverRows:
             clause, args = where(kind=kind, job=job_id)
             if keys is not None:
                 clause += f" AND key IN ({', '.join('?' * len(keys))})"
-            cursor = self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} ORDER BY rowid",
-                                     (*args, *(keys or ())))
-            found = [dict(zip(("job", "kind", "key", "value", "done_at"), row)) for row in cursor]
+            found = dicts(self.db.execute(f"SELECT job, kind, key, value, done_at FROM driver_rows{clause} "
+                                          "ORDER BY rowid", (*args, *(keys or ()))))
         return [readback.read_driver_row(self.path, row) for row in found
                 if row["kind"] == kind and job_id in (None, row["job"]) and (keys is None or row["key"] in keys)]

@@ -9,7 +9,7 @@ from ..decks import Deck, hand_sizes
 from . import readback
 from .faults import ArchiveError, ArchiveFault
 from .schema import table_of
-from .sql import BATCH, guarded, now, where
+from .sql import BATCH, dicts, guarded, now, where
 
 # What tells the hand sizes of a game's deal apart in SQL, as the archive
 # writes a deal (str(Deal): one character a card, 2-4 hands split by '/'):
@@ -27,14 +27,28 @@ def rules_key(rules):
     return json.dumps(rules.as_dict(), sort_keys=True)
 
 
-def _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split=None):
-    """where() of the games a listing asks for (Games.games)."""
-    return where(loops and ("status = 'loop'",),
-                 record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
+def _game_filter(record_cards, min_cards, disputed, job, deck, players, status, split=None):
+    return where(record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
                                                "AND players = 2", record_cards),
                  min_cards is not None and ("cards >= ?", min_cards), disputed and ("disputed = 1",),
                  split=split, status=status, deck=None if deck is None else str(Deck.parse(deck)),
                  players=players, job=job)
+
+
+#: A game's row as add_game and add_games write it; `parent` the SQL of its parent's id.
+_INSERT = ("INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, entry_cards, "
+           "period_tricks, period_cards, compiled, reference, disputed, job, driver, seed, chunk, parent, found_at, "
+           "deck, players, split, rank, loop) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {parent}, "
+           "?, ?, ?, ?, ?, ?)")
+
+
+def _game_row(key, deal, compiled, reference, job, driver, seed, chunk, parent, rank, loop):
+    """The values of _INSERT for a game of `key` (deal text, rules key); `parent`: those of its parent."""
+    return (*key, compiled.status, compiled.winner, compiled.cards, compiled.tricks,
+            *(compiled.loop_entry or (None, None)), *(compiled.loop_period or (None, None)),
+            json.dumps(compiled.as_dict()), json.dumps(reference.as_dict()), int(compiled != reference), job,
+            driver, seed, chunk, *parent, now(), *table_of(deal), None if rank is None else str(rank),
+            None if loop is None else loop.hex())
 
 
 @guarded
@@ -43,18 +57,9 @@ class Games:
                  chunk=None, parent=None, rank=None, loop=None):
         """Keep a game (inside a transaction). Returns (id, new): a deal already
         kept under the same rules is not stored twice."""
-        disputed = compiled != reference
-        row = (str(deal), rules_key(rules), compiled.status, compiled.winner, compiled.cards,
-               compiled.tricks, *(compiled.loop_entry or (None, None)),
-               *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
-               json.dumps(reference.as_dict()), int(disputed), job, driver, seed, chunk, parent, now(),
-               *table_of(deal), None if rank is None else str(rank), None if loop is None else loop.hex())
-        cursor = self.db.execute(
-            "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
-            "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, chunk, parent, found_at, deck, players, split, rank, loop) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            row)
+        row = _game_row((str(deal), rules_key(rules)), deal, compiled, reference, job, driver, seed, chunk,
+                        (parent,), rank, loop)
+        cursor = self.db.execute(_INSERT.format(parent="?"), row)
         if cursor.rowcount:
             return cursor.lastrowid, True
         found = self.db.execute("SELECT id FROM games WHERE deal = ? AND rules = ?", row[:2]).fetchone()
@@ -62,11 +67,8 @@ class Games:
 
     def add_games(self, rows):
         """Keep many games at once (inside a transaction), as add_game would
-        one by one, in their order: `rows` are add_game's arguments (deal,
-        rules, compiled, reference, job, driver, seed, chunk, parent, rank,
-        loop) but for `parent`, which is the parent's deal (kept before it,
-        by an earlier row or an earlier call), not its id. Returns [(id,
-        new)], a deal kept before (or by an earlier row) not new."""
+        one by one: `rows` are add_game's arguments but for `parent`, which is
+        the parent's deal (kept by an earlier row or call), not its id."""
         rules_keys = {}         # id(rules) -> its key: a chunk's games share one Rules
         keyed = []
         for row in rows:
@@ -81,20 +83,11 @@ class Games:
             if key in before or key in seen:
                 continue        # INSERT OR IGNORE would ignore it: its row need not be written out
             seen.add(key)
-            values.append((*key, compiled.status, compiled.winner, compiled.cards,
-                           compiled.tricks, *(compiled.loop_entry or (None, None)),
-                           *(compiled.loop_period or (None, None)), json.dumps(compiled.as_dict()),
-                           json.dumps(reference.as_dict()), int(compiled != reference), job, driver, seed, chunk,
-                           None if parent is None else str(parent), key[1], now(), *table_of(deal),
-                           None if rank is None else str(rank), None if loop is None else loop.hex()))
+            values.append(_game_row(key, deal, compiled, reference, job, driver, seed, chunk,
+                                    (None if parent is None else str(parent), key[1]), rank, loop))
         # One statement for every row; a parent is looked up as its row is
         # inserted, so it may be a row of the same call.
-        self.db.executemany(
-            "INSERT OR IGNORE INTO games (deal, rules, status, winner, cards, tricks, entry_tricks, "
-            "entry_cards, period_tricks, period_cards, compiled, reference, disputed, job, driver, "
-            "seed, chunk, parent, found_at, deck, players, split, rank, loop) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "(SELECT id FROM games WHERE deal = ? AND rules = ?), ?, ?, ?, ?, ?, ?)", values)
+        self.db.executemany(_INSERT.format(parent="(SELECT id FROM games WHERE deal = ? AND rules = ?)"), values)
         ids = {**before, **self._game_ids(seen)}
         found, seen = [], set()
         for key, _ in keyed:
@@ -116,40 +109,33 @@ class Games:
                     (rules, *batch)))
         return found
 
-    def games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
+    def games(self, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,
               deck=None, players=None, status=None, loops_first=True, split=None):
         """Kept games as dicts, best first: loops, then the longest games
-        (`loops_first=False`: the longest first, whatever their status).
-        `deck` (a decks.Deck or its name or notation), `players`, `split` (the
-        first hand's size) and `status` narrow them; `record_cards` keeps the finished games of the
-        published records' table (standard deck, two players) at least that
-        long (published.RECORD_CARDS)."""
-        where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status, split)
+        (`loops_first=False`: the longest first, whatever their status);
+        `record_cards` keeps the finished games of the published records'
+        table at least that long (published.RECORD_CARDS)."""
+        where, args = _game_filter(record_cards, min_cards, disputed, job, deck, players, status, split)
         sql = "SELECT * FROM games" + where
         sql += (" ORDER BY status = 'loop' DESC," if loops_first else " ORDER BY") + " cards DESC, tricks DESC, id"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        cursor = self.db.execute(sql, args)
-        names = [d[0] for d in cursor.description]
-        return [self._game(names, row) for row in cursor]
+        return [self._game(row) for row in dicts(self.db.execute(sql, args))]
 
-    def count_games(self, loops=False, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
+    def count_games(self, record_cards=None, min_cards=None, disputed=False, job=None, deck=None,
                     players=None, status=None):
-        """How many kept games games() would give with no limit."""
-        where, args = _game_filter(loops, record_cards, min_cards, disputed, job, deck, players, status)
+        where, args = _game_filter(record_cards, min_cards, disputed, job, deck, players, status)
         return self.db.execute("SELECT count(*) FROM games" + where, args).fetchone()[0]
 
     def longest_by_table(self, job=None, per_table=5):
-        """The `per_table` longest finished games (of job `job`, when given) of
-        each table (deck, players, hand sizes), longest first, as games() gives
-        them, with `hands` their hand sizes ('26/26'); the tables in the order
-        of their longest game. Chosen in SQL, on a few columns: an archive of
-        half a million games is never read whole for the few a report shows."""
-        where, args = "status = 'finished'" + (" AND job = ?" if job is not None else ""), \
-            [job] if job is not None else []
+        """The `per_table` longest finished games of each table (deck, players,
+        `hands` '26/26'), the tables in the order of their longest game.
+        Chosen in SQL, on a few columns: an archive of half a million games
+        is never read whole for the few a report shows."""
+        clause, args = where(status="finished", job=job)
         chosen = self.db.execute(
-            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games "
-            f"WHERE {where}), ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
+            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games{clause}), "
+            "ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
             "ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, players, hands) "
             "AS best, deck, players FROM sized) SELECT id FROM ranked WHERE place <= ? "
             "ORDER BY best DESC, deck, players, hands, place", (*args, per_table)).fetchall()
@@ -161,31 +147,28 @@ class Games:
         return found
 
     def balanced_by_table(self, job=None, per_table=5, loops_per_table=10, first=()):
-        """The kept balanced deals that never end (of job `job`, when given),
-        by table (deck, players), the tables in that order: dicts with `deck`,
+        """The kept balanced deals that never end, by table: dicts with `deck`,
         `players`, `hands` ('18/17/17'), `deals` and `loops` (how many, and
-        into how many loops), `games` (the first `per_table` kept, as games()
-        gives them, those whose deals are among `first` ahead) and `by_loop` (the loops
-        holding the most of them, at most `loops_per_table`: (loop key, deals
-        of this table in it)). Counted in SQL on a few columns."""
-        job_where, job_args = (" AND job = ?", [job]) if job is not None else ("", [])
+        into how many loops), `games` (the first `per_table` kept, those whose
+        deals are among `first` ahead) and `by_loop` ((loop key, deals) of the
+        `loops_per_table` loops holding the most). Counted in SQL on a few columns."""
+        clause, args = where(status="loop", job=job)
         found = []
         grouped = self.db.execute(
             f"SELECT deck, players, hands, count(*), count(DISTINCT loop), min(id) FROM (SELECT id, deck, players, "
-            f"{_HAND_SIZES} AS hands, loop FROM games WHERE status = 'loop'{job_where}) "
-            "GROUP BY deck, players, hands ORDER BY deck, players", job_args).fetchall()
+            f"{_HAND_SIZES} AS hands, loop FROM games{clause}) GROUP BY deck, players, hands ORDER BY deck, players",
+            args).fetchall()
         for deck, players, hands, deals, loops, first_id in grouped:
             # hands tells the sizes apart, and one game of them, read back and checked, says what they are.
             one = self.game(first_id)
             sizes = [len(hand) for hand in one["deal"].split("/")]
             if sizes != hand_sizes(Deck.parse(one["deck"]).total, one["players"]):
                 continue
-            where = f"status = 'loop' AND deck = ? AND players = ? AND {_HAND_SIZES} = ?{job_where}"
-            args = [deck, players, hands, *job_args]
+            clause, args = where((f"{_HAND_SIZES} = ?", hands), status="loop", deck=deck, players=players, job=job)
             chosen = [row[0] for row in self.db.execute(
-                f"SELECT id FROM games WHERE {where} ORDER BY deal IN ({','.join('?' * len(first)) or 'NULL'}) DESC, "
+                f"SELECT id FROM games{clause} ORDER BY deal IN ({','.join('?' * len(first)) or 'NULL'}) DESC, "
                 "id LIMIT ?", (*args, *map(str, first), per_table))]
-            by_loop = self.db.execute(f"SELECT loop, count(*) FROM games WHERE {where} GROUP BY loop "
+            by_loop = self.db.execute(f"SELECT loop, count(*) FROM games{clause} GROUP BY loop "
                                       "ORDER BY count(*) DESC, min(id) LIMIT ?", (*args, loops_per_table)).fetchall()
             found.append({"deck": deck, "players": players, "hands": "/".join(str(size) for size in sizes),
                           "deals": deals, "loops": loops, "games": [self.game(game_id) for game_id in chosen],
@@ -193,12 +176,11 @@ class Games:
         return found
 
     def kept_lengths(self, job_id, min_cards=0):
-        """The games job `job_id` kept of `min_cards` cards or more, as plain
-        (id, status, cards, driver, parent) tuples, by id: the games whose
-        family searches the odds of a job count. Read by the index of lengths,
-        so that a job that kept half a million short games costs only the
-        long ones; their columns are checked in SQL, all at once; the first
-        that makes no sense is an ArchiveFault naming it."""
+        """The games job `job_id` kept of `min_cards` cards or more, as (id,
+        status, cards, driver, parent) by id: those whose family searches a
+        job's odds count. Read by the index of lengths, so that a job that
+        kept half a million short games costs only the long ones; checked in
+        SQL, all at once."""
         bad = self.db.execute(
             "SELECT id FROM games WHERE cards >= ? AND job = ? AND NOT (status IN ('finished', 'loop', 'stopped') "
             "AND typeof(cards) = 'integer' AND cards BETWEEN 0 AND ? AND (driver IS NULL OR (typeof(driver) = 'text' "
@@ -214,9 +196,9 @@ class Games:
                                       "AND job = ?", (min_cards, job_id)))
 
     def kept_length_counts(self, job_id):
-        """The finished games job `job_id` kept, counted by length, as two
-        dicts {cards: games}: those it played, and those family extension
-        found. Counted by SQLite: a few thousand lengths, never every game."""
+        """The finished games job `job_id` kept, {cards: games} of those it
+        played and of those family extension found. Counted by SQLite: a few
+        thousand lengths, never every game."""
         played, extended = {}, {}
         for cards, by_extension, games in self.db.execute(
                 "SELECT cards, driver IS 'extension', count(*) FROM games WHERE job = ? AND status = 'finished' "
@@ -230,17 +212,15 @@ class Games:
         return played, extended
 
     def game(self, game_id):
-        cursor = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))
-        row = cursor.fetchone()
+        row = next(dicts(self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,))), None)
         if row is None:
             raise ArchiveError(f"{self.path}: no game with id {game_id}")
-        return self._game([d[0] for d in cursor.description], row)
+        return self._game(row)
 
     def parent(self, game):
-        """The game that `game` (a game read) names as its parent, the game
-        whose family search found it, or None where it names none: an
-        ArchiveFault where the archive holds no such game (no game a family
-        search started from is ever removed: the row that names it is damaged)."""
+        """The game whose family search found `game`, or None: an ArchiveFault
+        where it is not there (no game a family search started from is ever
+        removed: the row that names it is damaged)."""
         if game["parent"] is None:
             return None
         try:
@@ -249,17 +229,16 @@ class Games:
             raise ArchiveFault(f"{self.path}: damaged: game {game['id']}: its parent names game {game['parent']}, "
                                "which the archive does not hold") from None
 
-    def _game(self, names, row):
-        """A row of games as read, checked column by column (readback.read_game)."""
-        return readback.read_game(self.path, {self._game_names.get(name, name): value
-                                              for name, value in zip(names, row)}, self._empty_hands)
+    def _game(self, row):
+        return readback.read_game(self.path, {self._game_names.get(name, name): value for name, value in row.items()},
+                                  self._empty_hands)
 
     def keep_longest(self, job_id, top):
         """Of the finished games census job `job_id` kept (each chunk keeps its
         own `top` longest), keep the job's `top` longest, the earlier rank
-        first on a tie, and delete the rest; its loop deals stay. Returns how
-        many were deleted. Called once the census is complete, so a census
-        ends with the same games whatever the order its chunks finished."""
+        first on a tie; returns how many were deleted. Called once the census
+        is complete, so it ends with the same games whatever the order its
+        chunks finished."""
         with self.transaction():
             cursor = self.db.execute(
                 "DELETE FROM games WHERE job = ? AND driver = 'census' AND status = 'finished' AND id NOT IN "

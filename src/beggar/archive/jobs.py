@@ -8,7 +8,7 @@ from ..checks import MAX_COUNT
 from ..decks import Deck
 from . import readback
 from .faults import ArchiveError, ArchiveFault
-from .sql import guarded, now
+from .sql import dicts, guarded, now
 
 
 @guarded
@@ -21,12 +21,11 @@ class Jobs:
                             (job_id, json.dumps(spec), now(), now()))
 
     def job(self, job_id):
-        """Job `job_id`: its row (readback.read_job) and what its chunks add up to."""
-        cursor = self.db.execute("SELECT id, spec, state, created, updated FROM jobs WHERE id = ?", (job_id,))
-        row = cursor.fetchone()
+        row = next(dicts(self.db.execute("SELECT id, spec, state, created, updated FROM jobs WHERE id = ?",
+                                         (job_id,))), None)
         if row is None:
             raise ArchiveError(f"{self.path}: no job {job_id!r} to resume")
-        job = readback.read_job(self.path, dict(zip([d[0] for d in cursor.description], row)))
+        job = readback.read_job(self.path, row)
         readback.check_chunk_numbers(self.db, self.path, job_id)
         totals = self.db.execute("SELECT count(*), coalesce(sum(deals), 0), coalesce(sum(hits), 0), "
                                  "coalesce(max(best_cards), 0), coalesce(sum(seconds), 0) "
@@ -43,29 +42,24 @@ class Jobs:
         return job
 
     def last_job(self):
-        """The id of the job run last (its last chunk kept, or created), or None."""
         row = self.db.execute("SELECT id FROM jobs ORDER BY updated DESC, rowid DESC LIMIT 1").fetchone()
         return None if row is None else readback.read_job(self.path, {"id": row[0]})["id"]
 
     def kept_by(self, job_id):
-        """(games, loops) that job `job_id` kept: games it found, loops it found first."""
         return (self.db.execute("SELECT count(*) FROM games WHERE job = ?", (job_id,)).fetchone()[0],
                 self.db.execute("SELECT count(*) FROM loops WHERE job = ?", (job_id,)).fetchone()[0])
 
     def job_figures(self):
-        """Every job with what it has done, oldest first: job() of each, with
-        `games` and `loops` (kept games and loops it found first) and
-        `best_game` (its longest finished game kept: id, cards, tricks, deal,
-        driver; None when it kept none)."""
+        """Every job, oldest first: job() of each, with kept_by's `games` and
+        `loops` and `best_game`, its longest finished game kept (or None)."""
         rows = []
         for (job_id,) in self.db.execute("SELECT id FROM jobs ORDER BY created, rowid").fetchall():
             job = self.job(job_id)
             job["games"], job["loops"] = self.kept_by(job_id)
-            best = self.db.execute("SELECT id, cards, tricks, deal, driver FROM games WHERE job = ? AND "
-                                   "status = 'finished' ORDER BY cards DESC, tricks DESC, id LIMIT 1",
-                                   (job_id,)).fetchone()
-            job["best_game"] = None if best is None else readback.read_game(
-                self.path, dict(zip(("id", "cards", "tricks", "deal", "driver"), best)))
+            best = next(dicts(self.db.execute("SELECT id, cards, tricks, deal, driver FROM games WHERE job = ? AND "
+                                              "status = 'finished' ORDER BY cards DESC, tricks DESC, id LIMIT 1",
+                                              (job_id,))), None)
+            job["best_game"] = None if best is None else readback.read_game(self.path, best)
             rows.append(job)
         return rows
 
@@ -74,12 +68,10 @@ class Jobs:
             self.db.execute("UPDATE jobs SET state = ?, updated = ? WHERE id = ?", (state, now(), job_id))
 
     def chunks_kept(self, job_id):
-        """[(chunk, deals)] of the chunks of job `job_id` that are done."""
         return self.db.execute("SELECT chunk, deals FROM chunks WHERE job = ?", (job_id,)).fetchall()
 
     def add_chunk(self, job_id, chunk, deals, hits, best_cards, seconds, stats=None):
-        """Record a finished chunk (inside the transaction that keeps its
-        hits); `stats` a dict of its games' statistics, or None."""
+        """Record a finished chunk (inside the transaction that keeps its hits)."""
         self.db.execute("INSERT OR REPLACE INTO chunks (job, chunk, deals, hits, best_cards, seconds, "
                         "done_at, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (job_id, chunk, deals, hits, best_cards, seconds, now(),
@@ -87,18 +79,14 @@ class Jobs:
         self.db.execute("UPDATE jobs SET updated = ? WHERE id = ?", (now(), job_id))
 
     def jobs(self):
-        """Every job of the archive: [(id, spec)], oldest first."""
         return [(job["id"], job["spec"]) for job in (
             readback.read_job(self.path, {"id": row[0], "spec": row[1]})
             for row in self.db.execute("SELECT id, spec FROM jobs ORDER BY rowid"))]
 
     def chunk_stats(self, job_id):
-        """The statistics of every finished chunk of a job that has them: [dict],
-        each checked (readback.stats_problem): ArchiveFault for one that makes no sense."""
         return [stats for _, stats in self.chunk_records(job_id)]
 
     def chunk_records(self, job_id):
-        """chunk_stats with each chunk's number: [(chunk, dict)], by chunk."""
         deck, driver = self._table_of(job_id)
         return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "deals": deals, "stats": text},
                                             deck, driver, self._empty_hands)["stats"])
@@ -108,8 +96,8 @@ class Jobs:
 
     def _table_of(self, job_id):
         """(the Deck job `job_id` deals, its driver), which its chunks' records
-        are checked against; None for what its spec does not say (the
-        search's check of the spec, job.stored, names what is wrong with it)."""
+        are checked against; None for what its spec does not say (job.stored
+        names what is wrong with it)."""
         row = self.db.execute("SELECT spec FROM jobs WHERE id = ?", (job_id,)).fetchone()
         try:
             spec = json.loads(row[0])

@@ -17,14 +17,13 @@ from ..errors import BadInput
 from .faults import ArchiveFault
 from .readback import key_problem, read_loop, stats_problem, stored_deal, stored_json
 from .schema import SCHEMA, SCHEMA_VERSION, table_of
+from .sql import dicts
 
 #: ALTER TABLE ... RENAME COLUMN (the 4 -> 5 migration) came with SQLite 3.25.
 RENAME_SQLITE = (3, 25, 0)
 
 
 def migrate(archive, link_loop):
-    """Bring the open archive (a store.Archive) of an older format up to this
-    one, in one transaction, step by step (STEPS)."""
     db, path = archive.db, archive.path
     with archive.transaction():
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -42,8 +41,6 @@ def migrate(archive, link_loop):
 
 
 def _unlinked(path, version):
-    """The ArchiveFault of an archive whose migration plays games, opened to
-    be written without the function that plays them (Archive's link_loop)."""
     return ArchiveFault(f"{path}: archive format {version}, to be brought to format {SCHEMA_VERSION}: "
                         "open it once with a search (beggar search), which links its loop games "
                         "to their loops")
@@ -98,15 +95,7 @@ def _to_5(archive, link_loop):
     archive.db.execute("ALTER TABLE games RENAME COLUMN walk TO chunk")
 
 
-def _to_6(archive, link_loop):
-    """A loop is its players' (cycle.py), one row a cycle
-    (_loops_of_their_players); format 6 added the hunt's seats, which format
-    7 keeps as its driver rows (_to_7 makes them)."""
-    _loops_of_their_players(archive, link_loop)
-
-
 def _hands(key):
-    """The hands of a loop key as read back and checked (key_problem)."""
     data, hands, i = bytes.fromhex(key), [], 0
     while i < len(data):
         hands.append(data[i + 1:i + 1 + data[i]])
@@ -115,22 +104,17 @@ def _hands(key):
 
 
 def _basin_searched(row):
-    """How far a loop row's basin was searched, to be compared: searched, then
-    to its end, then the most states."""
     return row["basin_states"] is not None, row["basin_stopped_by"] is None, row["basin_states"] or 0
 
 
-def _loops_of_their_players(archive, link_loop):
-    """A loop is its players' (cycle.py; docs/rules.md: a repeat of every
-    hand, who is still in and who leads): up to format 5 a game of 3 or 4
+def _to_6(archive, link_loop):
+    """A loop is its players' (cycle.py): up to format 5 a game of 3 or 4
     players that put players out was linked to a loop whose key held their
-    empty hands, so that one cycle stood in as many rows as tables and seats
-    it was reached from. Every key
-    that holds an empty hand (a loop row's, a game's, a census chunk's) is
-    named again by the loop of the players still in, played once by
-    `link_loop`; a loop row so named is merged into the row of its cycle where
-    there is one, keeping that row's id, the earliest finder and the basin
-    searched furthest. A job's start keys stay as the job was given them:
+    empty hands, one cycle in as many rows as tables and seats it was reached
+    from. Every key that holds an empty hand (a loop row's, a game's, a census
+    chunk's) is named again by the loop of the players still in; a loop row so
+    named is merged into the row of its cycle, keeping that row's id, the
+    earliest finder and the basin searched furthest. A job's start keys stay:
     its drivers play a start key to the loop of its players."""
     db, path = archive.db, archive.path
     renamed = {}        # old key -> loops.Loop of its players
@@ -151,9 +135,7 @@ def _loops_of_their_players(archive, link_loop):
                                    f"({error})") from None
         return renamed[key]
 
-    cursor = db.execute("SELECT * FROM loops ORDER BY id")
-    names = [d[0] for d in cursor.description]
-    rows = [read_loop(path, dict(zip(names, row)), empty_hands=True) for row in cursor.fetchall()]
+    rows = [read_loop(path, row, empty_hands=True) for row in dicts(db.execute("SELECT * FROM loops ORDER BY id"))]
     by_key = {(row["deck"], row["key"]): row for row in rows}
     cycles = {}         # (deck, players' key) -> the rows named again to it
     for row in rows:
@@ -218,16 +200,11 @@ def _to_7(archive, link_loop):
 
 
 def old_driver_rows(db, path):
-    """The rows of format 6's seats table as driver rows: [(job, 'seat', key,
-    value, done_at)], key the loop and the table ('KEY/PLAYERS', as the hunt
-    writes it), value the JSON object of every other column (what a read of
-    format 6 as it stands reads too). A value JSON cannot hold (a BLOB) is
-    damage: the migration stops, and leaves the archive as it was."""
-    cursor = db.execute("SELECT * FROM seats ORDER BY rowid")
-    names = [d[0] for d in cursor.description]
+    """The rows of format 6's seats table as the hunt's driver rows (key
+    'LOOP/PLAYERS', value every other column). A value JSON cannot hold (a
+    BLOB) is damage: the migration stops, and leaves the archive as it was."""
     rows = []
-    for row in cursor.fetchall():
-        seat = dict(zip(names, row))
+    for seat in dicts(db.execute("SELECT * FROM seats ORDER BY rowid")):
         job, done_at = seat.pop("job"), seat.pop("done_at")
         try:
             value = json.dumps(seat, separators=(",", ":"))

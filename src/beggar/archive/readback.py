@@ -1,14 +1,10 @@
-"""The checks of what is read back from an archive: one reader per table
-(read_game, read_loop, read_job, read_chunk, read_driver_row), which every
-read of the store goes through. What an archive holds is checked as a
-user's input is: a value that makes no sense (a wrong type, out of range,
-empty, a loop key that is no state of the deck) is an ArchiveFault naming
+"""The checks of what is read back from an archive: one reader per table,
+which every read of the store goes through. What an archive holds is checked
+as a user's input is: a value that makes no sense is an ArchiveFault naming
 the file and the row (exit 3), never a traceback, a wrong figure, or a bad
-value handed on to an engine. A driver checks the values of its own rows
-with the same checks (Damaged, holds, count, ...), by its records' shapes.
-
-A reader checks the columns of the row it is given, whichever they are: a
-listing that reads a few columns has those checked, a full row every one."""
+value handed on to an engine. A driver checks its own rows with the same
+checks, by its records' shapes. A reader checks the columns it is given,
+whichever they are: a listing that reads a few has those checked."""
 
 import json
 from datetime import datetime
@@ -69,9 +65,8 @@ def optional(check):
 
 
 def columns(path, record, what, checks):
-    """Check each column of `checks` ((column, check) pairs) that `record` (a
-    dict of the columns read) holds, and set it to what its check returns:
-    ArchiveFault naming the file, `what` and the column."""
+    """Set each column of `checks` ((column, check) pairs) that `record` holds
+    to what its check returns: ArchiveFault naming the file, `what` and the column."""
     for column, check in checks:
         if column in record:
             try:
@@ -118,6 +113,12 @@ def _deck(value):
     raise holds(value, "a deck")
 
 
+def _arrangement(value):
+    """A census rank: an arrangement number in decimal."""
+    if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 200):
+        raise holds(value, "an arrangement number in decimal")
+
+
 def _players(value):
     return count(value, MIN_PLAYERS, MAX_PLAYERS)
 
@@ -129,13 +130,10 @@ EMPTY_HANDS_UNTIL = 5
 
 def key_problem(key, deck=None, hands=None, seats=None, empty_hands=False):
     """What makes a loop's canonical state as read back (cycle.state_key in
-    hex) no state of `deck` (a decks.Deck) of `hands` players, of a game at a
-    table of `seats`, or None: ASCII hex of an even length, each hand its
-    length then its codes (0-4), 2 to 4 hands (at most `seats`), each
-    holding cards (`empty_hands`: a key of format EMPTY_HANDS_UNTIL or older,
-    whose hands of players out are empty: the leader's and one other), and
-    between them the deck's cards exactly. Checked here, before any key
-    goes on to a parser or an engine."""
+    hex) no state of `deck` of `hands` players, of a game at a table of
+    `seats`, or None (`empty_hands`: a key of format EMPTY_HANDS_UNTIL or
+    older, whose hands of players out are empty). Checked here, before any
+    key goes on to a parser or an engine."""
     if not isinstance(key, str) or not key:
         return f"is {cut(key)}, not a state written in hex"
     if len(key) > 4 * 2 * (1 + 255) or not key.isascii() or len(key) % 2 or any(
@@ -178,8 +176,7 @@ def loop_key(value, deck, hands=None, seats=None, empty_hands=False):
 
 
 def stored_json(path, text, what, kind=dict):
-    """A JSON value the archive at `path` holds (`what` names it): ArchiveFault
-    unless it is JSON of the expected `kind`."""
+    """The JSON value `text` of `kind`, which `what` names: else ArchiveFault."""
     try:
         value = json.loads(text)
     except (TypeError, ValueError, RecursionError) as error:
@@ -195,9 +192,8 @@ _CODES = bytes.maketrans(SYMBOLS.encode(), bytes(range(CODES)))
 
 
 def written_by_beggar(text):
-    """The Deal of `text` when it is in the form the archive writes, and passes
-    the checks every deal does (Deal.checked); else None. A listing reads
-    every row: this is some fifty times quicker than Deal.parse."""
+    """The Deal of `text` in the form the archive writes, else None. A listing
+    reads every row: this is some fifty times quicker than Deal.parse."""
     if not isinstance(text, str) or not 0 < len(text) <= MAX_CARDS + MAX_PLAYERS or not text.isascii() \
             or text.strip("-JQKA/"):
         return None
@@ -208,8 +204,7 @@ def written_by_beggar(text):
 
 
 def stored_deal(path, game_id, text):
-    """The Deal of game `game_id` as the archive at `path` holds it; ArchiveFault,
-    naming the file and the game, when it is none."""
+    """The Deal of game `game_id`; ArchiveFault, naming the file and the game, when it is none."""
     deal = written_by_beggar(text)
     if deal is not None:
         return deal
@@ -219,11 +214,8 @@ def stored_deal(path, game_id, text):
         raise ArchiveFault(f"{path}: damaged: game {game_id} holds no deal ({error})") from None
 
 
-# ------------------------------------------------------------------ games
-
 def outcome_problem(outcome, players):
-    """What makes an outcome as the archive keeps it (Outcome.as_dict) none
-    of a game of `players`, or None."""
+    """What makes an outcome as kept (Outcome.as_dict) none of a game of `players`, or None."""
     known = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
     missing = sorted(known - {"engine"} - set(outcome))
     if missing:
@@ -269,10 +261,8 @@ def _rules(value):
 
 def read_game(path, row, empty_hands=False):
     """A row of table games (a dict of the columns read, as this format names
-    them), checked column by column, with its JSON read (rules, compiled,
-    reference) and `disputed` a bool: ArchiveFault naming the file, the game
-    and the column for any that makes no sense. `empty_hands`: its archive
-    is of format EMPTY_HANDS_UNTIL or older (key_problem)."""
+    them), checked, with its JSON read and `disputed` a bool. `empty_hands`:
+    its archive is of format EMPTY_HANDS_UNTIL or older (key_problem)."""
     game = dict(row)
     what = f"game {cut(game.get('id'))}"
     columns(path, game, what, (
@@ -313,9 +303,7 @@ def read_game(path, row, empty_hands=False):
                     raise holds(value, "a count for a loop" if status == "loop" else f"NULL for a {status} game")
                 optional(count)(value, 1 if column.startswith("period") else 0)
         column = "rank"
-        if game.get("rank") is not None and not (isinstance(game["rank"], str) and game["rank"].isascii()
-                                                 and game["rank"].isdigit() and len(game["rank"]) <= 200):
-            raise holds(game["rank"], "an arrangement number in decimal")
+        optional(_arrangement)(game.get("rank"))
         column = "loop"
         if game.get("loop") is not None:
             # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
@@ -347,15 +335,12 @@ def read_game(path, row, empty_hands=False):
     return game
 
 
-# ------------------------------------------------------------------ loops
-
 def read_loop(path, row, empty_hands=False):
     """A row of table loops (a dict of the columns read; `games` the count a
-    listing adds), checked column by column: ArchiveFault naming the file, the
-    loop and the column for any that makes no sense, a key that is no state
-    of its deck and its players (those on its cycle) above all. `empty_hands`:
-    its archive is of format EMPTY_HANDS_UNTIL or older, whose loops of games
-    that put players out held their empty hands, `players` their tables'."""
+    listing adds), checked: a key that is no state of its deck and its players
+    above all. `empty_hands`: its archive is of format EMPTY_HANDS_UNTIL or
+    older, whose loops of games that put players out held their empty hands,
+    `players` their tables'."""
     loop = dict(row)
     what = f"loop {cut(loop.get('id'))}"
     columns(path, loop, what, (
@@ -384,13 +369,9 @@ def read_loop(path, row, empty_hands=False):
     return loop
 
 
-# ------------------------------------------------------------------ driver rows
-
 def read_driver_row(path, row):
-    """A row of table driver_rows (a dict of its columns), checked: its job,
-    kind and key names, its time stamp, and its value a JSON object, read;
-    ArchiveFault naming the file, the row and the column. What the value
-    holds is its driver's to check, by its own record's shape."""
+    """A row of table driver_rows, checked, its value read as a JSON object:
+    what it holds is its driver's to check, by its own record's shape."""
     kept = dict(row)
     what = f"the {cut(kept.get('kind'))} {cut(kept.get('key'))} of job {cut(kept.get('job'))}"
     columns(path, kept, what, (("job", _name), ("kind", _name), ("key", _name), ("done_at", _stamp)))
@@ -398,12 +379,9 @@ def read_driver_row(path, row):
     return kept
 
 
-# ------------------------------------------------------------------ jobs
-
 def read_job(path, row):
-    """A row of table jobs (a dict of the columns read), checked, with its spec
-    read as a JSON object (what the spec says is the search's to check:
-    search.job.stored): ArchiveFault naming the file, the job and the column."""
+    """A row of table jobs, checked, with its spec read as a JSON object (what
+    the spec says is the search's to check: search.job.stored)."""
     job = dict(row)
     columns(path, job, f"job {cut(job.get('id'))}", (
         ("id", _name), ("state", lambda v: one_of(v, JOB_STATES)), ("created", _stamp), ("updated", _stamp)))
@@ -412,28 +390,11 @@ def read_job(path, row):
     return job
 
 
-# ------------------------------------------------------------------ chunks
-
-def _counts_within(value):
-    """Every number in `value` (nested lists and objects) a count, else Damaged."""
-    if isinstance(value, dict):
-        for item in value.values():
-            _counts_within(item)
-    elif isinstance(value, list):
-        for item in value:
-            _counts_within(item)
-    elif isinstance(value, (int, float)):      # bool is an int: count refuses it too
-        count(value)
-
-
 def stats_problem(stats, deck=None, driver=None, empty_hands=False):
-    """What makes no sense in a chunk's statistics as read back, or None:
-    fields other than a chunk record of its job's `driver` holds, or one it
-    always holds missing (records.SHAPES: any driver's where `driver` is
-    None), and each field's value of its kind (every number a count from 0
-    to MAX_COUNT, the workers from 1 to MOST_WORKERS, keys of histograms
-    digits, loop keys states of `deck`, a decks.Deck; `empty_hands`: of an
-    archive of format EMPTY_HANDS_UNTIL or older, whose keys held them)."""
+    """What makes no sense in a chunk's statistics as read back, or None: the
+    fields of a chunk record of its job's `driver` (records.SHAPES: any
+    driver's where `driver` is None), each of its kind (_KINDS), loop keys
+    states of `deck` (`empty_hands`: as key_problem)."""
     if not isinstance(stats, dict) or not stats:
         return "hold no field"
     shapes = records.SHAPES.get(driver) or [shape for shapes in records.SHAPES.values() for shape in shapes]
@@ -480,10 +441,6 @@ def _histogram(value, deck, empty_hands=False):
         count(games)
 
 
-def _workers(value, deck, empty_hands=False):
-    count(value, 1, MOST_WORKERS)
-
-
 def _loop_keys(keys, deck, empty_hands=False):
     for key in keys:
         problem = key_problem(key, deck, empty_hands=empty_hands)
@@ -520,14 +477,21 @@ def _longest(value, deck, empty_hands=False):
         Deal.parse(value[2])
     except (DealError, DeckError, TypeError, ValueError):
         raise holds(value[2], "a deal") from None
-    if not (isinstance(value[3], str) and value[3].isascii() and value[3].isdigit() and len(value[3]) <= 200):
-        raise holds(value[3], "an arrangement number in decimal")
+    _arrangement(value[3])
 
 
-def _counts(value, deck, empty_hands=False):
-    if not isinstance(value, dict):
+def _counts(value, deck=None, empty_hands=False, within=False):
+    """Every number in `value` (an object of nested lists and objects) a count, else Damaged."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _counts(item, within=True)
+    elif not within:
         raise holds(value, "what a search reached")
-    _counts_within(value)
+    elif isinstance(value, list):
+        for item in value:
+            _counts(item, within=True)
+    elif isinstance(value, (int, float)):      # bool is an int: count refuses it too
+        count(value)
 
 
 def fields(value, known, what):
@@ -543,17 +507,15 @@ def _own(value, deck, empty_hands=False):
 
 
 _KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,
-          records.WORKERS: _workers, records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops,
-          records.LONGEST: _longest, records.COUNTS: _counts, records.OWN: _own}
+          records.WORKERS: lambda value, deck, empty_hands: count(value, 1, MOST_WORKERS),
+          records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops, records.LONGEST: _longest,
+          records.COUNTS: _counts, records.OWN: _own}
 
 
 def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
-    """A row of table chunks (a dict of the columns read), checked, with its
-    statistics read (a JSON object, or None): ArchiveFault naming the file,
-    the chunk, its job and the column. `deck` and `driver`: the job's
-    decks.Deck and driver, which its statistics are checked against;
-    `empty_hands`: of an archive of format EMPTY_HANDS_UNTIL or older
-    (key_problem)."""
+    """A row of table chunks, checked, with its statistics read (a JSON
+    object, or None) and checked against its job's `deck` and `driver`
+    (`empty_hands`: as key_problem)."""
     chunk = dict(row)
     what = f"chunk {cut(chunk.get('chunk'))} of job {chunk.get('job')}"
     columns(path, chunk, what, (("chunk", count), ("deals", count), ("hits", count),
@@ -568,9 +530,8 @@ def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
 
 
 def counts_problem(stats, deals):
-    """What makes a chunk's statistics (checked by stats_problem) disagree
-    with the deals its record says it played, or None: the games of each
-    status, and those of each length, are every deal it played, once."""
+    """What makes a chunk's statistics disagree with the deals its record
+    says it played, or None: each count of its games counts every deal once."""
     if deals is None:
         return None
     for field, played in (("statuses", stats.get("statuses")), ("lengths", stats.get("lengths")),
@@ -585,9 +546,9 @@ def counts_problem(stats, deals):
 
 def check_chunk_numbers(db, path, job_id):
     """ArchiveFault unless every number the chunks of job `job_id` record is
-    a count from 0 to MAX_COUNT (seconds: under 10^12): a negative count or
-    time would make a wrong mean or an infinite rate, silently. In SQL, over
-    every chunk at once: a job may have tens of thousands."""
+    a count (seconds: under 10^12): a negative count or time would make a
+    wrong mean or an infinite rate, silently. In SQL, over every chunk at
+    once: a job may have tens of thousands."""
     bad = db.execute(
         "SELECT chunk FROM chunks WHERE job = ? AND NOT (typeof(chunk) = 'integer' AND chunk >= 0 "
         "AND typeof(deals) = 'integer' AND deals BETWEEN 0 AND ? "

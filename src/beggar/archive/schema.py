@@ -61,7 +61,6 @@ CREATE TABLE chunks (
     stats TEXT,                     -- JSON: games by status, lengths in cards and tricks
     PRIMARY KEY (job, chunk)
 );
-""" + """
 CREATE TABLE loops (
     id INTEGER PRIMARY KEY,
     key TEXT NOT NULL,              -- the canonical state (loops.py, cycle.state_key), hex
@@ -80,7 +79,6 @@ CREATE TABLE loops (
     basin_stopped_by TEXT,          -- NULL: complete, else "states" or "time", the bound that stopped it
     UNIQUE (deck, key)
 );
-""" + """
 CREATE TABLE driver_rows (
     job TEXT NOT NULL REFERENCES jobs(id),
     kind TEXT NOT NULL,             -- what the row is, in its driver's words (a hunt's: seat)
@@ -103,8 +101,6 @@ ADDED = {7: ["driver_rows"]}
 
 
 def create(db):
-    """Write this format's tables into the empty database `db` (inside a
-    transaction where others may open the file) and mark it."""
     for statement in SCHEMA.split(";"):
         if statement.strip():
             db.execute(statement)
@@ -113,7 +109,6 @@ def create(db):
 
 
 def _tables_of():
-    """{table: {column}} of the schema, as SQLite reads it."""
     with closing(sqlite3.connect(":memory:")) as db:
         create(db)
         tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
@@ -125,8 +120,6 @@ TABLES = _tables_of()
 
 
 def check_tables(db, path, version=SCHEMA_VERSION):
-    """ArchiveFault unless every table of format `version` (this one, or one
-    of NAMED_THEN) is in `db`, whole."""
     named = NAMED_THEN.get(version, {})
     for table, columns in TABLES.items():
         if table in tables_after(version):
@@ -141,12 +134,10 @@ def check_tables(db, path, version=SCHEMA_VERSION):
 
 
 def tables_after(version):
-    """The tables that formats after `version` added."""
     return [table for added, tables in ADDED.items() if added > version for table in tables]
 
 
 def table_of(deal):
-    """(deck, players, split) of a deal as the archive keeps them."""
     return deal.deck_written(), deal.players, len(deal.hands[0])
 
 

@@ -14,6 +14,12 @@ def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def dicts(cursor):
+    """The rows of `cursor`, each a dict by column name."""
+    names = [d[0] for d in cursor.description]
+    return (dict(zip(names, row)) for row in cursor)
+
+
 def where(*conditions, **equal):
     """(' WHERE ...', its arguments) of the columns `equal` names that are
     given a value (None: not narrowed by it) and of `conditions`, each an

@@ -2,14 +2,11 @@
 (games.py, loops.py, jobs.py, driver_rows.py, claim.py).
 
 An archive opened to be read (`readonly=True`) is never written, not even
-created: a missing one is an ArchiveError (no_such_archive: the same line
-for every command, and for a resume, which opens to write but must not
-create what it then finds empty), one in a folder that cannot be
-written (a read-only filesystem) is read as it stands, and one of an older
+created (no_such_archive: the same line for every command, and for a
+resume, which must not create what it then finds empty); one of an older
 format that differs only in names (schema.NAMED_THEN) is read under the
-names of this one. Whatever SQLite reports of an archive that cannot be
-used now (locked for too long, read-only, damaged, a full disk) is an
-ArchiveFault naming the file: no sqlite3.Error leaves the store.
+names of this one. No sqlite3.Error leaves the store: each is an
+ArchiveFault naming the file.
 """
 
 import os
@@ -36,7 +33,6 @@ LOCK_SECONDS = 60
 
 
 def lock_seconds():
-    """LOCK_SECONDS, or the seconds of BEGGAR_LOCK_SECONDS."""
     text = os.environ.get("BEGGAR_LOCK_SECONDS")
     if text is None:
         return LOCK_SECONDS
@@ -51,7 +47,6 @@ def lock_seconds():
 
 
 def _is_sqlite(path):
-    """Whether the file at `path` begins as every SQLite database does."""
     try:
         with open(path, "rb") as file:
             return file.read(16) == b"SQLite format 3\x00"
@@ -71,19 +66,13 @@ def archive_option(path):
 
 
 class Archive(Games, Loops, Jobs, DriverRows, Claims):
-    """An open archive. Use as a context manager, or call close(); its
-    queries are those of the tables it is made of.
+    """An open archive, a context manager; its queries are those of its tables.
 
-    `link_loop`: what an open to write hands the migration of an archive of
-    format 3 or older, which links every loop game to its loop, or of format
-    5 or older whose loop keys hold players who are out, which names those
-    loops by their players (migrations.py): a function from a Deal to the
-    loops.Loop it falls into (deck, hex, players, period, states, balanced),
-    raising a BadInput when its game ends (loops.of_deal is one). Without
-    it, such an archive is refused (ArchiveFault) and left as it was. A
-    read-only open never migrates.
-    `create=False`: an open to write that finds no archive refuses as a
-    read-only one does (a resume: there is nothing to go on with)."""
+    `link_loop`: the function from a Deal to the loops.Loop it falls into
+    (loops.of_deal) that the migrations which play games need (migrations.py;
+    the archive plays none); without it such an archive is refused and left
+    as it was. `create=False`: an open to write that finds no archive
+    refuses as a read-only one does (a resume: there is nothing to go on with)."""
 
     def __init__(self, path=DEFAULT_PATH, readonly=False, link_loop=None, create=True):
         self.path = str(path)
@@ -132,29 +121,23 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
                 raise self.fault(error) from None
         try:
             self._check_or_create()
-        except sqlite3.OperationalError as error:
+        except BaseException as error:
             self.db.close()
-            raise self.fault(error) from None
-        except sqlite3.DatabaseError as error:
-            self.db.close()
+            if not isinstance(error, sqlite3.Error):
+                raise
+            if not isinstance(error, sqlite3.DatabaseError) or isinstance(error, sqlite3.OperationalError):
+                raise self.fault(error) from None
             if _is_sqlite(path):        # an archive cut short, or written over in part
                 raise ArchiveFault(f"{path}: damaged: restore it from a copy, or start a new archive "
                                    f"({error})") from None
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
-        except sqlite3.Error as error:
-            self.db.close()
-            raise self.fault(error) from None
-        except BaseException:
-            self.db.close()
-            raise
 
     def _connect_to_read(self):
-        """A connection that never writes the archive. Where the file and its
-        folder can be written it is opened for writing with every write refused
-        (query_only), so that the last connection to close removes SQLite's
-        side files (-wal, -shm), which a read-only one would leave behind; a
-        file that cannot be written is opened read-only, and one whose folder
-        cannot be written (no room for the side files) as an immutable file."""
+        """A connection that never writes the archive: opened for writing with
+        every write refused (query_only) where it can be, so that the last
+        connection to close removes SQLite's side files (-wal, -shm), which a
+        read-only one would leave behind; immutable where its folder cannot
+        take the side files."""
         folder_writable = os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK)
         writable = folder_writable and os.access(self.path, os.W_OK)
         uri = Path(self.path).resolve().as_uri() + ("?mode=rw" if writable else "?mode=ro")
@@ -168,7 +151,6 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
             raise self.fault(error) from None
 
     def fault(self, error):
-        """The ArchiveFault that an sqlite3.Error stands for, in words."""
         return in_words(self.path, error, self.lock_seconds)
 
     def _check_or_create(self):
@@ -204,7 +186,10 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
             if self.readonly:
                 raise ArchiveFault(f"{self.path}: archive format {version}, to be brought to format "
                                    f"{SCHEMA_VERSION}: open it once where it can be written (a search does)")
-            self._migrate()
+            try:
+                migrations.migrate(self, self.link_loop)
+            except sqlite3.Error as error:
+                raise self.fault(error) from None
             version = self.version = SCHEMA_VERSION
         elif version > SCHEMA_VERSION:
             raise ArchiveError(f"{self.path}: archive format {version}; this beggar reads {SCHEMA_VERSION} "
@@ -213,12 +198,6 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
         if not self.readonly:
             db.execute("PRAGMA synchronous = FULL")     # a commit survives a crash of the machine
         db.execute("PRAGMA foreign_keys = ON")
-
-    def _migrate(self):
-        try:
-            migrations.migrate(self, self.link_loop)
-        except sqlite3.Error as error:
-            raise self.fault(error) from None
 
     def _switch_to_wal(self):
         """WAL lets readers and one writer work at once. Switching needs a moment
@@ -240,12 +219,11 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
             raise self.fault(error) from None
 
     def discard(self):
-        """Close the archive, and remove it where this open created it and
-        it holds nothing yet (no job, chunk, game or loop): with its side
-        files and the folders its open created, so that a job refused before
-        it was stored leaves no archive behind. Looked at under the write
-        lock: another job that created the same new archive at the same
-        moment and stored anything in it keeps it."""
+        """Close the archive, and remove it, its side files and the folders
+        its open created where this open created it and it holds nothing yet:
+        a job refused before it was stored leaves no archive behind. Looked
+        at under the write lock: another job that created the same new
+        archive at the same moment and stored anything in it keeps it."""
         empty = False
         if self.created and not self.readonly:
             try:
@@ -299,8 +277,6 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
             raise self.fault(error) from None
 
     def _roll_back(self):
-        """End the open transaction, keeping none of it. A rollback that SQLite
-        refuses is an ArchiveFault too: no sqlite3.Error leaves the archive."""
         try:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")

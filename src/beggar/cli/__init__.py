@@ -1,11 +1,7 @@
-"""The `beggar` command: `main`, the parser, and what each kind of error exits with.
-
+"""The `beggar` command: `main`, the parser, and what each kind of error exits
+with (the README's: a bad input 2, a fault 3, Ctrl-C 130, each one line).
 Each group of commands lives in its own module, which declares its arguments
-next to its handler and imports what it needs only when it runs. Errors a user
-can cause (a bad deal, a missing file, a malformed saved game) are one line on
-standard error, naming the file and place, with exit status 2. Faults of the
-machine (an archive locked, read-only or damaged, a full disk, a worker killed)
-are one line too, with exit status 3; a Ctrl-C exits 130.
+next to its handler and imports what it needs only when it runs.
 """
 
 import sys
@@ -44,12 +40,9 @@ def _main(argv):
         status = args.run(args)
         sys.stdout.flush()          # a full disk shows here, not as the interpreter exits
         return status
-    except BadInput as error:
+    except (BadInput, Fault) as error:
         print(f"beggar {args.command}: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Fault as error:
-        print(f"beggar {args.command}: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT if isinstance(error, BadInput) else EXIT_FAILED
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -66,8 +66,7 @@ _LISTED_AS = {"chunk": "walk"}
 
 
 def job_rows(archive, archive_path):
-    """Every job of an open archive as plain data: what `archive jobs` shows
-    (and --json prints), oldest first."""
+    """Every job of an open archive as `archive jobs` shows it, oldest first."""
     from ..search import drivers
     from ..search import job as jobs
     from .search import resume_command
@@ -130,7 +129,6 @@ def run_archive_jobs(args):
 
 
 def _list_loops(args):
-    """The loops table: one row a loop, those with balanced deals first."""
     if args.records or args.min_cards is not None or args.disputed or args.players not in (None, 2):
         raise UsageError("--loops lists loops: --deck, --job and --limit narrow them "
                          "(--records, --min-cards, --disputed and --players are for games)")
@@ -169,8 +167,6 @@ def _list_loops(args):
 
 
 def _show_loop(args):
-    """A kept loop: what it is, who found it, its basin, and one period played
-    from its canonical state, as beggar replay prints a loop."""
     with Archive(args.archive, readonly=True) as archive:
         row = archive.loop(args.loop)
         seats = sorted(hunt.seats(archive, row["deck"], loop=row["key"]), key=lambda seat: seat["job"])
@@ -206,14 +202,8 @@ def _show_loop(args):
     return 0
 
 
-def _archived(game):
-    """A kept game as (SavedGame, Outcome of the compiled engine)."""
-    from ..finds import outcome_of
-    saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=f"archive game {game['id']}")
-    return saved, outcome_of(game["compiled"])
-
-
 def run_archive_show(args):
+    from ..finds import outcome_of
     if (args.id is None) == (args.loop is None):
         raise UsageError("give a game ID or --loop N, not both" if args.loop is not None
                          else "give the ID of a game, or --loop N for a loop")
@@ -225,8 +215,7 @@ def run_archive_show(args):
         loop_id = archive.loop_id(game["deck"], game["loop"]) if game["loop"] else None
         if game["loop"] and loop_id is None:
             archive.check_loop_games()      # names the game and its key: exit 3
-    saved, outcome = _archived(game)
-    print(describe(saved.deal, outcome))
+    print(describe(Deal.parse(game["deal"]), outcome_of(game["compiled"])))
     if loop_id is not None:
         print(f"loop     {loop_id} of the archive (beggar archive show --loop {loop_id}{archive_option(args.archive)})")
     print(f"rules    {json.dumps(game['rules'])}")
@@ -256,7 +245,6 @@ def run_archive_export(args):
 
 
 def _write(saved, outcome, args, what):
-    """Write an export to args.file (standard output for none or -), as text or JSON."""
     text = to_text(saved, outcome) if args.text else to_json(saved, outcome)
     if args.file is None or args.file == "-":
         sys.stdout.write(text)
@@ -267,8 +255,6 @@ def _write(saved, outcome, args, what):
 
 
 def _export_loop(args):
-    """A loop as a saved game: its first balanced deal kept, else its
-    canonical state as a deal (which loops from its first trick)."""
     if args.file is not None:
         raise UsageError("give a game ID or --loop N, not both")
     args.file = args.id         # with --loop, the one word given is the FILE
@@ -315,7 +301,6 @@ def run_archive_census(args):
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     archive = commands.add_parser(
         "archive", help="list, show and export the games searches kept",
         description="Look into the results archive.")

@@ -111,7 +111,6 @@ def _run_table_basin(args, deal, players):
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     for name, run, text in (
             ("family", run_family,
              "Find the family of a finished game: every state whose game ends the same way, "

@@ -11,8 +11,7 @@ def run_census(args):
     deck = (args.variant or STANDARD).deck(args.deck)
     name = "census-" + "".join(ch if ch.isalnum() else "-" for ch in str(deck)).strip("-")
     data = {"name": name, "driver": "census", "deck": args.deck, "variant": args.variant or STANDARD,
-            "players": args.players,
-            "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
+            "players": args.players, "split": args.split, "first": args.first, "deals": args.count, "top": args.top}
     if args.chunk is not None:
         data["chunk"] = args.chunk
     status, job_id = run(args, data)
@@ -23,7 +22,6 @@ def run_census(args):
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     census = commands.add_parser(
         "census", help="play every deal of a deck, exactly once",
         description="Play every deal of DECK (every arrangement of its ranks, dealt as any "

@@ -29,7 +29,6 @@ PAD, GAP = 2, 6
 
 
 def text_width(text, size):
-    """An upper bound of the width in pixels of `text` drawn at font size `size`."""
     em = 0.0
     for char in text:
         if char in _NARROW:
@@ -44,16 +43,12 @@ def text_width(text, size):
 
 
 def place_labels(labels, low, high, size):
-    """Where the labels of vertical marks go so that no two boxes overlap.
-    `labels`: [(x, text)], x in pixels; `low`, `high`: the span they must keep
-    within. Each label stays at its x: just right of it, or just left of it
-    where it would cross `high` (pushed back inside where it is wider than the
-    space on both sides); then, in order of x, it takes the first row (0 the
-    top one, LINE * size apart) where it overlaps no label already placed.
-    Returns [(left edge, width, row, anchor)] in the order of `labels`:
-    anchor "end" where the box ends at its mark (the text is drawn from its
-    right edge, so that the text, narrower than its estimate, still ends at
-    its mark), else "start"."""
+    """Where the labels [(x, text)] of vertical marks go, within `low` to
+    `high`, so that no two boxes overlap: just right of its x, or left where
+    it would cross `high`; then, in order of x, the first row (0 the top one)
+    where it overlaps no label already placed. Returns [(left edge, width,
+    row, anchor)]: anchor "end" where the box ends at its mark (drawn from its
+    right edge, so that the text, narrower than its estimate, ends there)."""
     placed = [None] * len(labels)
     rows = []                                   # per row, the (start, end) of its boxes
     for index in sorted(range(len(labels)), key=lambda i: (labels[i][0], i)):
@@ -87,7 +82,6 @@ def flow(widths, low, high):
 
 
 def _nice_ticks(low, high, count=6):
-    """Round tick values from low to high, about `count` of them."""
     if high <= low:
         high = low + 1
     raw = (high - low) / count
@@ -96,9 +90,7 @@ def _nice_ticks(low, high, count=6):
         if raw <= factor * step:
             step *= factor
             break
-    first = math.ceil(low / step) * step
-    ticks = []
-    value = first
+    ticks, value = [], math.ceil(low / step) * step
     while value <= high + step * 1e-9:
         ticks.append(value)
         value += step
@@ -113,20 +105,15 @@ def _thin(points):
 
 
 def _label(value):
-    if value == int(value):
-        return f"{int(value):,}"
-    return f"{value:g}"
+    return f"{int(value):,}" if value == int(value) else f"{value:g}"
 
 
 def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), width=760, height=300,
           steps=False):
-    """An SVG chart. `lines`: [(label, [(x, y)])]; `marks`: vertical lines
-    [(x, label)] (records, say); `spans`: shaded ranges [(x0, x1, label)];
-    `log_y`: a logarithmic y axis (values <= 0 left out); `steps`: draw each
+    """An <svg> chart. `lines`: [(label, [(x, y)])]; `marks`: vertical lines
+    [(x, label)]; `spans`: shaded ranges [(x0, x1, label)]; `steps`: each
     line as steps (a survival curve). `height` is that of the plot and its
-    axes: the legend's rows below them add to it, and so do the rows of the
-    marks' labels where they need more than the plot's height. Returns the
-    <svg> element as text."""
+    axes: the legend's rows below add to it, and so may the marks' labels."""
     left, right, top, bottom = 70, 20, 30 if title else 12, 45
     plot_w, plot_h = width - left - right, height - top - bottom
     kept = [(label, _thin([(x, y) for x, y in points if not log_y or y > 0])) for label, points in lines]

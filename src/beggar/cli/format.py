@@ -8,29 +8,28 @@ games) has thousands separators ('13,622'), and from ten million on is
 ('8344 cards'), as the published records are.
 """
 
+import itertools
 import math
 import shlex
 
+from .. import engine
+
 
 def when(stamp):
-    """An archive's UTC time stamp (ISO 8601) as every text view shows it: '2026-12-01 09:15'."""
     return stamp[:16].replace("T", " ") if stamp else "-"
 
 
 def number(value):
-    """A count as people read it: '12,345', or '3.1e12' from ten million on."""
     if not math.isfinite(value):
         return "-"
     return f"{value:,.0f}" if value < 1e7 else f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
 
 
 def loop_basin(row, deal):
-    """A kept loop's basin (its row, the archive's, and its canonical state
-    as a deal of its players: loops.kept_state) in a few words, with the
-    command that searches it where it was not searched, as a shell reads it,
-    or None: the basin of a loop of two players; for a loop of three or four,
-    which no deal of two falls into, the search back to its deals at a table
-    of its players."""
+    """A kept loop's basin (its row, and its canonical state as a deal:
+    loops.kept_state) in a few words, with the command that searches it, or
+    None; for a loop of three or four, which no deal of two falls into, the
+    search back to its deals at a table of its players."""
     players = deal.players
     if players > 2:
         return (f"none at a table of two, for a loop of {players} players; its deals at a table of {players}",
@@ -42,13 +41,11 @@ def loop_basin(row, deal):
 
 
 def variant_line(variant):
-    """The line naming the variant a deal shown is played under, or '' for the standard rules."""
     return "" if variant.standard else \
         f"variant  {variant} (each card written as the standard card that pays as much)\n"
 
 
 def describe(deal, outcome):
-    """The outcome as a few aligned lines for people."""
     lines = [f"deal     {deal}"]
     if outcome.status == "finished":
         lines.append(f"status   finished: hand {outcome.winner + 1} wins")
@@ -58,13 +55,12 @@ def describe(deal, outcome):
         verdict = "a draw" if outcome.winner is None else f"hand {outcome.winner + 1} holds the most cards"
         lines.append(f"status   stopped at the limit: {verdict}")
     note = " (counted when the repeated state is first seen)" if outcome.status == "loop" else ""
-    lines.append(f"cards    {outcome.cards}{note}")
-    lines.append(f"tricks   {outcome.tricks}")
-    lines.append(f"hands    {' / '.join(str(c) for c in outcome.counts)} cards")
+    lines += [f"cards    {outcome.cards}{note}", f"tricks   {outcome.tricks}",
+              f"hands    {' / '.join(str(c) for c in outcome.counts)} cards"]
     if outcome.status == "loop":
         (entry_tricks, entry_cards), (period_tricks, period_cards) = outcome.loop_entry, outcome.loop_period
-        lines.append(f"entry    after {entry_tricks} tricks / {entry_cards} cards")
-        lines.append(f"period   {period_tricks} tricks / {period_cards} cards")
+        lines += [f"entry    after {entry_tricks} tricks / {entry_cards} cards",
+                  f"period   {period_tricks} tricks / {period_cards} cards"]
     lines.append(f"engine   {outcome.engine}")
     return "\n".join(lines)
 
@@ -75,7 +71,6 @@ JOB_COLUMNS = ("job", "driver", "table", "state", "played", "best", "games", "lo
 
 
 def job_cells(row):
-    """A job (a row of cli.archive.job_rows) as the cells of JOB_COLUMNS."""
     return (row["id"], row["driver"], row["table"], row["state"], job_played(row), job_best(row), f"{row['games']:,}",
             f"{row['loops']:,}", when(row["started"]), when(row["last_ran"]), row["resume"] or "-")
 
@@ -96,15 +91,10 @@ def job_best(row):
 
 
 def _compact(number):
-    """A count in a narrow column: 950, 43.2K, 12.0M, 3.9G."""
     for size, letter in ((10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "K")):
         if number >= size:
             return f"{number / size:.1f}{letter}"
     return str(number)
-
-
-def figures(cards, tricks):
-    return f"{cards}/{tricks}"
 
 
 def trick_lines(tricks, first, deal):
@@ -118,8 +108,18 @@ def trick_lines(tricks, first, deal):
         yield f"{number:>6}  {trick.leader + 1:>3}  {trick.taker + 1:>4}  {sizes}  {laid}"
 
 
+def sizes_by_trick(deal, outcome, points):
+    """(trick, hand sizes) from the deal on, every so many tricks that at
+    most about `points` are drawn, the last trick always: a game may be
+    millions of tricks long, and is replayed, never held whole."""
+    every = max(1, -(-outcome.tricks // points))
+    yield 0, [len(hand) for hand in deal.hands]
+    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
+        if number % every == 0 or number == outcome.tricks:
+            yield number, [len(hand) for hand in trick.hands]
+
+
 def table(rows):
-    """Rows of cells as aligned columns, the first row the heading."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
                      for row in rows)

@@ -10,7 +10,7 @@ from ..cards import written
 from ..engine import ENGINES
 from ..savefile import load, mismatches, parse
 from . import plot
-from .format import describe, figures, table, trick_lines, variant_line
+from .format import describe, sizes_by_trick, table, trick_lines, variant_line
 from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, add_game_options, game_from_args
 
 
@@ -60,13 +60,13 @@ def run_verify(args):
     for number, (game, year) in enumerate(zip(games, years), 1):
         want = game.expected
         row = [game.name or f"game {number}", *((year,) if dated else ()), want["status"],
-               figures(want["cards"], want["tricks"])]
+               f"{want['cards']}/{want['tricks']}"]
         for name in engines:
             outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks, engine=name,
                                   detect_loops=game.rules.detect_loops)
             wrong = mismatches(want, outcome)
             failures += bool(wrong)
-            row.append(f"{figures(outcome.cards, outcome.tricks)} {'MISMATCH' if wrong else 'OK'}")
+            row.append(f"{outcome.cards}/{outcome.tricks} {'MISMATCH' if wrong else 'OK'}")
         rows.append(row)
     print(table(rows))
     verdict = f"{failures} MISMATCH" if failures else "all OK"
@@ -126,12 +126,7 @@ PLOT_POINTS = 100_000
 
 def _plot(path, deal, outcome):
     plt = plot.pyplot()
-    every = -(-outcome.tricks // PLOT_POINTS)
-    numbers, sizes = [0], [[len(hand) for hand in deal.hands]]
-    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
-        if number % every == 0 or number == outcome.tricks:
-            numbers.append(number)
-            sizes.append([len(hand) for hand in trick.hands])
+    numbers, sizes = zip(*sizes_by_trick(deal, outcome, PLOT_POINTS))
     figure, axes = plt.subplots(figsize=(10, 4))
     for h in range(deal.players):
         axes.plot(numbers, [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)
@@ -148,7 +143,6 @@ def _plot(path, deal, outcome):
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     play = commands.add_parser(
         "play", help="play one deal and print how it ends",
         description="Play one deal and print its outcome: status, winner, cards, tricks, "

@@ -98,7 +98,6 @@ def _trial(name, backend):
 
 
 def add(commands):
-    """Declare this command on the `beggar` parser's subcommands."""
     gpu = commands.add_parser(
         "gpu", help="show the GPUs and OpenCL devices, and whether the kernels run there",
         description="Say where this machine stands with the GPU engines: NVIDIA's CUDA bindings, "

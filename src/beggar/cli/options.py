@@ -39,18 +39,20 @@ class OutputFault(Fault):
 _FAULTS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO, errno.EFBIG}
 
 
+def _refused(message, error):
+    """The error of an output the OSError `error` refused: the machine's fault, or the path's."""
+    return (OutputFault if error.errno in _FAULTS else UsageError)(message)
+
+
 def check_output(path, option):
-    """An output file named by `option`, before any work: '' names none."""
     if not path:
         raise UsageError(f"{option}: name a file, not ''")
 
 
 def output_folder(path, option):
-    """A folder named by `option` for files written later, checked before any
-    work (a search of minutes must not end in a folder it cannot write):
-    created if need be and written to once. Returns the outermost folder
-    created here (None: it was there), so that folders left empty can be
-    removed again (unused_folder)."""
+    """A folder named by `option` for files written later, created and written
+    to once before any work (a search of minutes must not end in a folder it
+    cannot write). Returns the outermost folder created here, for unused_folder."""
     if not path:
         raise UsageError(f"{option}: name a folder, not ''")
     if os.path.lexists(path) and not os.path.isdir(path):
@@ -66,16 +68,12 @@ def output_folder(path, option):
         probe.close()
     except OSError as error:
         unused_folder(path, created)
-        message = f"{option} {path}: cannot write files there ({error.strerror or error})"
-        if error.errno in _FAULTS:
-            raise OutputFault(message) from None
-        raise UsageError(message) from None
+        raise _refused(f"{option} {path}: cannot write files there ({error.strerror or error})", error) from None
     return created
 
 
 def unused_folder(path, created):
-    """Remove the folder `path` and those above it up to `created` (what
-    output_folder created), as long as nothing went into them."""
+    """Remove the folder `path` and those above it up to `created`, as long as nothing went into them."""
     if created is None:
         return
     folder = os.path.abspath(path)
@@ -90,12 +88,9 @@ def unused_folder(path, created):
 
 
 def write_output(path, data, option=None):
-    """Write `data` (text or bytes) to the file `path` a user named (`option`:
-    the option that named it, for the message), whole: flushed and synced, so
-    that a full disk shows here (matplotlib and a plain close may not tell)."""
-    where = f"{option} {path}" if option else path
-    if not path:
-        raise UsageError(f"{option or 'the output'}: name a file, not ''")
+    """Write `data` to the file `path` that `option` named, flushed and synced,
+    so that a full disk shows here (matplotlib and a plain close may not tell)."""
+    check_output(path, option or "the output")
     try:
         with open(path, "wb") as file:
             file.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -103,10 +98,8 @@ def write_output(path, data, option=None):
             if os.path.isfile(path):        # /dev/stdout and pipes cannot be synced
                 os.fsync(file.fileno())
     except OSError as error:
-        message = f"{where}: cannot write ({error.strerror or error})"
-        if error.errno in _FAULTS:
-            raise OutputFault(message) from None
-        raise UsageError(message) from None
+        where = f"{option} {path}" if option else path
+        raise _refused(f"{where}: cannot write ({error.strerror or error})", error) from None
 
 
 # Characters of the record notation: an argument made of these alone is a
@@ -115,8 +108,7 @@ NOTATION = set("-/0123456789TXJQKAtxjqka ,") | set("SHDCshdc\u2660\u2665\u2666\u
 
 
 def whole_in(low, high=None):
-    """An argparse type: a whole number from `low` to `high` (None: checked
-    later, against what it counts)."""
+    """An argparse type: a whole number from `low` to `high` (None: checked later)."""
     def parse(text):
         try:
             return number(text, "", low, high)
@@ -170,7 +162,6 @@ def players(text):
 
 
 def split(text):
-    """--split: 'even', 'random' or the first hand's size (checked against the deck later)."""
     if text in ("even", "random"):
         return text
     if is_digits(text):
@@ -179,7 +170,6 @@ def split(text):
 
 
 def devices(text):
-    """--devices: 'all' or device numbers such as '0,2'."""
     try:
         return checks.devices(text, "")
     except ValueError:
@@ -194,7 +184,6 @@ def add_deck_option(parser, more=""):
 
 
 def variant(text):
-    """--variant: a name or a penalty table (variant.py)."""
     try:
         return Variant.parse(text)
     except VariantError as error:
@@ -230,7 +219,7 @@ def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
 
 def game_from_args(args):
     """The one game that play or replay is asked for, with the command line's
-    limits, its deal as it plays under its variant (--variant, or its file's)."""
+    limits and variant."""
     shuffled = [option for option, value in (("--players", args.players), ("--seed", args.seed),
                                              ("--index", args.index), ("--split", args.split)) if value is not None]
     if shuffled:
@@ -265,9 +254,8 @@ def game_from_args(args):
 
 
 def pick_game(games, source, wanted):
-    """The game of `games` (read from `source`) that --game `wanted` names:
-    its number from 1, or its name (whole, else a part of it that one name
-    alone holds, in any case); None: the one game there is."""
+    """The game of `games` that --game `wanted` names: its number from 1, or
+    its name (whole, else a part that one name alone holds); None: the one."""
     count = len(games)
     if wanted is None:
         if count != 1:

@@ -1,12 +1,9 @@
 """One self-contained HTML page of an archive, or of one of its jobs, to
-share finds (beggar archive report): the jobs, the balanced deals that
-never end at each table, the longest games of each table with their hand
-sizes drawn, the loops with one period traced, the
-survival curve and the odds, and for each game the command that replays it.
-No server, no network, no script: the charts are inline SVG (charts.py)
-and the styles are in the page. One of the command's outputs, built from
-the same rows and lines as its text (archive jobs, replay's trick table,
-durations), so it sits beside them in cli/ and not in reports/."""
+share finds (beggar archive report; its sections as its --help says). No
+server, no network, no script: the charts are inline SVG (charts.py) and
+the styles are in the page. Built from the same rows and lines as the
+command's text (archive jobs, replay's trick table, durations), so it sits
+beside them in cli/ and not in reports/."""
 
 from __future__ import annotations
 
@@ -25,7 +22,7 @@ from ..search.drivers.hunt import seats
 from ..search.drivers.walks import limit_option
 from ..search.job import stored
 from . import charts
-from .format import JOB_COLUMNS, job_cells, loop_basin, number, trick_lines, when
+from .format import JOB_COLUMNS, job_cells, loop_basin, number, sizes_by_trick, trick_lines, when
 from .stats import duration
 
 #: The longest games shown per table, and the games of them drawn.
@@ -63,24 +60,16 @@ def _code(text):
 
 
 def play_command(deal):
-    """The command that replays a deal, as it is pasted into a shell."""
     return f"beggar play {shlex.quote(str(deal))}"
 
 
 def hand_chart(deal, outcome, title):
     """The hand sizes of a game over its tricks, its loop's period shaded."""
-    every = max(1, -(-outcome.tricks // charts.POINTS))
-    sizes = [[(0, len(hand))] for hand in deal.hands]
-    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
-        if number % every == 0 or number == outcome.tricks:
-            for h, hand in enumerate(trick.hands):
-                sizes[h].append((number, len(hand)))
-    spans = []
-    if outcome.status == "loop":
-        entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-        spans.append((entry, entry + period, f"loop: {period} tricks / {outcome.loop_period[1]} cards"))
-    return charts.chart([(f"hand {h + 1}", points) for h, points in enumerate(sizes)], "trick", "cards in hand",
-                        title, spans=spans, height=220)
+    sampled = list(sizes_by_trick(deal, outcome, charts.POINTS))
+    (entry, _), (period, cards) = outcome.loop_entry or (0, 0), outcome.loop_period or (0, 0)
+    spans = [(entry, entry + period, f"loop: {period} tricks / {cards} cards")] if outcome.status == "loop" else []
+    return charts.chart([(f"hand {h + 1}", [(number, sizes[h]) for number, sizes in sampled])
+                         for h in range(deal.players)], "trick", "cards in hand", title, spans=spans, height=220)
 
 
 def _jobs_section(jobs, job_id):
@@ -93,11 +82,9 @@ def _jobs_section(jobs, job_id):
 
 
 def _seat_bests(archive, job_id):
-    """The hunts' seats (of job `job_id`, when given) by table (deck, players):
-    (seats searched, the best: (smallest, found deals, loop key, state, job)
-    with the largest smallest hand, one that found a balanced deal first, then
-    the least key, as a hunt's summary picks it, or None); and the tables
-    each hunt aims at, seated or not."""
+    """The hunts' seats by table (deck, players): (seats searched, the best:
+    (smallest, found deals, loop key, state, job), picked as a hunt's summary
+    picks it, or None); and the tables each hunt aims at, seated or not."""
     seated, aimed = {}, set()
     for i, spec in archive.jobs():
         spec = stored(spec, f"{archive.path}: job {i}")
@@ -117,11 +104,8 @@ def _seat_bests(archive, job_id):
 
 def _tables_section(archive, job_id):
     """A section per table (deck and players) of the balanced deals that never
-    end: how many, into how many loops, the loops holding most of them with
-    the command that searches each for them again, the first few deals with
-    the command that replays each, and what the hunts' seats came closest to.
-    Returns its parts and the ids of the loops holding each table's best deal
-    (which the loops section shows first)."""
+    end. Returns its parts and the ids of the loops holding each table's best
+    deal (which the loops section shows first)."""
     archive.check_loop_games(job_id)      # a loop damaged out of sight would drop out of these sections
     seated, aimed = _seat_bests(archive, job_id)
     best_deals = [best[3] for _, best in seated.values() if best is not None and best[1]]
@@ -139,13 +123,10 @@ def _tables_section(archive, job_id):
     for deck, players in tables:
         row = found.get((deck, players))
         sizes = "/".join(str(size) for size in hand_sizes(Deck.parse(deck).total, players))
-        if row is None:
-            out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: no balanced deal that never ends "
-                       "kept</h3>")
-        else:
-            out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: {row['deals']:,} balanced "
-                       f"deal{'s' if row['deals'] != 1 else ''} that never end{'s' if row['deals'] == 1 else ''}, "
-                       f"into {row['loops']:,} loop{'s' if row['loops'] != 1 else ''}</h3>")
+        kept = ("no balanced deal that never ends kept" if row is None else
+                f"{row['deals']:,} balanced deal{'s' if row['deals'] != 1 else ''} that never "
+                f"end{'s' if row['deals'] == 1 else ''}, into {row['loops']:,} loop{'s' if row['loops'] != 1 else ''}")
+        out.append(f"<h3>{escape(deck)} deck, {players} players, {sizes}: {kept}</h3>")
         count, best = seated.get((deck, players), (0, None))
         if best is not None:
             loop_id = archive.loop_id(deck, best[2])
@@ -267,23 +248,20 @@ def _odds_section(archive, job_id):
         except odds.OddsError:
             continue
         shown += 1
+        # A census's counts are exact: no fit, no interval (as beggar stats prints them).
+        exhaustive = odds.is_exhaustive(played)
         try:
-            # A census's counts are exact: no fit (as beggar stats gives none unless asked).
-            tail = None if odds.is_exhaustive(played) else odds.fit_tail(played)
+            tail = None if exhaustive else odds.fit_tail(played)
         except odds.OddsError:
             tail = None
         rows = odds.survival(played, tail=tail)
         out.append(f"<h3>Job {escape(i)}: {escape(spec['driver'])}, {escape(spec['deck'])} deck, "
                    f"{spec['players']} players</h3>")
         out.append(f"<p>{played.deals:,} deals with a length histogram; mean {odds.middle(played)[0]:.1f} cards.</p>")
-        if odds.is_exhaustive(played):
-            # A census's counts are exact: no interval, as beggar stats prints them.
-            out.append(_table(("cards L", "games >= L", "share"),
-                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}"] for r in rows]))
-        else:
-            out.append(_table(("cards L", "games >= L", "P(cards >= L)", "95 % interval"),
-                              [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
-                                f"{r['low']:.3g} to {r['high']:.3g}"] for r in rows]))
+        measured = ("share",) if exhaustive else ("P(cards >= L)", "95 % interval")
+        out.append(_table(("cards L", "games >= L", *measured),
+                          [[str(r["cards"]), f"{r['games']:,}", f"{r['p']:.3g}",
+                            *(() if exhaustive else (f"{r['low']:.3g} to {r['high']:.3g}",))] for r in rows]))
         curve = odds.curve(played)
         marks = [(cards, f"{name}: {cards}") for name, cards in odds.references(archive, played)]
         lines = [("P(cards >= L)", curve)]
@@ -294,7 +272,7 @@ def _odds_section(archive, job_id):
         out.append(charts.chart(lines, "cards L", "P(cards >= L)", "survival of game lengths", log_y=True,
                                 marks=marks, steps=False))
         expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
-        if odds.is_exhaustive(played):
+        if exhaustive:
             out.append("<p>A census plays every deal of its block once: these counts are the block's own, "
                        "and nothing is predicted from them.</p>")
         elif expected:
@@ -311,8 +289,6 @@ FAMILY_LOOPS = 2000
 
 
 def _families_section(archive, job_id):
-    """The families of the loops kept (family.py): the loops of each, their
-    periods and balances, and the balanced deals kept into them at each table."""
     rows = [row for row in archive.loops(job=job_id) if row["players"] == 2]
     if not rows:
         return []
@@ -349,9 +325,8 @@ def _families_section(archive, job_id):
 
 
 def page(archive, jobs, job_id=None):
-    """The report of an open archive (of job `job_id` alone when given), as
-    the text of one HTML page. `jobs`: the archive's jobs as `archive jobs`
-    lists them (cli.archive.job_rows), handed in so that the page and that
+    """The report of an open archive (of job `job_id` alone when given).
+    `jobs`: cli.archive.job_rows, handed in so that the page and that
     command never import each other."""
     what = f"job {job_id}" if job_id else "archive"
     title = f"beggar {what}: {archive.path}"

@@ -28,8 +28,7 @@ def prepare(path):
 
 
 def save(figure, path):
-    """Write a --plot figure to `path` (its format from the extension) and
-    close it."""
+    """Write a --plot figure to `path` (its format from the extension) and close it."""
     # Drawn in memory, then written through write_output: matplotlib does not
     # report every failed write (a full disk passes silently).
     drawn = io.BytesIO()

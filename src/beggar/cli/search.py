@@ -16,8 +16,7 @@ SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "variant",
 
 
 def run_search(args):
-    """beggar search: run a new job (its JOB file, changed by the options that
-    make a spec), or go on with job --resume; returns (exit status, job id)."""
+    """Run a new job, or go on with job --resume; returns (exit status, job id)."""
     from ..search import job as jobs
     if args.resume is None:
         # The job file is read and checked before the archive is opened: a
@@ -39,8 +38,7 @@ def run_search(args):
 
 def run(args, data=None, where="job", resume=None):
     """Run a new job of `data` (a job's keys; `where` names them in errors),
-    or go on with job `resume`, as the run options of `args` say (add_run_options),
-    then print its summary; returns (exit status, job id)."""
+    or go on with job `resume`, then print its summary; returns (exit status, job id)."""
     from ..search.cluster import Cluster
     if args.cluster is not None and args.workers is not None:
         raise UsageError("--workers is for this machine; a cluster has the workers it has")
@@ -97,9 +95,10 @@ def _run(args, cluster, data, where, resume):
                 print(f"resuming job {job_id}, the last one run (beggar archive jobs lists them all)",
                       file=sys.stderr)
             job = archive.job(job_id)
+            spec = jobs.stored(job["spec"], f"{args.archive}: job {job_id}")
             if job["state"] == "done":
                 games, loops = archive.kept_by(job_id)
-                driver = drivers.of(jobs.stored(job["spec"], f"{args.archive}: job {job_id}"))
+                driver = drivers.of(spec)
                 # A job that plays no deals to their end has no best length to tell.
                 best = f"best {job['best_cards']} cards, " if driver.plays.deals else ""
                 print(f"job {job_id} is done: {job['deals']:,} {driver.budget.unit}, "
@@ -138,13 +137,11 @@ def _run(args, cluster, data, where, resume):
                 print(flood, file=sys.stderr)
 
         if resume is not None:
-            engine_then = engine_name or jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["engine"]
+            engine_then = engine_name or spec["engine"]
             if cluster is None:
-                jobs.check_device(engine_then, args.devices if args.devices is not None else
-                                  jobs.stored(job["spec"], f"{args.archive}: job {job_id}")["devices"])
+                jobs.check_device(engine_then, args.devices if args.devices is not None else spec["devices"])
             elif engine_then.gpu:
-                _climbs_off_cluster({**jobs.stored(job["spec"], f"{args.archive}: job {job_id}"),
-                                     "engine": engine_then})
+                _climbs_off_cluster({**spec, "engine": engine_then})
                 cluster.for_gpu(engine_then)
         # A resumed job that had played before: its summary tells this run's
         # figures from the whole job's.
@@ -161,23 +158,20 @@ def _run(args, cluster, data, where, resume):
 
 
 def located(path):
-    """A path as the user gave it, and where a relative one lies: the lines
-    after it name files beside it as relative too."""
+    """A path as the user gave it, and where a relative one lies."""
     return str(path) if os.path.isabs(path) else f"{path} (in {os.getcwd()})"
 
 
 def exit_status(summary):
-    """What a run exits with: 0 when it ran to its budget or time limit, 130 when
-    Ctrl-C stopped it (calmly or at once), 143 when SIGTERM did, as a shell
-    reports a command those signals end."""
+    """What a run exits with: 130 for Ctrl-C, 143 for SIGTERM, as a shell
+    reports a command those signals end; else 0."""
     if summary.reason.startswith(("Ctrl-C", "stopped at once")):
         return 130
     return 143 if summary.reason.startswith("SIGTERM") else 0
 
 
 def _whole_job(archive, job_id, before):
-    """What the job as a whole has done, for the summary of a run that went
-    on with it (None for a job's first run, or where the archive cannot say)."""
+    """What the job as a whole has done, for the summary of a run that went on with it, or None."""
     from ..search import job as jobs
     if before is None:
         return None
@@ -218,20 +212,9 @@ def engine_option(args, cluster=None):
 
 
 def print_summary(summary, archive_path, cluster=None, whole=None):
-    """The summary of a run, in its driver's lines (drivers.Driver.summary).
-    `whole`: the job's figures (Archive.job with games, loops and budget)
-    when the run went on with a job that had played before."""
+    """The summary of a run, in its driver's lines (drivers.Driver.summary)."""
     from ..search import drivers
     lines = drivers.get(summary.driver).summary(summary, archive_path, cluster, whole)
-    _print_ending(lines, summary, archive_path, cluster)
-
-
-def resume_command(job_id, archive_path, cluster=None):
-    return (f"beggar search --resume {job_id}" + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
-            + (f" --cluster {cluster}" if cluster else ""))
-
-
-def _print_ending(lines, summary, archive_path, cluster):
     if summary.note:
         lines.append(f"note     {summary.note}")
     if summary.state != "done":
@@ -239,13 +222,16 @@ def _print_ending(lines, summary, archive_path, cluster):
     print("\n".join(lines))
 
 
+def resume_command(job_id, archive_path, cluster=None):
+    return (f"beggar search --resume {job_id}" + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
+            + (f" --cluster {cluster}" if cluster else ""))
+
+
 def _either(words):
-    """'a, b or c'."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def add(commands):
-    """Declare these commands on the `beggar` parser's subcommands."""
     from ..search import drivers
     from ..search.job import shipped as shipped_jobs
     # Every driver and its table of options, from the registry: a driver
@@ -288,7 +274,6 @@ def add(commands):
 
 
 def add_run_options(parser, workers_default):
-    """The options of how a job runs, which every command that runs one takes."""
     parser.add_argument("--time", type=seconds, metavar="TIME",
                         help="stop after this long: seconds, or 90m, 8h, 2d (the bar shows the time left)")
     parser.add_argument("--workers", type=workers, metavar="N",

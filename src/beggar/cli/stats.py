@@ -44,6 +44,7 @@ def run_stats(args):
 
 
 def _as_json(played, tail, rows, expected, marks):
+    gains = odds.fit_gains(played.gains)
     return {"jobs": played.jobs, "deals": played.deals, "deals_without_histogram": played.other_deals,
             "statuses": played.statuses, "rate": played.rate,
             "mean": odds.middle(played)[0], "median": odds.middle(played)[1], "workers": played.workers,
@@ -61,20 +62,12 @@ def _as_json(played, tail, rows, expected, marks):
                           "largest_gain": max(played.gains, default=None),
                           "model": "gains exponential of scale G at every length; factor(X) = 1 + (exp(k D) - 1) "
                                    "/ (s k), D = X - max(extend_cards, tail from), k = 1/s - 1/G",
-                          **_gain_scale(played)},
+                          **{f"gain_scale{end}": None if gains is None else getattr(gains, f"scale{end}")
+                             for end in ("", "_low", "_high")}},
             "expected": expected}
 
 
-def _gain_scale(played):
-    """The gains' model as JSON: its scale G and the 95 % range."""
-    gains = odds.fit_gains(played.gains)
-    return {"gain_scale": None if gains is None else gains.scale,
-            "gain_scale_low": None if gains is None else gains.scale_low,
-            "gain_scale_high": None if gains is None else gains.scale_high}
-
-
 def _finite(value):
-    """`value` with every float that JSON cannot hold (inf, nan) as null."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -85,7 +78,6 @@ def _finite(value):
 
 
 def duration(seconds):
-    """Seconds as people say them: '42 s', '3.5 hours', '2.1 years'."""
     if seconds is None or not math.isfinite(seconds):
         return "-"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
@@ -114,27 +106,24 @@ def report(played, tail, rows, expected, marks=()):
     if odds.is_walk(spec):
         lines.append("note     a climb's deals are correlated walks, each a small change of the one before, "
                      "not random deals: the odds below are those of its walks, not of random deals")
-    lines.append("")
-    lines.append(f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"
-                 f" {'fit':>10} {'fit games':>11}")
+    lines += ["", f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"
+                  f" {'fit':>10} {'fit games':>11}"]
     for row in rows:
         interval = f"{row['low']:.3g} to {row['high']:.3g}"
         fit = "" if row["fit"] is None else f"{row['fit']:10.3g} {row['fit_games']:11,.1f}"
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>14.3g}  {interval:<24} {fit}".rstrip())
-    lines.append("")
-    lines.append(f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
-                 f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),")
-    lines.append(f"         fitted by maximum likelihood to the {tail.games:,} games of {tail.start}+ cards; "
-                 f"P(cards >= {tail.start}) = {tail.p_from:.3g}")
+    lines += ["", f"tail     P(cards >= L) = P(cards >= {tail.start}) * exp(-(L - {tail.start}) / s) for L >= "
+                  f"{tail.start}: s = {tail.scale:.1f} cards (95 %: {tail.scale_low:.1f} to {tail.scale_high:.1f}),",
+              f"         fitted by maximum likelihood to the {tail.games:,} games of {tail.start}+ cards; "
+              f"P(cards >= {tail.start}) = {tail.p_from:.3g}"]
     extend = spec["extend_cards"] if spec["players"] == 2 else 0
     with_extension = any("extension_deals" in row for row in expected)
-    lines.append("")
-    lines.append("targets  " + ("the published records of 26/26 standard deals (8345: one card past the longest)"
-                                if odds.is_record_table(spec) else
-                                f"round lengths below the longest known game of this table, {marks[0][0]}, "
-                                f"{marks[0][1]} cards, and one card past it" if marks else
-                                "this table has no published record and the archive keeps none of its games: "
-                                "round lengths below the longest played, and one card past it"))
+    lines += ["", "targets  " + ("the published records of 26/26 standard deals (8345: one card past the longest)"
+                                 if odds.is_record_table(spec) else
+                                 f"round lengths below the longest known game of this table, {marks[0][0]}, "
+                                 f"{marks[0][1]} cards, and one card past it" if marks else
+                                 "this table has no published record and the archive keeps none of its games: "
+                                 "round lengths below the longest played, and one card past it")]
     header = f"{'cards':>6} {'deals expected (95 %)':>30} {'time at this rate':>18}"
     if with_extension:
         header += f" {'with extension (95 %)':>30} {'time':>14} {'factor':>7}"
@@ -160,14 +149,11 @@ def report(played, tail, rows, expected, marks=()):
 
 
 def census_counts(rows):
-    """A census's lengths as what they are, the deck's own counts: no
-    interval, no fit, no odds (it has played every deal of its block)."""
     lines = ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
     for row in rows:
         lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}")
-    lines.append("")
-    lines.append("counts   exact: a census plays every deal of its block once, so these are the block's own "
-                 "figures and nothing is predicted from them")
+    lines += ["", "counts   exact: a census plays every deal of its block once, so these are the block's own "
+                  "figures and nothing is predicted from them"]
     return lines
 
 
@@ -210,7 +196,6 @@ def _plot(path, played, tail, marks):
 
 
 def add(commands):
-    """Declare this command on the `beggar` parser's subcommands."""
     stats = commands.add_parser(
         "stats", help="the odds of long games, from a job's length histograms",
         description="How rare games of each length are, from every game a job played (each chunk "

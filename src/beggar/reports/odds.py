@@ -1,18 +1,7 @@
 """The odds of long games, from the length histograms a job's chunks keep:
 survival counts with intervals, the tail's fit, and the deals and the time
 it takes to see a game of a given length, plainly and by family extension.
-What `beggar stats` prints.
-
-The model, in full in docs/odds.md: survival P(cards >= L) with 95 %
-Wilson score intervals; beyond L0 an exponential tail of scale s, fitted
-by maximum likelihood to the histogram's bins as intervals (its range from
-the curvature of the log-likelihood); deals to see X cards 1 / P(cards >=
-X) of the fit, and time at the job's rate (a census is no sample: nothing
-is predicted from it); and family extension, the gains of the families
-searched modelled as exponential of scale G, a deal reaching X with
-probability P(cards >= X) * F(X), F(X) = 1 + (exp(k D) - 1) / (s k),
-D = X - T, k = 1/s - 1/G, T the larger of extend_cards and L0.
-"""
+What `beggar stats` prints; the model is docs/odds.md's."""
 
 from __future__ import annotations
 
@@ -75,8 +64,7 @@ class Played:
 
 def middle(played):
     """(mean, median) of the lengths in cards; past lengths.EXACT a game counts
-    at the middle of its bin (the last bin at its low edge), which moves the
-    mean by well under a thousandth of a card."""
+    at the middle of its bin (the last at its low edge): under a thousandth of a card off."""
     counts = played.lengths.counts
     mean = sum(games * ((bins.low(i) + bins.high(i) - 1) / 2 if bins.high(i) else bins.low(i))
                for i, games in enumerate(counts)) / played.deals
@@ -100,10 +88,8 @@ def same_table(spec):
 def collect(archive, job_id=None, marks=False):
     """The Played of job `job_id` of `archive`; with None, of every sample job
     of random 26/26 standard deals in it (the deals whose odds people ask for:
-    climbing deals are not random, and a census is not a sample). The games
-    played are counted from the chunks' histograms; of the games kept, only
-    those family searches start from and find are read, and with `marks` the
-    kept games' lengths, counted (a plot marks them)."""
+    climbing deals are not random, and a census is not a sample). With
+    `marks`, the kept games' lengths too (a plot marks them)."""
     if job_id is not None:
         if job_id not in dict(archive.jobs()):
             raise OddsError(f"{archive.path}: no job {job_id!r}")
@@ -180,8 +166,7 @@ def _extensions(archive, job_id, spec, played):
 
 
 def is_exhaustive(played):
-    """Whether the games are no sample but every deal of a block (a census):
-    then nothing is predicted from them."""
+    """Whether the games are every deal of a block (a census): nothing is predicted from them."""
     return drivers.of(played.spec).plays.deals == "every"
 
 
@@ -192,16 +177,13 @@ def is_walk(spec):
 
 
 def is_record_table(spec):
-    """Whether a job deals the table of the published records: standard deck, 26/26."""
     return (spec["deck"], spec["players"], spec["split"]) == ("standard", 2, "even")
 
 
 def references(archive, played):
     """The lengths a job's odds are measured against, [(name, cards)]: the
-    published records for 26/26 standard deals, else the longest known game
-    of the job's table: the longer of the longest finished game the archive
-    holds and the project's shipped record of that table (finds.shipped;
-    none when neither is there)."""
+    published records for 26/26 standard deals, else the longer of the
+    longest finished game kept of the job's table and its shipped record."""
     spec = played.spec
     if is_record_table(spec):
         return published.records()
@@ -223,11 +205,9 @@ def references(archive, played):
 
 
 def targets(archive, played, above=0):
-    """The lengths whose odds are told: TARGETS for the published records'
-    table; else round lengths (multiples of row_step: thousands for a deck of
-    long games) below the longest game the archive holds of the job's table
-    (or the longest played), the last three, and one card past it; those
-    above `above` (the tail's start) only."""
+    """The lengths whose odds are told, above `above`: TARGETS for the
+    published records' table; else the last three multiples of row_step below
+    the longest known game of the job's table, and one card past it."""
     if is_record_table(played.spec):
         return TARGETS
     kept = references(archive, played)
@@ -238,7 +218,6 @@ def targets(archive, played, above=0):
 
 
 def curve(played):
-    """The survival curve as points (L, P(cards >= L)) at the histogram's bin edges."""
     points, left = [], played.deals
     for index, games in enumerate(played.lengths.counts):
         if left <= 0:
@@ -273,7 +252,6 @@ class Tail:
         return self.p_from * math.exp(-(cards - self.start) / (scale or self.scale))
 
     def deals(self, cards, scale=None):
-        """Expected deals to see a game of at least `cards` cards."""
         p = self.p(cards, scale)
         return 1 / p if p > 0 else math.inf
 
@@ -293,11 +271,8 @@ def _loglik(scale, intervals):
 
 
 def tail_start(played):
-    """Where the tail's fit starts when it is not told: TAIL_FROM where
-    TAIL_GAMES of the games played reach it; else where the longest
-    TAIL_GAMES games begin, rounded down to two significant digits (a bin
-    edge): a half deck's games are long at some hundreds of cards, and no
-    job of it, however long, reaches 2000."""
+    """Where the tail's fit starts by default (docs/odds.md): TAIL_FROM, else
+    where the longest TAIL_GAMES games begin, to two significant digits (a bin edge)."""
     counts = played.lengths.counts
     if sum(counts[bins.bin_of(TAIL_FROM):]) >= TAIL_GAMES:
         return TAIL_FROM
@@ -358,19 +333,14 @@ ROW_STEP = 1000
 
 def row_step(longest):
     """The cards between two rows of the survival table, scaled to the deck's
-    lengths: the largest of 1, 2, 5, 10, 20, 50, ... up to ROW_STEP that the
-    longest game counted spans three times, so that a small deck (longest
-    game 517 cards: rows at 100, 200, ... 600) gets rows that say something,
-    and the standard deck's rows stay at 1000, 2000, ... Every row is a bin
-    edge (lengths.is_edge), where the counts are exact."""
+    lengths (docs/odds.md). Every row is a bin edge, where the counts are exact."""
     steps = [nice * scale for scale in (1, 10, 100, 1000) for nice in (1, 2, 5) if nice * scale <= ROW_STEP]
     return max([step for step in steps if longest >= 3 * step], default=1)
 
 
 def survival(played, step=None, tail=None):
     """Rows of the survival table, L = step, 2 step, ... past the longest game
-    counted (step: row_step of the longest, unless given): dicts of cards,
-    games, p, low, high, and the fit's p where it applies."""
+    counted: dicts of cards, games, p, low, high, and the fit's where it applies."""
     counts = played.lengths.counts
     longest = bins.low(len(counts) - 1) if counts else 0
     step = step or row_step(longest)
@@ -386,9 +356,7 @@ def survival(played, step=None, tail=None):
 
 def expectations(played, tail, targets=TARGETS):
     """For each target X: deals and seconds expected to see X cards, plainly
-    and by family extension (where the job extends and has searched a
-    family): its factor, and its deals' 95 % range from the ranges of the
-    tail's scale and the gains'."""
+    and by family extension where the job extends and has searched a family."""
     rate = played.rate
     extend = played.spec["extend_cards"] if played.spec["players"] == 2 else 0
     gains = fit_gains(played.gains) if extend else None
@@ -412,8 +380,7 @@ def expectations(played, tail, targets=TARGETS):
 
 @dataclass(frozen=True)
 class Gains:
-    """The gains of a job's family searches as modelled: exponential, of
-    scale `scale` cards (their mean) at every length, with its 95 % range."""
+    """The gains of a job's family searches as modelled: exponential, with its 95 % range."""
     families: int
     scale: float
     scale_low: float
@@ -421,9 +388,8 @@ class Gains:
 
 
 def fit_gains(gains):
-    """The Gains of the gains measured (cards, one per family searched), or
-    None for none. The 95 % range: 2 n G / G_true follows a chi-square law of
-    2 n degrees of freedom (Wilson and Hilferty's quantiles)."""
+    """The Gains of the gains measured, or None for none; the chi-square
+    quantiles of its range are Wilson and Hilferty's."""
     if not gains:
         return None
     n = len(gains)
@@ -436,10 +402,8 @@ def fit_gains(gains):
 
 
 def extension_factor(tail, gain_scale, extend, cards, scale=None):
-    """F(X): by how much family extension multiplies the deals that reach
-    `cards` cards, for gains exponential of scale `gain_scale` and the tail
-    (of its scale, or `scale`): 1 + (exp(k D) - 1) / (s k), D = X - T,
-    k = 1/s - 1/G, T the larger of `extend` and the tail's start."""
+    """F(X) of docs/odds.md: by how much family extension multiplies the deals
+    that reach `cards` cards (the tail of its scale, or `scale`)."""
     s = scale or tail.scale
     reach = cards - max(extend, tail.start)
     if reach <= 0 or gain_scale <= 0:

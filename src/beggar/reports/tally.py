@@ -80,7 +80,6 @@ def tally(archive, job_id):
 
 
 def report(result, loops_shown=10):
-    """The result table, as lines for people."""
     spec = result.spec
     deck = Deck.parse(spec["deck"])
     sizes = "/".join(map(str, hand_sizes(deck.total, spec["players"], table(spec)["split"])))
@@ -89,8 +88,7 @@ def report(result, loops_shown=10):
              f"ranks {spec['first']:,} to {spec['first'] + planned - 1:,}"
              + ("" if result.complete else f": INCOMPLETE, {result.chunks:,} chunks kept")]
     finished, loop_deals = result.statuses["finished"], result.statuses["loop"]
-    lines.append(f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"))
-    lines.append(f"finished {finished:,}")
+    lines += [f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"), f"finished {finished:,}"]
     # Words as everywhere: a loop is a distinct cycle (by canonical state),
     # a loop deal a deal whose game falls into one.
     lines.append(f"loops    {len(result.loops):,} loop{'' if len(result.loops) == 1 else 's'}, reached from "
