@@ -5,6 +5,7 @@ that leaves no archive behind."""
 import json
 import os
 import re
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -477,3 +478,16 @@ def test_the_engine_is_chosen_once_and_stored_as_its_name(monkeypatch):
     host = jobs.check({"driver": "sample", "engine": "gpu-host", "deals": 1000})["engine"]
     assert (host.gpu, host.on_device, host.cpu) == (True, False, "compiled")
     assert jobs.check({"driver": "sample", "deals": 1000})["engine"].cpu == "compiled"
+
+
+def test_the_resume_command_runs_as_printed_for_an_archive_whose_path_has_a_space(tmp_path):
+    archive = tmp_path / "my results" / "a.sqlite"
+    stopped = beggar("search", job_file(tmp_path, deals=0), "--archive", archive, "--time", 1, "--workers", 1)
+    assert stopped.returncode == 0, stopped.stderr
+    command = next(line.split(None, 1)[1] for line in stopped.stdout.splitlines() if line.startswith("resume "))
+    words = shlex.split(command)
+    assert words[:2] == ["beggar", "search"] and str(archive) in words
+    resumed = beggar(*words[1:], "--time", 1, "--workers", 1, "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"job      {job_id(stopped.stdout)}: stopped (time limit of 1 s)" in resumed.stdout
+    assert "deals in this run" not in stopped.stdout and " in this run " in resumed.stdout

@@ -1,9 +1,10 @@
 """beggar search: run or resume a search job, and its summary."""
 
 import os
+import shlex
 import sys
 
-from ..archive import DEFAULT_PATH, Archive
+from ..archive import DEFAULT_PATH, Archive, archive_option
 from ..engine import ALL_ENGINES, Choice, EngineError, argument
 from ..gpu import ON_DEVICE
 from ..loops import of_deal
@@ -223,8 +224,8 @@ def print_summary(summary, archive_path, cluster=None, whole=None):
 
 
 def resume_command(job_id, archive_path, cluster=None):
-    return (f"beggar search --resume {job_id}" + (f" --archive {archive_path}" if archive_path != DEFAULT_PATH else "")
-            + (f" --cluster {cluster}" if cluster else ""))
+    return (f"beggar search --resume {job_id}" + archive_option(archive_path)
+            + (f" --cluster {shlex.quote(cluster)}" if cluster else ""))
 
 
 def _either(words):
