@@ -81,10 +81,11 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
     budget = spec["deals"] or MAX_CHUNK
     on_device = spec["engine"].on_device
     clock = time.perf_counter if on_device else time.thread_time
+    trial = {**spec, "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
     if on_device:
-        play({**spec, "chunk": 1, "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}, 0)
+        play({**trial, "chunk": 1}, 0)
     while True:
-        trial = {**spec, "chunk": min(deals, budget), "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
+        trial["chunk"] = min(deals, budget)
         began = clock()
         play(trial, 0)
         spent = clock() - began
