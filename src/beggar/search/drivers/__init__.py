@@ -40,11 +40,15 @@ def play(spec, chunk, parts=1, task=None):
     """Play chunk number `chunk` of the job `spec`, or the `parts` chunks from
     it on as one (units.py), or the driver's own `task` (a hunt's seat)."""
     driver = of(spec)
+    began = time.perf_counter()
     if task is not None:
-        return driver.play_task(spec, task)
-    if parts == 1:
-        return driver.play(spec, chunk)
-    return driver.play(spec, chunk, parts)
+        result = driver.play_task(spec, task)
+    elif parts == 1:
+        result = driver.play(spec, chunk)
+    else:
+        result = driver.play(spec, chunk, parts)
+    result.seconds = time.perf_counter() - began
+    return result
 
 
 def work(spec, unit):

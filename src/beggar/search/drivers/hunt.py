@@ -794,18 +794,17 @@ class Hunt(Walker):
                     hashes.add(cycle)
                     reported.append((state, part, cycle))
         walked = Walked(spec["round"], tries, largest, reported, time.perf_counter() - began)
-        return ChunkResult(chunk, tries, [], None, walked.walk_seconds, walked)
+        return ChunkResult(chunk, tries, [], None, walked)
 
     def play_task(self, spec, seat):
         """Search back from a loop at a table (a Seat): its payload Seated."""
-        began = time.perf_counter()
         loop = loops.of_deal(key_deal(seat.loop))
         try:
             table = elimination.from_loop(loop.states, seat.players, Deck.parse(spec["deck"]).total,
                                           rules_of(spec).guide, spec["basin_states"], spec["basin_seconds"])
         except elimination.EliminationFault as error:
             raise SearchError(str(error)) from None
-        return ChunkResult(None, 0, [], None, time.perf_counter() - began, Seated(seat, table))
+        return ChunkResult(None, 0, [], None, Seated(seat, table))
 
     def games(self, spec, result):
         """A walk's loops looked at again by both engines; a seat's deals as
