@@ -462,10 +462,8 @@ def grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=40
     whole(walk, "walk", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
     check_growth(start_courts, start_plain, patience, stall, lateral_percent)
-    rows = bytearray()
-    for number, state in enumerate(starts):
-        rows += _start_row(state, deck, number)
-    cdef const unsigned char[::1] start_rows = bytes(rows) or b"\0"
+    rows = b"".join(_start_row(state, deck, number) for number, state in enumerate(starts))
+    cdef const unsigned char[::1] start_rows = rows or b"\0"
     cdef int64_t limit = tries, block
     cdef int event
     cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))     # zeroed: whatever is not allocated frees as NULL
