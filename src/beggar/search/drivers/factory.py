@@ -193,10 +193,7 @@ def start_states(spec):
     """Every state on the cycles of a perturb job's start loops, in a fixed
     order (a key given before archive format 6 may hold a player out: its
     players' loop is played from it all the same)."""
-    states = []
-    for key in spec["start"]:
-        states.extend(loops.of_deal(key_deal(key)).states)
-    return states
+    return [state for key in spec["start"] for state in loops.of_deal(key_deal(key)).states]
 
 
 def checked(archive, spec, growth, between=None):

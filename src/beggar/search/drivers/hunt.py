@@ -880,18 +880,17 @@ def known_state(archive, job_id, spec):
         for key, _, period, cycle, balance, *named in stats["hunt"]["loops"]:
             said.setdefault(key, (chunk, period, int(cycle, 16), balance, *named))
     families = {}
-    if said:
-        found = [loops.of_deal(key_deal(key)) for key in said]
-        for loop, cycle, (key, (chunk, period, hashed, balance, *named)) in zip(
-                found, cycle_hashes([loop.state for loop in found], spec["deck"]), said.items()):
-            families[key] = family.of_loop(loop).name
-            truth = (loop.period[0], cycle, aim.balance(loop.states), *([families[key]] if named else []))
-            if (period, hashed, balance, *named) != truth:
-                raise ArchiveFault(f"{where}: chunk {chunk}'s record says loop {key[:16]}... has period {period}, "
-                                   f"cycle hash {hashed:016x}, balance {balance}"
-                                   + (f" and family {named[0]}" if named else "")
-                                   + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
-                                   + (f" and {truth[3]}" if named else ""))
+    found = [loops.of_deal(key_deal(key)) for key in said]
+    for loop, cycle, (key, (chunk, period, hashed, balance, *named)) in zip(
+            found, cycle_hashes([loop.state for loop in found], spec["deck"]), said.items()):
+        families[key] = family.of_loop(loop).name
+        truth = (loop.period[0], cycle, aim.balance(loop.states), *([families[key]] if named else []))
+        if (period, hashed, balance, *named) != truth:
+            raise ArchiveFault(f"{where}: chunk {chunk}'s record says loop {key[:16]}... has period {period}, "
+                               f"cycle hash {hashed:016x}, balance {balance}"
+                               + (f" and family {named[0]}" if named else "")
+                               + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
+                               + (f" and {truth[3]}" if named else ""))
     listed = {}
     for chunk, stats in records:
         record = stats["hunt"]
