@@ -166,10 +166,6 @@ class Found:
     balance: int
     family: str
 
-    def record(self):
-        """Its entry in a chunk's record (RECORD's loops)."""
-        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance, self.family]
-
 
 #: A hunt chunk's record (the field "hunt" of its statistics, its own:
 #: records.OWN): its round, its tries and what they reached, and every loop
@@ -616,7 +612,8 @@ class Hunt(Walker):
                     new_loops.append((loop_id, item.loop))
             record.hits, record.best_cards = len(found), walked.largest
             record.stats = {"hunt": {"round": walked.round, "tries": walked.tries, "largest": walked.largest,
-                                     "loops": [item.record() for item in found],
+                                     "loops": [[item.loop.hex, item.part, item.loop.period[0], f"{item.hash:016x}",
+                                                item.balance, item.family] for item in found],
                                      "walk_ms": round(1000 * walked.walk_seconds),
                                      "check_ms": round(1000 * walked.check_seconds), "workers": max(1, summary.workers)}}
         parts = -(-result.deals // spec["chunk"])
