@@ -123,12 +123,12 @@ def test_a_chunk_s_loops_are_checked_searched_and_kept_once(tmp_path):
         spec = factory_job(archive)
         summary = Summary("t-job", "stopped", 1)
         report = growth(casella.states[0], casella.states[30], (hands[::-1], 1 - leader))
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary)
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, seconds=0.5, payload=report), summary)
         tally = summary.payload
         assert tally.full_loops == 1 and [loop for _, loop in tally.new_loops] == [casella]
         assert len(tally.prizes) == 30 and summary.kept == 30 and tally.bounds == []
         assert summary.deals == 1000 and tally.largest == 52
-        keep(archive, "t-job", spec, ChunkResult(1, 1000, [], None, 0.5, payload=report), summary)
+        keep(archive, "t-job", spec, ChunkResult(1, 1000, [], None, seconds=0.5, payload=report), summary)
         assert tally.full_loops == 2 and len(tally.new_loops) == 1 and len(tally.prizes) == 30
         (row,) = archive.loops()
         assert (row["basin_states"], row["basin_deals"], row["basin_stopped_by"], row["games"]) == \
@@ -147,7 +147,7 @@ def test_a_basin_bound_is_said_and_kept(tmp_path):
         spec = factory_job(archive, basin_states=100)
         summary = Summary("t-job", "stopped", 1)
         report = growth(loops.of_deal(Deal.parse(CASELLA)).state)
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary)
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, seconds=0.5, payload=report), summary)
         (row,) = archive.loops()
         assert (row["basin_states"], row["basin_stopped_by"]) == (100, "states")
         (line,) = summary.payload.bounds
@@ -160,7 +160,7 @@ def test_a_loop_of_another_deck_is_refused_and_nothing_kept(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         spec = factory_job(archive)
         with pytest.raises(SearchError, match="camicia deck, not of the job's standard deck"):
-            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=growth(zanotto.state)),
+            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, seconds=0.5, payload=growth(zanotto.state)),
                  Summary("t-job", "stopped", 1))
         assert archive.loops() == [] and done_chunks(archive, "t-job") == set()
 
@@ -275,7 +275,7 @@ def test_a_balanced_loop_deal_exports_as_a_game_that_replays(tmp_path):
     with Archive(path) as archive:
         spec = factory_job(archive)
         report = growth(loops.of_deal(Deal.parse(CASELLA)).state)
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report),
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, seconds=0.5, payload=report),
              Summary("t-job", "stopped", 1))
     listed = beggar("archive", "list", "--loops", "--archive", path)
     assert re.search(r"^1\s+standard\s+2\s+62/440\s+62\s+no\s+30\s+30\s+2,670 states\s+grow t-job chunk 0",
@@ -666,11 +666,11 @@ def test_a_stop_does_not_wait_for_the_basin_searches_of_a_chunk_s_new_loops(tmp_
         spec = factory_job(archive, deck=TINY)
         summary = Summary("t-job", "stopped", 1)
         with pytest.raises(Cut):
-            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
+            keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, seconds=0.5, payload=report), summary,
                  between=between)
         # Asked before each loop's check and search: given up at the second, the chunk wholly unkept.
         assert asked == [0, 1] and archive.loops() == [] and archive.games() == []
         assert done_chunks(archive, "t-job") == set() and summary.deals == 0
-        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, 0.5, payload=report), summary,
+        keep(archive, "t-job", spec, ChunkResult(0, 1000, [], None, seconds=0.5, payload=report), summary,
              between=lambda: None)
         assert len(archive.loops()) == 3 and done_chunks(archive, "t-job") == {0}

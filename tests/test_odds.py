@@ -197,12 +197,12 @@ def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path
     with Archive(tmp_path / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
-        keep(archive, "j", spec, ChunkResult(0, 1000, [(casella, play(casella))], None, 0.1), summary,
+        keep(archive, "j", spec, ChunkResult(0, 1000, [(casella, play(casella))], None, seconds=0.1), summary,
               heard.append)
         assert heard == []
-        keep(archive, "j", spec, ChunkResult(1, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
+        keep(archive, "j", spec, ChunkResult(1, 1000, [(deal, play(deal))], None, seconds=0.1), summary, heard.append)
         # Found again, it is not new.
-        keep(archive, "j", spec, ChunkResult(2, 1000, [(deal, play(deal))], None, 0.1), summary, heard.append)
+        keep(archive, "j", spec, ChunkResult(2, 1000, [(deal, play(deal))], None, seconds=0.1), summary, heard.append)
     assert len(heard) == 1 and summary.announced == heard and "NEW LOOP" in heard[0] and str(deal) in heard[0]
     [saved] = (tmp_path / "a-finds" / "j").glob("loop-74-*.json")
     assert f"saved to {saved}" in heard[0]
@@ -213,7 +213,7 @@ def test_a_new_balanced_loop_is_announced_and_saved_next_to_the_archive(tmp_path
     with Archive(tmp_path / "a.db") as other:
         other.add_job("j", spec)
         summary = Summary("j", "running", 1)
-        keep(other, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+        keep(other, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, seconds=0.1), summary)
     assert f"saved before to {saved}" in summary.announced[0]
 
 
@@ -223,7 +223,7 @@ def test_a_saved_game_never_claims_a_file_that_holds_another_deal(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
-        keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+        keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, seconds=0.1), summary)
     [saved] = (tmp_path / "a-finds" / "j").glob("loop-74-*.json")
     # The same name in another archive's folder of finds, holding another
     # deal (a file written by hand, another archive's), and a planted link.
@@ -234,7 +234,7 @@ def test_a_saved_game_never_claims_a_file_that_holds_another_deal(tmp_path):
     with Archive(other / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
-        keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+        keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, seconds=0.1), summary)
     third = other / "a-finds" / "j" / saved.name.replace(".json", "-3.json")
     assert f"saved to {third}" in summary.announced[0], summary.announced
     assert (other / "a-finds" / "j" / saved.name).read_text() == f"{MANN_WU}\n"
@@ -253,13 +253,13 @@ def test_a_record_is_announced_and_the_best_counts_extension_games(tmp_path, mon
     with Archive(tmp_path / "a.sqlite") as archive:
         archive.add_job("j", spec)
         summary = Summary("j", "running", 1)
-        keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), 0.1), summary)
+        keep(archive, "j", spec, ChunkResult(0, 10, [(deal, play(deal))], (deal, play(deal)), seconds=0.1), summary)
         assert len(summary.announced) == 1 and "NEW RECORD: 8344 cards" in summary.announced[0]
         assert len(list((tmp_path / "a-finds" / "j").glob("record-8344-*.json"))) == 1
         # Mann and Wu 2007 (7157) is extended to Anderson 2013 (7225): the best of the chunk.
         outcome = play(mann_wu)
         summary = Summary("j", "running", 1)
-        keep(archive, "j", spec, ChunkResult(1, 10, [(mann_wu, outcome)], (mann_wu, outcome), 0.1), summary)
+        keep(archive, "j", spec, ChunkResult(1, 10, [(mann_wu, outcome)], (mann_wu, outcome), seconds=0.1), summary)
         assert summary.best[1].cards == 7225 and summary.extended == 1 and summary.best_extended
         assert archive.job("j")["best_cards"] == 8344
         assert max(row[0] for row in archive.db.execute("SELECT best_cards FROM chunks WHERE chunk = 1")) == 7225

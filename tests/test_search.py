@@ -220,7 +220,7 @@ def test_a_disputed_hit_is_kept_marked_and_stops_the_job(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         archive.add_job("j", spec)
         with pytest.raises(SearchError, match="the engines disagree on game 1"):
-            keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, wrong)], (deal, wrong), 0.1),
+            keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, wrong)], (deal, wrong), seconds=0.1),
                   Summary("j", "running", 1))
         game = archive.games(disputed=True)[0]
         assert (game["deal"], game["cards"], game["reference"]["cards"]) == (str(deal), 475, 474)
@@ -360,10 +360,10 @@ def test_a_rolled_back_chunk_is_not_counted(tmp_path):
         archive.db.execute("CREATE TRIGGER full BEFORE INSERT ON chunks WHEN (SELECT count(*) FROM chunks) >= 1 "
                            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
         summary = Summary("j", "running", 1)
-        keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, 0.1), summary)
+        keep(archive, "j", spec, ChunkResult(0, 1000, [(deal, play(deal))], None, seconds=0.1), summary)
         other = Deal.shuffled(2, 1, 5)
         with pytest.raises(SearchError, match="cannot keep chunk 1: .*the disk is full"):
-            keep(archive, "j", spec, ChunkResult(1, 1000, [(other, play(other))], None, 0.1), summary)
+            keep(archive, "j", spec, ChunkResult(1, 1000, [(other, play(other))], None, seconds=0.1), summary)
         assert (summary.kept, summary.loops, summary.deals) == (1, 1, 1000) == \
             (len(archive.games()), len(archive.games(status="loop")), archive.job("j")["deals"])
 
@@ -410,7 +410,7 @@ def test_keeping_a_chunk_marks_the_job_updated(tmp_path):
     with Archive(tmp_path / "a.sqlite") as archive:
         archive.add_job("j", spec)
         archive.db.execute("UPDATE jobs SET updated = 'long ago'")
-        keep(archive, "j", spec, ChunkResult(0, 1000, [], None, 0.1), Summary("j", "running", 1))
+        keep(archive, "j", spec, ChunkResult(0, 1000, [], None, seconds=0.1), Summary("j", "running", 1))
         assert archive.job("j")["updated"] != "long ago"
 
 

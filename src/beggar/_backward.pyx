@@ -13,6 +13,8 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
 
+from itertools import chain
+
 from .states import GUIDES, Reached, check_bounds, check_search, check_sizes, check_state
 
 
@@ -137,11 +139,8 @@ cdef int queue_push(Queue* q, hands, int leader) except -1:
     if q.size == q.capacity and queue_grow(q) != 0:
         raise MemoryError()
     cdef uint8_t* state = q.cards + q.size * q.total
-    k = 0
-    for hand in hands:
-        for card in hand:
-            state[k] = card
-            k += 1
+    for k, card in enumerate(chain(*hands)):
+        state[k] = card
     q.entries[q.size].len0 = len(hands[0])
     q.entries[q.size].leader = leader
     q.entries[q.size].cards_to_root = 0
@@ -182,7 +181,7 @@ def backward(roots, skips, max_states, max_seconds):
             if skips[r] is not None:
                 skip_hands, skip_leader[r] = skips[r]
                 skip_len0[r] = len(skip_hands[0])
-                for k, card in enumerate(list(skip_hands[0]) + list(skip_hands[1])):
+                for k, card in enumerate(chain(*skip_hands)):
                     skip_cards[r * q.total + k] = card
         with nogil:
             while i < q.size and i < limit:
@@ -440,17 +439,14 @@ cdef int expand_table(Table* t, Py_ssize_t i, Scratch* s, const uint8_t* skip, c
 
 cdef int table_push(Table* t, hands, int leader) except -1:
     """Append a state given as Python hands (one sequence of codes per seat)."""
-    cdef int k = 0, p
+    cdef int k, p
     if t.size == t.capacity and table_grow(t) != 0:
         raise MemoryError()
     cdef uint8_t* state = t.cards + t.size * t.total
+    for k, card in enumerate(chain(*hands)):
+        state[k] = card
     for p in range(SEATS):
-        t.entries[t.size].length[p] = 0
-    for p, hand in enumerate(hands):
-        for card in hand:
-            state[k] = card
-            k += 1
-        t.entries[t.size].length[p] = len(hand)
+        t.entries[t.size].length[p] = len(hands[p]) if p < len(hands) else 0
     t.entries[t.size].leader = leader
     t.entries[t.size].cards_to_root = 0
     t.entries[t.size].tricks_to_root = 0
@@ -585,12 +581,10 @@ def backward_to(roots, skips, sizes, guide, max_states, max_seconds):
             skip_leader[r] = -1
             if skips[r] is not None:
                 skip_hands, skip_leader[r] = skips[r]
-                k = 0
                 for p, hand in enumerate(skip_hands):
                     skip_length[r * SEATS + p] = len(hand)
-                    for card in hand:
-                        skip_cards[r * t.total + k] = card
-                        k += 1
+                for k, card in enumerate(chain(*skip_hands)):
+                    skip_cards[r * t.total + k] = card
         made = 0
         with nogil:
             while True:

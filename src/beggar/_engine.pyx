@@ -287,10 +287,8 @@ cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint 
                 hits.append((deal_of(&w, &shape, c_seed, found[k]), to_outcome(&found_results[k], players)))
             done += size
             PyErr_CheckSignals()
-        played = lengths_of(counts) if count_lengths else None
-        if best.cards >= 0:
-            return hits, (deal_of(&w, &shape, c_seed, best_index), to_outcome(&best, players)), played
-        return hits, None, played
+        longest = (deal_of(&w, &shape, c_seed, best_index), to_outcome(&best, players)) if best.cards >= 0 else None
+        return hits, longest, lengths_of(counts) if count_lengths else None
     finally:
         work_free(&w)
         free(found)
@@ -390,9 +388,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
         work_free(&w)
         free(history)
         free(counts)
-    best = None
-    if played:
-        best = (hands_of(best_deck, best_sizes, n_players), to_outcome(&best_result, n_players))
+    best = (hands_of(best_deck, best_sizes, n_players), to_outcome(&best_result, n_players)) if played else None
     return Climb(hits, best, max(restarts, 0), played_lengths)
 
 

@@ -77,8 +77,11 @@ MOVES = {"small": (0, BG_MOVES_SMALL), "wide": (0, BG_MOVES_WIDE), "swap": (0, 1
          "split": (3, 1), "block": (4, 1), "turn": (5, 1), "splice": (6, 1)}
 
 
-def moves_of(moves):
-    """(first kind, kinds) of the moves named `moves` (MOVES); ValueError for another name."""
+def check_walk(changes, reach, moves):
+    """(first kind, kinds) of the moves named `moves` (MOVES): ValueError unless
+    these are options a perturbation walk takes (see perturb)."""
+    whole(changes, "changes", 1, 100)
+    whole(reach, "reach", 1, MAX_DECK)
     if not isinstance(moves, str) or moves not in MOVES:
         raise ValueError(f"moves must be one of {', '.join(MOVES)}, not {moves!r}")
     return MOVES[moves]
@@ -459,10 +462,8 @@ def grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=40
     whole(walk, "walk", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
     check_growth(start_courts, start_plain, patience, stall, lateral_percent)
-    rows = bytearray()
-    for number, state in enumerate(starts):
-        rows += _start_row(state, deck, number)
-    cdef const unsigned char[::1] start_rows = bytes(rows) or b"\0"
+    rows = b"".join(_start_row(state, deck, number) for number, state in enumerate(starts))
+    cdef const unsigned char[::1] start_rows = rows or b"\0"
     cdef int64_t limit = tries, block
     cdef int event
     cdef Walker* k = <Walker*>calloc(1, sizeof(Walker))     # zeroed: whatever is not allocated frees as NULL
@@ -670,9 +671,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="smal
     whole(seed, "seed", 0, MAX_SEED)
     whole(index, "index", 0, MAX_SEED)
     whole(tries, "tries", 1, MAX_COUNT)
-    whole(changes, "changes", 1, 100)
-    whole(reach, "reach", 1, MAX_DECK)
-    first_kind, kinds = moves_of(moves)
+    first_kind, kinds = check_walk(changes, reach, moves)
     if launcher is not None and moves != "small":
         raise ValueError(f"the GPU engines' walks make the small moves only, not {moves!r}: play wide moves on "
                          "the compiled engine")
@@ -759,8 +758,7 @@ def tries(pool, walk_seed, first, count, *, changes=2, reach=3, moves="small"):
     whole(walk_seed, "walk_seed", 0, MAX_SEED)
     whole(first, "first", 0, MAX_SEED)
     whole(count, "count", 0, MAX_COUNT)
-    whole(changes, "changes", 1, 100)
-    whole(reach, "reach", 1, MAX_DECK)
+    first_kind, kinds = check_walk(changes, reach, moves)
     rows = np.ascontiguousarray(pool, np.uint8)
     if rows.ndim != 2 or len(rows) < 1 or not 3 <= rows.shape[1] <= MAX_DECK + 1:
         raise ValueError(f"a pool is rows of n0 and 2 to {MAX_DECK} cards, at least one row, not an array of "
@@ -778,7 +776,7 @@ def tries(pool, walk_seed, first, count, *, changes=2, reach=3, moves="small"):
     cdef bg_state s
     cdef uint64_t c_seed = walk_seed, c_first = first
     cdef int n_pool = len(rows), c_n = n, c_changes = changes, c_reach = reach
-    cdef int c_first_kind = moves_of(moves)[0], c_kinds = moves_of(moves)[1]
+    cdef int c_first_kind = first_kind, c_kinds = kinds
     cdef int64_t k, c_count = count
     with nogil:
         for k in range(c_count):

@@ -139,14 +139,11 @@ def run(archive, job_id, time_limit=None, workers=None, progress=True, cluster=N
 def _run(archive, job, spec, time_limit, workers, progress, cluster, payload):
     job_id = job["id"]
     pool, alive, notes = _pool(spec, workers, cluster)
-    summary = Summary(job_id, "stopped", alive())
-    summary.driver = spec["driver"]
     if spec["extend_cards"] and not extends(spec):
         notes.append(f"family extension is for two players; it does not apply to these "
                      f"{spec['players']}-player deals")
-    summary.note = "; ".join(notes)
+    summary = Summary(job_id, "stopped", alive(), note="; ".join(notes), driver=spec["driver"], payload=payload)
     driver = drivers.of(spec)
-    summary.payload = payload
     source = driver.units(archive, job, spec, summary)
     archive.set_job_state(job_id, "running")
     bar = Progress(job_id, spec["deals"], job["deals"], progress, driver.budget.unit, time_limit=time_limit,

@@ -40,11 +40,15 @@ def play(spec, chunk, parts=1, task=None):
     """Play chunk number `chunk` of the job `spec`, or the `parts` chunks from
     it on as one (units.py), or the driver's own `task` (a hunt's seat)."""
     driver = of(spec)
+    began = time.perf_counter()
     if task is not None:
-        return driver.play_task(spec, task)
-    if parts == 1:
-        return driver.play(spec, chunk)
-    return driver.play(spec, chunk, parts)
+        result = driver.play_task(spec, task)
+    elif parts == 1:
+        result = driver.play(spec, chunk)
+    else:
+        result = driver.play(spec, chunk, parts)
+    result.seconds = time.perf_counter() - began
+    return result
 
 
 def work(spec, unit):
@@ -81,10 +85,11 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
     budget = spec["deals"] or MAX_CHUNK
     on_device = spec["engine"].on_device
     clock = time.perf_counter if on_device else time.thread_time
+    trial = {**spec, "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
     if on_device:
-        play({**spec, "chunk": 1, "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}, 0)
+        play({**trial, "chunk": 1}, 0)
     while True:
-        trial = {**spec, "chunk": min(deals, budget), "deals": 0, "min_cards": max(spec["min_cards"], 10 ** 6)}
+        trial["chunk"] = min(deals, budget)
         began = clock()
         play(trial, 0)
         spent = clock() - began

@@ -24,8 +24,8 @@ class ChunkResult:
     deals: int
     hits: list          # [(deal, outcome)] from the compiled engine
     best: tuple | None  # (deal, outcome) of the longest game played, or None
-    seconds: float
     payload: object = None          # the driver's own
+    seconds: float = 0.0            # its play's (drivers.play times it)
     games: list | None = None       # the games it keeps, checked (crosscheck.check)
     check_seconds: float = 0.0      # the seconds their check took where it was done
 

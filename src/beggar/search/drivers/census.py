@@ -7,8 +7,6 @@ block's `top` longest games, and a complete census keeps its `top` longest.
 
 from __future__ import annotations
 
-import time
-
 from ... import census as arrangements
 from ... import engine
 from ...archive import ArchiveFault
@@ -43,14 +41,13 @@ class Census(Driver):
         spec["extend_cards"] = 0
 
     def play(self, spec, chunk, parts=1):
-        start = time.perf_counter()
         deals = chunk_deals(spec, chunk, parts)
         result = engine.census(spec["first"] + chunk * spec["chunk"], deals, top=spec["top"],
                                engine=spec["engine"], **table(spec))
         hits = [(deal, outcome) for _, deal, outcome, _ in result.loops]
         hits += [(deal, outcome) for _, deal, outcome in result.longest]
         best = max(hits, key=lambda hit: hit[1].cards, default=None)
-        return ChunkResult(chunk, deals, hits, best, time.perf_counter() - start, result)
+        return ChunkResult(chunk, deals, hits, best, result)
 
     def games(self, spec, result):
         """Every loop deal of the block, with its rank and its loop, and the

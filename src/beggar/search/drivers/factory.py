@@ -8,7 +8,6 @@ before the archive's write lock is taken (keep.kept).
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 
 from ... import engine, loops
@@ -54,12 +53,11 @@ class _Factory(Walker):
 
     def play(self, spec, chunk):
         """Run chunk `chunk`: a ChunkResult whose payload is a plain dict of what the walk did."""
-        start = time.perf_counter()
         growth = self.walk(spec, chunk, chunk_deals(spec, chunk), asdict(self.rules(**spec.get(self.name, {}))))
         growth = {"loops": [(tuple(tuple(hand) for hand in hands), leader) for hands, leader in growth.loops],
                   "tries": growth.tries, "largest": growth.largest, "restarts": growth.restarts,
                   "sizes": [tuple(size) for size in growth.sizes]}
-        return ChunkResult(chunk, growth["tries"], [], None, time.perf_counter() - start, growth)
+        return ChunkResult(chunk, growth["tries"], [], None, growth)
 
     def games(self, spec, result):
         return None         # a walk's loops are checked as they are kept (checked): only the archive knows the new
@@ -195,10 +193,7 @@ def start_states(spec):
     """Every state on the cycles of a perturb job's start loops, in a fixed
     order (a key given before archive format 6 may hold a player out: its
     players' loop is played from it all the same)."""
-    states = []
-    for key in spec["start"]:
-        states.extend(loops.of_deal(key_deal(key)).states)
-    return states
+    return [state for key in spec["start"] for state in loops.of_deal(key_deal(key)).states]
 
 
 def checked(archive, spec, growth, between=None):

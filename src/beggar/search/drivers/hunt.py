@@ -166,10 +166,6 @@ class Found:
     balance: int
     family: str
 
-    def record(self):
-        """Its entry in a chunk's record (RECORD's loops)."""
-        return [self.loop.hex, self.part, self.loop.period[0], f"{self.hash:016x}", self.balance, self.family]
-
 
 #: A hunt chunk's record (the field "hunt" of its statistics, its own:
 #: records.OWN): its round, its tries and what they reached, and every loop
@@ -616,7 +612,8 @@ class Hunt(Walker):
                     new_loops.append((loop_id, item.loop))
             record.hits, record.best_cards = len(found), walked.largest
             record.stats = {"hunt": {"round": walked.round, "tries": walked.tries, "largest": walked.largest,
-                                     "loops": [item.record() for item in found],
+                                     "loops": [[item.loop.hex, item.part, item.loop.period[0], f"{item.hash:016x}",
+                                                item.balance, item.family] for item in found],
                                      "walk_ms": round(1000 * walked.walk_seconds),
                                      "check_ms": round(1000 * walked.check_seconds), "workers": max(1, summary.workers)}}
         parts = -(-result.deals // spec["chunk"])
@@ -794,18 +791,17 @@ class Hunt(Walker):
                     hashes.add(cycle)
                     reported.append((state, part, cycle))
         walked = Walked(spec["round"], tries, largest, reported, time.perf_counter() - began)
-        return ChunkResult(chunk, tries, [], None, walked.walk_seconds, walked)
+        return ChunkResult(chunk, tries, [], None, walked)
 
     def play_task(self, spec, seat):
         """Search back from a loop at a table (a Seat): its payload Seated."""
-        began = time.perf_counter()
         loop = loops.of_deal(key_deal(seat.loop))
         try:
             table = elimination.from_loop(loop.states, seat.players, Deck.parse(spec["deck"]).total,
                                           rules_of(spec).guide, spec["basin_states"], spec["basin_seconds"])
         except elimination.EliminationFault as error:
             raise SearchError(str(error)) from None
-        return ChunkResult(None, 0, [], None, time.perf_counter() - began, Seated(seat, table))
+        return ChunkResult(None, 0, [], None, Seated(seat, table))
 
     def games(self, spec, result):
         """A walk's loops looked at again by both engines; a seat's deals as
@@ -881,18 +877,17 @@ def known_state(archive, job_id, spec):
         for key, _, period, cycle, balance, *named in stats["hunt"]["loops"]:
             said.setdefault(key, (chunk, period, int(cycle, 16), balance, *named))
     families = {}
-    if said:
-        found = [loops.of_deal(key_deal(key)) for key in said]
-        for loop, cycle, (key, (chunk, period, hashed, balance, *named)) in zip(
-                found, cycle_hashes([loop.state for loop in found], spec["deck"]), said.items()):
-            families[key] = family.of_loop(loop).name
-            truth = (loop.period[0], cycle, aim.balance(loop.states), *([families[key]] if named else []))
-            if (period, hashed, balance, *named) != truth:
-                raise ArchiveFault(f"{where}: chunk {chunk}'s record says loop {key[:16]}... has period {period}, "
-                                   f"cycle hash {hashed:016x}, balance {balance}"
-                                   + (f" and family {named[0]}" if named else "")
-                                   + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
-                                   + (f" and {truth[3]}" if named else ""))
+    found = [loops.of_deal(key_deal(key)) for key in said]
+    for loop, cycle, (key, (chunk, period, hashed, balance, *named)) in zip(
+            found, cycle_hashes([loop.state for loop in found], spec["deck"]), said.items()):
+        families[key] = family.of_loop(loop).name
+        truth = (loop.period[0], cycle, aim.balance(loop.states), *([families[key]] if named else []))
+        if (period, hashed, balance, *named) != truth:
+            raise ArchiveFault(f"{where}: chunk {chunk}'s record says loop {key[:16]}... has period {period}, "
+                               f"cycle hash {hashed:016x}, balance {balance}"
+                               + (f" and family {named[0]}" if named else "")
+                               + f", where its cycle has {truth[0]}, {truth[1]:016x}, {truth[2]}"
+                               + (f" and {truth[3]}" if named else ""))
     listed = {}
     for chunk, stats in records:
         record = stats["hunt"]

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field, fields
 
 from ... import engine, finds, loops
 from ...archive import archive_option
-from ...checks import whole
 from ...cycle import key_hands
-from ...decks import MAX_DECK, Deck
+from ...decks import Deck
 from .. import SearchError
 from ..spec import JobError, check_basin_bounds, deck_words, job_error, options_table
 from .base import Budget, Driver, Plays
@@ -28,9 +27,7 @@ class PerturbRules:
 
     def __post_init__(self):
         from ... import _loops
-        whole(self.changes, "changes", 1, 100)
-        whole(self.reach, "reach", 1, MAX_DECK)
-        _loops.moves_of(self.moves)
+        _loops.check_walk(self.changes, self.reach, self.moves)
 
 
 class Walker(Driver):
