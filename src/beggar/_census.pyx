@@ -79,7 +79,8 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     cdef Result r
     long_cards, long_tricks, found_loops = [], [], []
     try:
-        # A Work that fails to start frees what it took: work_free below is then harmless.
+        # work_init first, as w is set by nothing before it; a Work that fails
+        # to start frees what it took, so that work_free below is harmless.
         if work_init(&w, n_players, total) != 0 or cards_seen == NULL or tricks_seen == NULL or longest == NULL \
                 or loops == NULL or game == NULL:
             raise MemoryError()

@@ -255,7 +255,8 @@ cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint 
     hits = []
     shape_init(&shape, deck, players, split)
     try:
-        # A Work that fails to start frees what it took: work_free below is then harmless.
+        # work_init first, as w is set by nothing before it; a Work that fails
+        # to start frees what it took, so that work_free below is harmless.
         if work_init(&w, players, shape.total) != 0 or found == NULL or found_results == NULL or counts == NULL \
                 or batch == NULL:
             raise MemoryError()

@@ -21,7 +21,8 @@ class Claims:
         """Hold job `job_id` while this process runs it: a second runner of the
         same job is refused rather than playing every chunk again. The claim is
         a lock on the job's row number's byte of ARCHIVE-running, which the
-        system lets go of when the process ends, however it ends. It is the
+        system lets go of when the process ends, however it ends. Locks are the
+        process's: one process runs one job of an archive at a time. It is the
         file's, not the name's: found beside the archive's real path, and a
         link planted in its place is never followed."""
         if fcntl is None:                   # pragma: no cover

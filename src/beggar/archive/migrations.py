@@ -115,7 +115,8 @@ def _to_6(archive, link_loop):
     chunk's) is named again by the loop of the players still in; a loop row so
     named is merged into the row of its cycle, keeping that row's id, the
     earliest finder and the basin searched furthest. A job's start keys stay:
-    its drivers play a start key to the loop of its players."""
+    its drivers play a start key to the loop of its players. Format 6 also
+    added the hunt's seats, which format 7 keeps as its driver rows (_to_7)."""
     db, path = archive.db, archive.path
     renamed = {}        # old key -> loops.Loop of its players
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import source
 from .abi import KERNELS
-# The shared names are cuda.py's too: the tests and `beggar gpu` find them here.
+# The shared names are cuda.py's too: the tests, the benchmarks and `beggar gpu` find them here.
 from .launch import BUFFER, SHARED, THREADS, TOTAL, Backend, GpuFault, block_threads, cards_of, defines  # noqa: F401
 
 EXTRA = "'.[gpu]' in beggar's source folder"
