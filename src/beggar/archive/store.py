@@ -121,16 +121,21 @@ class Archive(Games, Loops, Jobs, DriverRows, Claims):
                 raise self.fault(error) from None
         try:
             self._check_or_create()
-        except BaseException as error:
+        except sqlite3.OperationalError as error:
             self.db.close()
-            if not isinstance(error, sqlite3.Error):
-                raise
-            if not isinstance(error, sqlite3.DatabaseError) or isinstance(error, sqlite3.OperationalError):
-                raise self.fault(error) from None
+            raise self.fault(error) from None
+        except sqlite3.DatabaseError as error:
+            self.db.close()
             if _is_sqlite(path):        # an archive cut short, or written over in part
                 raise ArchiveFault(f"{path}: damaged: restore it from a copy, or start a new archive "
                                    f"({error})") from None
             raise ArchiveError(f"{path}: not a beggar archive ({error})") from None
+        except sqlite3.Error as error:
+            self.db.close()
+            raise self.fault(error) from None
+        except BaseException:
+            self.db.close()
+            raise
 
     def _connect_to_read(self):
         """A connection that never writes the archive: opened for writing with
