@@ -57,9 +57,7 @@ class Checker:
         game = Game(deal, outcome, replay, driver, **more)
         if outcome.status == "loop" and outcome == replay:
             # A disputed game is kept marked so, and no loop is made of it.
-            described = self.loops.get(game.loop) if game.loop is not None else None
-            if described is None:
-                described = self.loops.get(text)
+            described = self.loops.get(game.loop) or self.loops.get(text)
             if described is None:
                 try:
                     described = loops.of_deal(deal)

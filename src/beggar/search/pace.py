@@ -1,10 +1,8 @@
 """How fast a job keeps games and how fast the reference engine's cross-check
-follows them, measured when the job starts on a few thousand of its own
-deals (processor time, so a busy machine measures the same): a flood is told
-in one line, and a new job's chunks are made small enough that stops stay
-prompt and memory bounded (docs/searching.md). A GPU job's deals are played
-here on the compiled engine (the same games): what bounds its chunks is
-what its checkers can follow.
+follows them, measured when the job starts (processor time, so a busy
+machine measures the same): a flood told in one line, a new job's chunks
+sized to it (docs/searching.md). A GPU job's deals are played here on the
+compiled engine: what bounds its chunks is what its checkers can follow.
 """
 
 from __future__ import annotations
@@ -39,16 +37,12 @@ class Pace:
     lengths: object = None  # lengths.Lengths of the deals played (sample, climb), or None
 
     @property
-    def play_rate(self):
-        return self.deals / max(self.play_seconds, 1e-9)
-
-    @property
     def hit_share(self):
         return self.hits / self.deals if self.deals else 0.0
 
     @property
     def keep_rate(self):
-        return self.play_rate * self.hit_share
+        return self.deals / max(self.play_seconds, 1e-9) * self.hit_share
 
     @property
     def check_rate(self):
@@ -138,16 +132,12 @@ def warning(spec, pace):
         return None
     exhaustive = drivers.of(spec).plays.deals == "every"        # a census keeps its loop deals whatever min_cards
     what = "this census keeps every loop deal" if exhaustive else f"min_cards {spec['min_cards']} keeps"
-    line = (f"warning: {what} {_share(pace.hit_share)} of deals, {pace.keep_rate:,.0f} games a second on a "
+    percent = 100 * pace.hit_share      # for people: '6.8 %', '100 %', '0.0012 %'
+    share = f"{percent:.0f} %" if percent >= 10 else f"{percent:.2g} %"
+    line = (f"warning: {what} {share} of deals, {pace.keep_rate:,.0f} games a second on a "
             f"core, where the reference engine cross-checks {pace.check_rate:,.0f}: checking will take "
             f"{pace.load:.0f} times as long as playing")
     threshold = pace.threshold(spec["min_cards"]) if not exhaustive else None
     if threshold is not None:
         line += f"; min_cards {threshold} would keep up (a job file may insist on {spec['min_cards']})"
     return line
-
-
-def _share(fraction):
-    """A share of deals for people: '6.8 %', '100 %', '0.0012 %'."""
-    percent = 100 * fraction
-    return f"{percent:.0f} %" if percent >= 10 else f"{percent:.2g} %"

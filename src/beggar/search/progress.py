@@ -58,14 +58,6 @@ def left(seconds):
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def _columns(stream):
-    """The columns of the terminal `stream` writes to, or None where it cannot say."""
-    try:
-        return os.get_terminal_size(stream.fileno()).columns
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
 class Progress:
     def __init__(self, job_id, total, initial, shown, unit="deals", stream=None, time_limit=None, bound=None,
                  clock=time.monotonic):
@@ -88,7 +80,11 @@ class Progress:
         self.told = initial         # deals in the last plain line
         self.resumed = initial > 0  # the job played before this run: its figures and the run's differ
         # A terminal that says it is 0 columns wide (a pty no one sized) draws no bar: plain lines instead.
-        terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty() and _columns(self.stream) != 0
+        terminal = shown and hasattr(self.stream, "isatty") and self.stream.isatty()
+        try:
+            terminal = terminal and os.get_terminal_size(self.stream.fileno()).columns != 0
+        except (AttributeError, OSError, ValueError):
+            pass        # it cannot say: a bar
         self.plain = shown and not terminal
         self.bar = tqdm(total=None if bound else total or None, initial=initial, unit=f" {unit}", unit_scale=True,
                         dynamic_ncols=True, disable=not terminal, desc=job_id, file=self.stream)

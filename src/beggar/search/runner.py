@@ -1,11 +1,8 @@
 """Running a search job: its units of work to worker processes, which play
-and check them (drivers.work), the checked games into the archive
-(drivers.keep), progress on the terminal. Dispatch is the loop; StopPolicy
+and check them (drivers.work), the checked games into the archive by this
+process alone (drivers.keep), progress on the terminal. Dispatch is the loop; StopPolicy
 says, by the clock it is given, when it takes no more work and when the
-work in flight is cut off. Only this process writes the archive, a chunk in
-one transaction (keep.kept). The first Ctrl-C or SIGTERM gives the chunks in
-flight STOP_SECONDS to finish and be kept; then, or at a second one, they
-are cut off and played again on resume (docs/searching.md): however many
+work in flight is cut off (docs/searching.md tells a stop): however many
 games a chunk keeps, the job obeys the clock and the user.
 """
 

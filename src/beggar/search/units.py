@@ -1,13 +1,8 @@
-"""Which deals the next chunk of a running job holds, and how many
-(docs/searching.md tells it): a chunk is a run of consecutive parts of
-spec["chunk"] deals not yet kept, recorded by its first part and its deals,
-so that a resumed job plays exactly the parts still missing, however its
-chunks were cut. A job whose spec has chunk_seconds 0 (its file gave a
-chunk, or it was created before chunks were sized as a job runs) has chunks
-of one part each; one with chunk_seconds, of as many parts as take that
-long as it runs (Pacer), from what its chunks so far took in the workers,
-not from a measure taken before they started (a busy machine gives each a
-part of a core).
+"""Which deals the next chunk of a running job holds, and how many: a run
+of parts not yet kept, recorded by its first part and its deals
+(docs/searching.md, A first search). A job with chunk_seconds sizes them
+from what its chunks took in the workers (Pacer), not from a measure taken
+before they started: a busy machine gives each a part of a core.
 """
 
 from __future__ import annotations

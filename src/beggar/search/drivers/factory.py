@@ -97,68 +97,50 @@ class _Factory(Walker):
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
         """Keep a chunk's loops, their balanced deals and its record in one
-        transaction, then count them; returns the first new balanced deal of
-        each loop. `between()` comes before each loop's check and basin search
-        (a chunk may bring hundreds)."""
+        transaction, then count them (what it kept counted only once it is
+        committed); returns the first new balanced deal of each loop.
+        `between()` comes before each loop's check and basin search (a chunk
+        may bring hundreds)."""
         growth = result.payload
         found = checked(archive, spec, growth, between)
         tally = summary.payload = summary.payload or FactoryTally()
+        new_loops, prizes, news, notes, disputed = [], [], [], [], []
         with kept(archive, job_id, result) as record:
-            kept_loops = keep_loops(archive, job_id, spec, result.chunk, found)
+            for item in found:
+                loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], result.chunk)
+                if new:
+                    new_loops.append((loop_id, item.loop))
+                if item.basin is None:
+                    continue
+                stopped_by = item.basin.stopped_by
+                archive.set_basin(loop_id, item.basin.states, len(item.games), stopped_by)
+                if stopped_by is not None:
+                    bound = (f"{spec['basin_states']:,} states" if stopped_by == "states"
+                             else f"{spec['basin_seconds']:g} s")
+                    notes.append(f"the basin search of loop {loop_id} stopped at its bound of {bound} "
+                                 f"(basin_{stopped_by}): it may hold more balanced deals")
+                for deal, compiled, reference in item.games:
+                    game_id, new_game = archive.add_game(deal, Rules(), compiled, reference, job_id, "basin",
+                                                         spec["seed"], result.chunk, None, None, item.loop.key)
+                    if compiled != reference:
+                        disputed.append(dispute(game_id, deal, compiled, reference))
+                    if new_game:
+                        if not any(prize[1] == loop_id for prize in prizes):
+                            news.append((game_id, deal, compiled, "basin"))
+                        prizes.append((game_id, loop_id, deal))
             record.hits, record.best_cards = len(found), growth["largest"]
             record.stats = {"growth": {key: growth[key] for key in ("tries", "largest", "restarts", "sizes")},
                             "loops": [item.loop.hex for item in found]}
         summary.deals += result.deals
-        summary.loops += len(kept_loops.new)
-        summary.kept += len(kept_loops.prizes)
+        summary.loops += len(new_loops)
+        summary.kept += len(prizes)
         tally.largest = max(tally.largest, growth["largest"])
         tally.full_loops += len(found)
-        tally.new_loops.extend(kept_loops.new)
-        tally.prizes.extend(kept_loops.prizes)
-        tally.bounds.extend(kept_loops.notes)
-        stop_if_disputed(summary, kept_loops.disputed, "it")
-        return kept_loops.news
-
-
-@dataclass
-class KeptLoops:
-    """What keep_loops kept, to be counted once its transaction is committed."""
-    new: list = field(default_factory=list)         # [(loop id, Loop)] new to the archive
-    prizes: list = field(default_factory=list)      # [(game id, loop id, deal)]: their basins' balanced deals
-    news: list = field(default_factory=list)        # the first of each loop, to be announced
-    notes: list = field(default_factory=list)       # the bounds their searches met, in words
-    disputed: list = field(default_factory=list)
-
-
-def keep_loops(archive, job_id, spec, chunk, found):
-    """Keep the ReportedLoops a chunk found, inside its transaction: a KeptLoops."""
-    done = KeptLoops()
-    for item in found:
-        loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], chunk)
-        if new:
-            done.new.append((loop_id, item.loop))
-        if item.basin is None:
-            continue
-        archive.set_basin(loop_id, item.basin.states, len(item.games), item.basin.stopped_by)
-        if item.basin.stopped_by is not None:
-            done.notes.append(bound_note(spec, "basin search", loop_id, item.basin.stopped_by))
-        for deal, compiled, reference in item.games:
-            game_id, new_game = archive.add_game(deal, Rules(), compiled, reference, job_id, "basin",
-                                                 spec["seed"], chunk, None, None, item.loop.key)
-            if compiled != reference:
-                done.disputed.append(dispute(game_id, deal, compiled, reference))
-            if new_game:
-                if not any(prize[1] == loop_id for prize in done.prizes):
-                    done.news.append((game_id, deal, compiled, "basin"))
-                done.prizes.append((game_id, loop_id, deal))
-    return done
-
-
-def bound_note(spec, what, loop_id, stopped_by):
-    """The line that says a search from a loop stopped at one of its bounds."""
-    bound = f"{spec['basin_states']:,} states" if stopped_by == "states" else f"{spec['basin_seconds']:g} s"
-    return (f"the {what} of loop {loop_id} stopped at its bound of {bound} (basin_{stopped_by}): it may hold "
-            "more balanced deals")
+        tally.new_loops.extend(new_loops)
+        tally.prizes.extend(prizes)
+        tally.bounds.extend(notes)
+        stop_if_disputed(summary, disputed, "it")
+        return news
 
 
 class Grow(_Factory):

@@ -854,20 +854,15 @@ def two_player_key(key):
     return key if all(key_hands(key)) else loops.of_deal(key_deal(key)).hex
 
 
-def start_known(spec):
-    """The hunt's start as aim.Known, each loop looked at once (its cycle)."""
-    keys = spec["start"]
-    found = [loops.of_deal(key_deal(key)) for key in keys]
-    hashes = cycle_hashes([loop.state for loop in found], spec["deck"])
-    return [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.balance(loop.states), family.of_loop(loop).name)
-            for loop, cycle in zip(found, hashes)]
-
-
 def known_state(archive, job_id, spec):
     """A HuntState from the job's start, its chunks' records and its seats:
     ArchiveFault, naming what, where they do not hold together."""
     where = f"{archive.path}: damaged: job {job_id}"
-    state = HuntState(spec, start_known(spec))
+    # The start, each loop looked at once (its cycle).
+    found = [loops.of_deal(key_deal(key)) for key in spec["start"]]
+    hashes = cycle_hashes([loop.state for loop in found], spec["deck"])
+    state = HuntState(spec, [aim.Known(loop.hex, -1, -1, loop.period[0], cycle, aim.balance(loop.states),
+                                       family.of_loop(loop).name) for loop, cycle in zip(found, hashes)])
     kept = dict(archive.chunks_kept(job_id))
     # What a record says of each loop is what its cycle says (its period, hash, balance and family steer
     # the walks: a balance edited would make a resume walk from another pool and keep other loops).
