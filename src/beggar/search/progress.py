@@ -98,7 +98,10 @@ class Progress:
             self.figures["left"] = left(self.time_limit - (self.clock() - self.start))
         self.bar.update(deals)
         if self.resumed:
-            self.bar.set_postfix_str(self._postfix(), refresh=False)
+            # 'job: best 4256; this run: kept 40; workers 2'
+            job, run, moment = self._scopes()
+            parts = (job and f"job: {job}", run and f"this run: {run}", moment)
+            self.bar.set_postfix_str("; ".join(part for part in parts if part), refresh=False)
         else:
             self.bar.set_postfix(**self.figures, refresh=False)
         now = self.clock()
@@ -130,11 +133,6 @@ class Progress:
         for key, value in self.figures.items():
             scopes[0 if key in JOB_FIGURES else 2 if key in NOW_FIGURES else 1][key] = value
         return tuple(self._written(figures) for figures in scopes)
-
-    def _postfix(self):
-        """The bar's figures after a resume: 'job: best 4256; this run: kept 40; workers 2'."""
-        job, run, now = self._scopes()
-        return "; ".join(part for part in (job and f"job: {job}", run and f"this run: {run}", now) if part)
 
     @staticmethod
     def _written(figures):

@@ -13,7 +13,6 @@ from ...archive import ArchiveFault
 from ...checks import is_digits, whole
 from .. import SearchError
 from ..crosscheck import Checker
-from ..keep import keep_games
 from ..spec import JobError, chunk_deals, job_error, table
 from .base import Budget, ChunkResult, Devices, Driver, Plays
 
@@ -63,7 +62,7 @@ class Census(Driver):
         return [(deal, outcome) for _, deal, outcome, _ in result.payload.loops], None
 
     def keep(self, archive, job_id, spec, result, summary, between=None):
-        keep_games(archive, job_id, spec, result, summary, self.stats(result, summary.workers), between)
+        super().keep(archive, job_id, spec, result, summary, between)
         return []       # a census tells its loops in its own table (beggar archive census), by loop, not by deal
 
     def finish(self, archive, job_id, spec, summary):

@@ -96,8 +96,6 @@ class ReportedLoop:
     """A full loop a walk reported, looked at again; `basin` is its basin
     search (backward.Basin) when it is new to the archive, else None."""
     loop: loops.Loop
-    compiled: object
-    reference: object
     basin: object = None
     games: list = field(default_factory=list)      # [(deal, compiled outcome, reference outcome)]
 
@@ -117,13 +115,13 @@ def reported(spec, hands, leader):
                           f"job's {spec['deck']} deck ({loop.deal()}). This is a bug in beggar: please "
                           "report it.")
     deal = loop.deal()
-    item = ReportedLoop(loop, engine.play(deal), engine.play(deal, engine="reference"))
-    if item.compiled != item.reference:
+    compiled, reference = engine.play(deal), engine.play(deal, engine="reference")
+    if compiled != reference:
         # Nothing of the chunk is kept: a loop rests on both engines' word.
         raise SearchError(f"the engines disagree on the loop {deal} that a {spec['driver']} walk "
-                          f"reported: compiled {item.compiled}, reference {item.reference}. This is "
+                          f"reported: compiled {compiled}, reference {reference}. This is "
                           "a bug in beggar: please report the deal.")
-    return item
+    return ReportedLoop(loop)
 
 
 #: New loops named one by one in a run's summary.
