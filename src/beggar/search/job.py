@@ -226,10 +226,8 @@ def stored(spec, where="the archive"):
     # with an engine's older name (engine "gpu") plays on it by its name now.
     from ..engine import Choice
     spec["engine"] = Choice(spec["engine"])
-    problem = start_problem(spec)
-    if problem is not None:
-        raise ArchiveFault(f"{where}: damaged: its start {problem}")
-    problem = drivers.of(spec).stored_problem(spec)
+    start = start_problem(spec)
+    problem = drivers.of(spec).stored_problem(spec) if start is None else f"its start {start}"
     if problem is not None:
         raise ArchiveFault(f"{where}: damaged: {problem}")
     return spec

@@ -146,25 +146,18 @@ class Seat:
 @dataclass
 class Walked:
     """A walk chunk's payload: its round and figures, the loops its walks
-    reported [((hands, leader), part, cycle hash)], and games()' `found`."""
+    reported [((hands, leader), part, cycle hash)], and games()' `found`
+    (each loop looked at again by both engines, as aim.Known) and `loops`
+    (their loops.Loop by cycle hash)."""
     round: int
     tries: int
     largest: int
     reported: list
     walk_seconds: float
     found: list | None = None
+    loops: dict | None = None
     check_seconds: float = 0.0
     crowded: int = 0        # its parts' reports of loops of crowded families left out (HuntRules.crowd)
-
-
-@dataclass
-class Found:
-    """A loop a walk reported, looked at again by both engines (walks.reported)."""
-    loop: object
-    part: int
-    hash: int
-    balance: int
-    family: str
 
 
 #: A hunt chunk's record (the field "hunt" of its statistics, its own:
@@ -605,22 +598,21 @@ class Hunt(Walker):
         found = walked.found
         new_loops = []
         with kept(archive, job_id, result) as record:
-            for item in found:
-                loop_id, new = archive.add_loop(item.loop, job_id, self.name, result.chunk)
-                state.ids[item.loop.hex] = loop_id
+            for known in found:
+                loop_id, new = archive.add_loop(walked.loops[known.hash], job_id, self.name, result.chunk)
+                state.ids[known.key] = loop_id
                 if new:
-                    new_loops.append((loop_id, item.loop))
+                    new_loops.append((loop_id, walked.loops[known.hash]))
             record.hits, record.best_cards = len(found), walked.largest
             record.stats = {"hunt": {"round": walked.round, "tries": walked.tries, "largest": walked.largest,
-                                     "loops": [[item.loop.hex, item.part, item.loop.period[0], f"{item.hash:016x}",
-                                                item.balance, item.family] for item in found],
+                                     "loops": [[known.key, known.part, known.period, f"{known.hash:016x}",
+                                                known.balance, known.family] for known in found],
                                      "walk_ms": round(1000 * walked.walk_seconds),
                                      "check_ms": round(1000 * walked.check_seconds), "workers": max(1, summary.workers)}}
         parts = -(-result.deals // spec["chunk"])
         state.kept_parts[walked.round] = state.kept_parts.get(walked.round, 0) + parts
-        for item in found:
-            state.found += state.learn(aim.Known(item.loop.hex, walked.round, item.part, item.loop.period[0],
-                                                 item.hash, item.balance, item.family))
+        for known in found:
+            state.found += state.learn(known)
         state.seat_cells()
         state.sort_due()
         state.new_loops.extend(new_loops)
@@ -809,11 +801,11 @@ class Hunt(Walker):
         began = time.perf_counter()
         if isinstance(result.payload, Walked):
             walked = result.payload
-            walked.found = []
+            walked.found, walked.loops = [], {}
             crowd = rules_of(spec).crowd
             crowded = set(spec.get("crowded", ()))
             need = aim.need(Deck.parse(spec["deck"]).total)
-            named, in_part, kept_hashes = {}, Counter(), set()
+            named, in_part = {}, Counter()
             for (hands, leader), part, cycle in walked.reported:
                 if crowd:
                     # Left out, unchecked: a loop no two seats are given, of a family crowded when the
@@ -831,12 +823,11 @@ class Hunt(Walker):
                     if not seated and (name in crowded or in_part[(part, name)] > PART_CROWD):
                         walked.crowded += 1
                         continue
-                if cycle in kept_hashes:
+                if cycle in walked.loops:
                     continue        # kept from an earlier part
-                kept_hashes.add(cycle)
-                item = reported(spec, hands, leader)
-                walked.found.append(Found(item.loop, part, cycle, aim.balance(item.loop.states),
-                                          family.of_loop(item.loop).name))
+                loop = walked.loops[cycle] = reported(spec, hands, leader).loop
+                walked.found.append(aim.Known(loop.hex, walked.round, part, loop.period[0], cycle,
+                                              aim.balance(loop.states), family.of_loop(loop).name))
             walked.check_seconds = time.perf_counter() - began
             return []
         seated = result.payload
