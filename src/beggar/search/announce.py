@@ -1,8 +1,6 @@
-"""The announcements of a job's finds: a game longer than the longest
-published one, or a balanced deal of a loop not known before, is told in a
-loud line and saved in the job's folder of finds, whole or not at all. A
-run tells the first few new loops (TOLD) one by one and counts the rest, so
-that a job that finds hundreds stays readable; a record is always told."""
+"""The announcements of a job's finds, a record or a balanced deal of a loop
+not known before: a loud line, and a saved game in the job's folder of finds,
+whole or not at all (docs/searching.md says which, and how they are named)."""
 
 from __future__ import annotations
 

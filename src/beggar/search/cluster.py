@@ -1,10 +1,6 @@
-"""Running a job's chunks on a Dask cluster (the optional extra 'cluster'):
-`drivers.work` goes out as a task, so the cross-check runs on the cluster's
-cores; this process is still the only writer of the archive. A chunk whose
-worker dies is run again by Dask on another; the archive keeps it once.
-A GPU job plays its chunks as tasks that need the worker resource GPU (one
-worker per device) and checks them on any worker (gpu_pool.GpuPool).
-`local:N` starts N workers, and for a GPU job one more with the resource GPU.
+"""Running a job's chunks on a Dask cluster (the optional extra 'cluster';
+docs/searching.md, On a Dask cluster): `drivers.work` goes out as a task, a
+GPU job's play to the workers with the resource GPU (gpu_pool.GpuPool).
 """
 
 import logging

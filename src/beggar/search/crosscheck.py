@@ -1,11 +1,7 @@
-"""The reference engine's cross-check of a chunk's hits, where the cores are.
-
-Every game a chunk keeps is replayed by the reference engine before it
-enters the archive, and a long finished two-player game gets a family
-search for the longest balanced deal of its family. That is most of a job's
-work when its threshold keeps many games, so it is done here, with plain
-data in and out and no archive: in the worker that played the chunk, or
-beside a GPU (gpu_pool.py).
+"""The reference engine's cross-check of a chunk's hits, and the family
+searches of its long games (docs/searching.md): most of a job's work when
+its threshold keeps many games, so it is done with plain data in and out
+and no archive, in the worker that played the chunk or beside a GPU.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The pool of a GPU job: the GPU plays the chunks, the cores check what it plays.
-
-A GPU plays a chunk far faster than a core can check its hits, so a GPU job
-does not check a chunk where it was played: drivers.play where a GPU is,
-then drivers.checked where the cores are (here one process that drives the
-GPU and a pool of checkers; on a Dask cluster, tasks on the GPU workers and
-on any worker). To the runner it is one executor whose futures can be
-cancelled while a chunk waits for either stage. It counts the GPU's seconds
-and the checkers', so that the summary can say when the CPU side fell
-behind (the GPU then waits for it: never a hit dropped).
+"""The pool of a GPU job: the GPU plays the chunks, the cores check what it
+plays (docs/gpu.md). A GPU plays a chunk far faster than a core can check
+its hits, so drivers.play runs where a GPU is, then drivers.checked where
+the cores are. To the runner it is one executor whose futures can be
+cancelled while a chunk waits for either stage.
 """
 
 from __future__ import annotations

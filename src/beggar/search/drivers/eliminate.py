@@ -1,12 +1,7 @@
 """The eliminate driver: backward play with elimination from known loops to
-deals of 3 or 4 players that never end (beggar.elimination; docs/backward.md).
-
-A job fixes, when it is created, the loops it starts from (walks.start_keys,
-of up to the job's players). Chunk c is the search from loop c at the job's
-table, guided by its [eliminate] guide and bounded by `chunk` states and
-`basin_seconds`: the job's "budget" is a bound the searches may stop short
-of, and has no seed. Each deal a chunk finds is a hit, kept as a game of
-status loop; what the search reached is the chunk's payload, kept in its record.
+deals of 3 or 4 players that never end (beggar.elimination; docs/backward.md
+tells the job). Chunk c is the search from start loop c (walks.start_keys);
+its deals are hits, what it reached its payload, kept in its record.
 """
 
 from __future__ import annotations

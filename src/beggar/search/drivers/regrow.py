@@ -1,8 +1,6 @@
-"""The starts of a hunt's growth walks (docs/loops.md, Growth walks): loops
-of the pool with a few cards taken out, one at a time, each time where what
-is left still loops; the compiled growth walk inserts them back. It finds
-loops where perturbation of the known loops reaches none
-(benchmarks/move_yield.py: next to Casella's).
+"""The starts of a hunt's growth walks (docs/loops.md, Growth walks, and
+why: benchmarks/move_yield.py): loops of the pool with a few cards taken
+out, for the compiled growth walk to insert back.
 """
 
 from __future__ import annotations
