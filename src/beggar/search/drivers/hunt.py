@@ -101,15 +101,13 @@ class HuntRules:
                              f"not {tables!r}")
         object.__setattr__(self, "tables", tuple(sorted(tables)))
         PerturbRules(self.changes, self.reach, self.moves)
-        if self.pool not in aim.POOLS:
-            raise ValueError(f"pool must be one of {', '.join(aim.POOLS)}, not {self.pool!r}")
+        for name, choices in (("pool", aim.POOLS), ("seat", SEAT), ("guide", GUIDES)):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
         for name, low, high in (("regrow", 0, MAX_COUNT), ("trim", 1, MAX_DECK), ("crowd", 0, MAX_COUNT),
                                 ("round", 1, MAX_COUNT), ("elite", 0, MAX_DECK), ("explore", 0, MAX_COUNT)):
             if name != "round" or self.round is not None:
                 whole(getattr(self, name), name, low, high)
-        for name, choices in (("seat", SEAT), ("guide", GUIDES)):
-            if getattr(self, name) not in choices:
-                raise ValueError(f"{name} must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
 
     def walk(self):
         """The walk's options, as walks.perturbation takes them."""
