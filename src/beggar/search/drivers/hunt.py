@@ -350,11 +350,6 @@ class HuntState:
         self.due.sort(key=lambda seat: (seat.players != 2, self.known[seat.loop].gap(self.total), seat.loop,
                                         seat.players))
 
-    def seated(self, seat, smallest, best, deals):
-        self.seats_done[seat] = (smallest, best, deals)
-        if seat in self.due:
-            self.due.remove(seat)
-
     def best(self, players):
         """(smallest, best state, loop key) of the seats at `players` with the
         largest smallest hand, one that found a balanced deal first, then the
@@ -399,12 +394,6 @@ class HuntState:
             crowded = sorted(name for name, size in sizes.items() if self.rules.crowd and size >= self.rules.crowd)
             self.pools[round_] = (keys, others, sorted(loop.key for loop in known), crowded)
         return self.pools[round_]
-
-    def explorer(self, round_):
-        """The part of round `round_` that explores (walks from every loop
-        known), or None: the first of every `explore` rounds'."""
-        explore = self.rules.explore
-        return round_ * self.parts_a_round if explore and round_ % explore == 0 else None
 
 
 class HuntUnits(Chunks):
@@ -561,7 +550,9 @@ class Hunt(Walker):
         state = summary.payload
         round_ = state.round_of(unit.chunk)
         keys, others, every, crowded = state.pool(round_)
-        explorer = state.explorer(round_)
+        # The part that explores (walks from every loop known): the first of every `explore` rounds'.
+        explore = state.rules.explore
+        explorer = round_ * state.parts_a_round if explore and round_ % explore == 0 else None
         handed = {**spec, "pool": keys, "known": others, "round": round_, "explorer": None, "crowded": crowded}
         if explorer is not None and unit.chunk <= explorer < unit.chunk + unit.parts:
             handed.update(explorer=explorer, every=every)
@@ -659,7 +650,9 @@ class Hunt(Walker):
             archive.put_row(job_id, "seat", seat_key(seat.loop, seat.players), {
                 "loop": seat.loop, "players": seat.players, "states": table.states, "deals": len(table.deals),
                 "stopped_by": table.stopped_by, "smallest": smallest, "best": best, "seconds": result.seconds})
-        state.seated(seat, smallest, best, len(table.deals))
+        state.seats_done[seat] = (smallest, best, len(table.deals))
+        if seat in state.due:
+            state.due.remove(seat)
         if table.stopped_by is not None:
             state.bounded[seat.players] = state.bounded.get(seat.players, 0) + 1
         state.deals[seat.players] += counted
