@@ -10,7 +10,7 @@ from numbers import Integral
 
 from . import cards
 from .cards import CODES, CardError
-from .checks import cut
+from .checks import cut, listed
 from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
 from .errors import BadInput
 from .rules import Rules
@@ -224,13 +224,8 @@ def codes_of(hands):
     """`hands` as tuples of codes, when they are 2-4 sequences of codes 0-4
     (ints, NumPy's too) of at most MAX_CARDS cards in all; else DealError
     naming the hand and the card. Empty hands are left to the caller."""
-    what = "a list of hands, each a list of card codes 0-4"
-    if isinstance(hands, (str, bytes)):
-        raise DealError(f"a deal is {what}, not {cut(hands)}")
-    try:
-        hands = list(hands)
-    except TypeError:
-        raise DealError(f"a deal is {what}, not {cut(hands)}") from None
+    hands = listed(hands, lambda: DealError(f"a deal is a list of hands, each a list of card codes 0-4, "
+                                            f"not {cut(hands)}"))
     _check_player_count(len(hands))
     coded, total = [], 0
     for h, hand in enumerate(hands, 1):
