@@ -1,18 +1,9 @@
-"""Backward play with elimination: from a loop back to deals of 3 or 4 players.
-
-A game of three or four players that eliminates players until two are left,
-and then falls into a two-player loop, never ends. Backward play at a table
-of `players` seats (engine.predecessors: a predecessor may hold players that
-its trick eliminated) finds such deals from the loop's states. The loop's
-hands keep their order round the table; the seats left out are those of the
-eliminated players, and every way to leave them out is searched, the loop's
-first hand in seat 0 (a table turned round is the same game). A loop that
-keeps every player of the table in is searched from its own states.
-
-The search is best first (engine.backward_to), guided as states.GUIDES says,
-bounded in states and processor seconds. Every deal it finds with the sizes
-a deal gives (18/17/17 for the standard deck and 3 players, the leader
-first) is played forward by both engines, which must agree that it loops.
+"""Backward play with elimination: from a loop back to deals of 3 or 4
+players, as docs/backward.md ("Three and four players") tells. The loop is
+seated every way with its first hand in seat 0, since a table turned round is
+the same game; a loop that keeps every player of the table in is searched
+from its own states. Every deal found is played forward by both engines,
+which must agree that it loops.
 """
 
 from __future__ import annotations
