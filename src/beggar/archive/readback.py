@@ -214,49 +214,44 @@ def stored_deal(path, game_id, text):
         raise ArchiveFault(f"{path}: damaged: game {game_id} holds no deal ({error})") from None
 
 
-def outcome_problem(outcome, players):
-    """What makes an outcome as kept (Outcome.as_dict) none of a game of `players`, or None."""
+def _outcome(outcome, players):
+    """Damaged unless an outcome as kept (Outcome.as_dict) is one of a game of `players`."""
     known = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
     missing = sorted(known - {"engine"} - set(outcome))
     if missing:
-        return f"has no '{missing[0]}'"
+        raise Damaged(f"has no '{missing[0]}'")
     unknown = sorted(set(outcome) - known)
     if unknown:
-        return f"has an unknown field {cut(unknown[0])}"
-    try:
-        status = one_of(outcome["status"], STATUSES)
-        optional(count)(outcome["winner"], 0, players - 1)
-        count(outcome["cards"])
-        count(outcome["tricks"])
-        counts = outcome["counts"]
-        if not isinstance(counts, list) or len(counts) != players:
-            raise holds(counts, f"a list of {players} counts")
-        for held in counts:
-            count(held)
-        for field in ("loop_entry", "loop_period"):
-            pair = outcome[field]
-            if (pair is None) != (status != "loop"):
-                return f"'{field}' is {cut(pair)} for a game of status {status}"
-            if pair is not None:
-                if not isinstance(pair, dict) or set(pair) != {"tricks", "cards"}:
-                    return f"'{field}' holds {cut(pair)}, not its tricks and cards"
-                count(pair["tricks"], 1 if field == "loop_period" else 0)
-                count(pair["cards"], 1 if field == "loop_period" else 0)
-        if outcome["engine"] is not None:
-            _name(outcome["engine"])
-    except Damaged as problem:
-        return str(problem)
-    return None
+        raise Damaged(f"has an unknown field {cut(unknown[0])}")
+    status = one_of(outcome["status"], STATUSES)
+    optional(count)(outcome["winner"], 0, players - 1)
+    count(outcome["cards"])
+    count(outcome["tricks"])
+    counts = outcome["counts"]
+    if not isinstance(counts, list) or len(counts) != players:
+        raise holds(counts, f"a list of {players} counts")
+    for held in counts:
+        count(held)
+    for field in ("loop_entry", "loop_period"):
+        pair = outcome[field]
+        if (pair is None) != (status != "loop"):
+            raise Damaged(f"'{field}' is {cut(pair)} for a game of status {status}")
+        if pair is not None:
+            if not isinstance(pair, dict) or set(pair) != {"tricks", "cards"}:
+                raise Damaged(f"'{field}' holds {cut(pair)}, not its tricks and cards")
+            count(pair["tricks"], 1 if field == "loop_period" else 0)
+            count(pair["cards"], 1 if field == "loop_period" else 0)
+    if outcome["engine"] is not None:
+        _name(outcome["engine"])
 
 
-def _rules(value):
+def _rules(value, players):
     if set(value) - {"max_cards", "max_tricks", "detect_loops"}:
         raise holds(value, "the rules of a game")
     try:
         Rules(**value)
     except (TypeError, ValueError) as error:
         raise Damaged(f"hold {cut(value)}: {error}") from None
-    return value
 
 
 def read_game(path, row, empty_hands=False):
@@ -309,16 +304,11 @@ def read_game(path, row, empty_hands=False):
             # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
             loop_key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
                  game.get("players", deal.players if deal is not None else None), empty_hands)
-        for column in ("rules", "compiled", "reference"):
+        for column, name, check in (("rules", "the rules", _rules), ("compiled", "the compiled outcome", _outcome),
+                                    ("reference", "the reference outcome", _outcome)):
             if column in game:
-                name = "the rules" if column == "rules" else f"the {column} outcome"
                 game[column] = stored_json(path, game[column], f"{name} of {what}")
-                if column == "rules":
-                    _rules(game[column])
-                else:
-                    problem = outcome_problem(game[column], players)
-                    if problem is not None:
-                        raise Damaged(problem)
+                check(game[column], players)
         column = "compiled"
         compiled = game.get("compiled")
         if isinstance(compiled, dict):
