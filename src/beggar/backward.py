@@ -84,12 +84,8 @@ def basin(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None
     # Each loop state's predecessor on the loop is already a root: not followed.
     skips = [loop[i - 1] for i in range(period)]
     visited, balanced, stopped_by = engine.backward(loop, skips, max_states, max_seconds, engine_name)
-    deals, seen = [], set()
-    for found in balanced:
-        member = deal_of(found.hands, found.leader)
-        # A loop whose second half replays its first with the seats swapped
-        # (Zanotto's) reaches each deal from both seats: one deal, kept once.
-        if member not in seen:
-            seen.add(member)
-            deals.append((member, engine.play(member, engine="reference")))
+    # A loop whose second half replays its first with the seats swapped
+    # (Zanotto's) reaches each deal from both seats: one deal, kept once.
+    members = dict.fromkeys(deal_of(found.hands, found.leader) for found in balanced)
+    deals = [(member, engine.play(member, engine="reference")) for member in members]
     return Basin(loop, outcome.loop_entry, visited, deals, stopped_by)

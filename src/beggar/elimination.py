@@ -83,12 +83,8 @@ def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, ma
     sizes = hand_sizes(total, players)
     visited, hits, stopped_by, best = engine.backward_to(roots, skips, sizes, guide, max_states, max_seconds,
                                                          engine_name)
-    deals, seen = [], set()
-    for found in hits:
-        deal = deal_of(found.hands, found.leader)
-        if deal in seen:
-            continue
-        seen.add(deal)
+    deals = []
+    for deal in dict.fromkeys(deal_of(found.hands, found.leader) for found in hits):
         compiled, reference = engine.play(deal), engine.play(deal, engine="reference")
         if compiled != reference or compiled.status != "loop":
             raise EliminationFault(f"backward play found {deal}, which does not loop as it should (compiled "
