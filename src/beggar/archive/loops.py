@@ -34,8 +34,8 @@ class Loops:
         return row is not None and row[0] is not None
 
     def known_loops(self, deck, keys):
-        return {row[0] for row in batched(self.db, "SELECT key FROM loops WHERE deck = ? AND key IN ({})", (deck,),
-                                          keys)}
+        sql = "SELECT key FROM loops WHERE deck = ? AND key IN ({})"
+        return {row[0] for row in batched(self.db, sql, (deck,), keys)}
 
     def loop_games_by_table(self, deck, job):
         """{(loop key, players): (games of job `job`, of any job)} of the kept

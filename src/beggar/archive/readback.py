@@ -304,7 +304,8 @@ def read_game(path, row, empty_hands=False):
             # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
             loop_key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
                  game.get("players", deal.players if deal is not None else None), empty_hands)
-        for column, name, check in (("rules", "the rules", _rules), ("compiled", "the compiled outcome", _outcome),
+        for column, name, check in (("rules", "the rules", _rules),
+                                    ("compiled", "the compiled outcome", _outcome),
                                     ("reference", "the reference outcome", _outcome)):
             if column in game:
                 game[column] = stored_json(path, game[column], f"{name} of {what}")
@@ -345,15 +346,14 @@ def read_loop(path, row, empty_hands=False):
         column = "key"
         if "key" in loop:
             loop_key(loop["key"], deck, loop.get("players"), None, empty_hands)
+        tricks = loop.get("period_tricks")
         column = "period_cards"
-        if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
-                and loop["period_cards"] < loop["period_tricks"]:
-            raise Damaged(f"holds {loop['period_cards']}, fewer cards than its {loop['period_tricks']} tricks")
+        if tricks is not None and loop.get("period_cards") is not None and loop["period_cards"] < tricks:
+            raise Damaged(f"holds {loop['period_cards']}, fewer cards than its {tricks} tricks")
         column = "states"
         # One state at each trick's end: a cycle holds as many as its period has tricks.
-        if loop.get("states") is not None and loop.get("period_tricks") is not None \
-                and loop["states"] != loop["period_tricks"]:
-            raise Damaged(f"holds {loop['states']}, where its period has {loop['period_tricks']} tricks")
+        if tricks is not None and loop.get("states") is not None and loop["states"] != tricks:
+            raise Damaged(f"holds {loop['states']}, where its period has {tricks} tricks")
     except Damaged as problem:
         raise damaged(path, what, column, problem) from None
     return loop
@@ -484,8 +484,9 @@ _KINDS = {records.STATUSES: (object, None, _statuses), records.BINS: (list, "a l
           records.HISTOGRAM: (dict, "the games of each length", _histogram),
           records.WORKERS: (object, None, lambda value, deck, empty_hands: count(value, 1, MOST_WORKERS)),
           records.CENSUS_LOOPS: (dict, "the loops of a census block", _census_loops),
-          records.WALK_LOOPS: (list, "the loops of a walk", _loop_keys), records.LONGEST: (object, None, _longest),
-          records.COUNTS: (dict, "what a search reached", _counts), records.OWN: (dict, "a JSON object", None)}
+          records.WALK_LOOPS: (list, "the loops of a walk", _loop_keys),
+          records.LONGEST: (object, None, _longest), records.COUNTS: (dict, "what a search reached", _counts),
+          records.OWN: (dict, "a JSON object", None)}
 
 
 def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
