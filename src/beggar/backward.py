@@ -1,13 +1,8 @@
-"""Backward play: families of deals that end the same way, and basins of loops.
-
-Forward play maps a state at an empty table to the next one; backward play
-(engine.predecessors) lists every state that leads to a given one, exactly.
-From the final state of a finished game, breadth-first backward search finds
-its family: every state whose game ends the same way, each with the cards and
-tricks its game lasts. From the states of a loop it finds the loop's basin:
-every state that falls into it. A state whose two hands are equal in size is
-a balanced deal, its leader's hand first. Both searches are bounded in states
-and processor seconds, and say so when a bound stopped them.
+"""Backward play (docs/backward.md): a finished two-player game's family,
+every state whose game ends the same way, found back from its final state;
+a loop's basin, every state that falls into it, found back from its states.
+Both searches are bounded in states and processor seconds, and say so when a
+bound stopped them.
 """
 
 from __future__ import annotations
@@ -89,12 +84,8 @@ def basin(deal, max_states=MAX_STATES, max_seconds=MAX_SECONDS, engine_name=None
     # Each loop state's predecessor on the loop is already a root: not followed.
     skips = [loop[i - 1] for i in range(period)]
     visited, balanced, stopped_by = engine.backward(loop, skips, max_states, max_seconds, engine_name)
-    deals, seen = [], set()
-    for found in balanced:
-        member = deal_of(found.hands, found.leader)
-        # A loop whose second half replays its first with the seats swapped
-        # (Zanotto's) reaches each deal from both seats: one deal, kept once.
-        if member not in seen:
-            seen.add(member)
-            deals.append((member, engine.play(member, engine="reference")))
+    # A loop whose second half replays its first with the seats swapped
+    # (Zanotto's) reaches each deal from both seats: one deal, kept once.
+    members = dict.fromkeys(deal_of(found.hands, found.leader) for found in balanced)
+    deals = [(member, engine.play(member, engine="reference")) for member in members]
     return Basin(loop, outcome.loop_entry, visited, deals, stopped_by)

@@ -1,14 +1,8 @@
-"""Census: every deal of a deck, each exactly once, in a fixed order.
-
-The deals of a deck are the distinct arrangements of its ranks (a multiset
-permutation), dealt as any deal is (decks.deal_out: one card at a time, the
-leader first). Arrangements are numbered by their rank in lexicographic order,
-plain < J < Q < K < A, from 0 to count(deck) - 1. `unrank` gives the
-arrangement of any rank in exact integers (the standard deck has 6.5 * 10^20
-of them, more than 64 bits hold); from there the engines step on with
-`next_arrangement`, so any block of ranks can be played alone and a census
-can be cut into chunks. The loops a census meets are named as every loop is
-(cycle.py).
+"""Census: every deal of a deck, each exactly once, in a fixed order
+(docs/census.md). Arrangements are ranked in lexicographic order, plain < J <
+Q < K < A: `unrank` gives the arrangement of any rank in exact integers (the
+standard deck has more than 64 bits hold), and from there the engines step on
+with `next_arrangement`, so that any block of ranks can be played alone.
 """
 
 from __future__ import annotations

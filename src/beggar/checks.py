@@ -48,6 +48,17 @@ def cut(text, most=SHOWN_CHARACTERS):
     return f"{text[:most]!r}... ({len(text):,} characters)"
 
 
+def listed(value, error):
+    """list(value), unless `value` is text or no sequence at all: then the
+    exception that `error()` makes."""
+    if not isinstance(value, (str, bytes)):
+        try:
+            return list(value)
+        except TypeError:
+            pass
+    raise error()
+
+
 def is_digits(text):
     """Whether `text` is a whole number written in ASCII digits, at most MAX_DIGITS of them."""
     return isinstance(text, str) and 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()

@@ -1,26 +1,17 @@
-"""A loop's identity: the states on its cycle, the order that names it, and
-the deal a state stands for.
+"""A loop's identity: the states on its cycle, the order that names it (its
+canonical state: docs/loops.md writes the bytes and their order), and the
+deal a state stands for.
 
 A state is `(hands, leader)` at an empty table, hands as tuples of codes 0-4
-(top card first). It is written from its leader's seat, as the deal it is:
-the leader's hand first, then the others still in, in turn, so that it does
-not matter which seat a game was started from. A player who is out (his hand
-empty) plays no part in the state and is not written: a game of three or
-four players that falls into a two-player loop once the others are out is in
-the loop of those two, the same loop as their two-player game (docs/rules.md:
-a loop is a repeat of every hand, who is still in, and who leads). States
-are ordered as byte strings [len(leader's hand), its cards, len(next hand),
-its cards, ...] (state_key): the shorter leader's hand first, then the
-leader's cards (plain < J < Q < K < A), then the other hands the same way.
-
-A loop is named by its canonical state, the least state on its cycle in that
-order. The same loop reached from any deal, at any table, or played from any
-state of its cycle, has the same canonical state; the census, the archive's
-`loops` table, the games of status `loop` and loops.Loop all use it. The
-compiled engine writes the same bytes in C (its own state_key and loop_key);
-the reference engine takes the least key over its own trace
-(reference._loop_key), so that each engine's loop key is checked against
-one written apart from it.
+(top card first). It is written from its leader's seat, as the deal it is, so
+that it does not matter which seat a game was started from. A player who is
+out (his hand empty) plays no part in the state and is not written: a game of
+three or four players that falls into a two-player loop once the others are
+out is in the loop of those two (docs/rules.md: a loop is a repeat of every
+hand, who is still in, and who leads). The compiled engine writes the same
+bytes in C (its own state_key and loop_key); the reference engine takes the
+least key over its own trace (reference._loop_key), so that each engine's
+loop key is checked against one written apart from it.
 """
 
 from __future__ import annotations
@@ -38,7 +29,7 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def state_key(hands, leader):
-    """A state at an empty table as the bytes that order states (see above):
+    """A state at an empty table as the bytes that order states (docs/loops.md):
     the hands of the players still in, from the leader's on. StateError for
     what is no state (states.check_state: a leader of no hand was read as
     another, a hand of 256 cards or a code of 300 was a bare "byte must be in

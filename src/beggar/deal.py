@@ -10,7 +10,7 @@ from numbers import Integral
 
 from . import cards
 from .cards import CODES, CardError
-from .checks import cut
+from .checks import cut, listed
 from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
 from .errors import BadInput
 from .rules import Rules
@@ -93,7 +93,22 @@ class Deal:
         deal = cls.from_codes(hands)
         if deal.total > MAX_CARDS:
             raise DealError(f"{deal.total} cards: a deal holds at most {MAX_CARDS}")
-        _check_deck(deal, deck, where)
+        if deck == ANY:
+            return deal
+        try:
+            deck = Deck.parse(deck)
+        except DeckError as error:
+            raise DealError(str(error)) from None
+        seen = Counter()
+        for h, hand in enumerate(deal.hands, 1):
+            for i, c in enumerate(hand, 1):
+                seen[c] += 1
+                if seen[c] > deck.counts[c]:
+                    name = cards.NAMES[c]
+                    raise DealError(f"{where(h, i)}: {name} number {seen[c]}; "
+                                    f"a {deck} deck has {deck.counts[c]} {name}s")
+        if deal.total != deck.total:
+            raise DealError(f"{deal.total} cards: a {deck} deck has {deck.total}")
         return deal
 
     @classmethod
@@ -224,13 +239,8 @@ def codes_of(hands):
     """`hands` as tuples of codes, when they are 2-4 sequences of codes 0-4
     (ints, NumPy's too) of at most MAX_CARDS cards in all; else DealError
     naming the hand and the card. Empty hands are left to the caller."""
-    what = "a list of hands, each a list of card codes 0-4"
-    if isinstance(hands, (str, bytes)):
-        raise DealError(f"a deal is {what}, not {cut(hands)}")
-    try:
-        hands = list(hands)
-    except TypeError:
-        raise DealError(f"a deal is {what}, not {cut(hands)}") from None
+    hands = listed(hands, lambda: DealError(f"a deal is a list of hands, each a list of card codes 0-4, "
+                                            f"not {cut(hands)}"))
     _check_player_count(len(hands))
     coded, total = [], 0
     for h, hand in enumerate(hands, 1):
@@ -263,23 +273,3 @@ def _check_player_count(players):
         raise DealError(f"{players} player{'' if players == 1 else 's'}: "
                         f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} hands")
 
-
-def _check_deck(deal, deck, where):
-    """Enforce `deck` ("any", or a deck's name, notation or Deck); `where(hand,
-    card)` names a card's place for the error."""
-    if deck == ANY:
-        return
-    try:
-        deck = Deck.parse(deck)
-    except DeckError as error:
-        raise DealError(str(error)) from None
-    seen = Counter()
-    for h, hand in enumerate(deal.hands, 1):
-        for i, c in enumerate(hand, 1):
-            seen[c] += 1
-            if seen[c] > deck.counts[c]:
-                name = cards.NAMES[c]
-                raise DealError(f"{where(h, i)}: {name} number {seen[c]}; "
-                                f"a {deck} deck has {deck.counts[c]} {name}s")
-    if deal.total != deck.total:
-        raise DealError(f"{deal.total} cards: a {deck} deck has {deck.total}")

@@ -140,9 +140,8 @@ def check_split(split, players, total):
         return None
     if players != 2:
         raise DeckError(f"a split is for two players, not {players}")
-    if split == "random":
-        return split
-    hand_sizes(total, players, split)
+    if split != "random":
+        hand_sizes(total, players, split)       # DeckError for a split that leaves a hand no card
     return split
 
 

@@ -1,18 +1,9 @@
-"""Backward play with elimination: from a loop back to deals of 3 or 4 players.
-
-A game of three or four players that eliminates players until two are left,
-and then falls into a two-player loop, never ends. Backward play at a table
-of `players` seats (engine.predecessors: a predecessor may hold players that
-its trick eliminated) finds such deals from the loop's states. The loop's
-hands keep their order round the table; the seats left out are those of the
-eliminated players, and every way to leave them out is searched, the loop's
-first hand in seat 0 (a table turned round is the same game). A loop that
-keeps every player of the table in is searched from its own states.
-
-The search is best first (engine.backward_to), guided as states.GUIDES says,
-bounded in states and processor seconds. Every deal it finds with the sizes
-a deal gives (18/17/17 for the standard deck and 3 players, the leader
-first) is played forward by both engines, which must agree that it loops.
+"""Backward play with elimination: from a loop back to deals of 3 or 4
+players, as docs/backward.md ("Three and four players") tells. The loop is
+seated every way with its first hand in seat 0, since a table turned round is
+the same game; a loop that keeps every player of the table in is searched
+from its own states. Every deal found is played forward by both engines,
+which must agree that it loops.
 """
 
 from __future__ import annotations
@@ -92,12 +83,8 @@ def from_loop(cycle, players, total, guide="smallest", max_states=MAX_STATES, ma
     sizes = hand_sizes(total, players)
     visited, hits, stopped_by, best = engine.backward_to(roots, skips, sizes, guide, max_states, max_seconds,
                                                          engine_name)
-    deals, seen = [], set()
-    for found in hits:
-        deal = deal_of(found.hands, found.leader)
-        if deal in seen:
-            continue
-        seen.add(deal)
+    deals = []
+    for deal in dict.fromkeys(deal_of(found.hands, found.leader) for found in hits):
         compiled, reference = engine.play(deal), engine.play(deal, engine="reference")
         if compiled != reference or compiled.status != "loop":
             raise EliminationFault(f"backward play found {deal}, which does not loop as it should (compiled "

@@ -4,12 +4,10 @@
 unset); "reference" and "compiled" force one. A compiled engine that cannot be
 loaded is a loud error, never a silent fall-back to the slow one.
 
-"cuda" plays random deals and census blocks of two players on an NVIDIA GPU
-(beggar.gpu; "gpu", its older name, is taken too), "opencl" the same kernels
-on an OpenCL device, "gpu-host" on the CPU (gpu.KINDS); all give the
-compiled engine's results, and leave every other call to it. They play on the devices use_devices names (or BEGGAR_GPU_DEVICES
-says: "all" or numbers such as "0,2"), else on one. A GPU that cannot be
-used is a loud error too (EngineFault), never a fall-back to the CPU.
+The GPU engines (gpu.KINDS, docs/gpu.md; "gpu" is taken for "cuda") play
+random deals and census blocks of two players, the compiled engine's results,
+and leave every other call to it. A GPU that cannot be used is a loud error
+too (EngineFault), never a fall-back to the CPU.
 
 The functions every engine module provides, with the same signatures, are
 stated once in `contract.Engine`; tests/test_contract.py holds every engine to it.

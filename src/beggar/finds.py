@@ -3,11 +3,8 @@
 that means something outside the archive and its provenance; the project's
 own finds, shipped in data/finds.json (the saved games of results/), which
 count as known like the published deals; and the folder beside an archive
-where the files a job writes on its own go, out of git's sight.
-
-A provenance is plain JSON: the job, its driver, seed and chunk, when the
-game was found, its deck and hands, the parent game of a family extension,
-both engines' outcomes, and where and when it was written out.
+where the files a job writes on its own go, out of git's sight. A
+provenance is plain JSON (docs/archive.md tells its fields).
 """
 
 from __future__ import annotations

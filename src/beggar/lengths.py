@@ -1,13 +1,10 @@
 """Histograms of game lengths in cards, as every sampling and climbing chunk
-counts them: the binning both engines use, and sums and survival counts.
-
-The bins are docs/odds.md's: one per length below EXACT cards (every game
-but about one in a million), WIDTH-card bins up to TOP (past the longest
-known game), one for longer games. The tail beyond EXACT, where a chunk sees
-a game or two, loses only where within its WIDTH cards a game ended; a
-chunk's counts are at most BINS numbers (trailing empty bins left off), a
-few kilobytes of JSON, where exact counts of every length would keep every
-rare length apart. A loop counts at the cards counted when its state repeats.
+counts them: the binning both engines use (docs/odds.md's bins), and sums and
+survival counts. Past EXACT, where a chunk sees a game or two, a bin is WIDTH
+cards (only where within them a game ended is lost), so that a chunk's counts
+are at most BINS numbers, a few kilobytes of JSON, where exact counts would
+keep every rare length apart. A loop counts at the cards counted when its
+state repeats.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""Loops by their cycle: what a loop is, whatever deal or state reached it.
-
-A loop is named by its canonical state, the least state on its cycle
-(cycle.py says how states are written and ordered); the census, the
-archive's `loops` table and the games of status `loop` all use it. A state
-here is `(hands, leader)` at an empty table, hands as tuples of codes, as in
-backward.py. A loop is its players': those still in on its cycle. A game of
-three or four players that falls into a loop once others are out is in the
-loop of the players left, whose states hold their hands only: the loop of
-their own game, at any table. A balanced state has hands of equal size:
-written leader first, it is a deal of the kind people deal (26/26 for the
-standard deck).
+"""Loops by their cycle: what a loop is, whatever deal or state reached it,
+named by its canonical state (cycle.py says how; docs/loops.md). A loop is its
+players': a game of three or four players that falls into a loop once others
+are out is in the loop of the players left, the loop of their own game at any
+table. A balanced state has hands of equal size: written leader first, it is
+a deal of the kind people deal (26/26 for the standard deck).
 """
 
 from __future__ import annotations

@@ -117,19 +117,15 @@ def _parse_text(text, name, deck):
     if not lines:
         raise SaveFileError(f"{name}: no deal in the file (only blank lines and comments)")
     hands, places = [], []
+    notation = len(lines) == 1 and "/" in lines[0][1]
     try:
-        if len(lines) == 1 and "/" in lines[0][1]:
-            number, content = lines[0]
-            hands, columns = read_hands(content, lambda column: f"line {number}, column {column}")
-            places = [[(number, column) for column in hand] for hand in columns]
-        else:
-            for number, content in lines:
-                found, columns = read_hands(content, lambda column: f"line {number}, column {column}")
-                if len(found) > 1:
-                    raise DealError(f"line {number}, column {content.index('/') + 1}: '/' separates "
-                                    "hands only in the one-line notation; here a line is a hand")
-                hands.append(found[0])
-                places.append([(number, column) for column in columns[0]])
+        for number, content in lines:
+            found, columns = read_hands(content, lambda column: f"line {number}, column {column}")
+            if len(found) > 1 and not notation:
+                raise DealError(f"line {number}, column {content.index('/') + 1}: '/' separates "
+                                "hands only in the one-line notation; here a line is a hand")
+            hands.extend(found)
+            places.extend([(number, column) for column in hand] for hand in columns)
         return Deal.checked(hands, deck, lambda h, i: "line {}, column {}".format(*places[h - 1][i - 1]))
     except DealError as error:
         raise SaveFileError(f"{name}: {error}") from None

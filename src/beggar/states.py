@@ -6,7 +6,7 @@ that neither engine imports the other."""
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .checks import MAX_COUNT, seconds, whole
+from .checks import MAX_COUNT, listed, seconds, whole
 from .deal import MAX_CARDS, DealError, codes_of
 from .errors import BadInput
 
@@ -80,12 +80,8 @@ def check_search(roots, skips, players=None):
     them: ([(hands, leader)], [(hands, leader) or None]), every state of one
     table (`players` hands when given, else those of the first root) and of
     one number of cards, a skip for each root; StateError otherwise."""
-    if isinstance(roots, (str, bytes)) or isinstance(skips, (str, bytes)):
-        raise StateError("roots and skips are lists of states (hands, leader)")
-    try:
-        roots, skips = list(roots), list(skips)
-    except TypeError:
-        raise StateError("roots and skips are lists of states (hands, leader)") from None
+    roots, skips = (listed(states, lambda: StateError("roots and skips are lists of states (hands, leader)"))
+                    for states in (roots, skips))
     if not roots:
         raise StateError("a backward search needs a state to start from, and no root was given")
     if len(skips) != len(roots):
@@ -119,12 +115,8 @@ def check_bounds(max_states, max_seconds):
 def check_sizes(sizes):
     """The hands' sizes a table's backward search looks for, from the leader
     on: one whole number for each of its 2 to 4 seats."""
-    if isinstance(sizes, (str, bytes)):
-        raise StateError(f"sizes are the hands' sizes, one whole number a seat, not {sizes!r:.60}")
-    try:
-        sizes = list(sizes)
-    except TypeError:
-        raise StateError(f"sizes are the hands' sizes, one whole number a seat, not {sizes!r:.60}") from None
+    sizes = listed(sizes, lambda: StateError(f"sizes are the hands' sizes, one whole number a seat, "
+                                             f"not {sizes!r:.60}"))
     if not 2 <= len(sizes) <= 4:
         raise StateError(f"sizes: a table has 2 to 4 seats, not {len(sizes)}")
     return [whole(size, "a hand's size", 0, MAX_CARDS) for size in sizes]

@@ -9,7 +9,7 @@ from ..decks import Deck, hand_sizes
 from . import readback
 from .faults import ArchiveError, ArchiveFault
 from .schema import table_of
-from .sql import BATCH, dicts, guarded, now, where
+from .sql import batched, dicts, guarded, now, where
 
 # What tells the hand sizes of a game's deal apart in SQL, as the archive
 # writes a deal (str(Deal): one character a card, 2-4 hands split by '/'):
@@ -102,11 +102,8 @@ class Games:
         for deal, rules in keys:
             by_rules.setdefault(rules, []).append(deal)
         for rules, deals in by_rules.items():
-            for at in range(0, len(deals), BATCH):
-                batch = deals[at:at + BATCH]
-                found.update(((deal, rules), game_id) for deal, game_id in self.db.execute(
-                    f"SELECT deal, id FROM games WHERE rules = ? AND deal IN ({', '.join('?' * len(batch))})",
-                    (rules, *batch)))
+            found.update(((deal, rules), game_id) for deal, game_id in batched(
+                self.db, "SELECT deal, id FROM games WHERE rules = ? AND deal IN ({})", (rules,), deals))
         return found
 
     def games(self, record_cards=None, min_cards=None, disputed=False, job=None, limit=None,

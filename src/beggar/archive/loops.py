@@ -6,7 +6,7 @@ from ..checks import cut
 from ..decks import Deck
 from . import readback
 from .faults import ArchiveError, ArchiveFault
-from .sql import BATCH, dicts, guarded, now, where
+from .sql import batched, dicts, guarded, now, where
 
 
 @guarded
@@ -34,13 +34,8 @@ class Loops:
         return row is not None and row[0] is not None
 
     def known_loops(self, deck, keys):
-        keys = list(keys)
-        known = set()
-        for at in range(0, len(keys), BATCH):
-            batch = keys[at:at + BATCH]
-            known.update(row[0] for row in self.db.execute(
-                f"SELECT key FROM loops WHERE deck = ? AND key IN ({', '.join('?' * len(batch))})", (deck, *batch)))
-        return known
+        sql = "SELECT key FROM loops WHERE deck = ? AND key IN ({})"
+        return {row[0] for row in batched(self.db, sql, (deck,), keys)}
 
     def loop_games_by_table(self, deck, job):
         """{(loop key, players): (games of job `job`, of any job)} of the kept

@@ -108,15 +108,11 @@ def _basin_searched(row):
 
 
 def _to_6(archive, link_loop):
-    """A loop is its players' (cycle.py): up to format 5 a game of 3 or 4
-    players that put players out was linked to a loop whose key held their
-    empty hands, one cycle in as many rows as tables and seats it was reached
-    from. Every key that holds an empty hand (a loop row's, a game's, a census
-    chunk's) is named again by the loop of the players still in; a loop row so
-    named is merged into the row of its cycle, keeping that row's id, the
-    earliest finder and the basin searched furthest. A job's start keys stay:
-    its drivers play a start key to the loop of its players. Format 6 also
-    added the hunt's seats, which format 7 keeps as its driver rows (_to_7)."""
+    """A loop is its players' (docs/archive.md, Loops, tells the step): every
+    key that holds an empty hand (a loop row's, a game's, a census chunk's)
+    is named again by the loop of the players still in, and a loop row so
+    named merged into the row of its cycle, keeping that row's id. A job's
+    start keys stay: its drivers play a start key to the loop of its players."""
     db, path = archive.db, archive.path
     renamed = {}        # old key -> loops.Loop of its players
 

@@ -214,49 +214,44 @@ def stored_deal(path, game_id, text):
         raise ArchiveFault(f"{path}: damaged: game {game_id} holds no deal ({error})") from None
 
 
-def outcome_problem(outcome, players):
-    """What makes an outcome as kept (Outcome.as_dict) none of a game of `players`, or None."""
+def _outcome(outcome, players):
+    """Damaged unless an outcome as kept (Outcome.as_dict) is one of a game of `players`."""
     known = {"status", "winner", "cards", "tricks", "counts", "loop_entry", "loop_period", "engine"}
     missing = sorted(known - {"engine"} - set(outcome))
     if missing:
-        return f"has no '{missing[0]}'"
+        raise Damaged(f"has no '{missing[0]}'")
     unknown = sorted(set(outcome) - known)
     if unknown:
-        return f"has an unknown field {cut(unknown[0])}"
-    try:
-        status = one_of(outcome["status"], STATUSES)
-        optional(count)(outcome["winner"], 0, players - 1)
-        count(outcome["cards"])
-        count(outcome["tricks"])
-        counts = outcome["counts"]
-        if not isinstance(counts, list) or len(counts) != players:
-            raise holds(counts, f"a list of {players} counts")
-        for held in counts:
-            count(held)
-        for field in ("loop_entry", "loop_period"):
-            pair = outcome[field]
-            if (pair is None) != (status != "loop"):
-                return f"'{field}' is {cut(pair)} for a game of status {status}"
-            if pair is not None:
-                if not isinstance(pair, dict) or set(pair) != {"tricks", "cards"}:
-                    return f"'{field}' holds {cut(pair)}, not its tricks and cards"
-                count(pair["tricks"], 1 if field == "loop_period" else 0)
-                count(pair["cards"], 1 if field == "loop_period" else 0)
-        if outcome["engine"] is not None:
-            _name(outcome["engine"])
-    except Damaged as problem:
-        return str(problem)
-    return None
+        raise Damaged(f"has an unknown field {cut(unknown[0])}")
+    status = one_of(outcome["status"], STATUSES)
+    optional(count)(outcome["winner"], 0, players - 1)
+    count(outcome["cards"])
+    count(outcome["tricks"])
+    counts = outcome["counts"]
+    if not isinstance(counts, list) or len(counts) != players:
+        raise holds(counts, f"a list of {players} counts")
+    for held in counts:
+        count(held)
+    for field in ("loop_entry", "loop_period"):
+        pair = outcome[field]
+        if (pair is None) != (status != "loop"):
+            raise Damaged(f"'{field}' is {cut(pair)} for a game of status {status}")
+        if pair is not None:
+            if not isinstance(pair, dict) or set(pair) != {"tricks", "cards"}:
+                raise Damaged(f"'{field}' holds {cut(pair)}, not its tricks and cards")
+            count(pair["tricks"], 1 if field == "loop_period" else 0)
+            count(pair["cards"], 1 if field == "loop_period" else 0)
+    if outcome["engine"] is not None:
+        _name(outcome["engine"])
 
 
-def _rules(value):
+def _rules(value, players):
     if set(value) - {"max_cards", "max_tricks", "detect_loops"}:
         raise holds(value, "the rules of a game")
     try:
         Rules(**value)
     except (TypeError, ValueError) as error:
         raise Damaged(f"hold {cut(value)}: {error}") from None
-    return value
 
 
 def read_game(path, row, empty_hands=False):
@@ -309,16 +304,12 @@ def read_game(path, row, empty_hands=False):
             # Its loop is that of the players still in when it was entered: as many as its table, or fewer.
             loop_key(game["loop"], deck or (deal.deck() if deal is not None else None), None,
                  game.get("players", deal.players if deal is not None else None), empty_hands)
-        for column in ("rules", "compiled", "reference"):
+        for column, name, check in (("rules", "the rules", _rules),
+                                    ("compiled", "the compiled outcome", _outcome),
+                                    ("reference", "the reference outcome", _outcome)):
             if column in game:
-                name = "the rules" if column == "rules" else f"the {column} outcome"
                 game[column] = stored_json(path, game[column], f"{name} of {what}")
-                if column == "rules":
-                    _rules(game[column])
-                else:
-                    problem = outcome_problem(game[column], players)
-                    if problem is not None:
-                        raise Damaged(problem)
+                check(game[column], players)
         column = "compiled"
         compiled = game.get("compiled")
         if isinstance(compiled, dict):
@@ -355,15 +346,14 @@ def read_loop(path, row, empty_hands=False):
         column = "key"
         if "key" in loop:
             loop_key(loop["key"], deck, loop.get("players"), None, empty_hands)
+        tricks = loop.get("period_tricks")
         column = "period_cards"
-        if loop.get("period_cards") is not None and loop.get("period_tricks") is not None \
-                and loop["period_cards"] < loop["period_tricks"]:
-            raise Damaged(f"holds {loop['period_cards']}, fewer cards than its {loop['period_tricks']} tricks")
+        if tricks is not None and loop.get("period_cards") is not None and loop["period_cards"] < tricks:
+            raise Damaged(f"holds {loop['period_cards']}, fewer cards than its {tricks} tricks")
         column = "states"
         # One state at each trick's end: a cycle holds as many as its period has tricks.
-        if loop.get("states") is not None and loop.get("period_tricks") is not None \
-                and loop["states"] != loop["period_tricks"]:
-            raise Damaged(f"holds {loop['states']}, where its period has {loop['period_tricks']} tricks")
+        if tricks is not None and loop.get("states") is not None and loop["states"] != tricks:
+            raise Damaged(f"holds {loop['states']}, where its period has {tricks} tricks")
     except Damaged as problem:
         raise damaged(path, what, column, problem) from None
     return loop
@@ -408,23 +398,25 @@ def stats_problem(stats, deck=None, driver=None, empty_hands=False):
         return f"hold no '{missing[0]}'" + (f", which a {driver} job's chunk records hold" if driver else "")
     kinds = fitting[0].fields
     for field, value in stats.items():
+        kind, words, check = _KINDS[kinds[field]]
         try:
-            _KINDS[kinds[field]](value, deck, empty_hands)
+            if not isinstance(value, kind):
+                raise holds(value, words)
+            if check is not None:
+                check(value, deck, empty_hands)
         except Damaged as problem:
             return f"'{field}' {problem}"
     return None
 
 
-def _statuses(value, deck, empty_hands=False):
+def _statuses(value, deck, empty_hands):
     if not isinstance(value, dict) or set(value) - set(STATUSES):
         raise holds(value, "the games of each status")
     for games in value.values():
         count(games)
 
 
-def _bins(value, deck, empty_hands=False):
-    if not isinstance(value, list):
-        raise holds(value, "a list of counts")
+def _bins(value, deck, empty_hands):
     # Some 2,400 bins a chunk, and a long job's report reads thousands of
     # chunks: one pass, and count() to name a bad bin only where there is one.
     if not all(type(games) is int and 0 <= games <= MAX_COUNT for games in value):
@@ -432,25 +424,21 @@ def _bins(value, deck, empty_hands=False):
             count(games)
 
 
-def _histogram(value, deck, empty_hands=False):
-    if not isinstance(value, dict):
-        raise holds(value, "the games of each length")
+def _histogram(value, deck, empty_hands):
     for length, games in value.items():
         if not (length.isascii() and length.isdigit() and len(length) <= 19):
             raise Damaged(f"counts a length {cut(length)}")
         count(games)
 
 
-def _loop_keys(keys, deck, empty_hands=False):
+def _loop_keys(keys, deck, empty_hands):
     for key in keys:
         problem = key_problem(key, deck, empty_hands=empty_hands)
         if problem is not None:
             raise Damaged(f"the key {problem}")
 
 
-def _census_loops(value, deck, empty_hands=False):
-    if not isinstance(value, dict):
-        raise holds(value, "the loops of a census block")
+def _census_loops(value, deck, empty_hands):
     _loop_keys(value, deck, empty_hands)
     for entry in value.values():
         if not isinstance(entry, list) or len(entry) != 3:
@@ -460,13 +448,7 @@ def _census_loops(value, deck, empty_hands=False):
         count(entry[2], 1)
 
 
-def _walk_loops(value, deck, empty_hands=False):
-    if not isinstance(value, list):
-        raise holds(value, "the loops of a walk")
-    _loop_keys(value, deck, empty_hands)
-
-
-def _longest(value, deck, empty_hands=False):
+def _longest(value, deck, empty_hands):
     if value is None:
         return
     if not isinstance(value, list) or len(value) != 4:
@@ -480,16 +462,11 @@ def _longest(value, deck, empty_hands=False):
     _arrangement(value[3])
 
 
-def _counts(value, deck=None, empty_hands=False, within=False):
-    """Every number in `value` (an object of nested lists and objects) a count, else Damaged."""
-    if isinstance(value, dict):
-        for item in value.values():
-            _counts(item, within=True)
-    elif not within:
-        raise holds(value, "what a search reached")
-    elif isinstance(value, list):
-        for item in value:
-            _counts(item, within=True)
+def _counts(value, deck=None, empty_hands=False):
+    """Every number within `value` (nested lists and objects) a count, else Damaged."""
+    if isinstance(value, (dict, list)):
+        for item in value.values() if isinstance(value, dict) else value:
+            _counts(item)
     elif isinstance(value, (int, float)):      # bool is an int: count refuses it too
         count(value)
 
@@ -501,15 +478,15 @@ def fields(value, known, what):
     return value
 
 
-def _own(value, deck, empty_hands=False):
-    if not isinstance(value, dict):
-        raise holds(value, "a JSON object")
-
-
-_KINDS = {records.STATUSES: _statuses, records.BINS: _bins, records.HISTOGRAM: _histogram,
-          records.WORKERS: lambda value, deck, empty_hands: count(value, 1, MOST_WORKERS),
-          records.CENSUS_LOOPS: _census_loops, records.WALK_LOOPS: _walk_loops, records.LONGEST: _longest,
-          records.COUNTS: _counts, records.OWN: _own}
+#: Each kind of field of a record (records.py): the JSON value it holds (any,
+#: where its check says), that value in words, and the check of what is in it.
+_KINDS = {records.STATUSES: (object, None, _statuses), records.BINS: (list, "a list of counts", _bins),
+          records.HISTOGRAM: (dict, "the games of each length", _histogram),
+          records.WORKERS: (object, None, lambda value, deck, empty_hands: count(value, 1, MOST_WORKERS)),
+          records.CENSUS_LOOPS: (dict, "the loops of a census block", _census_loops),
+          records.WALK_LOOPS: (list, "the loops of a walk", _loop_keys),
+          records.LONGEST: (object, None, _longest), records.COUNTS: (dict, "what a search reached", _counts),
+          records.OWN: (dict, "a JSON object", None)}
 
 
 def read_chunk(path, row, deck=None, driver=None, empty_hands=False):
@@ -534,8 +511,8 @@ def counts_problem(stats, deals):
     says it played, or None: each count of its games counts every deal once."""
     if deals is None:
         return None
-    for field, played in (("statuses", stats.get("statuses")), ("lengths", stats.get("lengths")),
-                          ("cards", stats.get("cards"))):
+    for field in ("statuses", "lengths", "cards"):
+        played = stats.get(field)
         if played is None:
             continue
         games = sum(played.values()) if isinstance(played, dict) else sum(played)

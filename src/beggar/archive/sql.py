@@ -20,6 +20,15 @@ def dicts(cursor):
     return (dict(zip(names, row)) for row in cursor)
 
 
+def batched(db, sql, fixed, values):
+    """The rows of `sql`, whose {} is the list of values of an IN, for every
+    one of `values`, BATCH of them a query; `fixed` the arguments before them."""
+    values = list(values)
+    for at in range(0, len(values), BATCH):
+        batch = values[at:at + BATCH]
+        yield from db.execute(sql.format(", ".join("?" * len(batch))), (*fixed, *batch))
+
+
 def where(*conditions, **equal):
     """(' WHERE ...', its arguments) of the columns `equal` names that are
     given a value (None: not narrowed by it) and of `conditions`, each an
