@@ -134,11 +134,9 @@ def _plot(path, deal, outcome):
         entry, period = outcome.loop_entry[0], outcome.loop_period[0]
         axes.axvspan(entry, entry + period, color="orange", alpha=0.2,
                      label=f"loop: {period} tricks / {outcome.loop_period[1]} cards")
-    axes.set_xlabel("trick")
-    axes.set_ylabel("cards in hand")
-    axes.set_title(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
+    axes.set(xlabel="trick", ylabel="cards in hand",
+             title=f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
-    figure.tight_layout()
     plot.save(figure, path)
 
 

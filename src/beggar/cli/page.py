@@ -1,9 +1,6 @@
 """One self-contained HTML page of an archive, or of one of its jobs, to
-share finds (beggar archive report; its sections as its --help says). No
-server, no network, no script: the charts are inline SVG (charts.py) and
-the styles are in the page. Built from the same rows and lines as the
-command's text (archive jobs, replay's trick table, durations), so it sits
-beside them in cli/ and not in reports/."""
+share finds: beggar archive report (docs/archive.md). Built from the same
+rows and lines as the command's text, so it sits beside them in cli/."""
 
 from __future__ import annotations
 
@@ -270,7 +267,7 @@ def _odds_section(archive, job_id):
             lines.append((f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f})",
                           [(x, tail.p(x)) for x in range(tail.start, int(top) + 1, 50)]))
         out.append(charts.chart(lines, "cards L", "P(cards >= L)", "survival of game lengths", log_y=True,
-                                marks=marks, steps=False))
+                                marks=marks))
         expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
         if exhaustive:
             out.append("<p>A census plays every deal of its block once: these counts are the block's own, "

@@ -102,7 +102,10 @@ def report(played, tail, rows, expected, marks=()):
              f"rate     {played.rate:,.0f} deals/s ({played.workers:g} worker{'s' if played.workers != 1 else ''}"
              " at the rate their chunks were played)"]
     if odds.is_exhaustive(played):
-        return lines + census_counts(rows)
+        lines += ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
+        lines += [f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}" for row in rows]
+        return lines + ["", "counts   exact: a census plays every deal of its block once, so these are the "
+                            "block's own figures and nothing is predicted from them"]
     if odds.is_walk(spec):
         lines.append("note     a climb's deals are correlated walks, each a small change of the one before, "
                      "not random deals: the odds below are those of its walks, not of random deals")
@@ -148,15 +151,6 @@ def report(played, tail, rows, expected, marks=()):
     return lines
 
 
-def census_counts(rows):
-    lines = ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
-    for row in rows:
-        lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}")
-    lines += ["", "counts   exact: a census plays every deal of its block once, so these are the block's own "
-                  "figures and nothing is predicted from them"]
-    return lines
-
-
 def _plot(path, played, tail, marks):
     plt = plot.pyplot()
     points = odds.curve(played)
@@ -183,15 +177,10 @@ def _plot(path, played, tail, marks):
                      alpha=0.8)
         axes.annotate(f"{name} ({cards})", (cards, 1), xytext=(2, -4 - 9 * (number % 6)),
                       textcoords="offset points", fontsize=6, rotation=0, color="dimgrey", va="top")
-    axes.set_yscale("log")
-    axes.set_ylim(bottom=floor / 2)
-    # A probability: left to itself, the log scale of a steep fit ends decades above 1.
-    axes.set_ylim(top=2)
-    axes.set_xlabel("cards L")
-    axes.set_ylabel("P(cards >= L)")
-    axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
+    # A probability, up to 2: left to itself, the log scale of a steep fit ends decades above 1.
+    axes.set(yscale="log", ylim=(floor / 2, 2), xlabel="cards L", ylabel="P(cards >= L)",
+             title=f"survival of game lengths, {', '.join(played.jobs)[:80]}")
     axes.legend(loc="center right", fontsize="small")
-    figure.tight_layout()
     plot.save(figure, path)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,11 +46,11 @@ class Played:
     other_deals: int = 0        # deals of chunks written before histograms were kept
     seconds: float = 0.0        # the chunks' own time (each on one worker), summed
     workers: float = 1          # workers the jobs ran on, weighted by deals
-    statuses: dict = field(default_factory=lambda: {"finished": 0, "loop": 0, "stopped": 0})
+    statuses: Counter = field(default_factory=lambda: Counter({"finished": 0, "loop": 0, "stopped": 0}))
     lengths: Lengths = field(default_factory=Lengths)
     families: list = field(default_factory=list)    # (cards, gain) of each family searched
-    finds: dict = field(default_factory=dict)       # {cards: games} of the kept finished games played (samples),
-    extended: dict = field(default_factory=dict)    # of those found by family extension (no samples): for plots
+    finds: Counter = field(default_factory=Counter)     # {cards: games} of the kept finished games played (samples),
+    extended: Counter = field(default_factory=Counter)  # of those found by family extension (no samples): for plots
 
     @property
     def gains(self):
@@ -132,16 +133,14 @@ def collect(archive, job_id=None, marks=False):
             # A job of fewer chunks than workers played on no more workers
             # than chunks (a census of one chunk: one).
             weighted += games * min(stats.get("workers") or spec.get("workers") or cores, len(chunks))
-            for status, games in stats.get("statuses", {}).items():
-                played.statuses[status] = played.statuses.get(status, 0) + games
+            played.statuses.update(stats.get("statuses", {}))
         played.deals += counted
         played.other_deals += job["deals"] - counted
         _extensions(archive, i, spec, played)
         if marks:
             finds, extended = archive.kept_length_counts(i)
-            for mine, theirs in ((played.finds, finds), (played.extended, extended)):
-                for cards, games in theirs.items():
-                    mine[cards] = mine.get(cards, 0) + games
+            played.finds.update(finds)
+            played.extended.update(extended)
     played.lengths = Lengths(total.tolist())
     played.workers = weighted / played.deals if played.deals else 1
     if not played.deals:

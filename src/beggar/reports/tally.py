@@ -114,15 +114,11 @@ def report(result, loops_shown=10):
 
 def figure(result, pyplot):
     """The distribution of game lengths in cards, deals on a log scale: a
-    matplotlib figure, for the command to write (cli.plot.save)."""
+    matplotlib figure, for the command to lay out and write (cli.plot.save)."""
     lengths = sorted(result.cards)
     figure, axes = pyplot.subplots(figsize=(10, 4))
     axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")
-    axes.set_yscale("log")
-    axes.set_xlabel("cards laid (finished games)")
-    axes.set_ylabel("deals")
-    deck = Deck.parse(result.spec["deck"])
-    axes.set_title(f"census of the {deck} deck, {result.spec['players']} players: {result.deals:,} deals, "
-                   f"{result.statuses['loop']:,} loop deals")
-    figure.tight_layout()
+    axes.set(yscale="log", xlabel="cards laid (finished games)", ylabel="deals",
+             title=f"census of the {Deck.parse(result.spec['deck'])} deck, {result.spec['players']} players: "
+                   f"{result.deals:,} deals, {result.statuses['loop']:,} loop deals")
     return figure
