@@ -34,13 +34,8 @@ def run_archive_list(args):
         total = archive.count_games(**filters)
         for game in games:
             archive.parent(game)    # one it names that is not there is a damaged row: exit 3
-    if args.json:
-        print(json.dumps({"shown": len(games), "total": total,
-                          "games": [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]},
-                         indent=1))
-        return 0
-    if not games:
-        print("no games")
+    if _json_or_none(args, "games", [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games],
+                     total):
         return 0
     rows = [("id", "status", "cards", "tricks", "loop", "deck", "hands", "found by", "deal")]
     for game in games:
@@ -54,6 +49,15 @@ def run_archive_list(args):
           + (" (--limit N shows more)" if len(games) < total else "")
           + ("; loop: entry+period in tricks (--loops lists the loops)" if any(row[4] for row in rows[1:]) else ""))
     return 0
+
+
+def _json_or_none(args, what, rows, total):
+    """Print the rows of `archive list` as --json asks, or "no games" for none: whether that was all."""
+    if args.json:
+        print(json.dumps({"shown": len(rows), "total": total, what: rows}, indent=1))
+    elif not rows:
+        print(f"no {what}")
+    return args.json or not rows
 
 
 #: The fields of a kept game that `archive list --json` prints.
@@ -135,12 +139,8 @@ def _list_loops(args):
     with Archive(args.archive, readonly=True) as archive:
         rows = archive.loops(deck=args.deck, job=args.job, limit=args.limit)
         total = archive.count_loops(deck=args.deck, job=args.job)
-    if args.json:
-        # The loops as the archive holds them (archive.readback.read_loop), as games are under --json.
-        print(json.dumps({"shown": len(rows), "total": total, "loops": rows}, indent=1))
-        return 0
-    if not rows:
-        print("no loops")
+    # Under --json, the loops as the archive holds them (archive.readback.read_loop), as games are.
+    if _json_or_none(args, "loops", rows, total):
         return 0
     lines = [("loop", "deck", "players", "period", "states", "balanced state on it", "balanced deals", "games",
               "basin", "found by")]

@@ -80,8 +80,6 @@ def flow(widths, low, high):
 
 
 def _nice_ticks(low, high, count=6):
-    if high <= low:
-        high = low + 1
     raw = (high - low) / count
     step = 10 ** math.floor(math.log10(raw))
     for factor in (1, 2, 5, 10):
@@ -126,12 +124,10 @@ def chart(lines, x_label, y_label, title, log_y=False, marks=(), spans=(), width
         x_high += (x_high - x_low) * 0.03       # a line at the last x stays clear of the frame
     if log_y:
         y_low, y_high = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
-        if y_high == y_low:
-            y_high += 1
     else:
         y_low, y_high = min(0, min(ys)), max(ys)
-        if y_high == y_low:
-            y_high = y_low + 1
+    if y_high == y_low:
+        y_high = y_low + 1
 
     def px(x):
         return left + (x - x_low) / (x_high - x_low) * plot_w

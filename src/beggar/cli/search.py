@@ -19,21 +19,18 @@ SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "variant",
 def run_search(args):
     """Run a new job, or go on with job --resume; returns (exit status, job id)."""
     from ..search import job as jobs
+    given = {key: getattr(args, key) for key in SPEC_OPTIONS if getattr(args, key) is not None}
     if args.resume is None:
         # The job file is read and checked before the archive is opened: a
         # bad one leaves no archive behind.
         data = jobs.read(args.job) if args.job is not None else {}
-        for key in SPEC_OPTIONS:
-            if getattr(args, key) is not None:
-                data[key] = getattr(args, key)
-        return run(args, data, args.job or "job")
+        return run(args, {**data, **given}, args.job or "job")
     if args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
-    changes = [f"--{key.replace('_', '-')}" for key in SPEC_OPTIONS if getattr(args, key) is not None]
-    if changes:
+    if given:
         raise UsageError(f"--resume goes on with job {args.resume} as it was started; "
-                         f"{', '.join(changes)} would change it (start a new job instead; "
-                         "--time and --workers apply to a resumed job)")
+                         f"{', '.join('--' + key.replace('_', '-') for key in given)} would change it "
+                         "(start a new job instead; --time and --workers apply to a resumed job)")
     return run(args, resume=args.resume)
 
 

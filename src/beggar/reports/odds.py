@@ -337,12 +337,12 @@ def row_step(longest):
     return max([step for step in steps if longest >= 3 * step], default=1)
 
 
-def survival(played, step=None, tail=None):
-    """Rows of the survival table, L = step, 2 step, ... past the longest game
-    counted: dicts of cards, games, p, low, high, and the fit's where it applies."""
+def survival(played, tail=None):
+    """Rows of the survival table, L = row_step, 2 row_step, ... past the longest
+    game counted: dicts of cards, games, p, low, high, and the fit's where it applies."""
     counts = played.lengths.counts
     longest = bins.low(len(counts) - 1) if counts else 0
-    step = step or row_step(longest)
+    step = row_step(longest)
     rows = []
     for cards in range(step, min(bins.TOP, (longest // step + 1) * step) + 1, step):
         games = played.lengths.at_least(cards)
