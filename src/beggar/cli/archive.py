@@ -16,6 +16,7 @@ from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
 from ..search.drivers import hunt
+from ..search.drivers.base import plural
 from .format import JOB_COLUMNS, describe, job_best, job_cells, job_played, loop_basin, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
@@ -120,8 +121,7 @@ def run_archive_jobs(args):
             print(f"{row['id']}  {row['state']}")
             print(f"  {row['driver']}: {row['table']}")
             print(f"  played {job_played(row)}; best {job_best(row)}")
-            print(f"  {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
-                  f"{row['loops']:,} loop{'' if row['loops'] == 1 else 's'} kept")
+            print(f"  {plural(row['games'], 'game')} and {plural(row['loops'], 'loop')} kept")
             for line in drivers.get(row["driver"]).job_lines(row):
                 print(f"  {line}")
             print(f"  started {when(row['started'])}, last ran {when(row['last_ran'])} (UTC)")
