@@ -148,8 +148,6 @@ def add(commands):
         epilog="DEAL is the record notation (hands split by '/', top card first, - for a plain "
                "card), a saved-game file (text or JSON), or - for standard input. Example: "
                "beggar play 'K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--'")
-    play.add_argument("source", nargs="?", metavar="DEAL")
-    play.set_defaults(source_name="DEAL")
     add_game_options(play)
     play.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     play.set_defaults(run=run_play)
@@ -177,9 +175,7 @@ def add(commands):
                "one-line record notation, or the JSON form; - reads standard input. Of a file of "
                "several games (beggar verify's, results/*.json), --game N or --game NAME takes one. "
                "Traces come from the reference engine.")
-    replay.add_argument("source", nargs="?", metavar="FILE")
-    replay.set_defaults(source_name="FILE")
-    add_game_options(replay)
+    add_game_options(replay, source="FILE")
     replay.add_argument("--trace", action="store_true",
                         help="print every trick: who led, who took the pile, hand sizes, cards laid")
     replay.add_argument("--plot", metavar="PNG",

@@ -197,7 +197,10 @@ def add_variant_option(parser):
                              "'J1 Q2 K3' (default standard)")
 
 
-def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
+def add_game_options(parser, players_help="players, 2 to 4 (default 2)", source="DEAL"):
+    """The game's argument (named `source`) and the options that pick it or change its rules."""
+    parser.add_argument("source", nargs="?", metavar=source)
+    parser.set_defaults(source_name=source)
     deal = parser.add_argument_group("a shuffled deal instead")
     deal.add_argument("--players", type=players, metavar="N", help=players_help)
     deal.add_argument("--seed", type=seed, metavar="S", help="seed of the shuffle")

@@ -8,24 +8,21 @@ from ..reports import odds
 from ..lengths import TOP
 from . import plot
 from .format import number
-from .options import PLOT_INSTALL, UsageError, whole_in
+from .options import PLOT_INSTALL, whole_in
 
 
 def run_stats(args):
     if args.plot is not None:
         plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     with Archive(args.archive, readonly=True) as archive:
-        try:
-            played = odds.collect(archive, args.job, marks=args.plot is not None)
-        except odds.OddsError as error:
-            raise UsageError(str(error)) from None
+        played = odds.collect(archive, args.job, marks=args.plot is not None)
         exhaustive = odds.is_exhaustive(played)
         try:
             # A census's exact counts stand without a fit, unless one is asked for.
             tail = None if exhaustive and args.tail_from is None else odds.fit_tail(played, args.tail_from)
-        except odds.OddsError as error:
+        except odds.OddsError:
             if not exhaustive:
-                raise UsageError(str(error)) from None
+                raise
             tail = None
         targets = odds.targets(archive, played, tail.start if tail is not None else 0)
         marks = odds.references(archive, played)
