@@ -15,6 +15,7 @@ from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
+from ..search import drivers
 from ..search.drivers import hunt
 from ..search.drivers.base import plural
 from .format import JOB_COLUMNS, describe, job_best, job_cells, job_played, loop_basin, table, trick_lines, when
@@ -72,7 +73,6 @@ _LISTED_AS = {"chunk": "walk"}
 
 def job_rows(archive, archive_path):
     """Every job of an open archive as `archive jobs` shows it, oldest first."""
-    from ..search import drivers
     from ..search import job as jobs
     from .search import resume_command
     rows = []
@@ -103,7 +103,6 @@ def job_rows(archive, archive_path):
 
 
 def run_archive_jobs(args):
-    from ..search import drivers
     with Archive(args.archive, readonly=True) as archive:
         rows = job_rows(archive, args.archive)
     if args.json:

@@ -125,9 +125,8 @@ PLOT_POINTS = 100_000
 
 
 def _plot(path, deal, outcome):
-    plt = plot.pyplot()
     numbers, sizes = zip(*sizes_by_trick(deal, outcome, PLOT_POINTS))
-    figure, axes = plt.subplots(figsize=(10, 4))
+    figure, axes = plot.pyplot().subplots(figsize=(10, 4))
     for h in range(deal.players):
         axes.plot(numbers, [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)
     if outcome.status == "loop":

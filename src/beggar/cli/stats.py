@@ -149,12 +149,10 @@ def report(played, tail, rows, expected, marks=()):
 
 
 def _plot(path, played, tail, marks):
-    plt = plot.pyplot()
-    points = odds.curve(played)
-    edges, survive = [x for x, _ in points], [p for _, p in points]
-    figure, axes = plt.subplots(figsize=(10, 5))
+    edges, survive = zip(*odds.curve(played))      # collect's played deals: one point at least
+    figure, axes = plot.pyplot().subplots(figsize=(10, 5))
     axes.step(edges, survive, where="post", color="steelblue", label=f"this archive: {played.deals:,} deals")
-    top = max([edges[-1] + 500 if edges else 0] + [cards + 300 for _, cards in marks])
+    top = max([edges[-1] + 500] + [cards + 300 for _, cards in marks])
     floor = 0.5 / played.deals
     if tail is not None:
         xs = list(range(tail.start, top + 1, 50))

@@ -22,12 +22,9 @@ from ..search.job import stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
-#: Where the tail's fit starts by default where the job's games reach it:
-#: where the standard deck's long games begin (1 random game in 10^4).
+#: Where the tail's fit starts by default, where TAIL_GAMES of the job's games reach it (else where
+#: its longest TAIL_GAMES begin: docs/odds.md): where the standard deck's long games begin (1 in 10^4).
 TAIL_FROM = 2000
-#: The games the fit needs from its start on: where fewer reach TAIL_FROM
-#: (another deck's games, or a short job), it starts where the job's own
-#: longest TAIL_GAMES games do.
 TAIL_GAMES = 50
 #: z of a two-sided 95 % interval.
 Z95 = 1.959963984540054
@@ -180,9 +177,7 @@ def is_record_table(spec):
 
 
 def references(archive, played):
-    """The lengths a job's odds are measured against, [(name, cards)]: the
-    published records for 26/26 standard deals, else the longer of the
-    longest finished game kept of the job's table and its shipped record."""
+    """The lengths a job's odds are measured against, [(name, cards)]: docs/odds.md's reference lines."""
     spec = played.spec
     if is_record_table(spec):
         return published.records()
