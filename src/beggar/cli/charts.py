@@ -141,8 +141,8 @@ def chart(lines, x_label, y_label, title, log_y=False, marks=(), spans=(), width
     plot_h, height = plot_h + grown, height + grown
 
     legend_size = 11
-    legend = [(COLOURS[number % len(COLOURS)], label) for number, (label, points) in enumerate(kept) if points]
-    legend_at = flow([14 + text_width(label, legend_size) for _, label in legend], left, left + plot_w)
+    drawn = [(COLOURS[number % len(COLOURS)], label, points) for number, (label, points) in enumerate(kept) if points]
+    legend_at = flow([14 + text_width(label, legend_size) for _, label, _ in drawn], left, left + plot_w)
     legend_rows = 1 + max((row for _, row in legend_at), default=-1)
     legend_pitch = math.ceil(LINE * legend_size) + 2
     total = height + legend_rows * legend_pitch + (4 if legend_rows else 0)
@@ -174,12 +174,9 @@ def chart(lines, x_label, y_label, title, log_y=False, marks=(), spans=(), width
         xpos = px(x)
         out.append(f'<line x1="{xpos:.1f}" y1="{top}" x2="{xpos:.1f}" y2="{top + plot_h}" stroke="#888" '
                    f'stroke-dasharray="3,3"><title>{escape(label)}</title></line>')
-    for number, (label, points) in enumerate(kept):
-        if not points:
-            continue
+    for colour, _, points in drawn:
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
-        out.append(f'<polyline fill="none" stroke="{COLOURS[number % len(COLOURS)]}" stroke-width="1.3" '
-                   f'points="{path}"/>')
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.3" points="{path}"/>')
     # The marks' labels go over the lines: each on a white ground, so that the
     # lines it crosses do not run through its text; its own mark's line, at
     # its left or right edge, leads from it down to the axis.
@@ -192,10 +189,10 @@ def chart(lines, x_label, y_label, title, log_y=False, marks=(), spans=(), width
     out.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
                f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{escape(y_label)}</text>')
-    if legend:
+    if drawn:
         # Below the axes, outside the plot: no line runs under it.
         out.append('<g class="legend">')
-        for (colour, label), (start, row) in zip(legend, legend_at):
+        for (colour, label, _), (start, row) in zip(drawn, legend_at):
             baseline = height + 8 + row * legend_pitch
             out.append(f'<rect x="{start:.1f}" y="{baseline - 6}" width="10" height="3" fill="{colour}"/>'
                        f'<text x="{start + 14:.1f}" y="{baseline}">{escape(label)}</text>')
