@@ -36,8 +36,8 @@ def run_archive_list(args):
         total = archive.count_games(**filters)
         for game in games:
             archive.parent(game)    # one it names that is not there is a damaged row: exit 3
-    if _json_or_none(args, "games", [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games],
-                     total):
+    listed = [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]
+    if _json_or_none(args, "games", listed, total):
         return 0
     rows = [("id", "status", "cards", "tricks", "loop", "deck", "hands", "found by", "deal")]
     for game in games:
@@ -54,7 +54,7 @@ def run_archive_list(args):
 
 
 def _json_or_none(args, what, rows, total):
-    """Print the rows of `archive list` as --json asks, or "no games" for none: whether that was all."""
+    """Print `archive list`'s rows as --json asks, or "no games" ("no loops") for none: whether that was all."""
     if args.json:
         print(json.dumps({"shown": len(rows), "total": total, what: rows}, indent=1))
     elif not rows:
