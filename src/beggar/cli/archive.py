@@ -15,7 +15,9 @@ from ..deal import Deal
 from ..published import RECORD_CARDS
 from ..rules import Rules
 from ..savefile import SavedGame, to_json, to_text
+from ..search import drivers
 from ..search.drivers import hunt
+from ..search.drivers.base import plural
 from .format import JOB_COLUMNS, describe, job_best, job_cells, job_played, loop_basin, table, trick_lines, when
 from .options import PLOT_INSTALL, UsageError, count, game_id, limit, players, write_output
 
@@ -34,13 +36,8 @@ def run_archive_list(args):
         total = archive.count_games(**filters)
         for game in games:
             archive.parent(game)    # one it names that is not there is a damaged row: exit 3
-    if args.json:
-        print(json.dumps({"shown": len(games), "total": total,
-                          "games": [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]},
-                         indent=1))
-        return 0
-    if not games:
-        print("no games")
+    listed = [{_LISTED_AS.get(key, key): game[key] for key in _LISTED} for game in games]
+    if _json_or_none(args, "games", listed, total):
         return 0
     rows = [("id", "status", "cards", "tricks", "loop", "deck", "hands", "found by", "deal")]
     for game in games:
@@ -56,6 +53,15 @@ def run_archive_list(args):
     return 0
 
 
+def _json_or_none(args, what, rows, total):
+    """Print `archive list`'s rows as --json asks, or "no games" ("no loops") for none: whether that was all."""
+    if args.json:
+        print(json.dumps({"shown": len(rows), "total": total, what: rows}, indent=1))
+    elif not rows:
+        print(f"no {what}")
+    return args.json or not rows
+
+
 #: The fields of a kept game that `archive list --json` prints.
 _LISTED = ("id", "status", "cards", "tricks", "winner", "entry_tricks", "entry_cards", "period_tricks",
            "period_cards", "deck", "players", "split", "deal", "rules", "disputed", "job", "driver", "seed",
@@ -67,7 +73,6 @@ _LISTED_AS = {"chunk": "walk"}
 
 def job_rows(archive, archive_path):
     """Every job of an open archive as `archive jobs` shows it, oldest first."""
-    from ..search import drivers
     from ..search import job as jobs
     from .search import resume_command
     rows = []
@@ -98,7 +103,6 @@ def job_rows(archive, archive_path):
 
 
 def run_archive_jobs(args):
-    from ..search import drivers
     with Archive(args.archive, readonly=True) as archive:
         rows = job_rows(archive, args.archive)
     if args.json:
@@ -116,8 +120,7 @@ def run_archive_jobs(args):
             print(f"{row['id']}  {row['state']}")
             print(f"  {row['driver']}: {row['table']}")
             print(f"  played {job_played(row)}; best {job_best(row)}")
-            print(f"  {row['games']:,} game{'' if row['games'] == 1 else 's'} and "
-                  f"{row['loops']:,} loop{'' if row['loops'] == 1 else 's'} kept")
+            print(f"  {plural(row['games'], 'game')} and {plural(row['loops'], 'loop')} kept")
             for line in drivers.get(row["driver"]).job_lines(row):
                 print(f"  {line}")
             print(f"  started {when(row['started'])}, last ran {when(row['last_ran'])} (UTC)")
@@ -135,12 +138,8 @@ def _list_loops(args):
     with Archive(args.archive, readonly=True) as archive:
         rows = archive.loops(deck=args.deck, job=args.job, limit=args.limit)
         total = archive.count_loops(deck=args.deck, job=args.job)
-    if args.json:
-        # The loops as the archive holds them (archive.readback.read_loop), as games are under --json.
-        print(json.dumps({"shown": len(rows), "total": total, "loops": rows}, indent=1))
-        return 0
-    if not rows:
-        print("no loops")
+    # Under --json, the loops as the archive holds them (archive.readback.read_loop), as games are.
+    if _json_or_none(args, "loops", rows, total):
         return 0
     lines = [("loop", "deck", "players", "period", "states", "balanced state on it", "balanced deals", "games",
               "basin", "found by")]

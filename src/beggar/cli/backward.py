@@ -123,8 +123,7 @@ def add(commands):
              "(players out of cards eliminated on the way) for the deals of that many "
              "players that never end.")):
         sub = commands.add_parser(name, help=text.split(":")[0].split(",")[0].lower(), description=text)
-        sub.add_argument("source", nargs="?", metavar="DEAL")
-        sub.set_defaults(source_name="DEAL", run=run)
+        sub.set_defaults(run=run)
         add_game_options(sub, "players: 2 (a family is found by two-player backward play)" if name == "family"
                          else "with a DEAL: the table to search back at, 2 to 4 (default the deal's); "
                               "with --seed: the players of the shuffle")

@@ -1,9 +1,7 @@
-"""Line charts as inline SVG text, for pages that must stand alone (beggar
-archive report): no dependency, no network, no script; each chart is a few
-kilobytes whatever the length of the game it draws (its points are thinned
-to at most POINTS a line). No text of a chart covers another: the labels of
-the vertical marks are laid out in rows by estimated widths (place_labels),
-and the legend sits below the plot, outside the lines' area."""
+"""Line charts as inline SVG text for beggar archive report's page
+(docs/archive.md): no dependency; each chart a few kilobytes whatever the
+game's length (at most POINTS a line). The marks' labels are laid out in
+rows by estimated widths (place_labels), so that no text covers another."""
 
 from __future__ import annotations
 
@@ -82,8 +80,6 @@ def flow(widths, low, high):
 
 
 def _nice_ticks(low, high, count=6):
-    if high <= low:
-        high = low + 1
     raw = (high - low) / count
     step = 10 ** math.floor(math.log10(raw))
     for factor in (1, 2, 5, 10):
@@ -108,13 +104,12 @@ def _label(value):
     return f"{int(value):,}" if value == int(value) else f"{value:g}"
 
 
-def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), width=760, height=300,
-          steps=False):
+def chart(lines, x_label, y_label, title, log_y=False, marks=(), spans=(), width=760, height=300):
     """An <svg> chart. `lines`: [(label, [(x, y)])]; `marks`: vertical lines
-    [(x, label)]; `spans`: shaded ranges [(x0, x1, label)]; `steps`: each
-    line as steps (a survival curve). `height` is that of the plot and its
-    axes: the legend's rows below add to it, and so may the marks' labels."""
-    left, right, top, bottom = 70, 20, 30 if title else 12, 45
+    [(x, label)]; `spans`: shaded ranges [(x0, x1, label)]. `height` is that
+    of the plot and its axes: the legend's rows below add to it, and so may
+    the marks' labels."""
+    left, right, top, bottom = 70, 20, 30, 45
     plot_w, plot_h = width - left - right, height - top - bottom
     kept = [(label, _thin([(x, y) for x, y in points if not log_y or y > 0])) for label, points in lines]
     xs = [x for _, points in kept for x, _ in points] + [x for x, _ in marks] + [x for span in spans for x in span[:2]]
@@ -129,12 +124,10 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
         x_high += (x_high - x_low) * 0.03       # a line at the last x stays clear of the frame
     if log_y:
         y_low, y_high = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
-        if y_high == y_low:
-            y_high += 1
     else:
         y_low, y_high = min(0, min(ys)), max(ys)
-        if y_high == y_low:
-            y_high = y_low + 1
+    if y_high == y_low:
+        y_high = y_low + 1
 
     def px(x):
         return left + (x - x_low) / (x_high - x_low) * plot_w
@@ -148,8 +141,8 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
     plot_h, height = plot_h + grown, height + grown
 
     legend_size = 11
-    legend = [(COLOURS[number % len(COLOURS)], label) for number, (label, points) in enumerate(kept) if points]
-    legend_at = flow([14 + text_width(label, legend_size) for _, label in legend], left, left + plot_w)
+    drawn = [(COLOURS[number % len(COLOURS)], label, points) for number, (label, points) in enumerate(kept) if points]
+    legend_at = flow([14 + text_width(label, legend_size) for _, label, _ in drawn], left, left + plot_w)
     legend_rows = 1 + max((row for _, row in legend_at), default=-1)
     legend_pitch = math.ceil(LINE * legend_size) + 2
     total = height + legend_rows * legend_pitch + (4 if legend_rows else 0)
@@ -161,8 +154,7 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" '
            f'viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',
            f'<rect class="plot" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="white" stroke="#999"/>']
-    if title:
-        out.append(f'<text x="{left}" y="18" font-size="13">{escape(title)}</text>')
+    out.append(f'<text x="{left}" y="18" font-size="13">{escape(title)}</text>')
     for x0, x1, label in spans:
         out.append(f'<rect x="{px(x0):.1f}" y="{top}" width="{max(1.0, px(x1) - px(x0)):.1f}" height="{plot_h}" '
                    f'fill="orange" fill-opacity="0.2"><title>{escape(label)}</title></rect>')
@@ -182,16 +174,9 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
         xpos = px(x)
         out.append(f'<line x1="{xpos:.1f}" y1="{top}" x2="{xpos:.1f}" y2="{top + plot_h}" stroke="#888" '
                    f'stroke-dasharray="3,3"><title>{escape(label)}</title></line>')
-    for number, (label, points) in enumerate(kept):
-        if not points:
-            continue
-        colour = COLOURS[number % len(COLOURS)]
-        path = []
-        for index, (x, y) in enumerate(points):
-            if steps and index:
-                path.append(f"{px(x):.1f},{py(points[index - 1][1]):.1f}")
-            path.append(f"{px(x):.1f},{py(y):.1f}")
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.3" points="{" ".join(path)}"/>')
+    for colour, _, points in drawn:
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.3" points="{path}"/>')
     # The marks' labels go over the lines: each on a white ground, so that the
     # lines it crosses do not run through its text; its own mark's line, at
     # its left or right edge, leads from it down to the axis.
@@ -204,10 +189,10 @@ def chart(lines, x_label, y_label, title="", log_y=False, marks=(), spans=(), wi
     out.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text x="14" y="{top + plot_h / 2:.1f}" text-anchor="middle" '
                f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">{escape(y_label)}</text>')
-    if legend:
+    if drawn:
         # Below the axes, outside the plot: no line runs under it.
         out.append('<g class="legend">')
-        for (colour, label), (start, row) in zip(legend, legend_at):
+        for (colour, label, _), (start, row) in zip(drawn, legend_at):
             baseline = height + 8 + row * legend_pitch
             out.append(f'<rect x="{start:.1f}" y="{baseline - 6}" width="10" height="3" fill="{colour}"/>'
                        f'<text x="{start + 14:.1f}" y="{baseline}">{escape(label)}</text>')

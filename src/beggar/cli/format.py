@@ -1,12 +1,7 @@
 """How the command prints things: outcomes, tables of rows, tricks. Plain
-text for people, in one place so that every command looks alike.
-
-One form of each kind of figure in every text view (JSON keeps the machine
-forms): a time is `when` ('2026-12-01 20:12', UTC); a count (deals, states,
-games) has thousands separators ('13,622'), and from ten million on is
-`number`'s '3.4e10'; a game's length in cards or tricks is written plain
-('8344 cards'), as the published records are.
-"""
+text for people, in one place so that every command looks alike: one form
+of each kind of figure in every text view (docs/archive.md: times `when`,
+counts `number`, lengths plain); JSON keeps the machine forms."""
 
 import itertools
 import math

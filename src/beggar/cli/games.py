@@ -125,20 +125,17 @@ PLOT_POINTS = 100_000
 
 
 def _plot(path, deal, outcome):
-    plt = plot.pyplot()
     numbers, sizes = zip(*sizes_by_trick(deal, outcome, PLOT_POINTS))
-    figure, axes = plt.subplots(figsize=(10, 4))
+    figure, axes = plot.pyplot().subplots(figsize=(10, 4))
     for h in range(deal.players):
         axes.plot(numbers, [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)
     if outcome.status == "loop":
         entry, period = outcome.loop_entry[0], outcome.loop_period[0]
         axes.axvspan(entry, entry + period, color="orange", alpha=0.2,
                      label=f"loop: {period} tricks / {outcome.loop_period[1]} cards")
-    axes.set_xlabel("trick")
-    axes.set_ylabel("cards in hand")
-    axes.set_title(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
+    axes.set(xlabel="trick", ylabel="cards in hand",
+             title=f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
-    figure.tight_layout()
     plot.save(figure, path)
 
 
@@ -150,8 +147,6 @@ def add(commands):
         epilog="DEAL is the record notation (hands split by '/', top card first, - for a plain "
                "card), a saved-game file (text or JSON), or - for standard input. Example: "
                "beggar play 'K-KK----K-A-----JAA--Q--J-/---Q---Q-J-----J------AQ--'")
-    play.add_argument("source", nargs="?", metavar="DEAL")
-    play.set_defaults(source_name="DEAL")
     add_game_options(play)
     play.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     play.set_defaults(run=run_play)
@@ -179,9 +174,7 @@ def add(commands):
                "one-line record notation, or the JSON form; - reads standard input. Of a file of "
                "several games (beggar verify's, results/*.json), --game N or --game NAME takes one. "
                "Traces come from the reference engine.")
-    replay.add_argument("source", nargs="?", metavar="FILE")
-    replay.set_defaults(source_name="FILE")
-    add_game_options(replay)
+    add_game_options(replay, source="FILE")
     replay.add_argument("--trace", action="store_true",
                         help="print every trick: who led, who took the pile, hand sizes, cards laid")
     replay.add_argument("--plot", metavar="PNG",

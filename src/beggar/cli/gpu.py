@@ -37,17 +37,12 @@ def run_gpu(args):
             continue
         module = kind.backends()
         try:
-            versions = module.versions()
-        except GpuFault as error:
-            print(f"{kind.title}:")
-            print(f"  {error}")
-            reasons.append(f"{kind.name}: {error}")
-            continue
-        print(f"{kind.title}: {versions}")
-        running[kind.name] = runs = []
-        try:
+            print(f"{kind.title}: {module.versions()}")
+            running[kind.name] = runs = []
             found = module.listing()
         except GpuFault as error:
+            if kind.name not in running:        # no versions: its title alone
+                print(f"{kind.title}:")
             print(f"  {error}")
             reasons.append(f"{kind.name}: {error}")
             continue

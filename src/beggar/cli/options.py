@@ -15,6 +15,7 @@ from ..engine import ALL_ENGINES, argument
 from ..errors import BadInput, Fault
 from ..rules import Rules
 from ..savefile import SavedGame, load
+from ..search.drivers.base import plural
 from ..search.spec import MAX_CHUNK, WORKERS_PER_CORE, max_workers
 from ..variant import NAMED, STANDARD, Variant, VariantError
 
@@ -196,7 +197,10 @@ def add_variant_option(parser):
                              "'J1 Q2 K3' (default standard)")
 
 
-def add_game_options(parser, players_help="players, 2 to 4 (default 2)"):
+def add_game_options(parser, players_help="players, 2 to 4 (default 2)", source="DEAL"):
+    """The game's argument (named `source`) and the options that pick it or change its rules."""
+    parser.add_argument("source", nargs="?", metavar=source)
+    parser.set_defaults(source_name=source)
     deal = parser.add_argument_group("a shuffled deal instead")
     deal.add_argument("--players", type=players, metavar="N", help=players_help)
     deal.add_argument("--seed", type=seed, metavar="S", help="seed of the shuffle")
@@ -267,7 +271,7 @@ def pick_game(games, source, wanted):
         if not 1 <= number <= count:
             held = f"1 to {count:,}" if count > 1 else "1"
             raise UsageError(f"{source}: --game {wanted if len(wanted) <= 20 else cut(wanted)}: no such game; "
-                             f"it holds {_games(count)} ({held})")
+                             f"it holds {plural(count, 'game')} ({held})")
         return games[number - 1]
     named = [game for game in games if game.name == wanted]
     if not named:
@@ -276,14 +280,10 @@ def pick_game(games, source, wanted):
     if len(named) == 1:
         return named[0]
     if not named:
-        raise UsageError(f"{source}: --game {cut(wanted)}: no game of its {_games(count)} has that "
+        raise UsageError(f"{source}: --game {cut(wanted)}: no game of its {plural(count, 'game')} has that "
                          "name (beggar verify lists their names)")
     raise UsageError(f"{source}: --game {cut(wanted)}: the names of {len(named):,} of its games hold it "
                      "(give more of the name, or the game's number)")
-
-
-def _games(count):
-    return f"{count:,} game{'' if count == 1 else 's'}"
 
 
 def read_games(source, deck):

@@ -1,9 +1,6 @@
 """One self-contained HTML page of an archive, or of one of its jobs, to
-share finds (beggar archive report; its sections as its --help says). No
-server, no network, no script: the charts are inline SVG (charts.py) and
-the styles are in the page. Built from the same rows and lines as the
-command's text (archive jobs, replay's trick table, durations), so it sits
-beside them in cli/ and not in reports/."""
+share finds: beggar archive report (docs/archive.md). Built from the same
+rows and lines as the command's text, so it sits beside them in cli/."""
 
 from __future__ import annotations
 
@@ -241,13 +238,11 @@ def _odds_section(archive, job_id):
     out = ["<h2>Survival and odds</h2>"]
     chosen = [(i, stored(spec)) for i, spec in archive.jobs()
               if (job_id is None or i == job_id) and not drivers.of(stored(spec)).plays.loops]
-    shown = 0
     for i, spec in chosen[-ODDS_JOBS:]:
         try:
             played = odds.collect(archive, i)
         except odds.OddsError:
             continue
-        shown += 1
         # A census's counts are exact: no fit, no interval (as beggar stats prints them).
         exhaustive = odds.is_exhaustive(played)
         try:
@@ -270,7 +265,7 @@ def _odds_section(archive, job_id):
             lines.append((f"fit: exp(-(L - {tail.start}) / {tail.scale:.0f})",
                           [(x, tail.p(x)) for x in range(tail.start, int(top) + 1, 50)]))
         out.append(charts.chart(lines, "cards L", "P(cards >= L)", "survival of game lengths", log_y=True,
-                                marks=marks, steps=False))
+                                marks=marks))
         expected = odds.expectations(played, tail, odds.targets(archive, played, tail.start)) if tail is not None else []
         if exhaustive:
             out.append("<p>A census plays every deal of its block once: these counts are the block's own, "
@@ -279,7 +274,7 @@ def _odds_section(archive, job_id):
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
                               [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
                                 escape(duration(r["seconds"]))] for r in expected]))
-    if not shown:
+    if len(out) == 1:
         out.append("<p>No job with length histograms.</p>")
     return out
 
@@ -337,12 +332,8 @@ def page(archive, jobs, job_id=None):
              "the command beside it (beggar installs from its source: pip install . in a clone or an "
              "unpacked release); every game was replayed by both engines when it was "
              "kept.</p>"]
-    parts.extend(_jobs_section(jobs, job_id))
     tables, best_loops = _tables_section(archive, job_id)
-    parts.extend(tables)
-    parts.extend(_games_section(archive, job_id))
-    parts.extend(_loops_section(archive, job_id, best_loops))
-    parts.extend(_families_section(archive, job_id))
-    parts.extend(_odds_section(archive, job_id))
-    parts.append("</body></html>")
+    parts += [*_jobs_section(jobs, job_id), *tables, *_games_section(archive, job_id),
+              *_loops_section(archive, job_id, best_loops), *_families_section(archive, job_id),
+              *_odds_section(archive, job_id), "</body></html>"]
     return "\n".join(parts) + "\n"

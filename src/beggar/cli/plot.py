@@ -1,8 +1,6 @@
-"""The --plot files of the command (replay, stats, archive census): every one
-is checked and written here, so that every plot fails alike: no matplotlib or
-a path that names nothing is a usage error (exit 2) before any work; a full
-disk or a read-only filesystem is a fault (exit 3), one line, never a plot
-reported written that is not."""
+"""The --plot files of the command (replay, stats, archive census), every one
+checked and written here so that every plot fails alike (docs/architecture.md):
+never a plot reported written that is not."""
 
 import io
 import os
@@ -28,11 +26,12 @@ def prepare(path):
 
 
 def save(figure, path):
-    """Write a --plot figure to `path` (its format from the extension) and close it."""
+    """Lay out a --plot figure, write it to `path` (its format from the extension) and close it."""
     # Drawn in memory, then written through write_output: matplotlib does not
     # report every failed write (a full disk passes silently).
     drawn = io.BytesIO()
     try:
+        figure.tight_layout()
         figure.savefig(drawn, format=os.path.splitext(path)[1][1:].lower() or "png")
     except ValueError as error:
         raise UsageError(f"--plot {path}: {error}") from None

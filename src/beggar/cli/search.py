@@ -8,7 +8,8 @@ from ..archive import DEFAULT_PATH, Archive, archive_option
 from ..engine import ALL_ENGINES, Choice, EngineError, argument
 from ..gpu import ON_DEVICE
 from ..loops import of_deal
-from ..search import SearchError
+from ..search import SearchError, drivers
+from ..search import job as jobs
 from .options import UsageError, add_variant_option, count, devices, players, seconds, seed, split, workers
 
 
@@ -18,22 +19,18 @@ SPEC_OPTIONS = ("seed", "deals", "min_cards", "extend_cards", "deck", "variant",
 
 def run_search(args):
     """Run a new job, or go on with job --resume; returns (exit status, job id)."""
-    from ..search import job as jobs
+    given = {key: getattr(args, key) for key in SPEC_OPTIONS if getattr(args, key) is not None}
     if args.resume is None:
         # The job file is read and checked before the archive is opened: a
         # bad one leaves no archive behind.
         data = jobs.read(args.job) if args.job is not None else {}
-        for key in SPEC_OPTIONS:
-            if getattr(args, key) is not None:
-                data[key] = getattr(args, key)
-        return run(args, data, args.job or "job")
+        return run(args, {**data, **given}, args.job or "job")
     if args.job is not None:
         raise UsageError("give a JOB file or --resume, not both: a resumed job keeps its spec")
-    changes = [f"--{key.replace('_', '-')}" for key in SPEC_OPTIONS if getattr(args, key) is not None]
-    if changes:
+    if given:
         raise UsageError(f"--resume goes on with job {args.resume} as it was started; "
-                         f"{', '.join(changes)} would change it (start a new job instead; "
-                         "--time and --workers apply to a resumed job)")
+                         f"{', '.join('--' + key.replace('_', '-') for key in given)} would change it "
+                         "(start a new job instead; --time and --workers apply to a resumed job)")
     return run(args, resume=args.resume)
 
 
@@ -63,8 +60,7 @@ def run(args, data=None, where="job", resume=None):
 
 
 def _run(args, cluster, data, where, resume):
-    from ..search import drivers, pace
-    from ..search import job as jobs
+    from ..search import pace
     from ..search.drivers.base import plural
     from ..search.progress import plain_seconds
     from ..search.runner import run as run_job
@@ -173,7 +169,6 @@ def exit_status(summary):
 
 def _whole_job(archive, job_id, before):
     """What the job as a whole has done, for the summary of a run that went on with it, or None."""
-    from ..search import job as jobs
     if before is None:
         return None
     try:
@@ -190,7 +185,6 @@ def _climbs_off_cluster(spec):
     after the one asked for too) plays off a cluster, where every GPU
     worker handed one chunk of a group would play the whole group. One
     line, before anything is stored."""
-    from ..search import drivers
     if spec.get("driver") in drivers.NAMES and not drivers.get(spec["driver"]).devices.cluster_gpus:
         raise UsageError(f"a {spec['driver']} job on the {spec['engine']} engine climbs its walks in groups on one "
                          "machine's devices, not on a cluster: run it without --cluster, or on the compiled engine")
@@ -214,7 +208,6 @@ def engine_option(args, cluster=None):
 
 def print_summary(summary, archive_path, cluster=None, whole=None):
     """The summary of a run, in its driver's lines (drivers.Driver.summary)."""
-    from ..search import drivers
     lines = drivers.get(summary.driver).summary(summary, archive_path, cluster, whole)
     if summary.note:
         lines.append(f"note     {summary.note}")
@@ -233,12 +226,10 @@ def _either(words):
 
 
 def add(commands):
-    from ..search import drivers
-    from ..search.job import shipped as shipped_jobs
     # Every driver and its table of options, from the registry: a driver
     # added there is named here too.
     names = _either(list(drivers.NAMES))
-    shipped = ", ".join(shipped_jobs()) or "none found"
+    shipped = ", ".join(jobs.shipped()) or "none found"
     tables = _either([f"[{driver.options}]" for driver in drivers.ALL if driver.options])
     search = commands.add_parser(
         "search", help="hunt long games and loops, keeping them in the archive",

@@ -8,24 +8,21 @@ from ..reports import odds
 from ..lengths import TOP
 from . import plot
 from .format import number
-from .options import PLOT_INSTALL, UsageError, whole_in
+from .options import PLOT_INSTALL, whole_in
 
 
 def run_stats(args):
     if args.plot is not None:
         plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     with Archive(args.archive, readonly=True) as archive:
-        try:
-            played = odds.collect(archive, args.job, marks=args.plot is not None)
-        except odds.OddsError as error:
-            raise UsageError(str(error)) from None
+        played = odds.collect(archive, args.job, marks=args.plot is not None)
         exhaustive = odds.is_exhaustive(played)
         try:
             # A census's exact counts stand without a fit, unless one is asked for.
             tail = None if exhaustive and args.tail_from is None else odds.fit_tail(played, args.tail_from)
-        except odds.OddsError as error:
+        except odds.OddsError:
             if not exhaustive:
-                raise UsageError(str(error)) from None
+                raise
             tail = None
         targets = odds.targets(archive, played, tail.start if tail is not None else 0)
         marks = odds.references(archive, played)
@@ -102,7 +99,10 @@ def report(played, tail, rows, expected, marks=()):
              f"rate     {played.rate:,.0f} deals/s ({played.workers:g} worker{'s' if played.workers != 1 else ''}"
              " at the rate their chunks were played)"]
     if odds.is_exhaustive(played):
-        return lines + census_counts(rows)
+        lines += ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
+        lines += [f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}" for row in rows]
+        return lines + ["", "counts   exact: a census plays every deal of its block once, so these are the "
+                            "block's own figures and nothing is predicted from them"]
     if odds.is_walk(spec):
         lines.append("note     a climb's deals are correlated walks, each a small change of the one before, "
                      "not random deals: the odds below are those of its walks, not of random deals")
@@ -148,22 +148,11 @@ def report(played, tail, rows, expected, marks=()):
     return lines
 
 
-def census_counts(rows):
-    lines = ["", f"{'cards':>6} {'games >= L':>12} {'share':>10}"]
-    for row in rows:
-        lines.append(f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}")
-    lines += ["", "counts   exact: a census plays every deal of its block once, so these are the block's own "
-                  "figures and nothing is predicted from them"]
-    return lines
-
-
 def _plot(path, played, tail, marks):
-    plt = plot.pyplot()
-    points = odds.curve(played)
-    edges, survive = [x for x, _ in points], [p for _, p in points]
-    figure, axes = plt.subplots(figsize=(10, 5))
+    edges, survive = zip(*odds.curve(played))      # collect's played deals: one point at least
+    figure, axes = plot.pyplot().subplots(figsize=(10, 5))
     axes.step(edges, survive, where="post", color="steelblue", label=f"this archive: {played.deals:,} deals")
-    top = max([edges[-1] + 500 if edges else 0] + [cards + 300 for _, cards in marks])
+    top = max([edges[-1] + 500] + [cards + 300 for _, cards in marks])
     floor = 0.5 / played.deals
     if tail is not None:
         xs = list(range(tail.start, top + 1, 50))
@@ -183,15 +172,10 @@ def _plot(path, played, tail, marks):
                      alpha=0.8)
         axes.annotate(f"{name} ({cards})", (cards, 1), xytext=(2, -4 - 9 * (number % 6)),
                       textcoords="offset points", fontsize=6, rotation=0, color="dimgrey", va="top")
-    axes.set_yscale("log")
-    axes.set_ylim(bottom=floor / 2)
-    # A probability: left to itself, the log scale of a steep fit ends decades above 1.
-    axes.set_ylim(top=2)
-    axes.set_xlabel("cards L")
-    axes.set_ylabel("P(cards >= L)")
-    axes.set_title(f"survival of game lengths, {', '.join(played.jobs)[:80]}")
+    # A probability, up to 2: left to itself, the log scale of a steep fit ends decades above 1.
+    axes.set(yscale="log", ylim=(floor / 2, 2), xlabel="cards L", ylabel="P(cards >= L)",
+             title=f"survival of game lengths, {', '.join(played.jobs)[:80]}")
     axes.legend(loc="center right", fontsize="small")
-    figure.tight_layout()
     plot.save(figure, path)
 
 

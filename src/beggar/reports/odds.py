@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,12 +22,9 @@ from ..search.job import stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
-#: Where the tail's fit starts by default where the job's games reach it:
-#: where the standard deck's long games begin (1 random game in 10^4).
+#: Where the tail's fit starts by default, where TAIL_GAMES of the job's games reach it (else where
+#: its longest TAIL_GAMES begin: docs/odds.md): where the standard deck's long games begin (1 in 10^4).
 TAIL_FROM = 2000
-#: The games the fit needs from its start on: where fewer reach TAIL_FROM
-#: (another deck's games, or a short job), it starts where the job's own
-#: longest TAIL_GAMES games do.
 TAIL_GAMES = 50
 #: z of a two-sided 95 % interval.
 Z95 = 1.959963984540054
@@ -45,11 +43,11 @@ class Played:
     other_deals: int = 0        # deals of chunks written before histograms were kept
     seconds: float = 0.0        # the chunks' own time (each on one worker), summed
     workers: float = 1          # workers the jobs ran on, weighted by deals
-    statuses: dict = field(default_factory=lambda: {"finished": 0, "loop": 0, "stopped": 0})
+    statuses: Counter = field(default_factory=lambda: Counter({"finished": 0, "loop": 0, "stopped": 0}))
     lengths: Lengths = field(default_factory=Lengths)
     families: list = field(default_factory=list)    # (cards, gain) of each family searched
-    finds: dict = field(default_factory=dict)       # {cards: games} of the kept finished games played (samples),
-    extended: dict = field(default_factory=dict)    # of those found by family extension (no samples): for plots
+    finds: Counter = field(default_factory=Counter)     # {cards: games} of the kept finished games played (samples),
+    extended: Counter = field(default_factory=Counter)  # of those found by family extension (no samples): for plots
 
     @property
     def gains(self):
@@ -132,16 +130,14 @@ def collect(archive, job_id=None, marks=False):
             # A job of fewer chunks than workers played on no more workers
             # than chunks (a census of one chunk: one).
             weighted += games * min(stats.get("workers") or spec.get("workers") or cores, len(chunks))
-            for status, games in stats.get("statuses", {}).items():
-                played.statuses[status] = played.statuses.get(status, 0) + games
+            played.statuses.update(stats.get("statuses", {}))
         played.deals += counted
         played.other_deals += job["deals"] - counted
         _extensions(archive, i, spec, played)
         if marks:
             finds, extended = archive.kept_length_counts(i)
-            for mine, theirs in ((played.finds, finds), (played.extended, extended)):
-                for cards, games in theirs.items():
-                    mine[cards] = mine.get(cards, 0) + games
+            played.finds.update(finds)
+            played.extended.update(extended)
     played.lengths = Lengths(total.tolist())
     played.workers = weighted / played.deals if played.deals else 1
     if not played.deals:
@@ -181,9 +177,7 @@ def is_record_table(spec):
 
 
 def references(archive, played):
-    """The lengths a job's odds are measured against, [(name, cards)]: the
-    published records for 26/26 standard deals, else the longer of the
-    longest finished game kept of the job's table and its shipped record."""
+    """The lengths a job's odds are measured against, [(name, cards)]: docs/odds.md's reference lines."""
     spec = played.spec
     if is_record_table(spec):
         return published.records()
@@ -338,12 +332,12 @@ def row_step(longest):
     return max([step for step in steps if longest >= 3 * step], default=1)
 
 
-def survival(played, step=None, tail=None):
-    """Rows of the survival table, L = step, 2 step, ... past the longest game
-    counted: dicts of cards, games, p, low, high, and the fit's where it applies."""
+def survival(played, tail=None):
+    """Rows of the survival table, L = row_step, 2 row_step, ... past the longest
+    game counted: dicts of cards, games, p, low, high, and the fit's where it applies."""
     counts = played.lengths.counts
     longest = bins.low(len(counts) - 1) if counts else 0
-    step = step or row_step(longest)
+    step = row_step(longest)
     rows = []
     for cards in range(step, min(bins.TOP, (longest // step + 1) * step) + 1, step):
         games = played.lengths.at_least(cards)

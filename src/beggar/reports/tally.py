@@ -10,6 +10,7 @@ from ..archive import DEFAULT_PATH, archive_option
 from ..cycle import key_deal
 from ..decks import Deck, hand_sizes
 from ..errors import BadInput
+from ..search.drivers.base import plural
 from ..search.job import stored
 from ..search.spec import deck_words, table
 
@@ -91,8 +92,7 @@ def report(result, loops_shown=10):
     lines += [f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"), f"finished {finished:,}"]
     # Words as everywhere: a loop is a distinct cycle (by canonical state),
     # a loop deal a deal whose game falls into one.
-    lines.append(f"loops    {len(result.loops):,} loop{'' if len(result.loops) == 1 else 's'}, reached from "
-                 f"{loop_deals:,} loop deal{'' if loop_deals == 1 else 's'}")
+    lines.append(f"loops    {plural(len(result.loops), 'loop')}, reached from {plural(loop_deals, 'loop deal')}")
     if result.longest is not None:
         game = result.longest
         lines.append(f"longest  {game['cards']} cards, {game['tricks']} tricks: {game['deal']} "
@@ -103,8 +103,8 @@ def report(result, loops_shown=10):
                      f"mean {sum(k * v for k, v in result.cards.items()) / sum(result.cards.values()):.1f}")
     ordered = sorted(result.loops.items(), key=lambda item: (-item[1][0], item[0]))
     for key, (deals, period_tricks, period_cards) in ordered[:loops_shown]:
-        lines.append(f"  loop {key_deal(key)}: period {period_tricks} tricks / "
-                     f"{period_cards} cards, reached from {deals:,} loop deal{'' if deals == 1 else 's'}")
+        lines.append(f"  loop {key_deal(key)}: period {period_tricks} tricks / {period_cards} cards, "
+                     f"reached from {plural(deals, 'loop deal')}")
     if len(ordered) > loops_shown:
         # The census's loops, every one: those it met, not only those it was the first to find (--loops --job).
         lines.append(f"  ... and {len(ordered) - loops_shown} more loops (beggar archive census {result.job} "
@@ -114,15 +114,11 @@ def report(result, loops_shown=10):
 
 def figure(result, pyplot):
     """The distribution of game lengths in cards, deals on a log scale: a
-    matplotlib figure, for the command to write (cli.plot.save)."""
+    matplotlib figure, for the command to lay out and write (cli.plot.save)."""
     lengths = sorted(result.cards)
     figure, axes = pyplot.subplots(figsize=(10, 4))
     axes.bar(lengths, [result.cards[k] for k in lengths], width=1.0, color="steelblue")
-    axes.set_yscale("log")
-    axes.set_xlabel("cards laid (finished games)")
-    axes.set_ylabel("deals")
-    deck = Deck.parse(result.spec["deck"])
-    axes.set_title(f"census of the {deck} deck, {result.spec['players']} players: {result.deals:,} deals, "
-                   f"{result.statuses['loop']:,} loop deals")
-    figure.tight_layout()
+    axes.set(yscale="log", xlabel="cards laid (finished games)", ylabel="deals",
+             title=f"census of the {Deck.parse(result.spec['deck'])} deck, {result.spec['players']} players: "
+                   f"{result.deals:,} deals, {result.statuses['loop']:,} loop deals")
     return figure
