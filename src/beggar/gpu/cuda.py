@@ -250,9 +250,7 @@ class Device(Backend):
         return pointer
 
     def _to_host(self, array, name, size):
-        if size:
-            self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size),
-                        "cuMemcpyDtoH")
+        self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size), "cuMemcpyDtoH")
 
     def kernels(self, ring, cards=TOTAL):
         """The module for hands of `ring` pieces and decks of at most `cards`

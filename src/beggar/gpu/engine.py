@@ -1,23 +1,14 @@
 """An engine made of the GPU kernels' launches: "cuda", "opencl" and "gpu-host".
 
-The kernels (kernel.cu and its headers) play ranges of random deals, of census
-ranks, of a perturbation walk's tries, rows of deals they are handed, and
-walks of the hill climber, and hand back what a launch can count on the
-device: the length histograms of the games that finished, the longest, and the
-games worth a look (long ones, loops, games that reached the cap of tricks, a
-walk's loops not known yet) as hits. This module turns those into the results
-of contract.Engine, equal to the compiled engine's bit for bit: every loop and
-capped game is played again by the compiled engine with exact loop detection;
-a launch whose hits overflow the buffer is played again in parts; a census
-block is cut where the prefix of its arrangements changes, so that the device
-unranks in 64 bits; a perturbation walk is the compiled engine's
-(beggar._loops.perturb), its tries launched here.
-
-A backend is a launch.Backend (cuda.py's, opencl.py's, host.py's, or
-several.py's over several; gpu/sizing.py sizes each launch from its sizes).
-One whose call fails with an EngineFault is closed and forgotten: the next
-call makes a new one, since after a kernel's fault a GPU's context cannot be
-used again.
+The kernels play ranges of deals and hand back what a launch can count on the
+device (histograms, the longest game, the games worth a look as hits); this
+module turns those into contract.Engine's results, equal to the compiled
+engine's bit for bit (docs/gpu.md, How it works, says how: loops and capped
+games played again by the compiled engine, an overflowing launch in parts, a
+census block cut so that the device unranks in 64 bits). A backend is a
+launch.Backend (gpu/sizing.py sizes its launches); one whose call fails with an
+EngineFault is closed and forgotten: after a kernel's fault a GPU's context
+cannot be used again, so the next call makes a new one.
 """
 
 from __future__ import annotations
@@ -302,7 +293,6 @@ class _Sampled:
 
     def __init__(self, engine, seed, min_cards, deck, split):
         self.engine = engine
-        self.backend = engine.backend
         self.seed = seed
         self.min_cards = min_cards
         self.deck = deck
@@ -434,18 +424,16 @@ class _Climbing:
             found.append((int(record["played"]), deal, outcome))
         # climb.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
         host = np.zeros(1, abi.walk(self.host.TOTAL))
-        for name in record.dtype.names:
-            if record.dtype[name].shape and record.dtype[name].shape[0] == self.cards:
-                host[name][0, :self.cards] = record[name]
-            else:
-                host[name] = record[name]
+        places = {name: (0, slice(self.cards)) if record.dtype[name].shape[:1] == (self.cards,) else 0
+                  for name in record.dtype.names}
+        for name, at in places.items():
+            host[name][at] = record[name]
         rows = history[walk * self.rules.history:(walk + 1) * self.rules.history]
         status = STATUSES.index(outcome.status)
         self.host.climb_accept(host.view(np.uint8), rows, self.climb_rules.view(np.uint8), self.total, status,
                                -1 if outcome.winner is None else outcome.winner, outcome.cards, outcome.tricks)
-        for name in record.dtype.names:
-            walks[walk][name] = host[name][0, :self.cards] if record.dtype[name].shape and \
-                record.dtype[name].shape[0] == self.cards else host[name][0]
+        for name, at in places.items():
+            walks[name][walk] = host[name][at]
 
     def _climb(self, record, found, counted):
         """The climbing.Climb of a walk played to its end."""
@@ -613,10 +601,7 @@ def _parts(count, n_hits, capacity):
 
 def _power_above(n):
     """The least power of two, at least 2, that is n or more."""
-    ring = 2
-    while ring < n:
-        ring *= 2
-    return ring
+    return max(2, 1 << (n - 1).bit_length())
 
 
 def _census_deal(rank, deck, split):

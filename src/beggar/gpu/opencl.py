@@ -198,8 +198,7 @@ class OpenClDevice(Backend):
         return buffer
 
     def _to_host(self, array, name, size):
-        if size:
-            self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
+        self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
 
     def _launch(self, kernel, variant, arguments):
         function, groups, threads = self.kernels(*variant)[kernel]
