@@ -108,10 +108,14 @@ def cached_kernel(arch, ring, fresh=False, cards=TOTAL):
     checksum is wrong, or it is cut short) is compiled again and replaced,
     and so is any when `fresh` (a cubin the driver refused to load)."""
     path = cache_path(arch, ring, cards)
-    if not fresh:
-        cubin = _read_cached(path)
-        if cubin is not None:
-            return cubin, 0.0
+    try:
+        data = b"" if fresh else path.read_bytes()
+    except OSError:
+        data = b""
+    head = len(CACHE_MAGIC)
+    cubin = data[head + 32:]
+    if cubin and data[:head] == CACHE_MAGIC and data[head:head + 32] == hashlib.sha256(cubin).digest():
+        return cubin, 0.0
     start = time.perf_counter()
     cubin = compile_kernel(arch, ring, cards)
     seconds = time.perf_counter() - start
@@ -123,19 +127,6 @@ def cached_kernel(arch, ring, fresh=False, cards=TOTAL):
     except OSError:
         pass        # no cache where it cannot be written: compiled again next time
     return cubin, seconds
-
-
-def _read_cached(path):
-    """The cubin cached at `path`, or None if there is none or it is damaged."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    head = len(CACHE_MAGIC)
-    cubin = data[head + 32:]
-    if data[:head] != CACHE_MAGIC or data[head:head + 32] != hashlib.sha256(cubin).digest() or not cubin:
-        return None
-    return cubin
 
 
 def check():
@@ -159,21 +150,15 @@ def check():
 
 class Device(Backend):
     """One GPU and its primary context: what `beggar gpu` shows, and the
-    backend of the engine "cuda" (gpu/engine.py).
-
-    The context is made current at the start of every call, in whichever
-    thread makes it (a context is current per thread). It is set to block
-    on a synchronization primitive while a launch runs, not to spin: the CPU
-    cores are a GPU job's cross-checkers. A launch that fails leaves the
-    context unusable (the driver's errors of a kernel are sticky): the
-    device resets it and is closed, and the engine makes a new one. Every
-    other Device of this process on that GPU shares the primary context: it
-    retains the new one at its next call, its modules and memory gone with
-    the old (_RESETS)."""
+    backend of the engine "cuda" (gpu/engine.py). How it holds the context
+    (current per thread, blocking while a launch runs, reset after a failed
+    one: a kernel's errors are sticky) is docs/gpu.md's The device path.
+    Every other Device of this process on that GPU shares the primary
+    context: it retains the new one at its next call, its modules and memory
+    gone with the old (_RESETS)."""
 
     def __init__(self, ordinal=0):
-        _, self.driver = bindings()
-        driver = self.driver
+        driver = self.driver = bindings()[1]
         self.closed = False
         self.ordinal = ordinal
         found = count()
