@@ -67,11 +67,10 @@ def shape_of(deck, split, total):
 @functools.lru_cache(maxsize=None)
 def steps_between(deck, split=None):
     """Tricks a block plays between its barriers for `deck` dealt with
-    `split` (kernel.cu's bg_flat): about its mean game (the largest power of
-    two at most the mean tricks of 1,024 of its random deals, 4 to 16), so
-    that a queue of one game a thread, refilled when half of it is free,
-    does not run dry between two barriers (a half deck's game is 9 tricks,
-    a standard one 35: 8 steps and 16)."""
+    `split` (kernel.cu's bg_flat; docs/gpu.md, How it works): the largest
+    power of two at most the mean tricks of 1,024 of its random deals, 4 to
+    16, so that a queue of one game a thread, refilled when half of it is
+    free, does not run dry between two barriers."""
     from .. import _engine
     rows = np.array([_engine.shuffled_deck(2026, index, deck) for index in range(1024)], np.uint8)
     first = split if isinstance(split, int) else None
@@ -394,8 +393,7 @@ class _Climbing:
                 budget, CAP_TRICKS)
             self.engine.sizes.record(self.key, budget * self.count, seconds, n_hits)
             for hit, deck in zip(hits[:min(n_hits, len(hits))], decks):
-                first = int(hit["first"])
-                deal = Deal.from_codes([list(deck[:first]), list(deck[first:self.total])])
+                deal = self._deal(deck, hit["first"])
                 found[int(hit["walk"])].append((int(hit["step"]), deal, _finished(hit, self.total, self.engine.NAME)))
             for walk in np.flatnonzero(walks["waiting"]):
                 self._host_step(walks, history, counted, int(walk), found[walk])
@@ -411,13 +409,16 @@ class _Climbing:
                 climbs[index] = self._climb(walks[k], found[k], counted[k * lengths.BINS:(k + 1) * lengths.BINS])
         return climbs
 
+    def _deal(self, cards, first):
+        """The deal of a walk's `cards`, its first hand `first` of them."""
+        first = int(first)
+        return Deal.from_codes([list(cards[:first]), list(cards[first:self.total])])
+
     def _host_step(self, walks, history, counted, walk, found):
         """The step of walk `walk` whose candidate's game the device left to
         the host: played by the compiled engine, taken by climb.h's code."""
         record = walks[walk]
-        first = int(record["sizes"][0])
-        cards = record["candidate"][:self.total]
-        deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
+        deal = self._deal(record["candidate"], record["sizes"][0])
         outcome = self.engine._replayed(deal)
         counted[walk * lengths.BINS + lengths.bin_of(outcome.cards)] += 1
         if outcome.status == "loop" or outcome.cards >= self.min_cards:
@@ -441,9 +442,7 @@ class _Climbing:
         found.sort(key=lambda hit: hit[0])
         best = None
         if record["played"]:
-            first = int(record["best_sizes"][0])
-            cards = record["best"][:self.total]
-            deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
+            deal = self._deal(record["best"], record["best_sizes"][0])
             if record["best_status"] == FINISHED:
                 outcome = _finished({"winner": record["best_winner"], "cards": record["best_cards"],
                                      "tricks": record["best_tricks"]}, self.total, self.engine.NAME)
@@ -570,10 +569,8 @@ class _Counted:
         del self.longest[self.top:]
 
     def result(self, first, deals):
-        cards = Counter({int(n): int(self.cards[n]) for n in np.flatnonzero(self.cards)})
-        tricks = Counter({int(n): int(self.tricks[n]) for n in np.flatnonzero(self.tricks)})
-        cards.update(self.long_cards)
-        tricks.update(self.long_tricks)
+        cards = Counter({int(n): int(self.cards[n]) for n in np.flatnonzero(self.cards)}) + self.long_cards
+        tricks = Counter({int(n): int(self.tricks[n]) for n in np.flatnonzero(self.tricks)}) + self.long_tricks
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
         return CensusBlock(first, deals, dict(self.statuses), dict(cards), dict(tricks), longest, list(self.loops))

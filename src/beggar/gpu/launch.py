@@ -7,6 +7,8 @@ is a Backend over a device's memory calls.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..contract import EngineFault
@@ -23,14 +25,8 @@ THREADS = 128
 #: (kernel.cu's bg_block_memory).
 SHARED = 48 * 1024
 SHARED_FIXED = 6 * 1024
-#: Hits a launch can hand back; more and the launch is played again in parts.
-CAPACITY = 1 << 16
 #: The most cards of a deck the kernels are compiled for (sizes.h's BG_TOTAL).
 TOTAL = 256
-#: The most places in a hand's ring (sizes.h's BG_RING of the host build).
-RING = 256
-#: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
-HISTOGRAM = 1 << 16
 
 
 class GpuFault(EngineFault):
@@ -73,6 +69,8 @@ BUFFER = None
 #: A perturbation try the device hands back: its offset in the launch, and
 #: the hash of the new cycle its game reached (0: a game that reached the cap).
 TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
+
+
 class Backend:
     """A device's launches of the kernels. Subclasses give device memory by
     name: _buffer(name, size) (at least `size` bytes, kept between launches),
@@ -85,10 +83,13 @@ class Backend:
     which waits for the kernel's end. `closed` is set once the device may
     not be used again."""
 
-    RING = RING
+    #: The most places in a hand's ring (sizes.h's BG_RING of the host build).
+    RING = 256
     TOTAL = TOTAL
-    HISTOGRAM = HISTOGRAM
-    CAPACITY = CAPACITY
+    #: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
+    HISTOGRAM = 1 << 16
+    #: Hits a launch can hand back; more and the launch is played again in parts.
+    CAPACITY = 1 << 16
     # Deals a launch plays (gpu/sizing.py): the first size, the most, and
     # the seconds a launch aims at, so that a Ctrl-C waits no longer than
     # about that.
@@ -98,8 +99,6 @@ class Backend:
     # Walks of the hill climber played together (gpu/engine.py's _Climbing):
     # a thread each, a GPU's worth.
     CLIMB_WALKS = 1 << 14
-    #: Census arrangements a thread takes at a time, unranked once.
-    CENSUS_GRAB = 64
     #: Whether the device is a GPU.
     gpu = True
 
@@ -150,8 +149,9 @@ class Backend:
                               threshold=threshold, cap=cap, cards=cards, tricks=tricks, hits=hits)
 
     def census_grab(self, count):
-        """Census arrangements a thread takes at a time in a launch of `count`."""
-        return self.CENSUS_GRAB
+        """Census arrangements a thread takes at a time in a launch of `count`,
+        unranked once."""
+        return 64
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         """The kernel bg_perturb over tries first .. first + count - 1 of a
@@ -237,9 +237,5 @@ def handed_back(hits, n_hits, cycles, n_cycles, capacity):
 def close_quietly(backend):
     """Close a backend that failed, if it has anything to close: a dead
     context may refuse even its release."""
-    close = getattr(backend, "close", None)
-    if close is not None:
-        try:
-            close()
-        except Exception:
-            pass
+    with contextlib.suppress(Exception):
+        getattr(backend, "close", lambda: None)()
