@@ -189,26 +189,23 @@ class RangeEngine:
         key = ("perturb", deck)
 
         def launcher(pool, n_pool, total, walk_seed, first, most, known):
+            def tried(first, count, part=False):
+                """What the kernel hands back of tries first .. first + count - 1
+                (TRIED rows, their tries absolute)."""
+                rows, n, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed,
+                                             known, first, count, CAP_TRICKS)
+                if not part:
+                    self.sizes.record(key, count, seconds, n)
+                if n > len(rows):
+                    return np.concatenate([tried(first + offset, size, True)
+                                           for offset, size in _parts(count, n, len(rows))])
+                rows["offset"] += np.uint64(first)
+                return rows
+
             count = min(most, self.sizes.size(key))
-            return count, once(self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                               first, count))
+            return count, once(tried(first, count))
         return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known,
                               launcher=launcher)
-
-    def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
-                   part=False):
-        """What the kernel hands back of tries first .. first + count - 1
-        (TRIED rows, their tries absolute)."""
-        tried, n, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                      first, count, CAP_TRICKS)
-        if not part:
-            self.sizes.record(key, count, seconds, n)
-        if n > len(tried):
-            return np.concatenate([self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                                   first + offset, size, part=True)
-                                   for offset, size in _parts(count, n, len(tried))])
-        tried["offset"] += np.uint64(first)
-        return tried
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber (contract.Engine.climb),

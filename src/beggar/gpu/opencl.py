@@ -227,6 +227,4 @@ def build_failure(text):
     call = head.split(" - ")[0].strip()
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     first = next((line for line in lines if re.search(r"\berror\b", line, re.IGNORECASE)), None)
-    if first is None:
-        return call
-    return f"{call}: {_TEMPORARY.sub('the kernels', first)}"
+    return call if first is None else f"{call}: {_TEMPORARY.sub('the kernels', first)}"
