@@ -65,8 +65,11 @@ def compile_program(arch, ring, extra=(), cards=TOTAL, texts=None):
         encoded = [option.encode() for option in [*options(arch, ring, cards), *extra]]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
         if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            # The first line of NVRTC's log that says 'error', else its first line.
+            lines = [line.strip() for line in _log(nvrtc, program).splitlines() if line.strip()]
+            first = next((line for line in lines if "error" in line), lines[0] if lines else "")
             raise GpuFault(f"NVRTC {nvrtc_version()} cannot compile the kernel for {arch}: "
-                           f"{_first_error(nvrtc, program) or _nvrtc_name(nvrtc, result[0])}")
+                           f"{first or _nvrtc_name(nvrtc, result[0])}")
         size = _call_nvrtc(nvrtc, "nvrtcGetCUBINSize", lambda: nvrtc.nvrtcGetCUBINSize(program))[0]
         cubin = b" " * size
         _call_nvrtc(nvrtc, "nvrtcGetCUBIN", lambda: nvrtc.nvrtcGetCUBIN(program, cubin))
@@ -379,9 +382,3 @@ def _log(nvrtc, program):
     log = b" " * size[1]
     nvrtc.nvrtcGetProgramLog(program, log)
     return log.decode(errors="replace").rstrip("\0")
-
-
-def _first_error(nvrtc, program):
-    """The first line of NVRTC's log that says 'error', else its first line."""
-    lines = [line.strip() for line in _log(nvrtc, program).splitlines() if line.strip()]
-    return next((line for line in lines if "error" in line), lines[0] if lines else "")
