@@ -145,8 +145,8 @@ class Backend:
         """The kernel bg_census over the first `count` deals of `block`: the
         histograms into `cards` and `tricks`; returns (hits, n_hits)."""
         hits = np.zeros(self.CAPACITY, HIT)
-        return hits, self.run("bg_census", variant(block), block=block, count=count, grab=self.census_grab(count),
-                              threshold=threshold, cap=cap, cards=cards, tricks=tricks, hits=hits)
+        return hits, self.run("bg_census", variant(block), block=block, count=count, threshold=threshold,
+                              grab=self.census_grab(count), cap=cap, cards=cards, tricks=tricks, hits=hits)
 
     def census_grab(self, count):
         """Census arrangements a thread takes at a time in a launch of `count`,
@@ -160,8 +160,8 @@ class Backend:
         hits = np.zeros(self.CAPACITY, HIT)
         # Twice the slots of the new cycles a launch may hand back: the table stays at most half full.
         cycles, n_cycles = np.zeros((2 * self.CAPACITY, 2), np.uint64), np.zeros(1, np.uint64)
-        n_hits = self.run("bg_perturb", (ring, cards_of(total)), pool=pool, n_pool=n_pool, total=total, ring=ring,
-                          changes=changes, reach=reach, walk_seed=walk_seed, n_known=len(known),
+        n_hits = self.run("bg_perturb", (ring, cards_of(total)), pool=pool, n_pool=n_pool, total=total,
+                          ring=ring, changes=changes, reach=reach, walk_seed=walk_seed, n_known=len(known),
                           known=known if len(known) else np.zeros(1, np.uint64),    # no buffer is empty
                           first=first, count=count, cap=cap, hits=hits, cycles=cycles, n_slots=len(cycles),
                           n_cycles=n_cycles)

@@ -154,11 +154,11 @@ class Several:
         return results
 
     def climb(self, shape, rules, walks, history, counted, budget, cap):
-        rows = (walks, history.reshape(len(walks), -1), counted.reshape(len(walks), -1))     # a walk's row each
+        rows = (walks, history.reshape(len(walks), -1), counted.reshape(len(walks), -1))     # a row a walk
 
         def play(backend, offset, count):
             mine = [array[offset:offset + count].copy() for array in rows]
-            return mine, *backend.climb(shape, rules, mine[0], mine[1].reshape(-1), mine[2].reshape(-1), budget, cap)
+            return mine, *backend.climb(shape, rules, *(array.reshape(-1) for array in mine), budget, cap)
 
         hits_all, decks_all, n_all = [], [], 0
         for offset, count, (mine, hits, decks, n_hits) in self._each(play, len(walks)):
