@@ -4,9 +4,11 @@
 gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
 holds it to the compiled engine. The kernels are exported by name for
-gpu/host.py to call with the arguments gpu/abi.py describes, NumPy arrays
-where they take device memory, once `check` has passed them; gpu/engine.py
-makes an engine of those launches, as it does of the device's.
+gpu/host.py to call (ctypes) with the arguments gpu/abi.py describes, NumPy
+arrays where they take device memory, once `check` has read what they would
+read and write by: Cython would write each call from its own copy of the
+prototype, so what is spelled here per kernel is only what its check reads.
+gpu/engine.py makes an engine of those launches, as it does of the device's.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -81,11 +83,6 @@ if (BG_LENGTHS_EXACT, BG_LENGTHS_WIDTH, BG_LENGTHS_TOP, BG_LENGTHS_BINS) != (len
                                                                          lengths.TOP, lengths.BINS):
     raise ImportError("beggar._gpu_host was built against another beggar.lengths")
 
-
-# The kernels are called by name (gpu/host.py, through ctypes) with the
-# arguments gpu/abi.py describes, after check() here has read what they
-# would read and write by: Cython would write each call from its own copy of
-# the prototype. What is spelled here per kernel is only what its check reads.
 
 def check(str kernel, **given):
     """Whether the kernel `kernel` has work to do with its arguments `given`

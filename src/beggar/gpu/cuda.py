@@ -65,8 +65,11 @@ def compile_program(arch, ring, extra=(), cards=TOTAL, texts=None):
         encoded = [option.encode() for option in [*options(arch, ring, cards), *extra]]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
         if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            # The first line of NVRTC's log that says 'error', else its first line.
+            lines = [line.strip() for line in _log(nvrtc, program).splitlines() if line.strip()]
+            first = next((line for line in lines if "error" in line), lines[0] if lines else "")
             raise GpuFault(f"NVRTC {nvrtc_version()} cannot compile the kernel for {arch}: "
-                           f"{_first_error(nvrtc, program) or _nvrtc_name(nvrtc, result[0])}")
+                           f"{first or _nvrtc_name(nvrtc, result[0])}")
         size = _call_nvrtc(nvrtc, "nvrtcGetCUBINSize", lambda: nvrtc.nvrtcGetCUBINSize(program))[0]
         cubin = b" " * size
         _call_nvrtc(nvrtc, "nvrtcGetCUBIN", lambda: nvrtc.nvrtcGetCUBIN(program, cubin))
@@ -108,10 +111,14 @@ def cached_kernel(arch, ring, fresh=False, cards=TOTAL):
     checksum is wrong, or it is cut short) is compiled again and replaced,
     and so is any when `fresh` (a cubin the driver refused to load)."""
     path = cache_path(arch, ring, cards)
-    if not fresh:
-        cubin = _read_cached(path)
-        if cubin is not None:
-            return cubin, 0.0
+    try:
+        data = b"" if fresh else path.read_bytes()
+    except OSError:
+        data = b""
+    head = len(CACHE_MAGIC)
+    cubin = data[head + 32:]
+    if cubin and data[:head] == CACHE_MAGIC and data[head:head + 32] == hashlib.sha256(cubin).digest():
+        return cubin, 0.0
     start = time.perf_counter()
     cubin = compile_kernel(arch, ring, cards)
     seconds = time.perf_counter() - start
@@ -123,19 +130,6 @@ def cached_kernel(arch, ring, fresh=False, cards=TOTAL):
     except OSError:
         pass        # no cache where it cannot be written: compiled again next time
     return cubin, seconds
-
-
-def _read_cached(path):
-    """The cubin cached at `path`, or None if there is none or it is damaged."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    head = len(CACHE_MAGIC)
-    cubin = data[head + 32:]
-    if data[:head] != CACHE_MAGIC or data[head:head + 32] != hashlib.sha256(cubin).digest() or not cubin:
-        return None
-    return cubin
 
 
 def check():
@@ -159,21 +153,15 @@ def check():
 
 class Device(Backend):
     """One GPU and its primary context: what `beggar gpu` shows, and the
-    backend of the engine "cuda" (gpu/engine.py).
-
-    The context is made current at the start of every call, in whichever
-    thread makes it (a context is current per thread). It is set to block
-    on a synchronization primitive while a launch runs, not to spin: the CPU
-    cores are a GPU job's cross-checkers. A launch that fails leaves the
-    context unusable (the driver's errors of a kernel are sticky): the
-    device resets it and is closed, and the engine makes a new one. Every
-    other Device of this process on that GPU shares the primary context: it
-    retains the new one at its next call, its modules and memory gone with
-    the old (_RESETS)."""
+    backend of the engine "cuda" (gpu/engine.py). How it holds the context
+    (current per thread, blocking while a launch runs, reset after a failed
+    one: a kernel's errors are sticky) is docs/gpu.md's The device path.
+    Every other Device of this process on that GPU shares the primary
+    context: it retains the new one at its next call, its modules and memory
+    gone with the old (_RESETS)."""
 
     def __init__(self, ordinal=0):
-        _, self.driver = bindings()
-        driver = self.driver
+        driver = self.driver = bindings()[1]
         self.closed = False
         self.ordinal = ordinal
         found = count()
@@ -250,9 +238,7 @@ class Device(Backend):
         return pointer
 
     def _to_host(self, array, name, size):
-        if size:
-            self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size),
-                        "cuMemcpyDtoH")
+        self._check(self.driver.cuMemcpyDtoH(array.ctypes.data, self._buffers[name][0], size), "cuMemcpyDtoH")
 
     def kernels(self, ring, cards=TOTAL):
         """The module for hands of `ring` pieces and decks of at most `cards`
@@ -396,9 +382,3 @@ def _log(nvrtc, program):
     log = b" " * size[1]
     nvrtc.nvrtcGetProgramLog(program, log)
     return log.decode(errors="replace").rstrip("\0")
-
-
-def _first_error(nvrtc, program):
-    """The first line of NVRTC's log that says 'error', else its first line."""
-    lines = [line.strip() for line in _log(nvrtc, program).splitlines() if line.strip()]
-    return next((line for line in lines if "error" in line), lines[0] if lines else "")

@@ -1,23 +1,14 @@
 """An engine made of the GPU kernels' launches: "cuda", "opencl" and "gpu-host".
 
-The kernels (kernel.cu and its headers) play ranges of random deals, of census
-ranks, of a perturbation walk's tries, rows of deals they are handed, and
-walks of the hill climber, and hand back what a launch can count on the
-device: the length histograms of the games that finished, the longest, and the
-games worth a look (long ones, loops, games that reached the cap of tricks, a
-walk's loops not known yet) as hits. This module turns those into the results
-of contract.Engine, equal to the compiled engine's bit for bit: every loop and
-capped game is played again by the compiled engine with exact loop detection;
-a launch whose hits overflow the buffer is played again in parts; a census
-block is cut where the prefix of its arrangements changes, so that the device
-unranks in 64 bits; a perturbation walk is the compiled engine's
-(beggar._loops.perturb), its tries launched here.
-
-A backend is a launch.Backend (cuda.py's, opencl.py's, host.py's, or
-several.py's over several; gpu/sizing.py sizes each launch from its sizes).
-One whose call fails with an EngineFault is closed and forgotten: the next
-call makes a new one, since after a kernel's fault a GPU's context cannot be
-used again.
+The kernels play ranges of deals and hand back what a launch can count on the
+device (histograms, the longest game, the games worth a look as hits); this
+module turns those into contract.Engine's results, equal to the compiled
+engine's bit for bit (docs/gpu.md, How it works, says how: loops and capped
+games played again by the compiled engine, an overflowing launch in parts, a
+census block cut so that the device unranks in 64 bits). A backend is a
+launch.Backend (gpu/sizing.py sizes its launches); one whose call fails with an
+EngineFault is closed and forgotten: after a kernel's fault a GPU's context
+cannot be used again, so the next call makes a new one.
 """
 
 from __future__ import annotations
@@ -76,11 +67,10 @@ def shape_of(deck, split, total):
 @functools.lru_cache(maxsize=None)
 def steps_between(deck, split=None):
     """Tricks a block plays between its barriers for `deck` dealt with
-    `split` (kernel.cu's bg_flat): about its mean game (the largest power of
-    two at most the mean tricks of 1,024 of its random deals, 4 to 16), so
-    that a queue of one game a thread, refilled when half of it is free,
-    does not run dry between two barriers (a half deck's game is 9 tricks,
-    a standard one 35: 8 steps and 16)."""
+    `split` (kernel.cu's bg_flat; docs/gpu.md, How it works): the largest
+    power of two at most the mean tricks of 1,024 of its random deals, 4 to
+    16, so that a queue of one game a thread, refilled when half of it is
+    free, does not run dry between two barriers."""
     from .. import _engine
     rows = np.array([_engine.shuffled_deck(2026, index, deck) for index in range(1024)], np.uint8)
     first = split if isinstance(split, int) else None
@@ -199,26 +189,23 @@ class RangeEngine:
         key = ("perturb", deck)
 
         def launcher(pool, n_pool, total, walk_seed, first, most, known):
+            def tried(first, count, part=False):
+                """What the kernel hands back of tries first .. first + count - 1
+                (TRIED rows, their tries absolute)."""
+                rows, n, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed,
+                                             known, first, count, CAP_TRICKS)
+                if not part:
+                    self.sizes.record(key, count, seconds, n)
+                if n > len(rows):
+                    return np.concatenate([tried(first + offset, size, True)
+                                           for offset, size in _parts(count, n, len(rows))])
+                rows["offset"] += np.uint64(first)
+                return rows
+
             count = min(most, self.sizes.size(key))
-            return count, once(self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                               first, count))
+            return count, once(tried(first, count))
         return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known,
                               launcher=launcher)
-
-    def _perturbed(self, key, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count,
-                   part=False):
-        """What the kernel hands back of tries first .. first + count - 1
-        (TRIED rows, their tries absolute)."""
-        tried, n, seconds = self._run("perturb", pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                      first, count, CAP_TRICKS)
-        if not part:
-            self.sizes.record(key, count, seconds, n)
-        if n > len(tried):
-            return np.concatenate([self._perturbed(key, pool, n_pool, total, ring, changes, reach, walk_seed, known,
-                                                   first + offset, size, part=True)
-                                   for offset, size in _parts(count, n, len(tried))])
-        tried["offset"] += np.uint64(first)
-        return tried
 
     def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
         """Walk `index` of `seed` of the hill climber (contract.Engine.climb),
@@ -302,7 +289,6 @@ class _Sampled:
 
     def __init__(self, engine, seed, min_cards, deck, split):
         self.engine = engine
-        self.backend = engine.backend
         self.seed = seed
         self.min_cards = min_cards
         self.deck = deck
@@ -404,8 +390,7 @@ class _Climbing:
                 budget, CAP_TRICKS)
             self.engine.sizes.record(self.key, budget * self.count, seconds, n_hits)
             for hit, deck in zip(hits[:min(n_hits, len(hits))], decks):
-                first = int(hit["first"])
-                deal = Deal.from_codes([list(deck[:first]), list(deck[first:self.total])])
+                deal = self._deal(deck, hit["first"])
                 found[int(hit["walk"])].append((int(hit["step"]), deal, _finished(hit, self.total, self.engine.NAME)))
             for walk in np.flatnonzero(walks["waiting"]):
                 self._host_step(walks, history, counted, int(walk), found[walk])
@@ -421,31 +406,32 @@ class _Climbing:
                 climbs[index] = self._climb(walks[k], found[k], counted[k * lengths.BINS:(k + 1) * lengths.BINS])
         return climbs
 
+    def _deal(self, cards, first):
+        """The deal of a walk's `cards`, its first hand `first` of them."""
+        first = int(first)
+        return Deal.from_codes([list(cards[:first]), list(cards[first:self.total])])
+
     def _host_step(self, walks, history, counted, walk, found):
         """The step of walk `walk` whose candidate's game the device left to
         the host: played by the compiled engine, taken by climb.h's code."""
         record = walks[walk]
-        first = int(record["sizes"][0])
-        cards = record["candidate"][:self.total]
-        deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
+        deal = self._deal(record["candidate"], record["sizes"][0])
         outcome = self.engine._replayed(deal)
         counted[walk * lengths.BINS + lengths.bin_of(outcome.cards)] += 1
         if outcome.status == "loop" or outcome.cards >= self.min_cards:
             found.append((int(record["played"]), deal, outcome))
         # climb.h's step, on the host build's layout of a walk (its cards are BG_TOTAL long).
         host = np.zeros(1, abi.walk(self.host.TOTAL))
-        for name in record.dtype.names:
-            if record.dtype[name].shape and record.dtype[name].shape[0] == self.cards:
-                host[name][0, :self.cards] = record[name]
-            else:
-                host[name] = record[name]
+        places = {name: (0, slice(self.cards)) if record.dtype[name].shape[:1] == (self.cards,) else 0
+                  for name in record.dtype.names}
+        for name, at in places.items():
+            host[name][at] = record[name]
         rows = history[walk * self.rules.history:(walk + 1) * self.rules.history]
         status = STATUSES.index(outcome.status)
         self.host.climb_accept(host.view(np.uint8), rows, self.climb_rules.view(np.uint8), self.total, status,
                                -1 if outcome.winner is None else outcome.winner, outcome.cards, outcome.tricks)
-        for name in record.dtype.names:
-            walks[walk][name] = host[name][0, :self.cards] if record.dtype[name].shape and \
-                record.dtype[name].shape[0] == self.cards else host[name][0]
+        for name, at in places.items():
+            walks[name][walk] = host[name][at]
 
     def _climb(self, record, found, counted):
         """The climbing.Climb of a walk played to its end."""
@@ -453,9 +439,7 @@ class _Climbing:
         found.sort(key=lambda hit: hit[0])
         best = None
         if record["played"]:
-            first = int(record["best_sizes"][0])
-            cards = record["best"][:self.total]
-            deal = Deal.from_codes([list(cards[:first]), list(cards[first:])])
+            deal = self._deal(record["best"], record["best_sizes"][0])
             if record["best_status"] == FINISHED:
                 outcome = _finished({"winner": record["best_winner"], "cards": record["best_cards"],
                                      "tricks": record["best_tricks"]}, self.total, self.engine.NAME)
@@ -582,10 +566,8 @@ class _Counted:
         del self.longest[self.top:]
 
     def result(self, first, deals):
-        cards = Counter({int(n): int(self.cards[n]) for n in np.flatnonzero(self.cards)})
-        tricks = Counter({int(n): int(self.tricks[n]) for n in np.flatnonzero(self.tricks)})
-        cards.update(self.long_cards)
-        tricks.update(self.long_tricks)
+        cards = Counter({int(n): int(self.cards[n]) for n in np.flatnonzero(self.cards)}) + self.long_cards
+        tricks = Counter({int(n): int(self.tricks[n]) for n in np.flatnonzero(self.tricks)}) + self.long_tricks
         longest = [(rank, deal if deal is not None else _census_deal(rank, self.deck, self.split), outcome)
                    for _, rank, deal, outcome in self.longest]
         return CensusBlock(first, deals, dict(self.statuses), dict(cards), dict(tricks), longest, list(self.loops))
@@ -613,10 +595,7 @@ def _parts(count, n_hits, capacity):
 
 def _power_above(n):
     """The least power of two, at least 2, that is n or more."""
-    ring = 2
-    while ring < n:
-        ring *= 2
-    return ring
+    return max(2, 1 << (n - 1).bit_length())
 
 
 def _census_deal(rank, deck, split):

@@ -71,8 +71,7 @@ class HostBackend(Memory):
         self.HISTOGRAM = _gpu_host.HISTOGRAM
         # Launches of one size, never grown (gpu/sizing.py shrinks them
         # after an overflow): short, so that a Ctrl-C is felt between them.
-        self.LAUNCH = launch
-        self.LARGEST = launch
+        self.LAUNCH = self.LARGEST = launch
         self.SECONDS = None
         self.CAPACITY = capacity
         # Walks of the hill climber played together (gpu/engine.py's _Climbing).

@@ -1,16 +1,13 @@
 """What the backends share: the marshalling of each kernel's arguments
-(abi.KERNELS); the kernels' build options and block sizes; what a
-perturbation launch hands back; the fault of a device that cannot be used.
-
-A backend is gpu/engine.py's: `sample(...)`, `census(...)`, `perturb(...)`,
-`batch(...)` and `climb(...)` with the kernels' arguments and NumPy arrays
-for their results: Backend over a device's memory calls (cuda.py's CUDA
-driver, opencl.py's queue, host.py's NumPy arrays and beggar._gpu_host, the
-tests' concurrency harness), its `run` marshalling every kernel alike from
-KERNELS.
+(abi.KERNELS, Backend.run), the kernels' build options and block sizes, what
+a perturbation launch hands back, the fault of a device that cannot be used.
+A backend (cuda.py's, opencl.py's, host.py's, the tests' concurrency harness)
+is a Backend over a device's memory calls.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -28,14 +25,8 @@ THREADS = 128
 #: (kernel.cu's bg_block_memory).
 SHARED = 48 * 1024
 SHARED_FIXED = 6 * 1024
-#: Hits a launch can hand back; more and the launch is played again in parts.
-CAPACITY = 1 << 16
 #: The most cards of a deck the kernels are compiled for (sizes.h's BG_TOTAL).
 TOTAL = 256
-#: The most places in a hand's ring (sizes.h's BG_RING of the host build).
-RING = 256
-#: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
-HISTOGRAM = 1 << 16
 
 
 class GpuFault(EngineFault):
@@ -56,10 +47,7 @@ def cards_of(total):
     """The cards a kernel for decks of `total` cards deals (the length of
     its local arrays): a power of two, at least 16, so that few kernels serve
     every deck."""
-    cards = 16
-    while cards < total:
-        cards *= 2
-    return cards
+    return max(16, 1 << (total - 1).bit_length())
 
 
 def defines(ring, cards, threads):
@@ -81,22 +69,27 @@ BUFFER = None
 #: A perturbation try the device hands back: its offset in the launch, and
 #: the hash of the new cycle its game reached (0: a game that reached the cap).
 TRIED = np.dtype([("offset", "<u8"), ("cycle", "<u8")])
+
+
 class Backend:
     """A device's launches of the kernels. Subclasses give device memory by
     name: _buffer(name, size) (at least `size` bytes, kept between launches),
     _to_device(name, array) (a buffer holding a copy), _zeros(name, size)
     (its first `size` bytes zero); _to_host(array, name, size) (the first
-    `size` bytes copied back into `array`); kernels(ring,
+    `size` bytes, never 0, copied back into `array`); kernels(ring,
     cards) (the kernels built at the first call, the device ready for this
     thread: {name: (kernel, blocks, threads a block)}); and _launch(kernel,
     variant, arguments) ((buffer, BUFFER) or (value, NumPy type) each),
     which waits for the kernel's end. `closed` is set once the device may
     not be used again."""
 
-    RING = RING
+    #: The most places in a hand's ring (sizes.h's BG_RING of the host build).
+    RING = 256
     TOTAL = TOTAL
-    HISTOGRAM = HISTOGRAM
-    CAPACITY = CAPACITY
+    #: A census counts lengths below this on the device (game.h's BG_HISTOGRAM).
+    HISTOGRAM = 1 << 16
+    #: Hits a launch can hand back; more and the launch is played again in parts.
+    CAPACITY = 1 << 16
     # Deals a launch plays (gpu/sizing.py): the first size, the most, and
     # the seconds a launch aims at, so that a Ctrl-C waits no longer than
     # about that.
@@ -106,8 +99,6 @@ class Backend:
     # Walks of the hill climber played together (gpu/engine.py's _Climbing):
     # a thread each, a GPU's worth.
     CLIMB_WALKS = 1 << 14
-    #: Census arrangements a thread takes at a time, unranked once.
-    CENSUS_GRAB = 64
     #: Whether the device is a GPU.
     gpu = True
 
@@ -116,11 +107,14 @@ class Backend:
         arguments KERNELS names, each `given` by name: a value, or a NumPy
         array for a buffer: IN and INOUT copied to the device, ZEROS sized
         by it, and after the launch ZEROS and INOUT copied back into it,
-        then of each ROOM as many rows as n_hits says (at most its rows)."""
+        then of each ROOM as many rows as n_hits says (at most its rows).
+        A ZEROS buffer not given is one word (`next`, `n_hits`), `capacity`
+        not given is CAPACITY; returns n_hits (None for a kernel without)."""
         self.kernels(*variant)      # built, and the device ready in this thread, before its memory is touched
+        given = {"capacity": self.CAPACITY, **given}
         arguments = []
         for name, how, ctype in KERNELS[kernel]:
-            value = given[name]
+            value = given.setdefault(name, np.zeros(1, np.uint64)) if how == ZEROS else given[name]
             if how in (IN, INOUT):
                 arguments.append((self._to_device(name, value), BUFFER))
             elif how == ZEROS:
@@ -131,55 +125,53 @@ class Backend:
                 arguments.append((value, VALUES[ctype]))
         self._launch(kernel, variant, arguments)
         for name, how, _ in KERNELS[kernel]:
-            if how in (ZEROS, INOUT):
+            if how in (ZEROS, INOUT) and given[name].nbytes:
                 self._to_host(given[name], name, given[name].nbytes)
+        n_hits = int(given["n_hits"][0]) if "n_hits" in given else None
         for name, how, _ in KERNELS[kernel]:
-            if how == ROOM:
-                rows = given[name]
-                self._to_host(rows, name, min(int(given["n_hits"][0]), len(rows)) * rows[:1].nbytes)
+            if how == ROOM and min(n_hits, len(given[name])):
+                self._to_host(given[name], name, min(n_hits, len(given[name])) * given[name][:1].nbytes)
+        return n_hits
 
     def sample(self, shape, seed, first, count, min_cards, cap, counts, best):
         """The kernel bg_sample over deals first .. first + count - 1 of
         `seed`: the lengths into `counts`, the best key into `best`;
         returns (hits, n_hits)."""
-        hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
-        self.run("bg_sample", variant(shape), shape=shape, seed=seed, first=first, count=count,
-                 min_cards=min_cards, cap=cap, next=np.zeros(1, np.uint64), lengths=counts, best=best, hits=hits,
-                 n_hits=n_hits, capacity=self.CAPACITY)
-        return hits, int(n_hits[0])
+        hits = np.zeros(self.CAPACITY, HIT)
+        return hits, self.run("bg_sample", variant(shape), shape=shape, seed=seed, first=first, count=count,
+                              min_cards=min_cards, cap=cap, lengths=counts, best=best, hits=hits)
 
     def census(self, block, count, threshold, cap, cards, tricks):
         """The kernel bg_census over the first `count` deals of `block`: the
         histograms into `cards` and `tricks`; returns (hits, n_hits)."""
-        hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
-        self.run("bg_census", variant(block), block=block, count=count, grab=self.census_grab(count),
-                 threshold=threshold, cap=cap, next=np.zeros(1, np.uint64), cards=cards, tricks=tricks, hits=hits,
-                 n_hits=n_hits, capacity=self.CAPACITY)
-        return hits, int(n_hits[0])
+        hits = np.zeros(self.CAPACITY, HIT)
+        return hits, self.run("bg_census", variant(block), block=block, count=count, threshold=threshold,
+                              grab=self.census_grab(count), cap=cap, cards=cards, tricks=tricks, hits=hits)
 
     def census_grab(self, count):
-        """Census arrangements a thread takes at a time in a launch of `count`."""
-        return self.CENSUS_GRAB
+        """Census arrangements a thread takes at a time in a launch of `count`,
+        unranked once."""
+        return 64
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         """The kernel bg_perturb over tries first .. first + count - 1 of a
         walk (a pool of `n_pool` rows, the sorted `known` cycle hashes);
         returns what it hands back (handed_back): (tries, n)."""
-        hits, n_hits = np.zeros(self.CAPACITY, HIT), np.zeros(1, np.uint64)
+        hits = np.zeros(self.CAPACITY, HIT)
         # Twice the slots of the new cycles a launch may hand back: the table stays at most half full.
         cycles, n_cycles = np.zeros((2 * self.CAPACITY, 2), np.uint64), np.zeros(1, np.uint64)
-        self.run("bg_perturb", (ring, cards_of(total)), pool=pool, n_pool=n_pool, total=total, ring=ring,
-                 changes=changes, reach=reach, walk_seed=walk_seed,
-                 known=known if len(known) else np.zeros(1, np.uint64), n_known=len(known),     # no buffer is empty
-                 first=first, count=count, cap=cap, next=np.zeros(1, np.uint64), hits=hits, n_hits=n_hits,
-                 capacity=self.CAPACITY, cycles=cycles, n_slots=len(cycles), n_cycles=n_cycles)
-        return handed_back(hits, int(n_hits[0]), cycles, int(n_cycles[0]), self.CAPACITY)
+        n_hits = self.run("bg_perturb", (ring, cards_of(total)), pool=pool, n_pool=n_pool, total=total,
+                          ring=ring, changes=changes, reach=reach, walk_seed=walk_seed, n_known=len(known),
+                          known=known if len(known) else np.zeros(1, np.uint64),    # no buffer is empty
+                          first=first, count=count, cap=cap, hits=hits, cycles=cycles, n_slots=len(cycles),
+                          n_cycles=n_cycles)
+        return handed_back(hits, n_hits, cycles, int(n_cycles[0]), self.CAPACITY)
 
     def batch(self, rows, splits, total, ring, cap):
         """The kernel bg_batch over the deals of `rows`: one bg_hit a deal."""
         results = np.zeros(len(splits), HIT)
         self.run("bg_batch", (ring, cards_of(total)), rows=rows, splits=np.ascontiguousarray(splits, np.int32),
-                 total=total, ring=ring, count=len(splits), cap=cap, next=np.zeros(1, np.uint64), results=results)
+                 total=total, ring=ring, count=len(splits), cap=cap, results=results)
         return results
 
     def climb(self, shape, rules, walks, history, counted, budget, cap):
@@ -189,11 +181,9 @@ class Backend:
         deals, n_hits)."""
         total = int(shape.view(np.int32)[0])
         hits, decks = np.zeros(self.CAPACITY, CLIMB_HIT), np.zeros((self.CAPACITY, total), np.uint8)
-        n_hits = np.zeros(1, np.uint64)
-        self.run("bg_climb", variant(shape), shape=shape, rules=rules, n_walks=len(walks), budget=budget,
-                 cap=cap, walks=walks, history=history, lengths=counted, hits=hits, decks=decks,
-                 n_hits=n_hits, capacity=self.CAPACITY, next=np.zeros(1, np.uint64))
-        return hits, decks, int(n_hits[0])
+        return hits, decks, self.run("bg_climb", variant(shape), shape=shape, rules=rules, n_walks=len(walks),
+                                     budget=budget, cap=cap, walks=walks, history=history, lengths=counted,
+                                     hits=hits, decks=decks)
 
     def walk_cards(self, total):
         """The cards of a walk's arrays in the kernels for decks of `total` cards."""
@@ -221,8 +211,7 @@ class Memory(Backend):
         return held
 
     def _to_host(self, array, name, size):
-        if size:
-            array.reshape(-1).view(np.uint8)[:size] = self._memory[name][:size]
+        array.reshape(-1).view(np.uint8)[:size] = self._memory[name][:size]
 
     def kernels(self, ring, cards=TOTAL):
         return {}
@@ -248,9 +237,5 @@ def handed_back(hits, n_hits, cycles, n_cycles, capacity):
 def close_quietly(backend):
     """Close a backend that failed, if it has anything to close: a dead
     context may refuse even its release."""
-    close = getattr(backend, "close", None)
-    if close is not None:
-        try:
-            close()
-        except Exception:
-            pass
+    with contextlib.suppress(Exception):
+        getattr(backend, "close", lambda: None)()

@@ -1,11 +1,9 @@
 """The kernels on an OpenCL device: built by the device's own OpenCL compiler
-through pyopencl, launched on its queue. The backend of the engine "opencl",
-on any OpenCL 1.2 device with 64-bit atomics (NEEDED; docs/gpu.md lists them).
-
-The source is kernel.cu and its headers in one text (source.inlined), built
-with the deck's sizes (launch.defines) once per device, ring and cards;
-pyopencl caches the built program on disk. Everything here is the launch and
-the copies; the game is the headers' and the results are made in gpu/engine.py.
+through pyopencl (source.inlined with launch.defines, once per device, ring and
+cards; pyopencl caches the program on disk), launched on its queue. The backend
+of the engine "opencl", on any OpenCL 1.2 device with 64-bit atomics (NEEDED;
+docs/gpu.md's The device path). Everything here is the launch and the copies;
+the results are made in gpu/engine.py.
 """
 
 from __future__ import annotations
@@ -59,8 +57,7 @@ def devices():
 
 
 def is_gpu(device):
-    cl = bindings()
-    return bool(device.type & cl.device_type.GPU)
+    return bool(device.type & bindings().device_type.GPU)
 
 
 def lacks(device):
@@ -198,8 +195,7 @@ class OpenClDevice(Backend):
         return buffer
 
     def _to_host(self, array, name, size):
-        if size:
-            self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
+        self.cl.enqueue_copy(self.queue, array.view(np.uint8)[:size], self._buffers[name])
 
     def _launch(self, kernel, variant, arguments):
         function, groups, threads = self.kernels(*variant)[kernel]
@@ -231,6 +227,4 @@ def build_failure(text):
     call = head.split(" - ")[0].strip()
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     first = next((line for line in lines if re.search(r"\berror\b", line, re.IGNORECASE)), None)
-    if first is None:
-        return call
-    return f"{call}: {_TEMPORARY.sub('the kernels', first)}"
+    return call if first is None else f"{call}: {_TEMPORARY.sub('the kernels', first)}"

@@ -1,8 +1,6 @@
-"""Several devices as one backend (docs/gpu.md, Several GPUs): each launch
-cut into consecutive parts, one a device, sized by their paces so that they
-end together and played at once (a thread each); a part's hits, lengths,
-histograms and longest game are the launch's, its offsets moved by where the
-part begins, so the engine sees one launch. A part whose hits overflowed its
+"""Several devices as one backend (docs/gpu.md, Several GPUs): the parts of a
+launch, played at once (a thread each), put together as one launch's results,
+their offsets moved by where each part begins; a part whose hits overflowed its
 buffer makes the whole launch an overflow (the engine plays it again in parts).
 """
 
@@ -156,21 +154,16 @@ class Several:
         return results
 
     def climb(self, shape, rules, walks, history, counted, budget, cap):
-        per_walk, bins = len(history) // len(walks), len(counted) // len(walks)
+        rows = (walks, history.reshape(len(walks), -1), counted.reshape(len(walks), -1))     # a row a walk
 
         def play(backend, offset, count):
-            part = slice(offset, offset + count)
-            mine = (walks[part].copy(), history[offset * per_walk:(offset + count) * per_walk].copy(),
-                    counted[offset * bins:(offset + count) * bins].copy())
-            hits, decks, n_hits = backend.climb(shape, rules, *mine, budget, cap)
-            return mine, hits, decks, n_hits
+            mine = [array[offset:offset + count].copy() for array in rows]
+            return mine, *backend.climb(shape, rules, *(array.reshape(-1) for array in mine), budget, cap)
 
         hits_all, decks_all, n_all = [], [], 0
-        for offset, count, ((mine_walks, mine_history, mine_counted), hits, decks, n_hits) in \
-                self._each(play, len(walks)):
-            walks[offset:offset + count] = mine_walks
-            history[offset * per_walk:(offset + count) * per_walk] = mine_history
-            counted[offset * bins:(offset + count) * bins] = mine_counted
+        for offset, count, (mine, hits, decks, n_hits) in self._each(play, len(walks)):
+            for array, held in zip(rows, mine):
+                array[offset:offset + count] = held
             kept = min(n_hits, len(hits))
             part = hits[:kept].copy()
             part["walk"] += np.uint64(offset)
