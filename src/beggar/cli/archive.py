@@ -54,7 +54,8 @@ def run_archive_list(args):
 
 
 def _json_or_none(args, what, rows, total):
-    """Print `archive list`'s rows as --json asks, or "no games" ("no loops") for none: whether that was all."""
+    """Print `archive list`'s rows as --json asks, or "no games" ("no loops")
+    for none: whether that was all."""
     if args.json:
         print(json.dumps({"shown": len(rows), "total": total, what: rows}, indent=1))
     elif not rows:

@@ -141,7 +141,8 @@ def chart(lines, x_label, y_label, title, log_y=False, marks=(), spans=(), width
     plot_h, height = plot_h + grown, height + grown
 
     legend_size = 11
-    drawn = [(COLOURS[number % len(COLOURS)], label, points) for number, (label, points) in enumerate(kept) if points]
+    drawn = [(COLOURS[number % len(COLOURS)], label, points)
+             for number, (label, points) in enumerate(kept) if points]
     legend_at = flow([14 + text_width(label, legend_size) for _, label, _ in drawn], left, left + plot_w)
     legend_rows = 1 + max((row for _, row in legend_at), default=-1)
     legend_pitch = math.ceil(LINE * legend_size) + 2

@@ -1,6 +1,7 @@
 """The --plot files of the command (replay, stats, archive census), every one
 checked and written here so that every plot fails alike (docs/architecture.md):
-never a plot reported written that is not."""
+no matplotlib or a path that names nothing is a usage error (exit 2) before
+any work, and never a plot reported written that is not."""
 
 import io
 import os

@@ -595,7 +595,7 @@ def _parts(count, n_hits, capacity):
 
 def _power_above(n):
     """The least power of two, at least 2, that is n or more."""
-    return max(2, 1 << (n - 1).bit_length())
+    return max(2, 1 << (int(n) - 1).bit_length())
 
 
 def _census_deal(rank, deck, split):

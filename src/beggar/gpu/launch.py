@@ -47,7 +47,7 @@ def cards_of(total):
     """The cards a kernel for decks of `total` cards deals (the length of
     its local arrays): a power of two, at least 16, so that few kernels serve
     every deck."""
-    return max(16, 1 << (total - 1).bit_length())
+    return max(16, 1 << (int(total) - 1).bit_length())
 
 
 def defines(ring, cards, threads):
@@ -114,7 +114,7 @@ class Backend:
         given = {"capacity": self.CAPACITY, **given}
         arguments = []
         for name, how, ctype in KERNELS[kernel]:
-            value = given.setdefault(name, np.zeros(1, np.uint64)) if how == ZEROS else given[name]
+            value = given.setdefault(name, np.zeros(1, np.uint64)) if name in ("next", "n_hits") else given[name]
             if how in (IN, INOUT):
                 arguments.append((self._to_device(name, value), BUFFER))
             elif how == ZEROS:

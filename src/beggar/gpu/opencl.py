@@ -2,7 +2,7 @@
 through pyopencl (source.inlined with launch.defines, once per device, ring and
 cards; pyopencl caches the program on disk), launched on its queue. The backend
 of the engine "opencl", on any OpenCL 1.2 device with 64-bit atomics (NEEDED;
-docs/gpu.md's The device path). Everything here is the launch and the copies;
+docs/gpu.md, Install and check). Everything here is the launch and the copies;
 the results are made in gpu/engine.py.
 """
 

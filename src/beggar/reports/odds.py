@@ -46,8 +46,10 @@ class Played:
     statuses: Counter = field(default_factory=lambda: Counter({"finished": 0, "loop": 0, "stopped": 0}))
     lengths: Lengths = field(default_factory=Lengths)
     families: list = field(default_factory=list)    # (cards, gain) of each family searched
-    finds: Counter = field(default_factory=Counter)     # {cards: games} of the kept finished games played (samples),
-    extended: Counter = field(default_factory=Counter)  # of those found by family extension (no samples): for plots
+    # {cards: games} of the kept finished games played (samples), and of
+    # those found by family extension (no samples): for plots.
+    finds: Counter = field(default_factory=Counter)
+    extended: Counter = field(default_factory=Counter)
 
     @property
     def gains(self):

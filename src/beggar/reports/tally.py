@@ -92,7 +92,8 @@ def report(result, loops_shown=10):
     lines += [f"deals    {result.deals:,}" + ("" if result.complete else f" of {planned:,}"), f"finished {finished:,}"]
     # Words as everywhere: a loop is a distinct cycle (by canonical state),
     # a loop deal a deal whose game falls into one.
-    lines.append(f"loops    {plural(len(result.loops), 'loop')}, reached from {plural(loop_deals, 'loop deal')}")
+    lines.append(f"loops    {plural(len(result.loops), 'loop')}, "
+                 f"reached from {plural(loop_deals, 'loop deal')}")
     if result.longest is not None:
         game = result.longest
         lines.append(f"longest  {game['cards']} cards, {game['tricks']} tricks: {game['deal']} "

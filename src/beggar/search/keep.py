@@ -81,8 +81,10 @@ def loops_of_games(archive, games):
     for game in games:
         if game.described is not None:
             described.setdefault((game.described.deck, game.described.hex), game.described)
-    known = {(deck, key) for deck in {deck for deck, _ in described}
-             for key in archive.known_loops(deck, [key for other, key in described if other == deck])}
+    by_deck = {}
+    for deck, key in described:
+        by_deck.setdefault(deck, []).append(key)
+    known = {(deck, key) for deck, keys in by_deck.items() for key in archive.known_loops(deck, keys)}
     return [loop for where, loop in described.items() if where not in known]
 
 

@@ -104,7 +104,11 @@ class _Factory(Walker):
         growth = result.payload
         found = checked(archive, spec, growth, between)
         tally = summary.payload = summary.payload or FactoryTally()
-        new_loops, prizes, news, notes, disputed = [], [], [], [], []
+        new_loops = []      # [(loop id, Loop)] new to the archive
+        prizes = []         # [(game id, loop id, deal)]: their basins' balanced deals
+        news = []           # the first of each loop, to be announced
+        notes = []          # the bounds their searches met, in words
+        disputed = []
         with kept(archive, job_id, result) as record:
             for item in found:
                 loop_id, new = archive.add_loop(item.loop, job_id, spec["driver"], result.chunk)
