@@ -95,13 +95,7 @@ int main(int argc, char** argv) {
                 BG_PIECE(hands, 0, k) = queue[bg_cell(k, 0)];
             for (int k = 0; k < n1; k++)
                 BG_PIECE(hands, 1, k) = queue[bg_cell(((n0 + 1) & ~1) + k, 0)];
-            g.hands = hands;
-            g.head0 = g.head1 = 0;
-            g.size0 = n0;
-            g.size1 = n1;
-            g.leader = 0;
-            g.cards = 0;
-            g.tricks = 0;
+            bg_game_start(&g, hands, 0, n0, n1);
             bg_brent_start(&brent, BG_BRENT_START);     /* as bg_sample starts it */
             while (play_trick(&g, &brent, &snap) < 0)
                 ;

@@ -90,26 +90,36 @@ typedef struct {
    a place's words, one a thread, are consecutive. */
 #define BG_PIECE(hands, p, place) ((hands)[(place) * (2 * BG_BLOCK) + (p)])
 
-/* A game at an empty table: hand p holds the pieces at places
-   (head_p + i) & (ring - 1), i < size_p, of `hands`, this thread's table
-   in the block's shared memory (BG_PIECE). */
+/* The bytes from a thread's piece at place k of its table to its piece at
+   place k + 1 (BG_PIECE). */
+#define BG_PLACE (4 * BG_BLOCK)
+
+/* The piece at byte `at` of the block's tables `hands`: `at` is place *
+   BG_PLACE + 4 * thread + 2 * hand, BG_PIECE's piece, so that one mask,
+   (ring * BG_PLACE - 1), wraps a place and keeps the thread and the hand. */
+#define BG_HALF(hands, at) (*(BG_LOCAL bg_u16*)((BG_LOCAL bg_u8*)(hands) + (at)))
+
+/* A game at an empty table, by seats, not hands: the leader's head piece is
+   at byte `lead` of `hands`, the block's tables (BG_HALF, a hand's place
+   wrapped), his pieces at lead, lead + BG_PLACE, ... (wrapped), lead_size
+   bytes of them; the other's alike. The leader's hand is lead's hand bit
+   (bg_leader), so that a trick picks no hand by the leader. */
 typedef struct {
     BG_LOCAL bg_u16* hands;
-    int head0, head1;
-    int size0, size1;
-    int leader;
+    int lead, other;
+    int lead_size, other_size;
     bg_u32 cards;
     bg_u32 tricks;
 } bg_game;
 
-/* Brent's check of a game: the snapshot's hands (local memory) and, in
-   registers, its leader and sizes, compared first. */
+/* Brent's check of a game: the snapshot's hands by seat (local memory)
+   and, in registers, its leader and sizes, compared first. */
 typedef struct {
     bg_u16 piece[2][BG_RING];
 } bg_snapshot;
 
 typedef struct {
-    int leader, size0, size1;
+    int leader, lead_size, other_size;
     int taken;          /* a snapshot is held */
     bg_u32 power, steps;
 } bg_brent;
@@ -288,41 +298,50 @@ BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
 }
 
 
-/* Put the given cards on the thread's table: hand 0 the first n0 of the n
-   cards, hand 1 the rest, both from place 0; hand 0 leads. */
-BG_FN void bg_load_cards(bg_game* g, const BG_GLOBAL bg_u8* cards, int n0, int n) {
+/* Start a game on thread t's table of `hands` (the block's), its hands of
+   n0 and n1 pieces from place 0; hand 0 leads. */
+BG_FN void bg_game_start(bg_game* g, BG_LOCAL bg_u16* hands, int t, int n0, int n1) {
+    g->hands = hands;
+    g->lead = 4 * t;
+    g->other = 4 * t + 2;
+    g->lead_size = n0 * BG_PLACE;
+    g->other_size = n1 * BG_PLACE;
+    g->cards = 0;
+    g->tricks = 0;
+}
+
+/* Put the given cards on thread t's table of `hands`: hand 0 the first n0
+   of the n cards, hand 1 the rest, both from place 0; hand 0 leads. */
+BG_FN void bg_load_cards(bg_game* g, BG_LOCAL bg_u16* hands, int t, const BG_GLOBAL bg_u8* cards, int n0, int n) {
+    int size[2];
     for (int p = 0; p < 2; p++) {
         int place = 0, from = p ? n0 : 0, to = p ? n : n0;
         bg_u32 run = 0;
         for (int k = from; k < to; k++) {
             if (cards[k]) {
-                BG_PIECE(g->hands, p, place) = (bg_u16)(run << BG_COURT_BITS | cards[k]);
+                BG_PIECE(hands + 2 * t, p, place) = (bg_u16)(run << BG_COURT_BITS | cards[k]);
                 place++;
                 run = 0;
             } else {
                 run++;
             }
         }
-        BG_PIECE(g->hands, p, place) = (bg_u16)(run << BG_COURT_BITS);
-        if (p)
-            g->size1 = place + 1;
-        else
-            g->size0 = place + 1;
+        BG_PIECE(hands + 2 * t, p, place) = (bg_u16)(run << BG_COURT_BITS);
+        size[p] = place + 1;
     }
-    g->head0 = g->head1 = 0;
-    g->leader = 0;
-    g->cards = 0;
-    g->tricks = 0;
+    bg_game_start(g, hands, t, size[0], size[1]);
 }
 
 
 /* ---------------------------------------------------------------- play */
 
-BG_FN int bg_head(const bg_game* g, int p) { return p ? g->head1 : g->head0; }
-BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
+BG_FN int bg_leader(const bg_game* g) { return g->lead >> 1 & 1; }
+/* Seat 0 is the leader's, seat 1 the other's: its pieces. */
+BG_FN int bg_size(const bg_game* g, int seat) { return (seat ? g->other_size : g->lead_size) / BG_PLACE; }
 
-/* Piece i of hand p. */
-#define BG_AT(g, p, i, mask) BG_PIECE((g)->hands, (p), (bg_head((g), (p)) + (i)) & (mask))
+/* Piece i of a seat's hand. */
+#define BG_AT(g, seat, i, mask) \
+    BG_HALF((g)->hands, (((seat) ? (g)->other : (g)->lead) + (i) * BG_PLACE) & (((mask) + 1) * BG_PLACE - 1))
 
 /* Play one trick from an empty table; 1 when the game is finished.
 
@@ -330,109 +349,102 @@ BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
    first, until one of them meets the end of his head piece's run: the
    leader at card 2a + 1 of the trick, the other at card 2b + 2 (a, b their
    runs). The first to get there lays his court card, or is out if his run
-   was his last. A payer then lays plain cards until the penalty is paid,
-   his next court card comes, or he runs out. The pile is built of pieces:
-   its first in a register, each of the rest written as it is laid after
-   the last piece of both hands (places end0 + k of hand 0, end1 + k of
-   hand 1), so that whichever takes the pile holds it already. Those places
-   are free: a hand, after the pieces it laid, and the pile hold at most
-   the deck's court cards and two pieces of plain cards, one of them the
-   pile's first, at most the ring's places. The taker's hand takes them by
-   growing its size, the pile's first run joining his trailing plain cards.
-   A hand's size is its end less its head, set once, at the trick's end.
+   was his last: the game is over (and its pieces are not kept). A payer
+   then lays plain cards until the penalty is paid, his next court card
+   comes, or he runs out. The pile is built of pieces: its first in a
+   register, each of the rest written as it is laid after the last piece of
+   both hands, so that whichever takes the pile holds it already. Those
+   places are free: a hand, after the pieces it laid, and the pile hold at
+   most the deck's court cards and two pieces of plain cards, one of them
+   the pile's first, at most the ring's places. The taker's hand takes them
+   by growing its size, the pile's first run joining his trailing plain
+   cards; he leads the next trick.
 
-   The exchanges address a piece by its index in `hands`, place * stride +
-   hand (BG_PIECE), wrapped by one mask, `wrap` (BG_BLOCK is a power of
-   two): the payer's head piece at `at`, the other's head `step` further,
-   so that the payer changes with two additions; the pieces laid at lay0
-   and lay1, stepped by adding. The loop has one exit, so that a warp
-   leaves it once. */
+   Every piece is addressed by its byte in the block's tables, wrapped by
+   one mask (BG_HALF): the payer's head piece at `at`, the other's `step`
+   further, so that the payer changes with two additions; the pieces laid at
+   lay_lead and lay_other, stepped by adding. Offsets grow unwrapped in a
+   trick, so that a size is a difference; heads are wrapped at its end. The
+   loop has one exit, so that a warp leaves it once: paid in full with
+   plain cards, or out of them, he lays the smaller of his run and what he
+   owes. */
 BG_FN int bg_trick(bg_game* g, int mask) {
-    int leader = g->leader;
-    bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
-    bg_u32 b = BG_AT(g, leader ^ 1, 0, mask) >> BG_COURT_BITS;
-    int late = a > b;
-    int first = leader ^ late;          /* who meets his run's end first */
-    bg_u32 x = late ? b : a;            /* plain cards he lays before it */
+    const int place = BG_PLACE, wrap = (mask + 1) * BG_PLACE - 1;
+    BG_LOCAL bg_u16* hands = g->hands;
+    int lead = g->lead, other = g->other;
+    bg_u32 lead_piece = BG_HALF(hands, lead), other_piece = BG_HALF(hands, other);
+    bg_u32 a = lead_piece >> BG_COURT_BITS, b = other_piece >> BG_COURT_BITS;
+    int late = a > b;                   /* the other meets his run's end first */
+    int first = late ? other : lead, at = late ? lead : other;   /* the first's head; the payer's */
+    bg_u32 x = late ? b : a;            /* plain cards the first lays before it */
     bg_u32 laid = 2 * x + (bg_u32)late;
-    bg_u32 court = BG_AT(g, first, 0, mask) & BG_COURT_MASK;
-    bg_u32 top;                         /* the pile's first piece */
-    int n = 0, taker;                   /* n: the pile's pieces after its first */
-    /* Past each hand's last piece: laying from its head does not move it. */
-    int end0 = g->head0 + g->size0, end1 = g->head1 + g->size1;
-    /* The second player laid x + late plain cards meanwhile. */
-    BG_AT(g, first ^ 1, 0, mask) -= (bg_u16)((x + (bg_u32)late) << BG_COURT_BITS);
-    if (!court) {
-        /* He runs out: the other takes the pile. */
-        BG_AT(g, first, 0, mask) = 0;
-        top = laid << BG_COURT_BITS;
-        taker = first ^ 1;
-    } else {
-        const int stride = 2 * BG_BLOCK, wrap = mask * stride | 1;
-        BG_LOCAL bg_u16* hands = g->hands;
-        int at = bg_head(g, first ^ 1) * stride + (first ^ 1);
-        int step = (bg_head(g, first) + 1) * stride + first - at;   /* past his court card */
-        int lay0 = end0 * stride, lay1 = end1 * stride + 1;
-        bg_u32 owed = court, piece, run;
-        top = laid << BG_COURT_BITS | court;
-        laid++;
-        for (;;) {
-            piece = hands[at & wrap];
-            run = piece >> BG_COURT_BITS;
-            if (run >= owed || !(piece & BG_COURT_MASK))
-                break;
-            /* He lays his run and the court card after it: now the other owes. */
-            hands[lay0 & wrap] = (bg_u16)piece;
-            hands[lay1 & wrap] = (bg_u16)piece;
-            lay0 += stride;
-            lay1 += stride;
-            laid += run + 1;
-            owed = piece & BG_COURT_MASK;
-            at += step;
-            step = stride - step;
-        }
-        /* Paid in full with plain cards, or out of them: then his piece is
-           his run alone, and nothing of it stays. */
-        bg_u32 paid = run < owed ? run : owed;
-        hands[at & wrap] = (bg_u16)(piece - (paid << BG_COURT_BITS));
-        hands[lay0 & wrap] = (bg_u16)(paid << BG_COURT_BITS);
-        hands[lay1 & wrap] = (bg_u16)(paid << BG_COURT_BITS);
-        laid += paid;
-        n = (int)((bg_u32)(lay0 - end0 * stride) / stride) + 1;
-        int payer = at & 1, other = at + step;
-        g->head0 = (int)((bg_u32)(payer ? other : at) / stride);
-        g->head1 = (int)((bg_u32)(payer ? at : other) / stride);
-        taker = payer ^ 1;              /* who laid the last court card */
-    }
-    BG_PIECE(g->hands, taker, ((taker ? end1 : end0) - 1) & mask) += (bg_u16)top;
-    g->size0 = end0 - g->head0 + (taker ? 0 : n);
-    g->size1 = end1 - g->head1 + (taker ? n : 0);
-    g->head0 &= mask;
-    g->head1 &= mask;
-    g->leader = taker;
-    g->cards += laid;
+    bg_u32 court = (late ? other_piece : lead_piece) & BG_COURT_MASK;
+    /* The payer laid x + late plain cards meanwhile. */
+    bg_u32 piece = (late ? lead_piece : other_piece) - ((x + (bg_u32)late) << BG_COURT_BITS), run;
     g->tricks++;
-    return bg_size(g, taker ^ 1) == 1 && BG_AT(g, taker ^ 1, 0, mask) == 0;
+    if (!court) {
+        /* He runs out: the other takes the pile, and the game. */
+        g->lead = at;
+        g->other = first;
+        g->cards += laid;
+        return 1;
+    }
+    int lead_end = lead + g->lead_size, other_end = other + g->other_size;
+    int lay_lead = lead_end, lay_other = other_end;
+    bg_u32 owed = court, top = laid << BG_COURT_BITS | court;
+    int step = first + place - at;      /* to the other's head, past his court card */
+    laid++;
+    for (;;) {
+        run = piece >> BG_COURT_BITS;
+        if (run >= owed || !(piece & BG_COURT_MASK))
+            break;
+        /* He lays his run and the court card after it: now the other owes. */
+        BG_HALF(hands, lay_lead & wrap) = (bg_u16)piece;
+        BG_HALF(hands, lay_other & wrap) = (bg_u16)piece;
+        lay_lead += place;
+        lay_other += place;
+        laid += run + 1;
+        owed = piece & BG_COURT_MASK;
+        at += step;
+        step = place - step;
+        piece = BG_HALF(hands, at & wrap);
+    }
+    other = at + step;
+    /* Paid in full with plain cards, or out of them: then his piece is his
+       run alone, and nothing of it stays. */
+    bg_u32 paid = run < owed ? run : owed;
+    BG_HALF(hands, at & wrap) = (bg_u16)(piece - (paid << BG_COURT_BITS));
+    BG_HALF(hands, lay_lead & wrap) = (bg_u16)(paid << BG_COURT_BITS);
+    BG_HALF(hands, lay_other & wrap) = (bg_u16)(paid << BG_COURT_BITS);
+    g->cards += laid + paid;
+    /* The taker laid the last court card: `other`'s hand. */
+    int kept = !((other ^ lead) & 2);   /* the leader leads again */
+    BG_HALF(hands, ((kept ? lead_end : other_end) - place) & wrap) += (bg_u16)top;
+    g->lead_size = (kept ? lay_lead : lay_other) + place - other;
+    g->other_size = (kept ? other_end : lead_end) - at;
+    g->lead = other & wrap;
+    g->other = at & wrap;
+    return !(piece & BG_COURT_MASK) && run <= owed;
 }
 
 /* Take a snapshot of the game's state, its rings rotated to start at place 0. */
 BG_FN void bg_copy(bg_brent* brent, bg_snapshot* snap, const bg_game* g, int mask) {
-    for (int p = 0; p < 2; p++)
-        for (int i = 0; i < bg_size(g, p); i++)
-            snap->piece[p][i] = BG_AT(g, p, i, mask);
-    brent->leader = g->leader;
-    brent->size0 = g->size0;
-    brent->size1 = g->size1;
+    for (int seat = 0; seat < 2; seat++)
+        for (int i = 0; i < bg_size(g, seat); i++)
+            snap->piece[seat][i] = BG_AT(g, seat, i, mask);
+    brent->leader = bg_leader(g);
+    brent->lead_size = g->lead_size;
+    brent->other_size = g->other_size;
     brent->taken = 1;
 }
 
 /* The snapshot's state at an empty table (pieces describe a hand uniquely). */
 BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game* g, int mask) {
-    if (brent->leader != g->leader || brent->size0 != g->size0 || brent->size1 != g->size1)
+    if (brent->leader != bg_leader(g) || brent->lead_size != g->lead_size || brent->other_size != g->other_size)
         return 0;
-    for (int p = 0; p < 2; p++)
-        for (int i = 0; i < bg_size(g, p); i++)
-            if (BG_AT(g, p, i, mask) != snap->piece[p][i])
+    for (int seat = 0; seat < 2; seat++)
+        for (int i = 0; i < bg_size(g, seat); i++)
+            if (BG_AT(g, seat, i, mask) != snap->piece[seat][i])
                 return 0;
     return 1;
 }
@@ -467,9 +479,8 @@ BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u
 BG_FN bg_u64 bg_state_hash(const bg_game* g, int mask) {
     bg_u64 h = BG_FNV_START;
     for (int seat = 0; seat < 2; seat++) {
-        int p = g->leader ^ seat;
-        for (int i = 0; i < bg_size(g, p); i++)
-            h = bg_hash_word(h, BG_AT(g, p, i, mask));
+        for (int i = 0; i < bg_size(g, seat); i++)
+            h = bg_hash_word(h, BG_AT(g, seat, i, mask));
         h = bg_hash_word(h, BG_HAND_MARK);
     }
     return h;
@@ -503,7 +514,7 @@ BG_FN int bg_known(const BG_GLOBAL bg_u64* known, int n, bg_u64 hash) {
 /* A game that ended with `status`, as the host is told of it. */
 BG_FN void bg_result_of(bg_result* r, const bg_game* g, int status) {
     r->status = status;
-    r->winner = status == BG_FINISHED ? g->leader : -1;
+    r->winner = status == BG_FINISHED ? bg_leader(g) : -1;
     r->cards = g->cards;
     r->tricks = g->tricks;
 }

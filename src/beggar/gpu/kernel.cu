@@ -190,12 +190,7 @@ BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot, int t) {
         bg_set_pair(to + 4 * k * BG_BLOCK, (w0 & 0xFFFFu) | w1 << 16);
         bg_set_pair(to + (4 * k + 2) * BG_BLOCK, w0 >> 16 | (w1 & 0xFFFF0000u));
     }
-    g->head0 = g->head1 = 0;
-    g->size0 = n0;
-    g->size1 = n1;
-    g->leader = 0;
-    g->cards = 0;
-    g->tricks = 0;
+    bg_game_start(g, m->hands, t, n0, n1);
 }
 
 /* Count a game that ended, and hand it to the host if it is one to look at. */
@@ -274,7 +269,6 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
     int steps = census ? m->deals.census.block.steps : l->kind == BG_SAMPLE ? m->deals.shape.steps : BG_STEPS;
     bg_game g;
-    g.hands = m->hands + 2 * t;
     bg_brent brent;
     bg_snapshot snap;
     bg_result r;
@@ -550,7 +544,6 @@ BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBA
     BG_SYNC();
     int total = m.shape.total, mask = m.shape.ring - 1;
     bg_game g;
-    g.hands = m.hands + 2 * BG_THREAD;
     bg_brent brent;
     bg_snapshot snap;
     BG_GLOBAL bg_walk* w = 0;
@@ -574,7 +567,7 @@ BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBA
             if (w == 0)
                 break;
             bg_climb_propose(w, &m.shape, &m.rules);
-            bg_load_cards(&g, w->candidate, w->sizes[0], total);
+            bg_load_cards(&g, m.hands, BG_THREAD, w->candidate, w->sizes[0], total);
             bg_brent_start(&brent, BG_BRENT_START);
             playing = 1;
         }
@@ -597,13 +590,13 @@ BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBA
                 hits[slot].cards = g.cards;
                 hits[slot].tricks = g.tricks;
                 hits[slot].status = status;
-                hits[slot].winner = g.leader;
+                hits[slot].winner = bg_leader(&g);
                 hits[slot].first = w->sizes[0];
                 for (int k = 0; k < total; k++)
                     decks[slot * (bg_u64)total + (bg_u64)k] = w->candidate[k];
             }
         }
-        bg_climb_accept(w, history + walk * (bg_u64)m.rules.history, &m.rules, total, status, g.leader, g.cards,
+        bg_climb_accept(w, history + walk * (bg_u64)m.rules.history, &m.rules, total, status, bg_leader(&g), g.cards,
                         g.tricks);
     }
 }
