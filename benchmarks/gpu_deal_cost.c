@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
             for (int k = 0; k < n0; k++)
                 BG_PIECE(hands, 0, k) = queue[bg_cell(k, 0)];
             for (int k = 0; k < n1; k++)
-                BG_PIECE(hands, 1, k) = queue[bg_cell(((n0 + 1) & ~1) + k, 0)];
+                BG_PIECE(hands, 1, k) = queue[bg_cell(BG_ENTRY_ROW(1) - k, 0)];
             bg_game_start(&g, hands, 0, n0, n1);
             bg_brent_start(&brent, BG_BRENT_START);     /* as bg_sample starts it */
             while (play_trick(&g, &brent, &snap) < 0)

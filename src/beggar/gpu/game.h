@@ -146,21 +146,27 @@ typedef struct {
 
 /* A dealt game waiting in the block's queue: entry `slot`'s pieces are in
    column `slot` of `pieces` (BG_RING + 2 rows), the first hand's from row
-   0, the second's from the next even row, so that a hand is taken a 32-bit
-   word (two rows) at a time (kernel.cu's bg_take). */
+   0 down, the second's from the last row up, so that both hands are taken
+   a 32-bit word (two rows) at a time, with no test of where the second
+   starts (kernel.cu's bg_take). */
 typedef struct {
     BG_LOCAL bg_u16* pieces;
     BG_LOCAL bg_u16* sizes;     /* [2][BG_BLOCK] */
     int slot;
     int row;                    /* the next piece's */
+    int step;                   /* from a piece's row to the next's: 1, or -1 in the second hand */
     bg_u32 run;                 /* plain cards since the last court card */
 } bg_entry;
+
+/* The first row of hand p's pieces in an entry, and the next piece's step. */
+#define BG_ENTRY_ROW(p) ((p) ? BG_RING + 1 : 0)
+#define BG_ENTRY_STEP(p) ((p) ? -1 : 1)
 
 /* Add the next card of the hand being put in an entry (0: a plain card). */
 BG_FN void bg_put(bg_entry* e, bg_u32 card) {
     if (card) {
         e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS | card);
-        e->row++;
+        e->row += e->step;
         e->run = 0;
     } else {
         e->run++;
@@ -168,13 +174,13 @@ BG_FN void bg_put(bg_entry* e, bg_u32 card) {
 }
 
 /* End hand p of an entry: its trailing plain cards, and its size; the
-   next hand starts on an even row. */
-BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
+   next hand starts on the last row. */
+BG_FN void bg_end_hand(bg_entry* e, int p) {
     e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS);
-    e->row++;
     e->run = 0;
-    e->sizes[p * BG_BLOCK + e->slot] = (bg_u16)(e->row - first_row);
-    e->row = (e->row + 1) & ~1;
+    e->sizes[p * BG_BLOCK + e->slot] = (bg_u16)((e->row - BG_ENTRY_ROW(p)) * BG_ENTRY_STEP(p) + 1);
+    e->row = BG_ENTRY_ROW(1);
+    e->step = BG_ENTRY_STEP(1);
 }
 
 /* A hand being dealt, by its court cards alone: bit j of word j / 64 of
@@ -209,7 +215,7 @@ BG_FN void bg_place(bg_hand_bits* h0, bg_hand_bits* h1, int k, bg_u32 code, int 
    cards is the gap between two court places, so only court cards are visited. */
 BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
     BG_LOCAL bg_u16* pieces = e->pieces;
-    int slot = e->slot, first_row = e->row, row = first_row, next = 0;  /* next: the place after the last court */
+    int slot = e->slot, row = BG_ENTRY_ROW(p), next = 0;  /* next: the place after the last court */
     for (int w = 0; w < BG_WORDS; w++) {
         bg_u64 bits = h->courts[w], low = h->low[w], high = h->high[w];
         while (bits) {
@@ -217,13 +223,13 @@ BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
             bits &= bits - 1;
             bg_u32 code = 1 + (bg_u32)(low >> bit & 1) + 2 * (bg_u32)(high >> bit & 1);
             pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
-            row++;
+            row += BG_ENTRY_STEP(p);
             next = j + 1;
         }
     }
     e->row = row;
     e->run = (bg_u32)(n - next);
-    bg_end_hand(e, p, first_row);
+    bg_end_hand(e, p);
 }
 
 /* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
@@ -264,7 +270,6 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
         for (int i = 0; i < n_courts; i++)
             bg_place(&hands[0], &hands[1], free_places.place[i], s->courts[i], short_hand, longer);
     }
-    e->row = 0;
     bg_put_hand(e, 0, &hands[0], first_hand);
     bg_put_hand(e, 1, &hands[1], total - first_hand);
 }
@@ -274,26 +279,28 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
    source[k] (the inverse of target); hand 0 holds places 0 .. first_hand - 1. */
 BG_FN void bg_deal_arrangement(bg_entry* e, const BG_LOCAL bg_block* b, const BG_LOCAL bg_u8* source,
                                const bg_u8* cards) {
-    e->row = 0;
+    e->row = BG_ENTRY_ROW(0);
+    e->step = BG_ENTRY_STEP(0);
     e->run = 0;
     for (int p = 0; p < 2; p++) {
-        int first_row = e->row, from = p ? b->first_hand : 0, to = p ? b->total : b->first_hand;
+        int from = p ? b->first_hand : 0, to = p ? b->total : b->first_hand;
         for (int k = from; k < to; k++)
             bg_put(e, cards[source[k]]);
-        bg_end_hand(e, p, first_row);
+        bg_end_hand(e, p);
     }
 }
 
 /* Deal the given cards into entry `e`: hand 0 holds the first n0 of the n
    cards, hand 1 the rest. */
 BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
-    e->row = 0;
+    e->row = BG_ENTRY_ROW(0);
+    e->step = BG_ENTRY_STEP(0);
     e->run = 0;
     for (int p = 0; p < 2; p++) {
-        int first_row = e->row, from = p ? n0 : 0, to = p ? n : n0;
+        int from = p ? n0 : 0, to = p ? n : n0;
         for (int k = from; k < to; k++)
             bg_put(e, cards[k]);
-        bg_end_hand(e, p, first_row);
+        bg_end_hand(e, p);
     }
 }
 

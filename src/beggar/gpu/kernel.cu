@@ -173,22 +173,23 @@ BG_FN void bg_new_cycle(const bg_launch_of* l, const bg_result* r, bg_u64 hash, 
 }
 
 /* Put queue entry `slot` on thread t's table, two places at a time: a word
-   of the entry holds two pieces of a hand, a word of the table a piece of
-   each hand (the low halves the first pieces: the devices the kernels run
+   of the entry holds two pieces of a hand (hand 0's the first in the low
+   half, hand 1's in the high half: its rows run up), a word of the table a
+   piece of each hand (hand 0's the low half: the devices the kernels run
    on are little-endian, vendor.h). A place past a hand's last piece may
-   take a garbage piece: it is not the hand's. Hand 0 leads. */
+   take a garbage piece (the other hand's, within the entry): it is not
+   the hand's. Hand 0 leads. */
 BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot, int t) {
     int n0 = m->queue_sizes[slot], n1 = m->queue_sizes[BG_BLOCK + slot];
-    int pairs0 = (n0 + 1) >> 1, pairs1 = (n1 + 1) >> 1, pairs = pairs0 > pairs1 ? pairs0 : pairs1;
-    const BG_LOCAL bg_u16* from = m->queue + 2 * slot;
+    int pairs = ((n0 > n1 ? n0 : n1) + 1) >> 1;
+    const BG_LOCAL bg_u16* from0 = m->queue + bg_cell(BG_ENTRY_ROW(0), slot);
+    const BG_LOCAL bg_u16* from1 = m->queue + bg_cell(BG_ENTRY_ROW(1) - 1, slot);
     BG_LOCAL bg_u16* to = m->hands + 2 * t;
     BG_NO_UNROLL
     for (int k = 0; k < pairs; k++) {
-        /* past hand 0's pieces: hand 1's, within the entry */
-        bg_u32 w0 = bg_pair(from + 2 * k * BG_BLOCK);
-        bg_u32 w1 = k < pairs1 ? bg_pair(from + 2 * (pairs0 + k) * BG_BLOCK) : 0;
-        bg_set_pair(to + 4 * k * BG_BLOCK, (w0 & 0xFFFFu) | w1 << 16);
-        bg_set_pair(to + (4 * k + 2) * BG_BLOCK, w0 >> 16 | (w1 & 0xFFFF0000u));
+        bg_u32 w0 = bg_pair(from0 + 2 * k * BG_BLOCK), w1 = bg_pair(from1 - 2 * k * BG_BLOCK);
+        bg_set_pair(to + 4 * k * BG_BLOCK, (w0 & 0xFFFFu) | (w1 & 0xFFFF0000u));
+        bg_set_pair(to + (4 * k + 2) * BG_BLOCK, w0 >> 16 | w1 << 16);
     }
     bg_game_start(g, m->hands, t, n0, n1);
 }
