@@ -183,43 +183,35 @@ BG_FN void bg_end_hand(bg_entry* e, int p) {
     e->step = BG_ENTRY_STEP(1);
 }
 
-/* A hand being dealt, by its court cards alone: bit j of word j / 64 of
-   `courts` marks place j of the hand; the court card there is code 1 + low +
-   2 * high of the same bits of `low` and `high`. Words are picked by a mask
-   of the place, constant for hands of at most 64 cards, so that a GPU keeps
-   them in registers. */
+/* A deal's court cards by their places in the deck: bit k of word k / 64 of
+   `courts` marks place k; the court card there is code 1 + low + 2 * high
+   of the same bits of `low` and `high`. Words are picked by a mask of the
+   place, constant for decks of at most 64 cards, so that a GPU keeps them
+   in registers. */
 #define BG_WORDS ((BG_CARDS + 63) / 64)
 typedef struct {
     bg_u64 courts[BG_WORDS], low[BG_WORDS], high[BG_WORDS];
-} bg_hand_bits;
+} bg_deck_bits;
 
-/* Mark the court card of `code` (1-4) at place k of the deck in its hand:
-   place k is card k / 2 of hand k % 2 while both hands get cards (k < 2 *
-   short), card k - short of the longer hand after. The hand is chosen by a
-   mask, not by indexing. */
-BG_FN void bg_place(bg_hand_bits* h0, bg_hand_bits* h1, int k, bg_u32 code, int short_hand, int longer) {
-    int both = k < 2 * short_hand;
-    int p = both ? k & 1 : longer, j = both ? k >> 1 : k - short_hand;
-    int w = (j >> 6) & (BG_WORDS - 1);
-    bg_u64 bit = (bg_u64)1 << (j & 63), to1 = (bg_u64)0 - (bg_u64)p;
-    bg_u64 low = (code - 1) & 1 ? bit : 0, high = (code - 1) & 2 ? bit : 0;
-    h0->courts[w] |= bit & ~to1;
-    h0->low[w] |= low & ~to1;
-    h0->high[w] |= high & ~to1;
-    h1->courts[w] |= bit & to1;
-    h1->low[w] |= low & to1;
-    h1->high[w] |= high & to1;
-}
-
-/* Put hand p of n cards in entry `e` from its court cards: a run of plain
-   cards is the gap between two court places, so only court cards are visited. */
-BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
+/* Put hand p of a deal of `total` cards, `first` of them the first hand's,
+   in entry `e` from its court cards: the cards are dealt one at a time,
+   the leader first, while both hands get cards (place k < 2 * short is
+   card k / 2 of hand k % 2), the rest to the longer hand (card k - short).
+   A run of plain cards is the gap between two of the hand's court cards,
+   so only court cards are visited. */
+BG_FN void bg_put_hand(bg_entry* e, int p, const bg_deck_bits* d, int first, int total) {
     BG_LOCAL bg_u16* pieces = e->pieces;
-    int slot = e->slot, row = BG_ENTRY_ROW(p), next = 0;  /* next: the place after the last court */
+    int short_hand = first < total - first ? first : total - first, both = 2 * short_hand;
+    int mine = p == (first < total - first);    /* the longer hand's are the places after both's */
+    int slot = e->slot, row = BG_ENTRY_ROW(p), next = 0;  /* next: the card after the last court */
     for (int w = 0; w < BG_WORDS; w++) {
-        bg_u64 bits = h->courts[w], low = h->low[w], high = h->high[w];
+        int under = both - w * 64;              /* this word's places below 2 * short */
+        bg_u64 alternate = under >= 64 ? ~(bg_u64)0 : under <= 0 ? 0 : ((bg_u64)1 << under) - 1;
+        bg_u64 bits = d->courts[w] & ((alternate & (p ? 0xAAAAAAAAAAAAAAAAull : 0x5555555555555555ull))
+                                      | (mine ? ~alternate : 0));
+        bg_u64 low = d->low[w], high = d->high[w];
         while (bits) {
-            int bit = BG_CTZ64(bits), j = w * 64 + bit;
+            int bit = BG_CTZ64(bits), k = w * 64 + bit, j = k < both ? k >> 1 : k - short_hand;
             bits &= bits - 1;
             bg_u32 code = 1 + (bg_u32)(low >> bit & 1) + 2 * (bg_u32)(high >> bit & 1);
             pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
@@ -228,50 +220,45 @@ BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
         }
     }
     e->row = row;
-    e->run = (bg_u32)(n - next);
+    e->run = (bg_u32)((p ? total - first : first) - next);
     bg_end_hand(e, p);
 }
 
 /* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
    uniformly random free place of the deck for each court card in turn (a
    partial Fisher-Yates shuffle of the places), then for split "random" the
-   first hand's size, then the cards one at a time, the leader first, the
-   rest to the longer hand (bg_place). Only the court cards are placed, and
-   the hands are put from those; a split known beforehand places each court
-   card as it is drawn. */
+   first hand's size, then the cards one at a time (bg_put_hand). Only the
+   court cards are placed, each marked in the deck's bits as it is drawn,
+   and the hands are put from those. */
 BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
     /* The shuffle's free places, set four at a time. */
     union {
         bg_u8 place[BG_CARDS];
         bg_u32 word[BG_CARDS / 4];
     } free_places;
-    bg_hand_bits hands[2];
-    int total = s->total, n_courts = s->n_courts, drawn = s->split < 0;
+    bg_deck_bits deck;
+    int total = s->total, n_courts = s->n_courts;
     bg_u64 state = bg_stream_start(seed, index);
     /* bg_first_hand's of a split known beforehand, written out: called here it
        costs bg_sample instructions (NVRTC cannot see that it draws nothing). */
     int first_hand = s->split > 0 ? s->split : total - total / 2;
     for (int w = 0; w < BG_WORDS; w++)
-        hands[0].courts[w] = hands[0].low[w] = hands[0].high[w] =
-            hands[1].courts[w] = hands[1].low[w] = hands[1].high[w] = 0;
+        deck.courts[w] = deck.low[w] = deck.high[w] = 0;
     for (int k = 0; k < (total + 3) / 4; k++)
         free_places.word[k] = 0x03020100u + 0x04040404u * (bg_u32)k;
-    int short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
-    int longer = first_hand < total - first_hand;
     for (int i = 0; i < n_courts; i++) {
-        int place = bg_draw_place(free_places.place, i, total, &state);
-        if (!drawn)
-            bg_place(&hands[0], &hands[1], place, s->courts[i], short_hand, longer);
+        int k = bg_draw_place(free_places.place, i, total, &state), w = (k >> 6) & (BG_WORDS - 1);
+        bg_u64 bit = (bg_u64)1 << (k & 63);
+        bg_u32 code = s->courts[i] - 1u;
+        deck.courts[w] |= bit;
+        deck.low[w] |= code & 1 ? bit : 0;
+        deck.high[w] |= code & 2 ? bit : 0;
     }
-    if (drawn) {
+    if (s->split < 0) {
         first_hand = bg_first_hand(-1, total, &state);     /* split "random" (s->split, reloaded, would cost) */
-        short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
-        longer = first_hand < total - first_hand;
-        for (int i = 0; i < n_courts; i++)
-            bg_place(&hands[0], &hands[1], free_places.place[i], s->courts[i], short_hand, longer);
     }
-    bg_put_hand(e, 0, &hands[0], first_hand);
-    bg_put_hand(e, 1, &hands[1], total - first_hand);
+    bg_put_hand(e, 0, &deck, first_hand, total);
+    bg_put_hand(e, 1, &deck, first_hand, total);
 }
 
 /* Deal an arrangement into entry `e` as the census deals it: card i of the
