@@ -374,7 +374,7 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     bg_u32 laid = 2 * x + (bg_u32)late;
     bg_u32 court = (late ? other_piece : lead_piece) & BG_COURT_MASK;
     /* The payer laid x + late plain cards meanwhile. */
-    bg_u32 piece = (late ? lead_piece : other_piece) - ((x + (bg_u32)late) << BG_COURT_BITS), run;
+    bg_u32 piece = (late ? lead_piece : other_piece) - ((x + (bg_u32)late) << BG_COURT_BITS), run, paid;
     g->tricks++;
     if (!court) {
         /* He runs out: the other takes the pile, and the game. */
@@ -390,7 +390,8 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     laid++;
     for (;;) {
         run = piece >> BG_COURT_BITS;
-        if (run >= owed || !(piece & BG_COURT_MASK))
+        paid = run < owed ? run : owed;
+        if (paid == owed || !(piece & BG_COURT_MASK))
             break;
         /* He lays his run and the court card after it: now the other owes. */
         BG_HALF(hands, lay_lead & wrap) = (bg_u16)piece;
@@ -406,7 +407,6 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     other = at + step;
     /* Paid in full with plain cards, or out of them: then his piece is his
        run alone, and nothing of it stays. */
-    bg_u32 paid = run < owed ? run : owed;
     BG_HALF(hands, at & wrap) = (bg_u16)(piece - (paid << BG_COURT_BITS));
     BG_HALF(hands, lay_lead & wrap) = (bg_u16)(paid << BG_COURT_BITS);
     BG_HALF(hands, lay_other & wrap) = (bg_u16)(paid << BG_COURT_BITS);
@@ -418,7 +418,7 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     g->other_size = (kept ? other_end : lead_end) - at;
     g->lead = other & wrap;
     g->other = at & wrap;
-    return !(piece & BG_COURT_MASK) && run <= owed;
+    return !(piece & BG_COURT_MASK) && paid == run;
 }
 
 /* Take a snapshot of the game's state, its rings rotated to start at place 0. */
