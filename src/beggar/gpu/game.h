@@ -23,13 +23,13 @@
    pieces of one place in one 32-bit word (hand 0's the low half), the words
    of a place one a thread (BG_PIECE: the threads of a warp reach 32
    different banks whatever places they read, and an address is a few
-   instructions); heads, sizes, leader and the counts of cards and tricks
-   are scalars the compiler keeps in registers (a hand is picked with a
-   select, never by indexing). The trick in play has no pile of its own:
-   each piece laid is written straight after both hands' last pieces, and
-   the taker's size grows over his at the trick's end. Only Brent's
-   snapshot of the hands is in local memory: it is written a few times a
-   game and read only when its sizes match.
+   instructions); heads and sizes, by seat (the leader's and the other's,
+   bg_game), and the counts of cards and tricks are scalars the compiler
+   keeps in registers (a hand is never picked by indexing). The trick in
+   play has no pile of its own: each piece laid is written straight after
+   both hands' last pieces, and the taker's size grows over his at the
+   trick's end. Only Brent's snapshot of the hands is in local memory: it
+   is written a few times a game and read only when its sizes match.
 
    A game is played to its finish, to a repeat of a state (Brent's
    algorithm at empty tables), or to a cap of tricks far above any finite
