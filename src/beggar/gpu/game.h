@@ -204,6 +204,9 @@ BG_FN void bg_put_hand(bg_entry* e, int p, const bg_deck_bits* d, int first, int
     int short_hand = first < total - first ? first : total - first, both = 2 * short_hand;
     int mine = p == (first < total - first);    /* the longer hand's are the places after both's */
     int slot = e->slot, row = BG_ENTRY_ROW(p), next = 0;  /* next: the card after the last court */
+    /* Not unrolled: for decks of more than 64 cards the words are read by
+       index (local memory), where unrolled they would spill. */
+    BG_NO_UNROLL
     for (int w = 0; w < BG_WORDS; w++) {
         int under = both - w * 64;              /* this word's places below 2 * short */
         bg_u64 alternate = under >= 64 ? ~(bg_u64)0 : under <= 0 ? 0 : ((bg_u64)1 << under) - 1;
