@@ -391,22 +391,27 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     bg_u32 owed = court, top = laid << BG_COURT_BITS | court;
     int step = first + place - at;      /* to the other's head, past his court card */
     laid++;
-    for (;;) {
-        run = piece >> BG_COURT_BITS;
-        paid = run < owed ? run : owed;
-        if (paid == owed || !(piece & BG_COURT_MASK))
-            break;
-        /* He lays his run and the court card after it: now the other owes. */
-        BG_HALF(hands, lay_lead & wrap) = (bg_u16)piece;
-        BG_HALF(hands, lay_other & wrap) = (bg_u16)piece;
-        lay_lead += place;
-        lay_other += place;
-        laid += run + 1;
-        owed = piece & BG_COURT_MASK;
-        at += step;
-        step = place - step;
-        piece = BG_HALF(hands, at & wrap);
-    }
+    /* While he owes more than his run and a court card ends it: the test
+       before the loop and at the end of each pass, so that what a pass
+       carries to the next is his piece alone. */
+    run = piece >> BG_COURT_BITS;
+    if (run < owed && (piece & BG_COURT_MASK))
+        for (;;) {
+            /* He lays his run and the court card after it: now the other owes. */
+            BG_HALF(hands, lay_lead & wrap) = (bg_u16)piece;
+            BG_HALF(hands, lay_other & wrap) = (bg_u16)piece;
+            lay_lead += place;
+            lay_other += place;
+            laid += run + 1;
+            owed = piece & BG_COURT_MASK;
+            at += step;
+            step = place - step;
+            piece = BG_HALF(hands, at & wrap);
+            run = piece >> BG_COURT_BITS;
+            if (run >= owed || !(piece & BG_COURT_MASK))
+                break;
+        }
+    paid = run < owed ? run : owed;
     other = at + step;
     /* Paid in full with plain cards, or out of them: then his piece is his
        run alone, and nothing of it stays. */
