@@ -121,7 +121,7 @@ typedef struct {
 typedef struct {
     int leader, lead_size, other_size;
     int taken;          /* a snapshot is held */
-    bg_u32 power, steps;
+    bg_u32 power, due;   /* the doubling power; the game's tricks at the next snapshot */
 } bg_brent;
 
 typedef struct {
@@ -451,10 +451,16 @@ BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game*
     return 1;
 }
 
+/* Brent's check of a game at its start (no tricks played). */
 BG_FN void bg_brent_start(bg_brent* brent, bg_u32 first) {
     brent->taken = 0;
     brent->power = first;
-    brent->steps = 0;
+    brent->due = first;
+}
+
+/* The tricks since the last snapshot: at a repeat, the loop's period. */
+BG_FN bg_u32 bg_brent_steps(const bg_brent* brent, const bg_game* g) {
+    return g->tricks - (brent->due - brent->power);
 }
 
 /* Play one trick of the game on the table and look for its end: finished,
@@ -464,13 +470,12 @@ BG_FN void bg_brent_start(bg_brent* brent, bg_u32 first) {
 BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u32 cap) {
     if (bg_trick(g, mask))
         return BG_FINISHED;
-    brent->steps++;
     if (brent->taken && bg_same(brent, snap, g, mask))
         return BG_LOOP;
-    if (brent->steps == brent->power) {
+    if (g->tricks == brent->due) {
         bg_copy(brent, snap, g, mask);
         brent->power <<= 1;
-        brent->steps = 0;
+        brent->due = g->tricks + brent->power;
     }
     if (g->tricks >= cap)
         return BG_CAPPED;

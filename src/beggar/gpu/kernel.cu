@@ -303,7 +303,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
                     if (status == BG_CAPPED) {
                         bg_keep(l, &r, offset);
                     } else if (status == BG_LOOP) {
-                        bg_u64 hash = bg_cycle_hash(&g, brent.steps, mask);
+                        bg_u64 hash = bg_cycle_hash(&g, bg_brent_steps(&brent, &g), mask);
                         if (!bg_known(l->known, l->n_known, hash))
                             bg_new_cycle(l, &r, hash, offset);
                     }
