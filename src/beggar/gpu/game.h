@@ -429,9 +429,11 @@ BG_FN int bg_trick(bg_game* g, int mask) {
     return !(piece & BG_COURT_MASK) && paid == run;
 }
 
-/* Take a snapshot of the game's state, its rings rotated to start at place 0. */
+/* Take a snapshot of the game's state, its rings rotated to start at place 0
+   (a rare step: its loops are not unrolled, so that the kernels stay small). */
 BG_FN void bg_copy(bg_brent* brent, bg_snapshot* snap, const bg_game* g, int mask) {
     for (int seat = 0; seat < 2; seat++)
+        BG_NO_UNROLL
         for (int i = 0; i < bg_size(g, seat); i++)
             snap->piece[seat][i] = BG_AT(g, seat, i, mask);
     brent->leader = bg_leader(g);
@@ -445,6 +447,7 @@ BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game*
     if (brent->leader != bg_leader(g) || brent->lead_size != g->lead_size || brent->other_size != g->other_size)
         return 0;
     for (int seat = 0; seat < 2; seat++)
+        BG_NO_UNROLL
         for (int i = 0; i < bg_size(g, seat); i++)
             if (BG_AT(g, seat, i, mask) != snap->piece[seat][i])
                 return 0;
