@@ -93,8 +93,18 @@ int main(int argc, char** argv) {
             int n0 = queue_sizes[0], n1 = queue_sizes[1];
             for (int k = 0; k < n0; k++)
                 BG_PIECE(hands, 0, k) = queue[bg_cell(k, 0)];
+            /* (The game.h of revisions before 75b90a5: an entry's second hand from the
+               next even row down; before 4184846: a game held by hands.) */
+#ifdef BG_ENTRY_ROW
+            for (int k = 0; k < n1; k++)
+                BG_PIECE(hands, 1, k) = queue[bg_cell(BG_ENTRY_ROW(1) - k, 0)];
+#else
             for (int k = 0; k < n1; k++)
                 BG_PIECE(hands, 1, k) = queue[bg_cell(((n0 + 1) & ~1) + k, 0)];
+#endif
+#ifdef BG_PLACE
+            bg_game_start(&g, hands, 0, n0, n1);
+#else
             g.hands = hands;
             g.head0 = g.head1 = 0;
             g.size0 = n0;
@@ -102,6 +112,7 @@ int main(int argc, char** argv) {
             g.leader = 0;
             g.cards = 0;
             g.tricks = 0;
+#endif
             bg_brent_start(&brent, BG_BRENT_START);     /* as bg_sample starts it */
             while (play_trick(&g, &brent, &snap) < 0)
                 ;

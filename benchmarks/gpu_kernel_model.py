@@ -240,7 +240,7 @@ PARTS_OF_A_STEP = [
     ("step", "game.h", "bg_step", None, "function"),
     ("step", "kernel.cu", "bg_flat", r"int status = bg_step\(", "line"),
     ("step", "kernel.cu", "bg_flat", r"if \(status >= 0\) \{", "line"),
-    ("snapshot", "game.h", "bg_step", r"if \(brent->steps == brent->power\) \{", "block"),
+    ("snapshot", "game.h", "bg_step", r"if \((brent->steps == brent->power|g->tricks == brent->due)\) \{", "block"),
     ("compare", "game.h", "bg_same", None, "function"),
     ("trick", "game.h", "bg_trick", None, "function"),
     ("runout", "game.h", "bg_trick", r"if \(!court\) \{", "block"),

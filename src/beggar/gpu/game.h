@@ -23,13 +23,13 @@
    pieces of one place in one 32-bit word (hand 0's the low half), the words
    of a place one a thread (BG_PIECE: the threads of a warp reach 32
    different banks whatever places they read, and an address is a few
-   instructions); heads, sizes, leader and the counts of cards and tricks
-   are scalars the compiler keeps in registers (a hand is picked with a
-   select, never by indexing). The trick in play has no pile of its own:
-   each piece laid is written straight after both hands' last pieces, and
-   the taker's size grows over his at the trick's end. Only Brent's
-   snapshot of the hands is in local memory: it is written a few times a
-   game and read only when its sizes match.
+   instructions); heads and sizes, by seat (the leader's and the other's,
+   bg_game), and the counts of cards and tricks are scalars the compiler
+   keeps in registers (a hand is never picked by indexing). The trick in
+   play has no pile of its own: each piece laid is written straight after
+   both hands' last pieces, and the taker's size grows over his at the
+   trick's end. Only Brent's snapshot of the hands is in local memory: it
+   is written a few times a game and read only when its sizes match.
 
    A game is played to its finish, to a repeat of a state (Brent's
    algorithm at empty tables), or to a cap of tricks far above any finite
@@ -90,28 +90,38 @@ typedef struct {
    a place's words, one a thread, are consecutive. */
 #define BG_PIECE(hands, p, place) ((hands)[(place) * (2 * BG_BLOCK) + (p)])
 
-/* A game at an empty table: hand p holds the pieces at places
-   (head_p + i) & (ring - 1), i < size_p, of `hands`, this thread's table
-   in the block's shared memory (BG_PIECE). */
+/* The bytes from a thread's piece at place k of its table to its piece at
+   place k + 1 (BG_PIECE). */
+#define BG_PLACE (4 * BG_BLOCK)
+
+/* The piece at byte `at` of the block's tables `hands`: `at` is place *
+   BG_PLACE + 4 * thread + 2 * hand, BG_PIECE's piece, so that one mask,
+   (ring * BG_PLACE - 1), wraps a place and keeps the thread and the hand. */
+#define BG_HALF(hands, at) (*(BG_LOCAL bg_u16*)((BG_LOCAL bg_u8*)(hands) + (at)))
+
+/* A game at an empty table, by seats, not hands: the leader's head piece is
+   at byte `lead` of `hands`, the block's tables (BG_HALF, a hand's place
+   wrapped), his pieces at lead, lead + BG_PLACE, ... (wrapped), lead_size
+   bytes of them; the other's alike. The leader's hand is lead's hand bit
+   (bg_leader), so that a trick picks no hand by the leader. */
 typedef struct {
     BG_LOCAL bg_u16* hands;
-    int head0, head1;
-    int size0, size1;
-    int leader;
+    int lead, other;
+    int lead_size, other_size;
     bg_u32 cards;
     bg_u32 tricks;
 } bg_game;
 
-/* Brent's check of a game: the snapshot's hands (local memory) and, in
-   registers, its leader and sizes, compared first. */
+/* Brent's check of a game: the snapshot's hands by seat (local memory)
+   and, in registers, its leader and sizes, compared first. */
 typedef struct {
     bg_u16 piece[2][BG_RING];
 } bg_snapshot;
 
 typedef struct {
-    int leader, size0, size1;
+    int leader, lead_size, other_size;
     int taken;          /* a snapshot is held */
-    bg_u32 power, steps;
+    bg_u32 power, due;   /* the doubling power; the game's tricks at the next snapshot */
 } bg_brent;
 
 typedef struct {
@@ -136,21 +146,27 @@ typedef struct {
 
 /* A dealt game waiting in the block's queue: entry `slot`'s pieces are in
    column `slot` of `pieces` (BG_RING + 2 rows), the first hand's from row
-   0, the second's from the next even row, so that a hand is taken a 32-bit
-   word (two rows) at a time (kernel.cu's bg_take). */
+   0 down, the second's from the last row up, so that both hands are taken
+   a 32-bit word (two rows) at a time, with no test of where the second
+   starts (kernel.cu's bg_take). */
 typedef struct {
     BG_LOCAL bg_u16* pieces;
     BG_LOCAL bg_u16* sizes;     /* [2][BG_BLOCK] */
     int slot;
     int row;                    /* the next piece's */
+    int step;                   /* from a piece's row to the next's: 1, or -1 in the second hand */
     bg_u32 run;                 /* plain cards since the last court card */
 } bg_entry;
+
+/* The first row of hand p's pieces in an entry, and the next piece's step. */
+#define BG_ENTRY_ROW(p) ((p) ? BG_RING + 1 : 0)
+#define BG_ENTRY_STEP(p) ((p) ? -1 : 1)
 
 /* Add the next card of the hand being put in an entry (0: a plain card). */
 BG_FN void bg_put(bg_entry* e, bg_u32 card) {
     if (card) {
         e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS | card);
-        e->row++;
+        e->row += e->step;
         e->run = 0;
     } else {
         e->run++;
@@ -158,105 +174,94 @@ BG_FN void bg_put(bg_entry* e, bg_u32 card) {
 }
 
 /* End hand p of an entry: its trailing plain cards, and its size; the
-   next hand starts on an even row. */
-BG_FN void bg_end_hand(bg_entry* e, int p, int first_row) {
+   next hand starts on the last row. */
+BG_FN void bg_end_hand(bg_entry* e, int p) {
     e->pieces[bg_cell(e->row, e->slot)] = (bg_u16)(e->run << BG_COURT_BITS);
-    e->row++;
     e->run = 0;
-    e->sizes[p * BG_BLOCK + e->slot] = (bg_u16)(e->row - first_row);
-    e->row = (e->row + 1) & ~1;
+    e->sizes[p * BG_BLOCK + e->slot] = (bg_u16)((e->row - BG_ENTRY_ROW(p)) * BG_ENTRY_STEP(p) + 1);
+    e->row = BG_ENTRY_ROW(1);
+    e->step = BG_ENTRY_STEP(1);
 }
 
-/* A hand being dealt, by its court cards alone: bit j of word j / 64 of
-   `courts` marks place j of the hand; the court card there is code 1 + low +
-   2 * high of the same bits of `low` and `high`. Words are picked by a mask
-   of the place, constant for hands of at most 64 cards, so that a GPU keeps
-   them in registers. */
+/* A deal's court cards by their places in the deck: bit k of word k / 64 of
+   `courts` marks place k; the court card there is code 1 + low + 2 * high
+   of the same bits of `low` and `high`. Words are picked by a mask of the
+   place, constant for decks of at most 64 cards, so that a GPU keeps them
+   in registers. */
 #define BG_WORDS ((BG_CARDS + 63) / 64)
 typedef struct {
     bg_u64 courts[BG_WORDS], low[BG_WORDS], high[BG_WORDS];
-} bg_hand_bits;
+} bg_deck_bits;
 
-/* Mark the court card of `code` (1-4) at place k of the deck in its hand:
-   place k is card k / 2 of hand k % 2 while both hands get cards (k < 2 *
-   short), card k - short of the longer hand after. The hand is chosen by a
-   mask, not by indexing. */
-BG_FN void bg_place(bg_hand_bits* h0, bg_hand_bits* h1, int k, bg_u32 code, int short_hand, int longer) {
-    int both = k < 2 * short_hand;
-    int p = both ? k & 1 : longer, j = both ? k >> 1 : k - short_hand;
-    int w = (j >> 6) & (BG_WORDS - 1);
-    bg_u64 bit = (bg_u64)1 << (j & 63), to1 = (bg_u64)0 - (bg_u64)p;
-    bg_u64 low = (code - 1) & 1 ? bit : 0, high = (code - 1) & 2 ? bit : 0;
-    h0->courts[w] |= bit & ~to1;
-    h0->low[w] |= low & ~to1;
-    h0->high[w] |= high & ~to1;
-    h1->courts[w] |= bit & to1;
-    h1->low[w] |= low & to1;
-    h1->high[w] |= high & to1;
-}
-
-/* Put hand p of n cards in entry `e` from its court cards: a run of plain
-   cards is the gap between two court places, so only court cards are visited. */
-BG_FN void bg_put_hand(bg_entry* e, int p, const bg_hand_bits* h, int n) {
+/* Put hand p of a deal of `total` cards, `first` of them the first hand's,
+   in entry `e` from its court cards: the cards are dealt one at a time,
+   the leader first, while both hands get cards (place k < 2 * short is
+   card k / 2 of hand k % 2), the rest to the longer hand (card k - short).
+   A run of plain cards is the gap between two of the hand's court cards,
+   so only court cards are visited. */
+BG_FN void bg_put_hand(bg_entry* e, int p, const bg_deck_bits* d, int first, int total) {
     BG_LOCAL bg_u16* pieces = e->pieces;
-    int slot = e->slot, first_row = e->row, row = first_row, next = 0;  /* next: the place after the last court */
+    int short_hand = first < total - first ? first : total - first, both = 2 * short_hand;
+    int mine = p == (first < total - first);    /* the longer hand's are the places after both's */
+    int slot = e->slot, row = BG_ENTRY_ROW(p), next = 0;  /* next: the card after the last court */
+    /* Not unrolled: for decks of more than 64 cards the words are read by
+       index (local memory), where unrolled they would spill. */
+    BG_NO_UNROLL
     for (int w = 0; w < BG_WORDS; w++) {
-        bg_u64 bits = h->courts[w], low = h->low[w], high = h->high[w];
+        int under = both - w * 64;              /* this word's places below 2 * short */
+        bg_u64 alternate = under >= 64 ? ~(bg_u64)0 : under <= 0 ? 0 : ((bg_u64)1 << under) - 1;
+        bg_u64 bits = d->courts[w] & ((alternate & (p ? 0xAAAAAAAAAAAAAAAAull : 0x5555555555555555ull))
+                                      | (mine ? ~alternate : 0));
+        bg_u64 low = d->low[w], high = d->high[w];
         while (bits) {
-            int bit = BG_CTZ64(bits), j = w * 64 + bit;
+            int bit = BG_CTZ64(bits), k = w * 64 + bit, j = k < both ? k >> 1 : k - short_hand;
             bits &= bits - 1;
             bg_u32 code = 1 + (bg_u32)(low >> bit & 1) + 2 * (bg_u32)(high >> bit & 1);
             pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
-            row++;
+            row += BG_ENTRY_STEP(p);
             next = j + 1;
         }
     }
     e->row = row;
-    e->run = (bg_u32)(n - next);
-    bg_end_hand(e, p, first_row);
+    e->run = (bg_u32)((p ? total - first : first) - next);
+    bg_end_hand(e, p);
 }
 
 /* Deal `index` of `seed` into entry `e`, as Deal.shuffled deals it: a
    uniformly random free place of the deck for each court card in turn (a
    partial Fisher-Yates shuffle of the places), then for split "random" the
-   first hand's size, then the cards one at a time, the leader first, the
-   rest to the longer hand (bg_place). Only the court cards are placed, and
-   the hands are put from those; a split known beforehand places each court
-   card as it is drawn. */
+   first hand's size, then the cards one at a time (bg_put_hand). Only the
+   court cards are placed, each marked in the deck's bits as it is drawn,
+   and the hands are put from those. */
 BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, bg_u64 index) {
     /* The shuffle's free places, set four at a time. */
     union {
         bg_u8 place[BG_CARDS];
         bg_u32 word[BG_CARDS / 4];
     } free_places;
-    bg_hand_bits hands[2];
-    int total = s->total, n_courts = s->n_courts, drawn = s->split < 0;
+    bg_deck_bits deck;
+    int total = s->total, n_courts = s->n_courts;
     bg_u64 state = bg_stream_start(seed, index);
     /* bg_first_hand's of a split known beforehand, written out: called here it
        costs bg_sample instructions (NVRTC cannot see that it draws nothing). */
     int first_hand = s->split > 0 ? s->split : total - total / 2;
     for (int w = 0; w < BG_WORDS; w++)
-        hands[0].courts[w] = hands[0].low[w] = hands[0].high[w] =
-            hands[1].courts[w] = hands[1].low[w] = hands[1].high[w] = 0;
+        deck.courts[w] = deck.low[w] = deck.high[w] = 0;
     for (int k = 0; k < (total + 3) / 4; k++)
         free_places.word[k] = 0x03020100u + 0x04040404u * (bg_u32)k;
-    int short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
-    int longer = first_hand < total - first_hand;
     for (int i = 0; i < n_courts; i++) {
-        int place = bg_draw_place(free_places.place, i, total, &state);
-        if (!drawn)
-            bg_place(&hands[0], &hands[1], place, s->courts[i], short_hand, longer);
+        int k = bg_draw_place(free_places.place, i, total, &state), w = (k >> 6) & (BG_WORDS - 1);
+        bg_u64 bit = (bg_u64)1 << (k & 63);
+        bg_u32 code = s->courts[i] - 1u;
+        deck.courts[w] |= bit;
+        deck.low[w] |= code & 1 ? bit : 0;
+        deck.high[w] |= code & 2 ? bit : 0;
     }
-    if (drawn) {
+    if (s->split < 0) {
         first_hand = bg_first_hand(-1, total, &state);     /* split "random" (s->split, reloaded, would cost) */
-        short_hand = first_hand < total - first_hand ? first_hand : total - first_hand;
-        longer = first_hand < total - first_hand;
-        for (int i = 0; i < n_courts; i++)
-            bg_place(&hands[0], &hands[1], free_places.place[i], s->courts[i], short_hand, longer);
     }
-    e->row = 0;
-    bg_put_hand(e, 0, &hands[0], first_hand);
-    bg_put_hand(e, 1, &hands[1], total - first_hand);
+    bg_put_hand(e, 0, &deck, first_hand, total);
+    bg_put_hand(e, 1, &deck, first_hand, total);
 }
 
 /* Deal an arrangement into entry `e` as the census deals it: card i of the
@@ -264,65 +269,76 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
    source[k] (the inverse of target); hand 0 holds places 0 .. first_hand - 1. */
 BG_FN void bg_deal_arrangement(bg_entry* e, const BG_LOCAL bg_block* b, const BG_LOCAL bg_u8* source,
                                const bg_u8* cards) {
-    e->row = 0;
+    e->row = BG_ENTRY_ROW(0);
+    e->step = BG_ENTRY_STEP(0);
     e->run = 0;
     for (int p = 0; p < 2; p++) {
-        int first_row = e->row, from = p ? b->first_hand : 0, to = p ? b->total : b->first_hand;
+        int from = p ? b->first_hand : 0, to = p ? b->total : b->first_hand;
         for (int k = from; k < to; k++)
             bg_put(e, cards[source[k]]);
-        bg_end_hand(e, p, first_row);
+        bg_end_hand(e, p);
     }
 }
 
 /* Deal the given cards into entry `e`: hand 0 holds the first n0 of the n
    cards, hand 1 the rest. */
 BG_FN void bg_deal_cards(bg_entry* e, const bg_u8* cards, int n0, int n) {
-    e->row = 0;
+    e->row = BG_ENTRY_ROW(0);
+    e->step = BG_ENTRY_STEP(0);
     e->run = 0;
     for (int p = 0; p < 2; p++) {
-        int first_row = e->row, from = p ? n0 : 0, to = p ? n : n0;
+        int from = p ? n0 : 0, to = p ? n : n0;
         for (int k = from; k < to; k++)
             bg_put(e, cards[k]);
-        bg_end_hand(e, p, first_row);
+        bg_end_hand(e, p);
     }
 }
 
 
-/* Put the given cards on the thread's table: hand 0 the first n0 of the n
-   cards, hand 1 the rest, both from place 0; hand 0 leads. */
-BG_FN void bg_load_cards(bg_game* g, const BG_GLOBAL bg_u8* cards, int n0, int n) {
+/* Start a game on thread t's table of `hands` (the block's), its hands of
+   n0 and n1 pieces from place 0; hand 0 leads. */
+BG_FN void bg_game_start(bg_game* g, BG_LOCAL bg_u16* hands, int t, int n0, int n1) {
+    g->hands = hands;
+    g->lead = 4 * t;
+    g->other = 4 * t + 2;
+    g->lead_size = n0 * BG_PLACE;
+    g->other_size = n1 * BG_PLACE;
+    g->cards = 0;
+    g->tricks = 0;
+}
+
+/* Put the given cards on thread t's table of `hands`: hand 0 the first n0
+   of the n cards, hand 1 the rest, both from place 0; hand 0 leads. */
+BG_FN void bg_load_cards(bg_game* g, BG_LOCAL bg_u16* hands, int t, const BG_GLOBAL bg_u8* cards, int n0, int n) {
+    int size[2];
     for (int p = 0; p < 2; p++) {
         int place = 0, from = p ? n0 : 0, to = p ? n : n0;
         bg_u32 run = 0;
         for (int k = from; k < to; k++) {
             if (cards[k]) {
-                BG_PIECE(g->hands, p, place) = (bg_u16)(run << BG_COURT_BITS | cards[k]);
+                BG_PIECE(hands + 2 * t, p, place) = (bg_u16)(run << BG_COURT_BITS | cards[k]);
                 place++;
                 run = 0;
             } else {
                 run++;
             }
         }
-        BG_PIECE(g->hands, p, place) = (bg_u16)(run << BG_COURT_BITS);
-        if (p)
-            g->size1 = place + 1;
-        else
-            g->size0 = place + 1;
+        BG_PIECE(hands + 2 * t, p, place) = (bg_u16)(run << BG_COURT_BITS);
+        size[p] = place + 1;
     }
-    g->head0 = g->head1 = 0;
-    g->leader = 0;
-    g->cards = 0;
-    g->tricks = 0;
+    bg_game_start(g, hands, t, size[0], size[1]);
 }
 
 
 /* ---------------------------------------------------------------- play */
 
-BG_FN int bg_head(const bg_game* g, int p) { return p ? g->head1 : g->head0; }
-BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
+BG_FN int bg_leader(const bg_game* g) { return g->lead >> 1 & 1; }
+/* Seat 0 is the leader's, seat 1 the other's: its pieces. */
+BG_FN int bg_size(const bg_game* g, int seat) { return (seat ? g->other_size : g->lead_size) / BG_PLACE; }
 
-/* Piece i of hand p. */
-#define BG_AT(g, p, i, mask) BG_PIECE((g)->hands, (p), (bg_head((g), (p)) + (i)) & (mask))
+/* Piece i of a seat's hand. */
+#define BG_AT(g, seat, i, mask) \
+    BG_HALF((g)->hands, (((seat) ? (g)->other : (g)->lead) + (i) * BG_PLACE) & (((mask) + 1) * BG_PLACE - 1))
 
 /* Play one trick from an empty table; 1 when the game is finished.
 
@@ -330,117 +346,124 @@ BG_FN int bg_size(const bg_game* g, int p) { return p ? g->size1 : g->size0; }
    first, until one of them meets the end of his head piece's run: the
    leader at card 2a + 1 of the trick, the other at card 2b + 2 (a, b their
    runs). The first to get there lays his court card, or is out if his run
-   was his last. A payer then lays plain cards until the penalty is paid,
-   his next court card comes, or he runs out. The pile is built of pieces:
-   its first in a register, each of the rest written as it is laid after
-   the last piece of both hands (places end0 + k of hand 0, end1 + k of
-   hand 1), so that whichever takes the pile holds it already. Those places
-   are free: a hand, after the pieces it laid, and the pile hold at most
-   the deck's court cards and two pieces of plain cards, one of them the
-   pile's first, at most the ring's places. The taker's hand takes them by
-   growing its size, the pile's first run joining his trailing plain cards.
-   A hand's size is its end less its head, set once, at the trick's end.
+   was his last: the game is over (and its pieces are not kept). A payer
+   then lays plain cards until the penalty is paid, his next court card
+   comes, or he runs out. The pile is built of pieces: its first in a
+   register, each of the rest written as it is laid after the last piece of
+   both hands, so that whichever takes the pile holds it already. Those
+   places are free: a hand, after the pieces it laid, and the pile hold at
+   most the deck's court cards and two pieces of plain cards, one of them
+   the pile's first, at most the ring's places. The taker's hand takes them
+   by growing its size, the pile's first run joining his trailing plain
+   cards; he leads the next trick.
 
-   The exchanges address a piece by its index in `hands`, place * stride +
-   hand (BG_PIECE), wrapped by one mask, `wrap` (BG_BLOCK is a power of
-   two): the payer's head piece at `at`, the other's head `step` further,
-   so that the payer changes with two additions; the pieces laid at lay0
-   and lay1, stepped by adding. The loop has one exit, so that a warp
-   leaves it once. */
+   Every piece is addressed by its byte in the block's tables, wrapped by
+   one mask (BG_HALF): the payer's head piece at `at`, the other's `step`
+   further, so that the payer changes with two additions; the pieces laid at
+   lay_lead and lay_other, stepped by adding. Offsets grow unwrapped in a
+   trick, so that a size is a difference; heads are wrapped at its end. The
+   loop has one exit, so that a warp leaves it once: paid in full with
+   plain cards, or out of them, he lays the smaller of his run and what he
+   owes. */
 BG_FN int bg_trick(bg_game* g, int mask) {
-    int leader = g->leader;
-    bg_u32 a = BG_AT(g, leader, 0, mask) >> BG_COURT_BITS;
-    bg_u32 b = BG_AT(g, leader ^ 1, 0, mask) >> BG_COURT_BITS;
-    int late = a > b;
-    int first = leader ^ late;          /* who meets his run's end first */
-    bg_u32 x = late ? b : a;            /* plain cards he lays before it */
+    const int place = BG_PLACE, wrap = (mask + 1) * BG_PLACE - 1;
+    BG_LOCAL bg_u16* hands = g->hands;
+    int lead = g->lead, other = g->other;
+    bg_u32 lead_piece = BG_HALF(hands, lead), other_piece = BG_HALF(hands, other);
+    bg_u32 a = lead_piece >> BG_COURT_BITS, b = other_piece >> BG_COURT_BITS;
+    int late = a > b;                   /* the other meets his run's end first */
+    int first = late ? other : lead, at = late ? lead : other;   /* the first's head; the payer's */
+    bg_u32 x = late ? b : a;            /* plain cards the first lays before it */
     bg_u32 laid = 2 * x + (bg_u32)late;
-    bg_u32 court = BG_AT(g, first, 0, mask) & BG_COURT_MASK;
-    bg_u32 top;                         /* the pile's first piece */
-    int n = 0, taker;                   /* n: the pile's pieces after its first */
-    /* Past each hand's last piece: laying from its head does not move it. */
-    int end0 = g->head0 + g->size0, end1 = g->head1 + g->size1;
-    /* The second player laid x + late plain cards meanwhile. */
-    BG_AT(g, first ^ 1, 0, mask) -= (bg_u16)((x + (bg_u32)late) << BG_COURT_BITS);
+    bg_u32 court = (late ? other_piece : lead_piece) & BG_COURT_MASK;
+    /* The payer laid x + late plain cards meanwhile. */
+    bg_u32 piece = (late ? lead_piece : other_piece) - ((x + (bg_u32)late) << BG_COURT_BITS), run, paid;
+    g->tricks++;
     if (!court) {
-        /* He runs out: the other takes the pile. */
-        BG_AT(g, first, 0, mask) = 0;
-        top = laid << BG_COURT_BITS;
-        taker = first ^ 1;
-    } else {
-        const int stride = 2 * BG_BLOCK, wrap = mask * stride | 1;
-        BG_LOCAL bg_u16* hands = g->hands;
-        int at = bg_head(g, first ^ 1) * stride + (first ^ 1);
-        int step = (bg_head(g, first) + 1) * stride + first - at;   /* past his court card */
-        int lay0 = end0 * stride, lay1 = end1 * stride + 1;
-        bg_u32 owed = court, piece, run;
-        top = laid << BG_COURT_BITS | court;
-        laid++;
+        /* He runs out: the other takes the pile, and the game. */
+        g->lead = at;
+        g->other = first;
+        g->cards += laid;
+        return 1;
+    }
+    int lead_end = lead + g->lead_size, other_end = other + g->other_size;
+    int lay_lead = lead_end, lay_other = other_end;
+    bg_u32 owed = court, top = laid << BG_COURT_BITS | court;
+    int step = first + place - at;      /* to the other's head, past his court card */
+    laid++;
+    /* While he owes more than his run and a court card ends it: the test
+       before the loop and at the end of each pass, so that what a pass
+       carries to the next is his piece alone. */
+    run = piece >> BG_COURT_BITS;
+    if (run < owed && (piece & BG_COURT_MASK))
         for (;;) {
-            piece = hands[at & wrap];
-            run = piece >> BG_COURT_BITS;
-            if (run >= owed || !(piece & BG_COURT_MASK))
-                break;
             /* He lays his run and the court card after it: now the other owes. */
-            hands[lay0 & wrap] = (bg_u16)piece;
-            hands[lay1 & wrap] = (bg_u16)piece;
-            lay0 += stride;
-            lay1 += stride;
+            BG_HALF(hands, lay_lead & wrap) = (bg_u16)piece;
+            BG_HALF(hands, lay_other & wrap) = (bg_u16)piece;
+            lay_lead += place;
+            lay_other += place;
             laid += run + 1;
             owed = piece & BG_COURT_MASK;
             at += step;
-            step = stride - step;
+            step = place - step;
+            piece = BG_HALF(hands, at & wrap);
+            run = piece >> BG_COURT_BITS;
+            if (run >= owed || !(piece & BG_COURT_MASK))
+                break;
         }
-        /* Paid in full with plain cards, or out of them: then his piece is
-           his run alone, and nothing of it stays. */
-        bg_u32 paid = run < owed ? run : owed;
-        hands[at & wrap] = (bg_u16)(piece - (paid << BG_COURT_BITS));
-        hands[lay0 & wrap] = (bg_u16)(paid << BG_COURT_BITS);
-        hands[lay1 & wrap] = (bg_u16)(paid << BG_COURT_BITS);
-        laid += paid;
-        n = (int)((bg_u32)(lay0 - end0 * stride) / stride) + 1;
-        int payer = at & 1, other = at + step;
-        g->head0 = (int)((bg_u32)(payer ? other : at) / stride);
-        g->head1 = (int)((bg_u32)(payer ? at : other) / stride);
-        taker = payer ^ 1;              /* who laid the last court card */
-    }
-    BG_PIECE(g->hands, taker, ((taker ? end1 : end0) - 1) & mask) += (bg_u16)top;
-    g->size0 = end0 - g->head0 + (taker ? 0 : n);
-    g->size1 = end1 - g->head1 + (taker ? n : 0);
-    g->head0 &= mask;
-    g->head1 &= mask;
-    g->leader = taker;
-    g->cards += laid;
-    g->tricks++;
-    return bg_size(g, taker ^ 1) == 1 && BG_AT(g, taker ^ 1, 0, mask) == 0;
+    paid = run < owed ? run : owed;
+    other = at + step;
+    /* Paid in full with plain cards, or out of them: then his piece is his
+       run alone, and nothing of it stays. */
+    BG_HALF(hands, at & wrap) = (bg_u16)(piece - (paid << BG_COURT_BITS));
+    BG_HALF(hands, lay_lead & wrap) = (bg_u16)(paid << BG_COURT_BITS);
+    BG_HALF(hands, lay_other & wrap) = (bg_u16)(paid << BG_COURT_BITS);
+    g->cards += laid + paid;
+    /* The taker laid the last court card: `other`'s hand. */
+    int kept = !((other ^ lead) & 2);   /* the leader leads again */
+    BG_HALF(hands, ((kept ? lead_end : other_end) - place) & wrap) += (bg_u16)top;
+    g->lead_size = (kept ? lay_lead : lay_other) + place - other;
+    g->other_size = (kept ? other_end : lead_end) - at;
+    g->lead = other & wrap;
+    g->other = at & wrap;
+    return !(piece & BG_COURT_MASK) && paid == run;
 }
 
-/* Take a snapshot of the game's state, its rings rotated to start at place 0. */
+/* Take a snapshot of the game's state, its rings rotated to start at place 0
+   (a rare step: its loops are not unrolled, so that the kernels stay small). */
 BG_FN void bg_copy(bg_brent* brent, bg_snapshot* snap, const bg_game* g, int mask) {
-    for (int p = 0; p < 2; p++)
-        for (int i = 0; i < bg_size(g, p); i++)
-            snap->piece[p][i] = BG_AT(g, p, i, mask);
-    brent->leader = g->leader;
-    brent->size0 = g->size0;
-    brent->size1 = g->size1;
+    for (int seat = 0; seat < 2; seat++)
+        BG_NO_UNROLL
+        for (int i = 0; i < bg_size(g, seat); i++)
+            snap->piece[seat][i] = BG_AT(g, seat, i, mask);
+    brent->leader = bg_leader(g);
+    brent->lead_size = g->lead_size;
+    brent->other_size = g->other_size;
     brent->taken = 1;
 }
 
 /* The snapshot's state at an empty table (pieces describe a hand uniquely). */
 BG_FN int bg_same(const bg_brent* brent, const bg_snapshot* snap, const bg_game* g, int mask) {
-    if (brent->leader != g->leader || brent->size0 != g->size0 || brent->size1 != g->size1)
+    if (brent->leader != bg_leader(g) || brent->lead_size != g->lead_size || brent->other_size != g->other_size)
         return 0;
-    for (int p = 0; p < 2; p++)
-        for (int i = 0; i < bg_size(g, p); i++)
-            if (BG_AT(g, p, i, mask) != snap->piece[p][i])
+    for (int seat = 0; seat < 2; seat++)
+        BG_NO_UNROLL
+        for (int i = 0; i < bg_size(g, seat); i++)
+            if (BG_AT(g, seat, i, mask) != snap->piece[seat][i])
                 return 0;
     return 1;
 }
 
+/* Brent's check of a game at its start (no tricks played). */
 BG_FN void bg_brent_start(bg_brent* brent, bg_u32 first) {
     brent->taken = 0;
     brent->power = first;
-    brent->steps = 0;
+    brent->due = first;
+}
+
+/* The tricks since the last snapshot: at a repeat, the loop's period. */
+BG_FN bg_u32 bg_brent_steps(const bg_brent* brent, const bg_game* g) {
+    return g->tricks - (brent->due - brent->power);
 }
 
 /* Play one trick of the game on the table and look for its end: finished,
@@ -450,13 +473,12 @@ BG_FN void bg_brent_start(bg_brent* brent, bg_u32 first) {
 BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u32 cap) {
     if (bg_trick(g, mask))
         return BG_FINISHED;
-    brent->steps++;
     if (brent->taken && bg_same(brent, snap, g, mask))
         return BG_LOOP;
-    if (brent->steps == brent->power) {
+    if (g->tricks == brent->due) {
         bg_copy(brent, snap, g, mask);
         brent->power <<= 1;
-        brent->steps = 0;
+        brent->due = g->tricks + brent->power;
     }
     if (g->tricks >= cap)
         return BG_CAPPED;
@@ -467,9 +489,8 @@ BG_FN int bg_step(bg_game* g, bg_brent* brent, bg_snapshot* snap, int mask, bg_u
 BG_FN bg_u64 bg_state_hash(const bg_game* g, int mask) {
     bg_u64 h = BG_FNV_START;
     for (int seat = 0; seat < 2; seat++) {
-        int p = g->leader ^ seat;
-        for (int i = 0; i < bg_size(g, p); i++)
-            h = bg_hash_word(h, BG_AT(g, p, i, mask));
+        for (int i = 0; i < bg_size(g, seat); i++)
+            h = bg_hash_word(h, BG_AT(g, seat, i, mask));
         h = bg_hash_word(h, BG_HAND_MARK);
     }
     return h;
@@ -503,7 +524,7 @@ BG_FN int bg_known(const BG_GLOBAL bg_u64* known, int n, bg_u64 hash) {
 /* A game that ended with `status`, as the host is told of it. */
 BG_FN void bg_result_of(bg_result* r, const bg_game* g, int status) {
     r->status = status;
-    r->winner = status == BG_FINISHED ? g->leader : -1;
+    r->winner = status == BG_FINISHED ? bg_leader(g) : -1;
     r->cards = g->cards;
     r->tricks = g->tricks;
 }

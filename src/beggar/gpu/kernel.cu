@@ -173,29 +173,25 @@ BG_FN void bg_new_cycle(const bg_launch_of* l, const bg_result* r, bg_u64 hash, 
 }
 
 /* Put queue entry `slot` on thread t's table, two places at a time: a word
-   of the entry holds two pieces of a hand, a word of the table a piece of
-   each hand (the low halves the first pieces: the devices the kernels run
+   of the entry holds two pieces of a hand (hand 0's the first in the low
+   half, hand 1's in the high half: its rows run up), a word of the table a
+   piece of each hand (hand 0's the low half: the devices the kernels run
    on are little-endian, vendor.h). A place past a hand's last piece may
-   take a garbage piece: it is not the hand's. Hand 0 leads. */
+   take a garbage piece (the other hand's, within the entry): it is not
+   the hand's. Hand 0 leads. */
 BG_FN void bg_take(bg_game* g, BG_LOCAL bg_block_memory* m, int slot, int t) {
     int n0 = m->queue_sizes[slot], n1 = m->queue_sizes[BG_BLOCK + slot];
-    int pairs0 = (n0 + 1) >> 1, pairs1 = (n1 + 1) >> 1, pairs = pairs0 > pairs1 ? pairs0 : pairs1;
-    const BG_LOCAL bg_u16* from = m->queue + 2 * slot;
+    int pairs = ((n0 > n1 ? n0 : n1) + 1) >> 1;
+    const BG_LOCAL bg_u16* from0 = m->queue + bg_cell(BG_ENTRY_ROW(0), slot);
+    const BG_LOCAL bg_u16* from1 = m->queue + bg_cell(BG_ENTRY_ROW(1) - 1, slot);
     BG_LOCAL bg_u16* to = m->hands + 2 * t;
     BG_NO_UNROLL
     for (int k = 0; k < pairs; k++) {
-        /* past hand 0's pieces: hand 1's, within the entry */
-        bg_u32 w0 = bg_pair(from + 2 * k * BG_BLOCK);
-        bg_u32 w1 = k < pairs1 ? bg_pair(from + 2 * (pairs0 + k) * BG_BLOCK) : 0;
-        bg_set_pair(to + 4 * k * BG_BLOCK, (w0 & 0xFFFFu) | w1 << 16);
-        bg_set_pair(to + (4 * k + 2) * BG_BLOCK, w0 >> 16 | (w1 & 0xFFFF0000u));
+        bg_u32 w0 = bg_pair(from0 + 2 * k * BG_BLOCK), w1 = bg_pair(from1 - 2 * k * BG_BLOCK);
+        bg_set_pair(to + 4 * k * BG_BLOCK, (w0 & 0xFFFFu) | (w1 & 0xFFFF0000u));
+        bg_set_pair(to + (4 * k + 2) * BG_BLOCK, w0 >> 16 | w1 << 16);
     }
-    g->head0 = g->head1 = 0;
-    g->size0 = n0;
-    g->size1 = n1;
-    g->leader = 0;
-    g->cards = 0;
-    g->tricks = 0;
+    bg_game_start(g, m->hands, t, n0, n1);
 }
 
 /* Count a game that ended, and hand it to the host if it is one to look at. */
@@ -274,7 +270,6 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
     int mask = (census ? m->deals.census.block.ring : l->kind == BG_SAMPLE ? m->deals.shape.ring : l->ring) - 1;
     int steps = census ? m->deals.census.block.steps : l->kind == BG_SAMPLE ? m->deals.shape.steps : BG_STEPS;
     bg_game g;
-    g.hands = m->hands + 2 * t;
     bg_brent brent;
     bg_snapshot snap;
     bg_result r;
@@ -308,7 +303,7 @@ BG_FN void bg_flat(const bg_launch_of* l, BG_LOCAL bg_block_memory* m, const BG_
                     if (status == BG_CAPPED) {
                         bg_keep(l, &r, offset);
                     } else if (status == BG_LOOP) {
-                        bg_u64 hash = bg_cycle_hash(&g, brent.steps, mask);
+                        bg_u64 hash = bg_cycle_hash(&g, bg_brent_steps(&brent, &g), mask);
                         if (!bg_known(l->known, l->n_known, hash))
                             bg_new_cycle(l, &r, hash, offset);
                     }
@@ -550,7 +545,6 @@ BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBA
     BG_SYNC();
     int total = m.shape.total, mask = m.shape.ring - 1;
     bg_game g;
-    g.hands = m.hands + 2 * BG_THREAD;
     bg_brent brent;
     bg_snapshot snap;
     BG_GLOBAL bg_walk* w = 0;
@@ -574,7 +568,7 @@ BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBA
             if (w == 0)
                 break;
             bg_climb_propose(w, &m.shape, &m.rules);
-            bg_load_cards(&g, w->candidate, w->sizes[0], total);
+            bg_load_cards(&g, m.hands, BG_THREAD, w->candidate, w->sizes[0], total);
             bg_brent_start(&brent, BG_BRENT_START);
             playing = 1;
         }
@@ -597,13 +591,13 @@ BG_KERNEL_REGISTERS(64) bg_climb(const BG_GLOBAL bg_shape* shape, const BG_GLOBA
                 hits[slot].cards = g.cards;
                 hits[slot].tricks = g.tricks;
                 hits[slot].status = status;
-                hits[slot].winner = g.leader;
+                hits[slot].winner = bg_leader(&g);
                 hits[slot].first = w->sizes[0];
                 for (int k = 0; k < total; k++)
                     decks[slot * (bg_u64)total + (bg_u64)k] = w->candidate[k];
             }
         }
-        bg_climb_accept(w, history + walk * (bg_u64)m.rules.history, &m.rules, total, status, g.leader, g.cards,
+        bg_climb_accept(w, history + walk * (bg_u64)m.rules.history, &m.rules, total, status, bg_leader(&g), g.cards,
                         g.tricks);
     }
 }
