@@ -22,9 +22,11 @@ from ..search.job import stored
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
-#: Where the tail's fit starts by default, where TAIL_GAMES of the job's games reach it (else where
-#: its longest TAIL_GAMES begin: docs/odds.md): where the standard deck's long games begin (1 in 10^4).
+#: Where the tail's fit starts by default: where the standard deck's long
+#: games begin (1 random game in 10^4).
 TAIL_FROM = 2000
+#: The games the fit needs from its start on: where fewer reach TAIL_FROM,
+#: it starts where the job's own longest TAIL_GAMES games do (docs/odds.md).
 TAIL_GAMES = 50
 #: z of a two-sided 95 % interval.
 Z95 = 1.959963984540054
