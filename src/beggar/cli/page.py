@@ -274,7 +274,7 @@ def _odds_section(archive, job_id):
             out.append(_table(("cards", "deals expected", "95 % range", "time at the job's rate"),
                               [[str(r["cards"]), number(r["deals"]), f"{number(r['deals_low'])} to {number(r['deals_high'])}",
                                 escape(duration(r["seconds"]))] for r in expected]))
-    if len(out) == 1:
+    if len(out) == 1:       # its heading alone: no job was shown
         out.append("<p>No job with length histograms.</p>")
     return out
 
