@@ -184,13 +184,15 @@ BG_FN void bg_end_hand(bg_entry* e, int p) {
 }
 
 /* A deal's court cards by their places in the deck: bit k of word k / 64 of
-   `courts` marks place k; the court card there is code 1 + low + 2 * high
-   of the same bits of `low` and `high`. Words are picked by a mask of the
-   place, constant for decks of at most 64 cards, so that a GPU keeps them
-   in registers. */
+   `courts` marks place k. Words are picked by a mask of the place, constant
+   for decks of at most 64 cards, so that a GPU keeps them in registers. The
+   court card at place k is code[k] of an array beside them, a byte in local
+   memory (a store as the card is drawn, a load as it is put, where two more
+   words of bits cost a 64-bit select as it is drawn and a 64-bit shift as
+   it is put); code[k] of a place not marked is never written nor read. */
 #define BG_WORDS ((BG_CARDS + 63) / 64)
 typedef struct {
-    bg_u64 courts[BG_WORDS], low[BG_WORDS], high[BG_WORDS];
+    bg_u64 courts[BG_WORDS];
 } bg_deck_bits;
 
 /* Put hand p of a deal of `total` cards, `first` of them the first hand's,
@@ -199,7 +201,7 @@ typedef struct {
    card k / 2 of hand k % 2), the rest to the longer hand (card k - short).
    A run of plain cards is the gap between two of the hand's court cards,
    so only court cards are visited. */
-BG_FN void bg_put_hand(bg_entry* e, int p, const bg_deck_bits* d, int first, int total) {
+BG_FN void bg_put_hand(bg_entry* e, int p, const bg_deck_bits* d, const bg_u8* code, int first, int total) {
     BG_LOCAL bg_u16* pieces = e->pieces;
     int short_hand = first < total - first ? first : total - first, both = 2 * short_hand;
     int mine = p == (first < total - first);    /* the longer hand's are the places after both's */
@@ -212,12 +214,10 @@ BG_FN void bg_put_hand(bg_entry* e, int p, const bg_deck_bits* d, int first, int
         bg_u64 alternate = under >= 64 ? ~(bg_u64)0 : under <= 0 ? 0 : ((bg_u64)1 << under) - 1;
         bg_u64 bits = d->courts[w] & ((alternate & (p ? 0xAAAAAAAAAAAAAAAAull : 0x5555555555555555ull))
                                       | (mine ? ~alternate : 0));
-        bg_u64 low = d->low[w], high = d->high[w];
         while (bits) {
             int bit = BG_CTZ64(bits), k = w * 64 + bit, j = k < both ? k >> 1 : k - short_hand;
             bits &= bits - 1;
-            bg_u32 code = 1 + (bg_u32)(low >> bit & 1) + 2 * (bg_u32)(high >> bit & 1);
-            pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code);
+            pieces[bg_cell(row, slot)] = (bg_u16)((bg_u32)(j - next) << BG_COURT_BITS | code[k]);
             row += BG_ENTRY_STEP(p);
             next = j + 1;
         }
@@ -240,28 +240,30 @@ BG_FN void bg_deal_random(bg_entry* e, const BG_LOCAL bg_shape* s, bg_u64 seed, 
         bg_u32 word[BG_CARDS / 4];
     } free_places;
     bg_deck_bits deck;
+    bg_u8 code[BG_CARDS];
     int total = s->total, n_courts = s->n_courts;
     bg_u64 state = bg_stream_start(seed, index);
     /* bg_first_hand's of a split known beforehand, written out: called here it
        costs bg_sample instructions (NVRTC cannot see that it draws nothing). */
     int first_hand = s->split > 0 ? s->split : total - total / 2;
     for (int w = 0; w < BG_WORDS; w++)
-        deck.courts[w] = deck.low[w] = deck.high[w] = 0;
-    for (int k = 0; k < (total + 3) / 4; k++)
+        deck.courts[w] = 0;
+    /* All of them, a count known to the compiler: stores of constants, no loop. */
+    for (int k = 0; k < BG_CARDS / 4; k++)
         free_places.word[k] = 0x03020100u + 0x04040404u * (bg_u32)k;
     for (int i = 0; i < n_courts; i++) {
-        int k = bg_draw_place(free_places.place, i, total, &state), w = (k >> 6) & (BG_WORDS - 1);
-        bg_u64 bit = (bg_u64)1 << (k & 63);
-        bg_u32 code = s->courts[i] - 1u;
-        deck.courts[w] |= bit;
-        deck.low[w] |= code & 1 ? bit : 0;
-        deck.high[w] |= code & 2 ? bit : 0;
+        /* bg_draw_place's draw, less its write of place i, which no later draw reads. */
+        int j = i + (int)bg_below(&state, (bg_u32)(total - i));
+        int k = free_places.place[j], w = (k >> 6) & (BG_WORDS - 1);
+        free_places.place[j] = free_places.place[i];
+        deck.courts[w] |= (bg_u64)1 << (k & 63);
+        code[k] = s->courts[i];
     }
     if (s->split < 0) {
         first_hand = bg_first_hand(-1, total, &state);     /* split "random" (s->split, reloaded, would cost) */
     }
-    bg_put_hand(e, 0, &deck, first_hand, total);
-    bg_put_hand(e, 1, &deck, first_hand, total);
+    bg_put_hand(e, 0, &deck, code, first_hand, total);
+    bg_put_hand(e, 1, &deck, code, first_hand, total);
 }
 
 /* Deal an arrangement into entry `e` as the census deals it: card i of the
