@@ -10,8 +10,8 @@ gpu_kernel_model.basic_blocks) as the flat loop of kernel.cu hands it
 games: at each conditional branch on a sample's path, BRANCHES says, for
 this version's code read by hand, what the branch tests and so where the
 lane goes (a trick's penalty exchanges, a take's place pairs, a game's
-end, the queue, the refill, the deal's loops). A warp runs its lanes'
-blocks as a SIMT machine with a stack would: the group of its lanes at the
+end, the queue, the refill, the deal's draws and hands). A warp runs its
+lanes' blocks as a SIMT machine with a stack would: the group of its lanes at the
 lowest address first, each block once for the lanes there, so that lanes
 that left a loop wait for the rest where its code ends (a loop's exit run
 once a warp). Out comes the warp-instructions a deal, to hold
@@ -37,13 +37,13 @@ sys.path.insert(0, str(HERE))
 from gpu_kernel_model import Games, basic_blocks, read_sass  # noqa: E402
 
 #: The version walked: its commit, compiler and target, and its deck's sizes.
-COMMIT = "5db91cb"
+COMMIT = "1a2d45c"
 VERSION = f"kernel.cu and game.h of {COMMIT}, NVRTC 12.9, sm_90, ring 32, 64 cards"
 SASS = HERE / "gpu_sass_walk.sass"
 THREADS, STEPS, GRAB, LANES = 128, 16, 8, 32
 BRENT_START, SHARED_BINS, EXACT_LENGTHS = 1024, 1024, 3000
-TOTAL, COURTS = 52, 16              # the standard deck's cards and court cards
-ROUND, DONE = 0x1310, 0x7170        # the flat loop's head; the code after it
+COURTS = 16                         # the standard deck's court cards
+ROUND, DONE = 0x1310, 0x4a30        # the flat loop's head; the code after it
 
 #: What each conditional branch of a sample's path tests, by its address:
 #: whether a lane takes it (its source in kernel.cu and game.h).
@@ -51,47 +51,37 @@ BRANCHES = {
     0x1320: lambda lane: False,                             # step < steps: steps >= 1
     0x1380: lambda lane: lane.start_step(),                 # if (!playing): taken when playing
     0x1470: lambda lane: lane.now is None,                  # slot >= limit: the queue is empty
-    0x1560: lambda lane: lane.start(0),                     # bg_take: no place pairs
-    0x16d0: lambda lane: lane.trip() < lane.now[0],         # ... another pair
-    0x1a90: lambda lane: lane.trick[0],                     # bg_trick: the first player out
-    0x1bc0: lambda lane: lane.start(lane.trick[1] == 0),    # no penalty exchange
-    0x1d50: lambda lane: lane.trip() < lane.trick[1],       # another exchange
-    0x2110: lambda lane: lane.trick[2],                     # bg_step: the game finished
-    0x2170: lambda lane: True,                              # no snapshot to compare with
-    0x2430: lambda lane: True,                              # no snapshot to take
-    0x2db0: lambda lane: not lane.trick[2],                 # status < 0: the game goes on
-    0x2df0: lambda lane: False,                             # bg_record: the game finished
-    0x2e30: lambda lane: lane.trick[3] < EXACT_LENGTHS,     # bg_length_bin: an exact length
-    0x2fd0: lambda lane: lane.trick[3] < SHARED_BINS,       # a bin in shared memory
-    0x3160: lambda lane: True,                              # bg_sample_keeps: not kept
-    0x33f0: lambda lane: lane.next_step(),                  # step < steps
-    0x3420: lambda lane: not lane.round.playing,            # if (playing) (the live count)
-    0x3480: lambda lane: lane.thread != 0,                  # if (t == 0): the leader
-    0x36a0: lambda lane: lane.round.done,                   # if (m->done)
-    0x3720: lambda lane: lane.round.deal is None,           # a refill, and this thread deals
-    0x3760: lambda lane: not lane.round.deal[0],            # run == run_end: a new run
-    0x3900: lambda lane: not lane.round.deal[1],            # run >= count: dry
-    0x3c40: lambda lane: False,                             # bg_deal_random: places >= 1
-    # The free places' words, (TOTAL + 3) / 4 = 13 of them, unrolled by 4:
-    # passes of 16 words, a block of 8, passes of 4, then the last 1 to 3.
-    0x3ce0: lambda lane: lane.words(),                      # n - 1 < 3: no unrolled pass
-    0x3d30: lambda lane: lane.r51 <= 0,
-    0x3d70: lambda lane: lane.sixteens(),                   # r51 > 12: passes of 16
-    0x3fc0: lambda lane: lane.sixteen(),
-    0x4000: lambda lane: lane.eight(),                      # r51 > 4: the block of 8
-    0x4160: lambda lane: not (lane.r51 != 0 or lane.p0),
-    0x4220: lambda lane: lane.four(),
-    0x4250: lambda lane: lane.r49 == 0,                     # the last words, none
-    0x42b0: lambda lane: lane.r49 == 1,                     # ... one
-    0x4390: lambda lane: lane.start(0),                     # n_courts >= 1
-    0x43b0: lambda lane: True,                              # !drawn: the copy that places as it draws
-    0x4cb0: lambda lane: True,                              # bg_below: low >= n, no rejection
-    0x5340: lambda lane: lane.trip() < COURTS,              # the next court card
-    0x5360: lambda lane: True,                              # if (drawn)
-    0x69e0: lambda lane: lane.start(lane.round.deal[2][0] == 0),   # bg_put_hand 0: while (bits)
-    0x6c10: lambda lane: lane.trip() < lane.round.deal[2][0],
-    0x6d40: lambda lane: lane.start(lane.round.deal[2][1] == 0),   # bg_put_hand 1
-    0x6f80: lambda lane: lane.trip() < lane.round.deal[2][1],
+    0x1540: lambda lane: lane.start(0),                     # bg_take: no place pairs
+    0x1680: lambda lane: lane.trip() < lane.now[0],         # ... another pair
+    0x18b0: lambda lane: lane.trick[0],                     # bg_trick: !court, the first player out
+    # The exchanges, tested before the loop and at the end of each pass:
+    0x19a0: lambda lane: lane.start(lane.trick[1] == 0),    # none
+    0x1b20: lambda lane: lane.trip() < lane.trick[1],       # another
+    0x1d50: lambda lane: lane.trick[2],                     # bg_step: the game finished
+    0x1d70: lambda lane: True,                              # no snapshot to compare with
+    0x20c0: lambda lane: True,                              # tricks != due: no snapshot to take
+    0x23e0: lambda lane: not lane.trick[2],                 # status < 0: the game goes on
+    0x2420: lambda lane: False,                             # bg_record: the game finished
+    0x2460: lambda lane: lane.trick[3] < EXACT_LENGTHS,     # bg_length_bin: an exact length
+    0x2600: lambda lane: lane.trick[3] < SHARED_BINS,       # a bin in shared memory
+    0x2790: lambda lane: True,                              # bg_sample_keeps: not kept
+    0x2a40: lambda lane: lane.next_step(),                  # step < steps
+    0x2a70: lambda lane: not lane.round.playing,            # if (playing) (the live count)
+    0x2ad0: lambda lane: lane.thread != 0,                  # if (t == 0): the leader
+    0x2cf0: lambda lane: lane.round.done,                   # if (m->done)
+    0x2d70: lambda lane: lane.round.deal is None,           # a refill, and this thread deals
+    0x2db0: lambda lane: not lane.round.deal[0],            # run == run_end: a new run
+    0x2f50: lambda lane: not lane.round.deal[1],            # run >= count: dry
+    # bg_deal_random: its free places set by stores of constants (no loop), each
+    # court card's draw, its code a byte a place.
+    0x33f0: lambda lane: lane.start(0),                     # n_courts >= 1
+    0x35f0: lambda lane: True,                              # bg_below: low >= n, no rejection
+    0x3aa0: lambda lane: lane.trip() < COURTS,              # the next court card
+    0x3ad0: lambda lane: True,                              # split >= 0: no random first hand
+    0x4200: lambda lane: lane.start(lane.round.deal[2][0] == 0),   # bg_put_hand 0: while (bits)
+    0x4460: lambda lane: lane.trip() < lane.round.deal[2][0],
+    0x45c0: lambda lane: lane.start(lane.round.deal[2][1] == 0),   # bg_put_hand 1
+    0x4820: lambda lane: lane.trip() < lane.round.deal[2][1],
 }
 
 #: A lane's round: its steps ([(place pairs of a take or None, trick)], a
@@ -125,33 +115,6 @@ class Lane:
     def trip(self):
         self.trips += 1
         return self.trips
-
-    # The places loop's counters as the SASS keeps them: r49 the words
-    # after the unrolled passes, r51 those left for them, p0 set until a
-    # pass of 16 or the block of 8 runs.
-    def words(self):
-        n = (TOTAL + 3) // 4
-        self.r49, self.r51, self.p0 = n & 3, n - (n & 3), True
-        return n - 1 < 3
-
-    def sixteens(self):
-        self.p0 &= self.r51 <= 12
-        return self.r51 <= 12
-
-    def sixteen(self):
-        self.r51 -= 16
-        return self.r51 > 12
-
-    def eight(self):
-        if self.r51 <= 4:
-            return True
-        self.r51 -= 8
-        self.p0 = False
-        return False
-
-    def four(self):
-        self.r51 -= 4
-        return self.r51 != 0
 
 
 def schedule(games, first, last, threads=THREADS, steps=STEPS, grab=GRAB):

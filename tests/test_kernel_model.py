@@ -87,7 +87,7 @@ def test_the_control_flow_graph_of_the_walked_sass_ends_its_blocks_at_branches_a
     """gpu_kernel_model.basic_blocks on the SASS checked in beside the walk:
     the blocks cover the code end to end, every branch's target and every
     convergence region's end (a BSSY's label) starts one, and the trick's
-    exchange loop is one block of 24 instructions that branches back to itself."""
+    exchange loop is one block of 21 instructions that branches back to itself."""
     model = _model()
     instructions, labels = model.read_sass((ROOT / "benchmarks" / "gpu_sass_walk.sass").read_text())["bg_sample"]
     blocks = model.basic_blocks(instructions, labels)
@@ -101,16 +101,16 @@ def test_the_control_flow_graph_of_the_walked_sass_ends_its_blocks_at_branches_a
         last = instructions[b.last].text
         assert b.falls == (not re.match(r"(BRA|EXIT|RET)\b", last)), last
     loops = [b for b in blocks if instructions[b.first].address in b.targets]
-    assert 24 in [b.last - b.first + 1 for b in loops], loops
+    assert 21 in [b.last - b.first + 1 for b in loops], loops
 
 
 def test_the_walk_reads_every_branch_a_block_of_standard_deals_takes():
     """benchmarks/gpu_sass_walk.py on the SASS checked in (no NVRTC needed):
     a block's lanes walk every round of 1,024 deals to the kernel's end without
     meeting a branch BRANCHES does not read, and count about what a deal
-    issues (the issue model's 500 to 600)."""
+    issues (the issue model's 400 or so)."""
     each, active = _walk().walk(1024)
-    assert 450 < each < 650 and 8 < active < 32, (each, active)
+    assert 350 < each < 500 and 8 < active < 32, (each, active)
 
 
 @pytest.mark.slow
