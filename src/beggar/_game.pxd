@@ -34,6 +34,7 @@ cdef struct Game:
     int leader
     int64_t cards
     int64_t tricks
+    bint lay_on         # the trick of Rules.lay_on: the player to move lays on to a court card
 
 
 cdef struct Result:
@@ -97,7 +98,7 @@ cdef struct Shape:
     uint8_t courts[MAX_DECK]    # the court cards in the order they are placed
 
 
-cdef int work_init(Work* w, int players, int total) noexcept nogil
+cdef int work_init(Work* w, int players, int total, bint lay_on) noexcept nogil
 cdef void work_free(Work* w) noexcept nogil
 cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
                     Result* r) noexcept nogil

@@ -126,16 +126,16 @@ class Games:
 
     def longest_by_table(self, job=None, per_table=5):
         """The `per_table` longest finished games of each table (deck, players,
-        `hands` '26/26'), the tables in the order of their longest game.
+        `hands` '26/26', rules), the tables in the order of their longest game.
         Chosen in SQL, on a few columns: an archive of half a million games
         is never read whole for the few a report shows."""
         clause, args = where(status="finished", job=job)
         chosen = self.db.execute(
-            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games{clause}), "
-            "ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
-            "ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, players, hands) "
-            "AS best, deck, players FROM sized) SELECT id FROM ranked WHERE place <= ? "
-            "ORDER BY best DESC, deck, players, hands, place", (*args, per_table)).fetchall()
+            f"WITH sized AS (SELECT id, cards, tricks, deck, players, rules, {_HAND_SIZES} AS hands "
+            f"FROM games{clause}), ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, "
+            "hands, rules ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, "
+            "players, hands, rules) AS best, deck, players, rules FROM sized) SELECT id FROM ranked WHERE place <= ? "
+            "ORDER BY best DESC, deck, players, hands, rules, place", (*args, per_table)).fetchall()
         found = []
         for (game_id,) in chosen:
             game = self.game(game_id)
