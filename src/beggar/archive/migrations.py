@@ -141,7 +141,7 @@ def _to_6(archive, link_loop):
         target = by_key.get((deck, key), named[0])
         both = named if target is named[0] else [target] + named
         first = min(both, key=lambda row: (row["found_at"], row["id"]))
-        # The basin search kept: a searched one over none, a complete one over one stopped, then the most states.
+        # The basin search kept: one searched over none, complete over stopped, then the most states.
         basin = max(both, key=lambda row: (row["basin_states"] is not None, row["basin_stopped_by"] is None,
                                            row["basin_states"] or 0))
         db.executemany("DELETE FROM loops WHERE id = ?", [(row["id"],) for row in both if row is not target])
