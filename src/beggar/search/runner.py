@@ -55,7 +55,6 @@ class Summary:
     best_extended: bool = False     # whether the best was found by family extension
     reason: str = ""
     note: str = ""              # what the job's deals leave out, said once
-    disputed: list = field(default_factory=list)
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
     untold: int = 0             # new balanced loops past the first few told (announce.TOLD), counted
     driver: str = ""

@@ -143,7 +143,7 @@ class _Factory(Walker):
         tally.new_loops.extend(new_loops)
         tally.prizes.extend(prizes)
         tally.bounds.extend(notes)
-        stop_if_disputed(summary, disputed, "it")
+        stop_if_disputed(disputed, "it")
         return news
 
 

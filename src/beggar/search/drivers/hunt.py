@@ -657,7 +657,7 @@ class Hunt(Walker):
             state.bounded[seat.players] = state.bounded.get(seat.players, 0) + 1
         state.deals[seat.players] += counted
         summary.kept += counted
-        stop_if_disputed(summary, disputed, "it")
+        stop_if_disputed(disputed, "it")
         return news
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
