@@ -61,7 +61,6 @@ PART_CROWD = 4
 #: of the pool with a few cards taken out.
 STARTS = 16
 
-
 #: The seconds a run needs before its rate an hour is told: a rate an hour
 #: from a run of a second says nothing.
 RATE_SECONDS = 60
@@ -429,12 +428,10 @@ class HuntUnits(Chunks):
 
     def _seat(self, left, in_flight):
         busy = {unit.task for unit in in_flight if unit.task is not None}
-        for seat in self.state.due:
-            if seat not in busy and seat not in self.state.gave_up:
-                if left is not None and in_flight and (self.seat_seconds or 0) > left:
-                    return None
-                return Unit(None, 1, seat)
-        return None
+        seat = next((seat for seat in self.state.due if seat not in busy and seat not in self.state.gave_up), None)
+        if seat is None or (left is not None and in_flight and (self.seat_seconds or 0) > left):
+            return None
+        return Unit(None, 1, seat)
 
     def _walk(self, left, walks, workers):
         part = self.plan.peek()
