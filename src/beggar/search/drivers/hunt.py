@@ -12,21 +12,22 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, fields
 
-from ... import elimination, family, loops
+from ... import family, loops
 from ...archive import ArchiveFault, readback
 from ...checks import MAX_COUNT, cut, whole
 from ...cycle import key_deal, key_hands
 from ...decks import MAX_DECK, MAX_PLAYERS, MIN_PLAYERS, Deck
 from ...rules import Rules
 from ...states import GUIDES
-from .. import SearchError, announce
+from .. import announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, chunks_in, deck_words, job_error
 from ..units import Chunks, Unit, lately
 from . import aim, regrow
 from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
-from .walks import PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, start_keys
+from .walks import (PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, search_back,
+                    start_keys)
 
 #: The tries of a part (four of a walk's own rounds of 16,384): a twentieth
 #: of a second of a core.
@@ -775,12 +776,7 @@ class Hunt(Walker):
 
     def play_task(self, spec, seat):
         """Search back from a loop at a table (a Seat): its payload Seated."""
-        loop = loops.of_deal(key_deal(seat.loop))
-        try:
-            table = elimination.from_loop(loop.states, seat.players, Deck.parse(spec["deck"]).total,
-                                          rules_of(spec).guide, spec["basin_states"], spec["basin_seconds"])
-        except elimination.EliminationFault as error:
-            raise SearchError(str(error)) from None
+        table = search_back(spec, seat.loop, seat.players, rules_of(spec).guide, spec["basin_states"])
         return ChunkResult(None, 0, [], None, Seated(seat, table))
 
     def games(self, spec, result):
