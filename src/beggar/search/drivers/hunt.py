@@ -1,9 +1,8 @@
-"""The hunt driver: perturbation walks steered to the balanced deals a job
-hunts for, in rounds, and each promising new loop seated at its tables
-(docs/loops.md, The hunt, tells it in full). Walk chunks keep records of the
-loops they reported (RECORD), seats a driver row each (SEAT_ROW); what the
-hunt knows is rebuilt from them whenever it goes on, so that it keeps the
-same, stopped and resumed or on any number of workers, as one run straight through.
+"""The hunt driver: walks in rounds toward balanced deals, each promising new
+loop seated at its tables (docs/loops.md, The hunt, tells it in full). Walk
+chunks keep records of the loops they reported (RECORD), seats a driver row
+each (SEAT_ROW); what the hunt knows is rebuilt from them whenever it goes on,
+so that it keeps the same, stopped and resumed or on any number of workers.
 """
 
 from __future__ import annotations
