@@ -53,8 +53,7 @@ BEFORE_MAPS = {"pool": "elite", "moves": "small", "regrow": 0, "trim": 1, "crowd
 ON_GPU = {"moves": "small", "regrow": 0}
 
 #: The new loops of one family a part keeps at most, where the hunt has
-#: crowds ([hunt] crowd): a new family's neighbourhood holds thousands, and a
-#: round's pool learns of it two rounds on.
+#: crowds ([hunt] crowd; docs/loops.md, Crowded families, tells why).
 PART_CROWD = 4
 
 #: The starts a growth walk of a hunt is given (regrow.trimmed): each a loop
@@ -556,9 +555,8 @@ class Hunt(Walker):
         return handed
 
     def progress(self, summary, best):
-        """This run's new loops and their rate an hour (its walks' rate is
-        the line's own); the job's seats searched of those queued, and its
-        best balance at each table it aims at."""
+        """This run's new loops and families and their rate an hour, the job's seats and best balance at
+        each table (docs/loops.md, The hunt); its walks' rate is the line's own."""
         state = summary.payload
         figures = {"new_loops": f"{state.found:,}{an_hour(state.found, summary.seconds)}",
                    "new_families": f"{state.new_families:,}{an_hour(state.new_families, summary.seconds)}",
