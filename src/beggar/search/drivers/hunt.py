@@ -426,8 +426,8 @@ class HuntUnits(Chunks):
         return seat if seat is not None or walk_first else self._walk(left, walks, workers)
 
     def _seat(self, left, in_flight):
-        busy = {unit.task for unit in in_flight if unit.task is not None}
-        seat = next((seat for seat in self.state.due if seat not in busy and seat not in self.state.gave_up), None)
+        skipped = {unit.task for unit in in_flight if unit.task is not None} | self.state.gave_up
+        seat = next((seat for seat in self.state.due if seat not in skipped), None)
         if seat is None or (left is not None and in_flight and (self.seat_seconds or 0) > left):
             return None
         return Unit(None, 1, seat)

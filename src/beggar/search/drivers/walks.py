@@ -129,8 +129,8 @@ def search_back(spec, key, players, guide, states):
     before archive format 6 holds players out) at a table of `players`; SearchError for a
     fault of the search (the job stops as failed, its chunks kept)."""
     try:
-        return elimination.from_loop(loops.of_deal(key_deal(key)).states, players, Deck.parse(spec["deck"]).total,
-                                     guide, states, spec["basin_seconds"])
+        return elimination.from_loop(loops.of_deal(key_deal(key)).states, players,
+                                     Deck.parse(spec["deck"]).total, guide, states, spec["basin_seconds"])
     except elimination.EliminationFault as error:
         raise SearchError(str(error)) from None
 
