@@ -1,8 +1,7 @@
 """Keeping a finished chunk in the archive, whatever its driver: what it
-found and the record that it is done, in one transaction, the write lock
-held only to write (the replays and basin searches are done before). The
-summary counts a chunk only once it is committed: one rolled back (a full
-disk, a second Ctrl-C) is played again on resume and counted then.
+found and the record that it is done, in one transaction, the write lock held
+only to write (the replays and basin searches are done before); the summary
+counts only what was committed (docs/searching.md tells why).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """The eliminate driver: backward play with elimination from known loops to
 deals of 3 or 4 players that never end (beggar.elimination; docs/backward.md
-tells the job). Chunk c is the search from start loop c (walks.start_keys);
-its deals are hits, what it reached its payload, kept in its record.
+tells the job): a chunk's deals are its hits, what it reached its payload and record.
 """
 
 from __future__ import annotations

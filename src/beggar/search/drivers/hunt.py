@@ -207,10 +207,9 @@ def check_record(value, deck):
         readback.count(balance, 1, deck.total // 2)
 
 
-#: A seat as the hunt keeps it (Archive.put_row), a driver row of kind
-#: "seat" keyed 'LOOP/PLAYERS': {field: its check} (read_seat), in the order
-#: they are checked. What stopped a seat's search (null: it was complete) is
-#: its bound in states alone: a bound in seconds stops work, and keeps nothing.
+#: A seat as the hunt keeps it, a driver row (docs/archive.md, Loops): {field: its
+#: check} (read_seat), in the order they are checked. What stopped its search (null:
+#: it was complete) is its bound in states alone: a bound in seconds keeps nothing.
 SEAT_ROW = {"loop": None, "players": lambda v: readback.count(v, MIN_PLAYERS, MAX_PLAYERS),
             "states": readback.count, "deals": readback.count,
             "stopped_by": readback.optional(lambda v: readback.one_of(v, ("states",))),
