@@ -18,13 +18,10 @@ from .sql import guarded
 class Claims:
     @contextmanager
     def claim(self, job_id):
-        """Hold job `job_id` while this process runs it: a second runner of the
-        same job is refused rather than playing every chunk again. The claim is
-        a lock on the job's row number's byte of ARCHIVE-running, which the
-        system lets go of when the process ends, however it ends. Locks are the
-        process's: one process runs one job of an archive at a time. It is the
-        file's, not the name's: found beside the archive's real path, and a
-        link planted in its place is never followed."""
+        """Hold job `job_id` while this process runs it, so that a second runner
+        is refused (docs/searching.md): a lock on its row number's byte of
+        ARCHIVE-running. Locks are the process's: one process runs one job of
+        an archive at a time."""
         if fcntl is None:                   # pragma: no cover
             yield
             return

@@ -18,17 +18,15 @@ def in_words(path, error, lock_seconds):
     """The ArchiveFault that an sqlite3.Error met on the archive at `path`
     stands for, in words (`lock_seconds`: how long a write lock was waited for)."""
     text = str(error)
-    if "locked" in text or "busy" in text:
-        what = (f"locked: another process has held its write lock for over {lock_seconds:g} s; "
-                "try again once it lets go")
-    elif "readonly" in text or "read-only" in text:
-        what = "read-only: this archive cannot be written"
-    elif "full" in text:
-        what = "the disk is full: nothing more can be written"
-    elif "malformed" in text or "no such" in text or "corrupt" in text or "not a database" in text:
-        what = "damaged: restore it from a copy, or start a new archive"
-    elif "unable to open" in text:
-        what = "cannot be opened"
+    for words, what in ((("locked", "busy"), f"locked: another process has held its write lock for over "
+                                             f"{lock_seconds:g} s; try again once it lets go"),
+                        (("readonly", "read-only"), "read-only: this archive cannot be written"),
+                        (("full",), "the disk is full: nothing more can be written"),
+                        (("malformed", "no such", "corrupt", "not a database"),
+                         "damaged: restore it from a copy, or start a new archive"),
+                        (("unable to open",), "cannot be opened")):
+        if any(word in text for word in words):
+            break
     else:
         what = "cannot be used"
     return ArchiveFault(f"{path}: {what} ({text})")

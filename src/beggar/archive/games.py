@@ -2,6 +2,7 @@
 and listing, counting and choosing them, each row read back checked
 (readback.read_game)."""
 
+import functools
 import json
 
 from ..checks import MAX_COUNT
@@ -69,13 +70,8 @@ class Games:
         """Keep many games at once (inside a transaction), as add_game would
         one by one: `rows` are add_game's arguments but for `parent`, which is
         the parent's deal (kept by an earlier row or call), not its id."""
-        rules_keys = {}         # id(rules) -> its key: a chunk's games share one Rules
-        keyed = []
-        for row in rows:
-            rules = row[1]
-            if id(rules) not in rules_keys:
-                rules_keys[id(rules)] = rules_key(rules)
-            keyed.append(((str(row[0]), rules_keys[id(rules)]), row))
+        key_of = functools.lru_cache(rules_key)     # a chunk's games share one Rules: one key of it
+        keyed = [((str(row[0]), key_of(row[1])), row) for row in rows]
         keys = {key for key, _ in keyed}
         before = self._game_ids(keys)
         values, seen = [], set()

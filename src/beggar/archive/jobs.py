@@ -87,21 +87,17 @@ class Jobs:
         return [stats for _, stats in self.chunk_records(job_id)]
 
     def chunk_records(self, job_id):
-        deck, driver = self._table_of(job_id)
+        # Checked against the Deck its job deals and its driver; None for what
+        # its spec does not say (job.stored names what is wrong with it).
+        row = self.db.execute("SELECT spec FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        try:
+            spec = json.loads(row[0])
+            deck, driver = Deck.parse(spec.get("deck", "standard")), spec.get("driver")
+        except (TypeError, ValueError, AttributeError, RecursionError):
+            deck = driver = None
+        driver = driver if isinstance(driver, str) else None
         return [(chunk, readback.read_chunk(self.path, {"job": job_id, "chunk": chunk, "deals": deals, "stats": text},
                                             deck, driver, self._empty_hands)["stats"])
                 for chunk, deals, text in self.db.execute(
                     "SELECT chunk, deals, stats FROM chunks WHERE job = ? AND stats IS NOT NULL ORDER BY chunk",
                     (job_id,))]
-
-    def _table_of(self, job_id):
-        """(the Deck job `job_id` deals, its driver), which its chunks' records
-        are checked against; None for what its spec does not say (job.stored
-        names what is wrong with it)."""
-        row = self.db.execute("SELECT spec FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        try:
-            spec = json.loads(row[0])
-            driver = spec.get("driver")
-            return Deck.parse(spec.get("deck", "standard")), driver if isinstance(driver, str) else None
-        except (TypeError, ValueError, AttributeError, RecursionError):
-            return None, None

@@ -1,12 +1,9 @@
 """The migrations that bring an archive of an older format to this one
-(schema.py): one function a step, STEPS[n] bringing format n + 1 to n + 2.
-
-They run in one transaction, all of them or none. The archive plays no
-game: the steps that need a game played (3 -> 4 links every loop game to
-its loop, 5 -> 6 names every loop by its players) are handed the function
-that plays it by whoever opens the archive to write it (Archive's
-`link_loop`); what a step keeps goes in through the store's own writes
-(add_loop)."""
+(schema.py): one function a step, STEPS[n] bringing format n + 1 to n + 2,
+all in one transaction or none. The steps that need a game played (3 -> 4
+links every loop game to its loop, 5 -> 6 names every loop by its players)
+are handed what plays it (Archive's `link_loop`: the archive plays no game);
+what a step keeps goes in through the store's own writes (add_loop)."""
 
 import json
 import sqlite3
@@ -103,10 +100,6 @@ def _hands(key):
     return hands
 
 
-def _basin_searched(row):
-    return row["basin_states"] is not None, row["basin_stopped_by"] is None, row["basin_states"] or 0
-
-
 def _to_6(archive, link_loop):
     """A loop is its players' (docs/archive.md, Loops, tells the step): every
     key that holds an empty hand (a loop row's, a game's, a census chunk's)
@@ -148,7 +141,9 @@ def _to_6(archive, link_loop):
         target = by_key.get((deck, key), named[0])
         both = named if target is named[0] else [target] + named
         first = min(both, key=lambda row: (row["found_at"], row["id"]))
-        basin = max(both, key=_basin_searched)
+        # The basin search kept: one searched over none, complete over stopped, then the most states.
+        basin = max(both, key=lambda row: (row["basin_states"] is not None, row["basin_stopped_by"] is None,
+                                           row["basin_states"] or 0))
         db.executemany("DELETE FROM loops WHERE id = ?", [(row["id"],) for row in both if row is not target])
         db.execute("UPDATE loops SET key = ?, players = ?, states = ?, balanced = ?, job = ?, driver = ?, "
                    "chunk = ?, found_at = ?, basin_states = ?, basin_deals = ?, basin_stopped_by = ? WHERE id = ?",

@@ -1,10 +1,8 @@
-"""The checks of what is read back from an archive: one reader per table,
-which every read of the store goes through. What an archive holds is checked
-as a user's input is: a value that makes no sense is an ArchiveFault naming
-the file and the row (exit 3), never a traceback, a wrong figure, or a bad
-value handed on to an engine. A driver checks its own rows with the same
-checks, by its records' shapes. A reader checks the columns it is given,
-whichever they are: a listing that reads a few has those checked."""
+"""The checks of what is read back from an archive, as a user's input is
+checked (docs/archive.md): one reader per table, which every read of the store
+goes through, and which checks the columns it is given, whichever they are (a
+listing that reads a few has those checked). A driver checks its own rows with
+the same checks, by its records' shapes."""
 
 import json
 from datetime import datetime

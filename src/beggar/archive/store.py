@@ -1,13 +1,8 @@
 """The store: Archive, an open archive, over the queries of each concern
-(games.py, loops.py, jobs.py, driver_rows.py, claim.py).
-
-An archive opened to be read (`readonly=True`) is never written, not even
-created (no_such_archive: the same line for every command, and for a
-resume, which must not create what it then finds empty); one of an older
-format that differs only in names (schema.NAMED_THEN) is read under the
-names of this one. No sqlite3.Error leaves the store: each is an
-ArchiveFault naming the file.
-"""
+(games.py, loops.py, jobs.py, driver_rows.py, claim.py). An open to read
+never writes nor creates the file (docs/archive.md), and reads an older
+format that differs only in names (schema.NAMED_THEN) under this one's. No
+sqlite3.Error leaves the store: each is an ArchiveFault naming the file."""
 
 import os
 import shlex

@@ -27,17 +27,8 @@ PAD, GAP = 2, 6
 
 
 def text_width(text, size):
-    em = 0.0
-    for char in text:
-        if char in _NARROW:
-            em += 0.42
-        elif char in _WIDE or not char.isascii():
-            em += 1.0
-        elif char.isupper():
-            em += 0.8
-        else:
-            em += 0.65
-    return em * size
+    return size * sum(0.42 if char in _NARROW else 1.0 if char in _WIDE or not char.isascii()
+                      else 0.8 if char.isupper() else 0.65 for char in text)
 
 
 def place_labels(labels, low, high, size):

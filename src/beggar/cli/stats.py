@@ -5,6 +5,7 @@ import math
 
 from ..archive import DEFAULT_PATH, Archive
 from ..reports import odds
+from ..search import drivers
 from ..lengths import TOP
 from . import plot
 from .format import number
@@ -103,7 +104,7 @@ def report(played, tail, rows, expected, marks=()):
         lines += [f"{row['cards']:>6} {row['games']:>12,} {row['p']:>10.3g}" for row in rows]
         return lines + ["", "counts   exact: a census plays every deal of its block once, so these are the "
                             "block's own figures and nothing is predicted from them"]
-    if odds.is_walk(spec):
+    if drivers.of(spec).plays.deals == "walked":
         lines.append("note     a climb's deals are correlated walks, each a small change of the one before, "
                      "not random deals: the odds below are those of its walks, not of random deals")
     lines += ["", f"{'cards':>6} {'games >= L':>12} {'P(cards >= L)':>14}  {'95 % interval (Wilson)':<24}"

@@ -78,15 +78,6 @@ def middle(played):
     return mean, None
 
 
-def same_table(spec):
-    """(deck, players, split) of a job's deals; a split of half a deck of two
-    players is "even": --split 26 deals the same 26/26 deals as the default."""
-    split = spec["split"]
-    if spec["players"] == 2 and split not in ("even", "random") and 2 * split == Deck.parse(spec["deck"]).total:
-        split = "even"
-    return (spec["deck"], spec["players"], split)
-
-
 def collect(archive, job_id=None, marks=False):
     """The Played of job `job_id` of `archive`; with None, of every sample job
     of random 26/26 standard deals in it (the deals whose odds people ask for:
@@ -108,8 +99,9 @@ def collect(archive, job_id=None, marks=False):
                             "--loops shows what it found)")
     else:
         chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
+        # --split 26 deals the same 26/26 deals as the default, "even".
         chosen = [(i, spec) for i, spec in chosen if drivers.of(spec).plays.deals == "random"
-                  and same_table(spec) == ("standard", 2, "even")]
+                  and (spec["deck"], spec["players"]) == ("standard", 2) and spec["split"] in ("even", 26)]
         if not chosen:
             raise OddsError(f"{archive.path}: no sample job of 26/26 deals in it: name a JOB")
     played = Played([i for i, _ in chosen], chosen[0][1])
@@ -168,12 +160,6 @@ def _extensions(archive, job_id, spec, played):
 def is_exhaustive(played):
     """Whether the games are every deal of a block (a census): nothing is predicted from them."""
     return drivers.of(played.spec).plays.deals == "every"
-
-
-def is_walk(spec):
-    """Whether a job's deals are walks (a climb), each a small change of the
-    one before: correlated, so its odds are not those of random deals."""
-    return drivers.of(spec).plays.deals == "walked"
 
 
 def is_record_table(spec):

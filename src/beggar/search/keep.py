@@ -1,8 +1,7 @@
 """Keeping a finished chunk in the archive, whatever its driver: what it
-found and the record that it is done, in one transaction, the write lock
-held only to write (the replays and basin searches are done before). The
-summary counts a chunk only once it is committed: one rolled back (a full
-disk, a second Ctrl-C) is played again on resume and counted then.
+found and the record that it is done, in one transaction, the write lock held
+only to write (the replays and basin searches are done before); the summary
+counts only what was committed (docs/searching.md tells why).
 """
 
 from __future__ import annotations
@@ -55,11 +54,10 @@ def dispute(game_id, deal, compiled, reference):
     return f"game {game_id} ({deal}): compiled {compiled}, reference {reference}"
 
 
-def stop_if_disputed(summary, disputed, what="the deal"):
+def stop_if_disputed(disputed, what="the deal"):
     """Once a chunk is kept: stop the job (SearchError) when the engines
     disagreed on any of its games (`disputed`: dispute lines)."""
     if disputed:
-        summary.disputed = disputed
         raise SearchError(f"the engines disagree on {disputed[0]}; kept in the archive marked "
                           f"disputed. This is a bug in beggar: please report {what}.")
 
@@ -134,5 +132,5 @@ def keep_games(archive, job_id, spec, result, summary, stats, between=None):
                                                          if game.driver == "extension"]:
         if best is not None and (summary.best is None or best[1].cards > summary.best[1].cards):
             summary.best, summary.best_extended = best, by_extension
-    stop_if_disputed(summary, disputed)
+    stop_if_disputed(disputed)
     return news

@@ -68,9 +68,7 @@ class Pace:
         best = None
         for index in range(len(counts) - 1, -1, -1):
             cards += counts[index] * low(index)
-            if low(index) < min_cards:
-                break
-            if cards / self.deals * per_card > play:
+            if low(index) < min_cards or cards / self.deals * per_card > play:
                 break
             best = low(index)
         if best is None:

@@ -1,8 +1,6 @@
-"""A running job's progress on standard error: the tqdm bar on a terminal, and
-one plain line every so often where it is not one (nohup, `| tee`), where a
-bar's carriage returns would fill the file with overwritten lines.
-Announcements are loud lines of their own, whether progress is shown or not.
-A resumed run says which figures are the job's and which this run's."""
+"""A running job's progress on standard error (docs/searching.md): a bar on a
+terminal, plain lines elsewhere (nohup, `| tee`), where a bar's carriage
+returns would fill the file with overwritten lines."""
 
 from __future__ import annotations
 

@@ -55,7 +55,6 @@ class Summary:
     best_extended: bool = False     # whether the best was found by family extension
     reason: str = ""
     note: str = ""              # what the job's deals leave out, said once
-    disputed: list = field(default_factory=list)
     announced: list = field(default_factory=list)   # records and new balanced loops, loudly
     untold: int = 0             # new balanced loops past the first few told (announce.TOLD), counted
     driver: str = ""
@@ -72,14 +71,12 @@ class _Stop:
 
     def __init__(self, policy, told):
         self.policy, self.told = policy, told
-        self.previous = {}
         # The signal that asked for a stop at once: the command's exit status
         # reports it (130 or 143), as a shell reports the signal that ends a command.
         self.at_once = None
 
     def __enter__(self):
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self.previous[sig] = signal.signal(sig, self._handle)
+        self.previous = {sig: signal.signal(sig, self._handle) for sig in (signal.SIGINT, signal.SIGTERM)}
         return self
 
     def __exit__(self, *exc):

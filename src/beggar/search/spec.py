@@ -39,11 +39,8 @@ DEFAULTS = {
 }
 
 #: What a job on the GPU engine takes where its file and command line give
-#: nothing: parts of 10^9 deals (about a second of the GPU the engine aims
-#: at; fewer where their hits would be more than its checkers follow: pace.py),
-#: and a threshold whose games the CPU side can replay and extend as
-#: fast as the GPU finds them (about 1 deal in 2 * 10^7 lasts 3500 cards:
-#: some 50 a second at 10^9 deals a second; see the README's GPU section).
+#: nothing (docs/gpu.md tells the measures): parts of about a second of the GPU,
+#: and a threshold whose games the CPU side replays and extends as fast as it finds them.
 GPU_DEFAULTS = {"chunk": 10 ** 9, "min_cards": 3500, "extend_cards": 3500}
 
 #: Seconds a chunk takes when a job gives no chunk (its chunk_seconds): long

@@ -81,7 +81,7 @@ def timed_chunk(spec, seconds=CHUNK_SECONDS):
     for this job's deck and table, to two significant digits, measured on
     chunk 0 of the job, ever larger. An engine that plays on a device of its
     own is timed by the clock, after a first play that builds its kernels."""
-    deals, spent = 1_000, 0.0
+    deals = 1_000
     budget = spec["deals"] or MAX_CHUNK
     on_device = spec["engine"].on_device
     clock = time.perf_counter if on_device else time.thread_time

@@ -1,10 +1,8 @@
-"""Where a hunt looks (hunt.py): what a loop's cycle alone says of the
+"""Where a hunt looks (hunt.py; docs/loops.md, The hunt, tells the rules and
+the measurements they rest on): what a loop's cycle alone says of the
 balanced deals it can reach, which loops are seated at which tables
-(Known.seated_at, cell_seats), and which loops each round's walks start
-from (pool). A loop's **balance** is its cycle's largest smaller hand, its
-**gap** the cards that balance lacks of a balanced deal's. The rules, and
-the measurements they rest on (benchmarks/hunt_scores.py and
-hunt_pools.py), are in docs/loops.md (The hunt).
+(Known.seated_at, cell_seats), and which loops each round's walks start from
+(pool). A loop's **gap** is the cards its balance lacks of a balanced deal's.
 """
 
 from __future__ import annotations

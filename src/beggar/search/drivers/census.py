@@ -1,8 +1,6 @@
 """The census driver: every arrangement of a deck's ranks played once, with
-exact loop detection (engine.census; docs/census.md). Chunk c holds the
-ranks first + c*chunk onward, its payload their states.CensusBlock; its
-record keeps the block's counts, its games are every loop deal and the
-block's `top` longest games, and a complete census keeps its `top` longest.
+exact loop detection (engine.census; docs/census.md tells its chunks, records
+and games). A chunk's payload is its ranks' states.CensusBlock.
 """
 
 from __future__ import annotations

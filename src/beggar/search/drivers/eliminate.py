@@ -1,19 +1,14 @@
 """The eliminate driver: backward play with elimination from known loops to
 deals of 3 or 4 players that never end (beggar.elimination; docs/backward.md
-tells the job). Chunk c is the search from start loop c (walks.start_keys);
-its deals are hits, what it reached its payload, kept in its record.
+tells the job): a chunk's deals are its hits, what it reached its payload and record.
 """
 
 from __future__ import annotations
 
-from ... import elimination, loops
-from ...cycle import key_deal
-from ...decks import Deck
 from ...states import GUIDES
-from .. import SearchError
 from ..spec import JobError, check_basin_bounds, options_table
 from .base import Budget, ChunkResult, Driver, Plays, Starts, plural
-from .walks import start_keys
+from .walks import search_back, start_keys
 
 #: The [eliminate] table's options and their defaults.
 OPTIONS = {"guide": "smallest"}
@@ -63,13 +58,7 @@ class Eliminate(Driver):
         """Search from start loop number `chunk`: the deals found as hits, what it reached as its payload."""
         key = spec["start"][chunk]
         options = spec["eliminate"]
-        try:
-            # Its players' states, whatever the key (one given before archive format 6 holds players out).
-            found = elimination.from_loop(loops.of_deal(key_deal(key)).states, spec["players"],
-                                          Deck.parse(spec["deck"]).total,
-                                          options["guide"], spec["chunk"], spec["basin_seconds"])
-        except elimination.EliminationFault as error:
-            raise SearchError(str(error)) from None     # the job stops as failed, its chunks kept
+        found = search_back(spec, key, spec["players"], options["guide"], spec["chunk"])
         best = found.best
         ascent = {"loop": key, "guide": options["guide"], "states": found.states, "stopped_by": found.stopped_by,
                   "deals": len(found.deals),

@@ -1,9 +1,6 @@
-"""The loop factory's drivers, "grow" and "perturb" (docs/loops.md): chunk c
-is growth walk c of the seed, or perturbation walk c of the seed over the
-full loops the job starts from (its `start`, fixed when it was created so
-that a resumed job plays the same walks). Each full loop a walk reports is
-looked at again, and, new to the archive, gets a basin search, all of it
-before the archive's write lock is taken (keep.kept).
+"""The loop factory's drivers, "grow" and "perturb" (docs/loops.md tells their
+chunks, starts and basin searches): a chunk's full loops are looked at again,
+and basin searched, before the archive's write lock is taken (keep.kept).
 """
 
 from __future__ import annotations
@@ -143,7 +140,7 @@ class _Factory(Walker):
         tally.new_loops.extend(new_loops)
         tally.prizes.extend(prizes)
         tally.bounds.extend(notes)
-        stop_if_disputed(summary, disputed, "it")
+        stop_if_disputed(disputed, "it")
         return news
 
 

@@ -1,9 +1,8 @@
-"""The hunt driver: perturbation walks steered to the balanced deals a job
-hunts for, in rounds, and each promising new loop seated at its tables
-(docs/loops.md, The hunt, tells it in full). Walk chunks keep records of the
-loops they reported (RECORD), seats a driver row each (SEAT_ROW); what the
-hunt knows is rebuilt from them whenever it goes on, so that it keeps the
-same, stopped and resumed or on any number of workers, as one run straight through.
+"""The hunt driver: walks in rounds toward balanced deals, each promising new
+loop seated at its tables (docs/loops.md, The hunt, tells it in full). Walk
+chunks keep records of the loops they reported (RECORD), seats a driver row
+each (SEAT_ROW); what the hunt knows is rebuilt from them whenever it goes on,
+so that it keeps the same, stopped and resumed or on any number of workers.
 """
 
 from __future__ import annotations
@@ -12,21 +11,22 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, fields
 
-from ... import elimination, family, loops
+from ... import family, loops
 from ...archive import ArchiveFault, readback
 from ...checks import MAX_COUNT, cut, whole
 from ...cycle import key_deal, key_hands
 from ...decks import MAX_DECK, MAX_PLAYERS, MIN_PLAYERS, Deck
 from ...rules import Rules
 from ...states import GUIDES
-from .. import SearchError, announce
+from .. import announce
 from ..crosscheck import Checker
 from ..keep import dispute, kept, loops_of_games, stop_if_disputed, stored
 from ..spec import CHUNK_SECONDS, MAX_CHUNK, JobError, chunk_deals, chunks_in, deck_words, job_error
 from ..units import Chunks, Unit, lately
 from . import aim, regrow
 from .base import Budget, ChunkResult, Devices, Starts, plural, whole_line
-from .walks import PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, start_keys
+from .walks import (PerturbRules, Walker, cycle_hashes, new_loop_lines, perturbation, reported, search_back,
+                    start_keys)
 
 #: The tries of a part (four of a walk's own rounds of 16,384): a twentieth
 #: of a second of a core.
@@ -53,14 +53,12 @@ BEFORE_MAPS = {"pool": "elite", "moves": "small", "regrow": 0, "trim": 1, "crowd
 ON_GPU = {"moves": "small", "regrow": 0}
 
 #: The new loops of one family a part keeps at most, where the hunt has
-#: crowds ([hunt] crowd): a new family's neighbourhood holds thousands, and a
-#: round's pool learns of it two rounds on.
+#: crowds ([hunt] crowd; docs/loops.md, Crowded families, tells why).
 PART_CROWD = 4
 
 #: The starts a growth walk of a hunt is given (regrow.trimmed): each a loop
 #: of the pool with a few cards taken out.
 STARTS = 16
-
 
 #: The seconds a run needs before its rate an hour is told: a rate an hour
 #: from a run of a second says nothing.
@@ -209,10 +207,9 @@ def check_record(value, deck):
         readback.count(balance, 1, deck.total // 2)
 
 
-#: A seat as the hunt keeps it (Archive.put_row), a driver row of kind
-#: "seat" keyed 'LOOP/PLAYERS': {field: its check} (read_seat), in the order
-#: they are checked. What stopped a seat's search (null: it was complete) is
-#: its bound in states alone: a bound in seconds stops work, and keeps nothing.
+#: A seat as the hunt keeps it, a driver row (docs/archive.md, Loops): {field: its
+#: check} (read_seat), in the order they are checked. What stopped its search (null:
+#: it was complete) is its bound in states alone: a bound in seconds keeps nothing.
 SEAT_ROW = {"loop": None, "players": lambda v: readback.count(v, MIN_PLAYERS, MAX_PLAYERS),
             "states": readback.count, "deals": readback.count,
             "stopped_by": readback.optional(lambda v: readback.one_of(v, ("states",))),
@@ -428,13 +425,11 @@ class HuntUnits(Chunks):
         return seat if seat is not None or walk_first else self._walk(left, walks, workers)
 
     def _seat(self, left, in_flight):
-        busy = {unit.task for unit in in_flight if unit.task is not None}
-        for seat in self.state.due:
-            if seat not in busy and seat not in self.state.gave_up:
-                if left is not None and in_flight and (self.seat_seconds or 0) > left:
-                    return None
-                return Unit(None, 1, seat)
-        return None
+        skipped = {unit.task for unit in in_flight if unit.task is not None} | self.state.gave_up
+        seat = next((seat for seat in self.state.due if seat not in skipped), None)
+        if seat is None or (left is not None and in_flight and (self.seat_seconds or 0) > left):
+            return None
+        return Unit(None, 1, seat)
 
     def _walk(self, left, walks, workers):
         part = self.plan.peek()
@@ -559,9 +554,8 @@ class Hunt(Walker):
         return handed
 
     def progress(self, summary, best):
-        """This run's new loops and their rate an hour (its walks' rate is
-        the line's own); the job's seats searched of those queued, and its
-        best balance at each table it aims at."""
+        """This run's new loops and families and their rate an hour, the job's seats and best balance at
+        each table (docs/loops.md, The hunt); its walks' rate is the line's own."""
         state = summary.payload
         figures = {"new_loops": f"{state.found:,}{an_hour(state.found, summary.seconds)}",
                    "new_families": f"{state.new_families:,}{an_hour(state.new_families, summary.seconds)}",
@@ -657,7 +651,7 @@ class Hunt(Walker):
             state.bounded[seat.players] = state.bounded.get(seat.players, 0) + 1
         state.deals[seat.players] += counted
         summary.kept += counted
-        stop_if_disputed(summary, disputed, "it")
+        stop_if_disputed(disputed, "it")
         return news
 
     def summary(self, summary, archive_path, cluster=None, whole=None):
@@ -778,12 +772,7 @@ class Hunt(Walker):
 
     def play_task(self, spec, seat):
         """Search back from a loop at a table (a Seat): its payload Seated."""
-        loop = loops.of_deal(key_deal(seat.loop))
-        try:
-            table = elimination.from_loop(loop.states, seat.players, Deck.parse(spec["deck"]).total,
-                                          rules_of(spec).guide, spec["basin_states"], spec["basin_seconds"])
-        except elimination.EliminationFault as error:
-            raise SearchError(str(error)) from None
+        table = search_back(spec, seat.loop, seat.players, rules_of(spec).guide, spec["basin_states"])
         return ChunkResult(None, 0, [], None, Seated(seat, table))
 
     def games(self, spec, result):

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from ... import engine, finds, loops
+from ... import elimination, engine, finds, loops
 from ...archive import archive_option
-from ...cycle import key_hands
+from ...cycle import key_deal, key_hands
 from ...decks import Deck
 from .. import SearchError
 from ..spec import JobError, check_basin_bounds, deck_words, job_error, options_table
@@ -122,6 +122,17 @@ def reported(spec, hands, leader):
                           f"reported: compiled {compiled}, reference {reference}. This is "
                           "a bug in beggar: please report the deal.")
     return ReportedLoop(loop)
+
+
+def search_back(spec, key, players, guide, states):
+    """elimination.from_loop from loop `key` (its players' states, whatever the key: one given
+    before archive format 6 holds players out) at a table of `players`; SearchError for a
+    fault of the search (the job stops as failed, its chunks kept)."""
+    try:
+        return elimination.from_loop(loops.of_deal(key_deal(key)).states, players,
+                                     Deck.parse(spec["deck"]).total, guide, states, spec["basin_seconds"])
+    except elimination.EliminationFault as error:
+        raise SearchError(str(error)) from None
 
 
 #: New loops named one by one in a run's summary.
