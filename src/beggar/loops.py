@@ -1,9 +1,8 @@
 """Loops by their cycle: what a loop is, whatever deal or state reached it,
-named by its canonical state (cycle.py says how; docs/loops.md). A loop is its
-players': a game of three or four players that falls into a loop once others
-are out is in the loop of the players left, the loop of their own game at any
-table. A balanced state has hands of equal size: written leader first, it is
-a deal of the kind people deal (26/26 for the standard deck).
+named by its canonical state (cycle.py says how; docs/loops.md), and its
+players' only (docs/rules.md, Three or four players). A balanced state has
+hands of equal size: written leader first, it is a deal of the kind people
+deal (26/26 for the standard deck).
 """
 
 from __future__ import annotations

@@ -104,11 +104,6 @@ def default():
     return 0
 
 
-def gpus():
-    """None of its devices is a GPU."""
-    return []
-
-
 def usable(numbers):
     """Every core runs the kernels; none is a GPU."""
     return False

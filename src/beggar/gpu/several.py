@@ -97,11 +97,10 @@ class Several:
             return hits, part_counts, part_best
 
         played = self._each(play, count)
-        counts[:] = 0
+        counts[:] = sum(part_counts for _, _, (_, part_counts, _) in played)
         best[0] = 0
         low = (1 << 40) - 1
-        for offset, _, (_, part_counts, part_best) in played:
-            counts += part_counts
+        for offset, _, (_, _, part_best) in played:
             key = int(part_best[0])
             if key:
                 # bg_best_key: cards above the complement of the offset in the part.
@@ -120,11 +119,8 @@ class Several:
             return hits, part_cards, part_tricks
 
         played = self._each(play, count)
-        cards[:] = 0
-        tricks[:] = 0
-        for _, _, (_, part_cards, part_tricks) in played:
-            cards += part_cards
-            tricks += part_tricks
+        cards[:] = sum(part_cards for _, _, (_, part_cards, _) in played)
+        tricks[:] = sum(part_tricks for _, _, (_, _, part_tricks) in played)
         return self._hits([(offset, deals, hits) for offset, deals, (hits, _, _) in played])
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
