@@ -11,7 +11,7 @@ from numbers import Integral
 from . import cards
 from .cards import CODES, CardError
 from .checks import cut, listed
-from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
+from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_table, written
 from .errors import BadInput
 from .rules import Rules
 from .shuffle import Stream, check_seed, deal_from
@@ -121,9 +121,7 @@ class Deal:
         check_seed(seed)
         check_seed(index, "index")
         try:
-            deck = Deck.parse(deck)
-            deck.check_players(players)
-            split = check_split(split, players, deck.total)
+            deck, players, split = check_table(deck, players, split)
         except DeckError as error:
             raise DealError(str(error)) from None
         # Dealt from a checked deck to players it can be dealt to: every hand

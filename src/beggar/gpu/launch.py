@@ -101,6 +101,7 @@ class Backend:
     CLIMB_WALKS = 1 << 14
     #: Whether the device is a GPU.
     gpu = True
+    closed = False
 
     def run(self, kernel, variant, **given):
         """Launch `kernel` of the kernels for `variant` (ring, cards) with the

@@ -145,7 +145,6 @@ class OpenClDevice(Backend):
         # Shared memory for a block: the device's local memory, up to what a
         # CUDA block may have statically (the kernels are sized alike).
         self.shared = min(SHARED, self.device.local_mem_size)
-        self.closed = False
         try:
             self.context = cl.Context([self.device])
             self.queue = cl.CommandQueue(self.context)

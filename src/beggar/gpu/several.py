@@ -28,11 +28,9 @@ class Several:
         self.RING = min(backend.RING for backend in self.backends)
         self.TOTAL = min(backend.TOTAL for backend in self.backends)
         self.HISTOGRAM = first.HISTOGRAM
-        self.CAPACITY = sum(backend.CAPACITY for backend in self.backends)
-        self.LAUNCH = sum(backend.LAUNCH for backend in self.backends)
-        self.LARGEST = sum(backend.LARGEST for backend in self.backends)
         self.SECONDS = first.SECONDS
-        self.CLIMB_WALKS = sum(getattr(backend, "CLIMB_WALKS", 1) for backend in self.backends)
+        for name in ("CAPACITY", "LAUNCH", "LARGEST", "CLIMB_WALKS"):     # the devices' sums
+            setattr(self, name, sum(getattr(backend, name) for backend in self.backends))
         # Deals a second of each device, as its launches have kept (None: not yet known).
         self.paces = [None] * len(self.backends)
 
