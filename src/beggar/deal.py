@@ -64,7 +64,7 @@ class Deal:
                 except CardError as error:
                     raise DealError(f"hand {h}, card {i}: {error}") from None
             coded.append(row)
-        object.__setattr__(self, "hands", Deal.checked(coded, deck, lambda h, i: f"hand {h}, card {i}").hands)
+        object.__setattr__(self, "hands", Deal.checked(coded, deck).hands)
 
     @classmethod
     def parse(cls, text, deck="any"):

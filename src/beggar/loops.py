@@ -94,10 +94,8 @@ def of_deal(deal, engine_name=None):
 def published(deck=None):
     """The published loops shipped with beggar, as [(name, Deal)], those of
     `deck` only (a deck as decks.written writes it) when given."""
-    found = []
-    for record in published_deals():
-        if record["status"] == "loop":
-            found.append((record["name"], Deal.parse(f"{record['p1']}/{record['p2']}")))
+    found = [(record["name"], Deal.parse(f"{record['p1']}/{record['p2']}")) for record in published_deals()
+             if record["status"] == "loop"]
     found += installed.read("other-decks.json", lambda text, where: [
         (record["name"], Deal.parse(record["deal"])) for record in json.loads(text)["loops"]])
     return [(name, deal) for name, deal in found if deck is None or deal.deck_written() == deck]
