@@ -154,7 +154,7 @@ class Several:
             mine = [array[offset:offset + count].copy() for array in rows]
             return mine, *backend.climb(shape, rules, *(array.reshape(-1) for array in mine), budget, cap)
 
-        hits_all, decks_all, n_all = [], [], 0
+        hits_all, decks_all = [], []
         for offset, count, (mine, hits, decks, n_hits) in self._each(play, len(walks)):
             for array, held in zip(rows, mine):
                 array[offset:offset + count] = held
@@ -163,10 +163,9 @@ class Several:
             part["walk"] += np.uint64(offset)
             hits_all.append(part)
             decks_all.append(decks[:kept])
-            n_all += kept
         hits = np.concatenate(hits_all) if hits_all else np.zeros(0, CLIMB_HIT)
         decks = np.concatenate(decks_all) if decks_all else np.zeros((0, int(shape.view(np.int32)[0])), np.uint8)
-        return hits, decks, n_all
+        return hits, decks, len(hits)
 
     def walk_cards(self, total):
         return self.backends[0].walk_cards(total)
