@@ -90,9 +90,7 @@ class Deal:
         for h, hand in enumerate(hands, 1):
             if not hand:
                 raise DealError(f"hand {h} is empty")
-        deal = cls.from_codes(hands)
-        if deal.total > MAX_CARDS:
-            raise DealError(f"{deal.total} cards: a deal holds at most {MAX_CARDS}")
+        deal = cls.from_codes(hands)      # DealError past MAX_CARDS cards (codes_of)
         if deck == ANY:
             return deal
         try:
