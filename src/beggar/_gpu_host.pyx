@@ -4,11 +4,9 @@
 gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
 holds it to the compiled engine. The kernels are exported by name for
-gpu/host.py to call (ctypes) with the arguments gpu/abi.py describes, NumPy
-arrays where they take device memory, once `check` has read what they would
-read and write by: Cython would write each call from its own copy of the
-prototype, so what is spelled here per kernel is only what its check reads.
-gpu/engine.py makes an engine of those launches, as it does of the device's.
+gpu/host.py to call (docs/architecture.md, The kernels' interface described
+once): Cython would write each call from its own copy of the prototype, so
+what is spelled here per kernel is only what its `check` reads.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
