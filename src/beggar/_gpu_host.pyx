@@ -4,11 +4,9 @@
 gpu/kernel.cu and the headers it includes, compiled here as host C with one
 thread, so the test suite plays the GPU's own code on every machine and
 holds it to the compiled engine. The kernels are exported by name for
-gpu/host.py to call (ctypes) with the arguments gpu/abi.py describes, NumPy
-arrays where they take device memory, once `check` has read what they would
-read and write by: Cython would write each call from its own copy of the
-prototype, so what is spelled here per kernel is only what its check reads.
-gpu/engine.py makes an engine of those launches, as it does of the device's.
+gpu/host.py to call (docs/architecture.md, The kernels' interface described
+once): Cython would write each call from its own copy of the prototype, so
+what is spelled here per kernel is only what its `check` reads.
 """
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -61,18 +59,15 @@ cdef extern from "gpu/kernel.cu" nogil:
         int64_t restarts
         bg_climber climber
         int sizes[2]
-        int best_sizes[2]
         unsigned char current[1]        # BG_TOTAL of them
         unsigned char candidate[1]
-        unsigned char best[1]
     ctypedef struct bg_climb_hit:
         pass
     void bg_climb_accept(bg_walk* w, int64_t* history, const bg_climb_rules* rules, int total, int status,
                          int winner, int64_t cards, int64_t tricks)
 
-from math import factorial
-
 from . import lengths
+from .census import _arrangements
 
 #: The most places in a hand's ring and the most cards of a deck this build takes.
 RING = BG_RING
@@ -329,9 +324,7 @@ cdef int check_block(const bg_block* b, uint64_t count) except -1:
                          f"are not its {b.suffix} cards")
     # The device unranks within the suffix's arrangements: their number
     # must be the suffix counts', and the block's deals among them.
-    arrangements = factorial(b.suffix)
-    for i in range(BG_CODES):
-        arrangements //= factorial(b.suffix_counts[i])
+    arrangements = _arrangements([b.suffix_counts[i] for i in range(BG_CODES)])
     if b.suffix_arrangements != arrangements or arrangements >= 2 ** 63 \
             or b.suffix_first + count > arrangements:
         raise ValueError(f"gpu-host census: deals {b.suffix_first} .. {b.suffix_first + count} of a suffix of "

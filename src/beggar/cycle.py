@@ -5,10 +5,8 @@ deal a state stands for.
 A state is `(hands, leader)` at an empty table, hands as tuples of codes 0-4
 (top card first). It is written from its leader's seat, as the deal it is, so
 that it does not matter which seat a game was started from. A player who is
-out (his hand empty) plays no part in the state and is not written: a game of
-three or four players that falls into a two-player loop once the others are
-out is in the loop of those two (docs/rules.md: a loop is a repeat of every
-hand, who is still in, and who leads). The compiled engine writes the same
+out (his hand empty) is not written: he plays no part in the loop
+(docs/rules.md, Three or four players). The compiled engine writes the same
 bytes in C (its own state_key and loop_key); the reference engine takes the
 least key over its own trace (reference._loop_key), so that each engine's
 loop key is checked against one written apart from it.

@@ -11,7 +11,7 @@ from numbers import Integral
 from . import cards
 from .cards import CODES, CardError
 from .checks import cut, listed
-from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_split, written
+from .decks import MAX_PLAYERS, MIN_PLAYERS, STANDARD, Deck, DeckError, check_table, written
 from .errors import BadInput
 from .rules import Rules
 from .shuffle import Stream, check_seed, deal_from
@@ -64,7 +64,7 @@ class Deal:
                 except CardError as error:
                     raise DealError(f"hand {h}, card {i}: {error}") from None
             coded.append(row)
-        object.__setattr__(self, "hands", Deal.checked(coded, deck, lambda h, i: f"hand {h}, card {i}").hands)
+        object.__setattr__(self, "hands", Deal.checked(coded, deck).hands)
 
     @classmethod
     def parse(cls, text, deck="any"):
@@ -90,9 +90,7 @@ class Deal:
         for h, hand in enumerate(hands, 1):
             if not hand:
                 raise DealError(f"hand {h} is empty")
-        deal = cls.from_codes(hands)
-        if deal.total > MAX_CARDS:
-            raise DealError(f"{deal.total} cards: a deal holds at most {MAX_CARDS}")
+        deal = cls.from_codes(hands)      # DealError past MAX_CARDS cards (codes_of)
         if deck == ANY:
             return deal
         try:
@@ -121,9 +119,7 @@ class Deal:
         check_seed(seed)
         check_seed(index, "index")
         try:
-            deck = Deck.parse(deck)
-            deck.check_players(players)
-            split = check_split(split, players, deck.total)
+            deck, players, split = check_table(deck, players, split)
         except DeckError as error:
             raise DealError(str(error)) from None
         # Dealt from a checked deck to players it can be dealt to: every hand

@@ -100,11 +100,6 @@ class Deck:
     def __str__(self):
         return written(self.counts)
 
-    def check_players(self, players):
-        """DeckError unless every one of `players` hands can be dealt a card."""
-        if self.total < players:
-            raise DeckError(f"deck {self}: {self.total} cards cannot be dealt to {players} players")
-
 
 STANDARD = Deck(NAMED["standard"])
 
@@ -128,7 +123,8 @@ def check_table(deck, players, split):
                                                                                           MAX_PLAYERS + 1):
         raise DeckError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
     deck = Deck.parse(deck)
-    deck.check_players(players)
+    if deck.total < players:
+        raise DeckError(f"deck {deck}: {deck.total} cards cannot be dealt to {players} players")
     return deck, players, check_split(split, players, deck.total)
 
 

@@ -37,10 +37,8 @@ def tricks(states):
     state written in the same seats, as loops.Loop.states holds them): for
     each, (cards the taker won, the taker's seat counted from the leader)."""
     players = len(states[0][0])
-    out = []
-    for (hands, leader), (after, taker) in zip(states, states[1:] + states[:1]):
-        out.append((len(after[taker]) - len(hands[taker]), (taker - leader) % players))
-    return out
+    return [(len(after[taker]) - len(hands[taker]), (taker - leader) % players)
+            for (hands, leader), (after, taker) in zip(states, states[1:] + states[:1])]
 
 
 def turn(sequence):

@@ -1,10 +1,8 @@
 """Histograms of game lengths in cards, as every sampling and climbing chunk
-counts them: the binning both engines use (docs/odds.md's bins), and sums and
-survival counts. Past EXACT, where a chunk sees a game or two, a bin is WIDTH
-cards (only where within them a game ended is lost), so that a chunk's counts
-are at most BINS numbers, a few kilobytes of JSON, where exact counts would
-keep every rare length apart. A loop counts at the cards counted when its
-state repeats.
+counts them: the binning both engines use (docs/odds.md's bins, and where a
+loop counts), and sums and survival counts. Past EXACT a bin is WIDTH cards,
+so that a chunk's record is at most BINS numbers where exact counts would
+keep every rare length apart.
 """
 
 from __future__ import annotations

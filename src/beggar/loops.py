@@ -1,9 +1,8 @@
 """Loops by their cycle: what a loop is, whatever deal or state reached it,
-named by its canonical state (cycle.py says how; docs/loops.md). A loop is its
-players': a game of three or four players that falls into a loop once others
-are out is in the loop of the players left, the loop of their own game at any
-table. A balanced state has hands of equal size: written leader first, it is
-a deal of the kind people deal (26/26 for the standard deck).
+named by its canonical state (cycle.py says how; docs/loops.md), and its
+players' only (docs/rules.md, Three or four players). A balanced state has
+hands of equal size: written leader first, it is a deal of the kind people
+deal (26/26 for the standard deck).
 """
 
 from __future__ import annotations
@@ -95,10 +94,8 @@ def of_deal(deal, engine_name=None):
 def published(deck=None):
     """The published loops shipped with beggar, as [(name, Deal)], those of
     `deck` only (a deck as decks.written writes it) when given."""
-    found = []
-    for record in published_deals():
-        if record["status"] == "loop":
-            found.append((record["name"], Deal.parse(f"{record['p1']}/{record['p2']}")))
+    found = [(record["name"], Deal.parse(f"{record['p1']}/{record['p2']}")) for record in published_deals()
+             if record["status"] == "loop"]
     found += installed.read("other-decks.json", lambda text, where: [
         (record["name"], Deal.parse(record["deal"])) for record in json.loads(text)["loops"]])
     return [(name, deal) for name, deal in found if deck is None or deal.deck_written() == deck]

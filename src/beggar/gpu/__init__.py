@@ -31,7 +31,7 @@ class Kind:
 
     Its module (in beggar.gpu) lists and opens its devices, numbered from 0:
     count() how many there are, default() the one used when none is named,
-    gpus() those that are GPUs able to run the kernels, usable(numbers)
+    gpus() those that are GPUs able to run the kernels (an on_device kind's), usable(numbers)
     GpuFault unless each of those can (returns whether all are GPUs), and
     open_device(number) a backend (launch.Backend) on one."""
 

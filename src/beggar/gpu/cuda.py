@@ -162,7 +162,6 @@ class Device(Backend):
 
     def __init__(self, ordinal=0):
         driver = self.driver = bindings()[1]
-        self.closed = False
         self.ordinal = ordinal
         found = count()
         if not 0 <= ordinal < found:
@@ -353,9 +352,8 @@ def listing():
     return found
 
 
-def count():
-    """GPUs the NVIDIA driver sees (GpuFault where it cannot be used, or sees none)."""
-    return check()
+#: GPUs the NVIDIA driver sees (GpuFault where it cannot be used, or sees none).
+count = check
 
 
 def _call_nvrtc(nvrtc, what, call):

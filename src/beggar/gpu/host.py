@@ -65,7 +65,6 @@ class HostBackend(Memory):
     def __init__(self, launch=1 << 16, capacity=1 << 16, climb_walks=16):
         from .. import _gpu_host
         self._memory = {}
-        self.closed = False
         self.RING = _gpu_host.RING
         self.TOTAL = _gpu_host.TOTAL
         self.HISTOGRAM = _gpu_host.HISTOGRAM
@@ -102,11 +101,6 @@ def count():
 
 def default():
     return 0
-
-
-def gpus():
-    """None of its devices is a GPU."""
-    return []
 
 
 def usable(numbers):

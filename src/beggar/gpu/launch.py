@@ -101,6 +101,7 @@ class Backend:
     CLIMB_WALKS = 1 << 14
     #: Whether the device is a GPU.
     gpu = True
+    closed = False
 
     def run(self, kernel, variant, **given):
         """Launch `kernel` of the kernels for `variant` (ring, cards) with the
@@ -155,8 +156,12 @@ class Backend:
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
         """The kernel bg_perturb over tries first .. first + count - 1 of a
-        walk (a pool of `n_pool` rows, the sorted `known` cycle hashes);
-        returns what it hands back (handed_back): (tries, n)."""
+        walk (a pool of `n_pool` rows, the sorted `known` cycle hashes):
+        (TRIED rows, their number) from its hits (games that reached the
+        cap) and its table of new cycles (kernel.cu's bg_new_cycle: rows of
+        the hash and the complement of the earliest try), or, when more
+        than CAPACITY of either came, (CAPACITY empty rows, a number above
+        it: the launch is played again in parts)."""
         hits = np.zeros(self.CAPACITY, HIT)
         # Twice the slots of the new cycles a launch may hand back: the table stays at most half full.
         cycles, n_cycles = np.zeros((2 * self.CAPACITY, 2), np.uint64), np.zeros(1, np.uint64)
@@ -165,7 +170,14 @@ class Backend:
                           known=known if len(known) else np.zeros(1, np.uint64),    # no buffer is empty
                           first=first, count=count, cap=cap, hits=hits, cycles=cycles, n_slots=len(cycles),
                           n_cycles=n_cycles)
-        return handed_back(hits, n_hits, cycles, int(n_cycles[0]), self.CAPACITY)
+        if max(n_hits, int(n_cycles[0])) > self.CAPACITY:
+            return np.zeros(self.CAPACITY, TRIED), max(n_hits, int(n_cycles[0]))
+        held = cycles[cycles[:, 0] != 0]
+        tried = np.zeros(n_hits + len(held), TRIED)
+        tried["offset"][:n_hits] = hits["offset"][:n_hits]
+        tried["offset"][n_hits:] = ~held[:, 1]
+        tried["cycle"][n_hits:] = held[:, 0]
+        return tried, len(tried)
 
     def batch(self, rows, splits, total, ring, cap):
         """The kernel bg_batch over the deals of `rows`: one bg_hit a deal."""
@@ -215,23 +227,6 @@ class Memory(Backend):
 
     def kernels(self, ring, cards=TOTAL):
         return {}
-
-
-def handed_back(hits, n_hits, cycles, n_cycles, capacity):
-    """What a perturbation launch hands back, from its hits (games that
-    reached the cap) and its table of new cycles (kernel.cu's
-    bg_new_cycle: rows of the hash and the complement of the earliest try):
-    (TRIED rows, their number), or, when more than `capacity` of either
-    came, (`capacity` empty rows, a number above it: the launch is played
-    again in parts)."""
-    if max(n_hits, n_cycles) > capacity:
-        return np.zeros(capacity, TRIED), max(n_hits, n_cycles)
-    held = cycles[cycles[:, 0] != 0]
-    tried = np.zeros(n_hits + len(held), TRIED)
-    tried["offset"][:n_hits] = hits["offset"][:n_hits]
-    tried["offset"][n_hits:] = ~held[:, 1]
-    tried["cycle"][n_hits:] = held[:, 0]
-    return tried, len(tried)
 
 
 def close_quietly(backend):

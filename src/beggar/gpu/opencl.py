@@ -21,9 +21,8 @@ EXTRA = "'.[opencl]' in beggar's source folder"
 #: What the kernels need of a device beyond OpenCL 1.2, and what it is for.
 NEEDED = {"cl_khr_int64_base_atomics": "64-bit atomic additions",
           "cl_khr_int64_extended_atomics": "64-bit atomic maxima"}
-#: Work-groups a launch has per compute unit: a GPU's unit holds several
-#: (more than fit are harmless: a work-group that starts late finds the
-#: deals taken and ends); a CPU's runs one at a time, a few balance the end.
+#: Work-groups a launch has per compute unit (docs/gpu.md, The device path):
+#: a CPU's unit runs one at a time, a few balance the end.
 GROUPS_PER_UNIT = {"gpu": 8, "other": 2}
 
 
@@ -145,7 +144,6 @@ class OpenClDevice(Backend):
         # Shared memory for a block: the device's local memory, up to what a
         # CUDA block may have statically (the kernels are sized alike).
         self.shared = min(SHARED, self.device.local_mem_size)
-        self.closed = False
         try:
             self.context = cl.Context([self.device])
             self.queue = cl.CommandQueue(self.context)

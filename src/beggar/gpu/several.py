@@ -28,11 +28,9 @@ class Several:
         self.RING = min(backend.RING for backend in self.backends)
         self.TOTAL = min(backend.TOTAL for backend in self.backends)
         self.HISTOGRAM = first.HISTOGRAM
-        self.CAPACITY = sum(backend.CAPACITY for backend in self.backends)
-        self.LAUNCH = sum(backend.LAUNCH for backend in self.backends)
-        self.LARGEST = sum(backend.LARGEST for backend in self.backends)
         self.SECONDS = first.SECONDS
-        self.CLIMB_WALKS = sum(getattr(backend, "CLIMB_WALKS", 1) for backend in self.backends)
+        for name in ("CAPACITY", "LAUNCH", "LARGEST", "CLIMB_WALKS"):     # the devices' sums
+            setattr(self, name, sum(getattr(backend, name) for backend in self.backends))
         # Deals a second of each device, as its launches have kept (None: not yet known).
         self.paces = [None] * len(self.backends)
 
@@ -97,11 +95,10 @@ class Several:
             return hits, part_counts, part_best
 
         played = self._each(play, count)
-        counts[:] = 0
+        counts[:] = sum(part_counts for _, _, (_, part_counts, _) in played)
         best[0] = 0
         low = (1 << 40) - 1
-        for offset, _, (_, part_counts, part_best) in played:
-            counts += part_counts
+        for offset, _, (_, _, part_best) in played:
             key = int(part_best[0])
             if key:
                 # bg_best_key: cards above the complement of the offset in the part.
@@ -120,11 +117,8 @@ class Several:
             return hits, part_cards, part_tricks
 
         played = self._each(play, count)
-        cards[:] = 0
-        tricks[:] = 0
-        for _, _, (_, part_cards, part_tricks) in played:
-            cards += part_cards
-            tricks += part_tricks
+        cards[:] = sum(part_cards for _, _, (_, part_cards, _) in played)
+        tricks[:] = sum(part_tricks for _, _, (_, _, part_tricks) in played)
         return self._hits([(offset, deals, hits) for offset, deals, (hits, _, _) in played])
 
     def perturb(self, pool, n_pool, total, ring, changes, reach, walk_seed, known, first, count, cap):
@@ -160,7 +154,7 @@ class Several:
             mine = [array[offset:offset + count].copy() for array in rows]
             return mine, *backend.climb(shape, rules, *(array.reshape(-1) for array in mine), budget, cap)
 
-        hits_all, decks_all, n_all = [], [], 0
+        hits_all, decks_all = [], []
         for offset, count, (mine, hits, decks, n_hits) in self._each(play, len(walks)):
             for array, held in zip(rows, mine):
                 array[offset:offset + count] = held
@@ -169,10 +163,9 @@ class Several:
             part["walk"] += np.uint64(offset)
             hits_all.append(part)
             decks_all.append(decks[:kept])
-            n_all += kept
         hits = np.concatenate(hits_all) if hits_all else np.zeros(0, CLIMB_HIT)
         decks = np.concatenate(decks_all) if decks_all else np.zeros((0, int(shape.view(np.int32)[0])), np.uint8)
-        return hits, decks, n_all
+        return hits, decks, len(hits)
 
     def walk_cards(self, total):
         return self.backends[0].walk_cards(total)
