@@ -165,9 +165,9 @@ cdef bint trickn(Game* g) noexcept nogil:
     cards only, so their runs just shrink. A payer then lays plain cards until
     the penalty is paid, his court card comes, or he runs out (and the next
     player still in owes the rest). The pile is built of the same pieces.
-    Under lay-on the player to move lays his head piece's run alone."""
+    Under lay-on the player to move lays his head piece alone."""
     cdef int players = g.players, room = g.room
-    cdef int p, k, first, at = 0, players_in = 0, n = 0, taker, court_player = 0, payer
+    cdef int p, k, first, at = 0, players_in = 0, span, n = 0, taker, court_player = 0, payer
     cdef int ring[2 * MAX_PLAYERS]
     cdef uint32_t* head[MAX_PLAYERS]
     cdef uint32_t* pile = g.pile_pieces
@@ -175,6 +175,7 @@ cdef bint trickn(Game* g) noexcept nogil:
     cdef uint32_t piece, run, owed, pending = 0, turn, first_turn, earlier
     cdef int64_t laid = 0
     cdef int size
+    cdef bint lay_on = g.lay_on      # a local: the stores through head[] may alias *g
     for p in range(players):
         head[p] = g.pieces + p * room + g.start[p]
         if g.end[p] - g.start[p] > 1 or head[p][0] != 0:
@@ -185,32 +186,28 @@ cdef bint trickn(Game* g) noexcept nogil:
     for k in range(players_in):
         ring[players_in + k] = ring[k]
     while True:
-        if g.lay_on:
-            run = head[ring[at]][0] >> COURT_BITS
-            head[ring[at]][0] -= run << COURT_BITS
-            pending += run
-            laid += run
-        else:
-            # No penalty runs; ring[at] lays next. Who meets his run's end first?
-            first_turn = 0xFFFFFFFF
-            first = 0
-            for k in range(players_in):
-                # Without a branch: which one comes first is a coin toss.
-                turn = (head[ring[at + k]][0] >> COURT_BITS) * players_in + k
-                earlier = -<uint32_t>(turn < first_turn)
-                first_turn ^= (first_turn ^ turn) & earlier
-                first ^= (first ^ k) & <int>earlier
-            # By then each player laid the first one's run of plain cards, and
-            # one more if his turn comes before the first one's (the first
-            # one's head piece is left with its court card alone).
-            run = first_turn // players_in
-            for k in range(players_in):
-                head[ring[at + k]][0] -= (run + (k < first)) << COURT_BITS
-            pending += first_turn
-            laid += first_turn
-            at += first
-            if at >= players_in:
-                at -= players_in
+        # No penalty runs; ring[at] lays next. Who meets his run's end first?
+        # Under lay-on he lays alone: a turn of one player.
+        span = 1 if lay_on else players_in
+        first_turn = 0xFFFFFFFF
+        first = 0
+        for k in range(span):
+            # Without a branch: which one comes first is a coin toss.
+            turn = (head[ring[at + k]][0] >> COURT_BITS) * span + k
+            earlier = -<uint32_t>(turn < first_turn)
+            first_turn ^= (first_turn ^ turn) & earlier
+            first ^= (first ^ k) & <int>earlier
+        # By then each player laid the first one's run of plain cards, and one
+        # more if his turn comes before the first one's (the first one's head
+        # piece is left with its court card alone).
+        run = first_turn // span
+        for k in range(span):
+            head[ring[at + k]][0] -= (run + (k < first)) << COURT_BITS
+        pending += first_turn
+        laid += first_turn
+        at += first
+        if at >= players_in:
+            at -= players_in
         payer = ring[at]
         piece = head[payer][0]
         if piece & COURT_MASK == 0:
