@@ -54,11 +54,22 @@ def test_a_variant_that_cannot_be_played_is_refused_in_words(text, fragment):
 # paying 4 and A 1: J, A (the first hand now owes 1), -; the second hand takes
 # 3 cards and leads J, which the first hand's 3 cards cannot pay: 7 cards, 2
 # tricks (6 cards, 1 trick under the standard rules, where A asks 4).
+# Under lay-on the player to move lays until he turns up a court card. '--/J':
+# the leader lays both his cards and has none: the second hand takes 2 cards
+# (3 under the standard rules, where the J comes second). '-J/-/--': hand 1 lays - J, hand 2 pays - and is out (3 cards); hand 1 lays
+# - J, hand 3 pays - (3); hand 1 lays - - J, hand 3 pays his last - (4): 10
+# cards, 3 tricks (5 and 1 under the standard rules). 'AJ/--' under cassell:
+# A (plain) J, paid with -: 3; then A J again, paid with the last -: 6, 2 tricks.
 HAND_PLAYED = [
     ("AJ/--", "standard", 0, 3, 1),
     ("AJ/--", "aces-plain", 0, 4, 1),
     ("J----/A", "standard", 1, 6, 1),
     ("J----/A", "J4 A1", 1, 7, 2),
+    ("--/J", "lay-on", 1, 2, 1),
+    ("--/J", "standard", 1, 3, 1),
+    ("-J/-/--", "lay-on", 0, 10, 3),
+    ("-J/-/--", "standard", 0, 5, 1),
+    ("AJ/--", "cassell", 0, 6, 2),
 ]
 
 
@@ -217,31 +228,6 @@ def test_a_variant_that_lays_on_is_read_and_written(text, pays, lay_on, written)
 def test_lay_on_given_twice_is_refused():
     with pytest.raises(VariantError, match="lay-on given twice"):
         Variant.parse("lay-on J1 lay-on")
-
-
-# Played by hand under lay-on (the player to move lays until he turns up a
-# court card). '--/J': the leader lays both his cards and has none: the second
-# hand takes 2 cards (3 under the standard rules, where the J comes second).
-# '-J/-/--': hand 1 lays - J, hand 2 pays - and is out (3 cards); hand 1 lays
-# - J, hand 3 pays - (3); hand 1 lays - - J, hand 3 pays his last - (4): 10
-# cards, 3 tricks (5 and 1 under the standard rules). 'AJ/--' under cassell:
-# A (plain) J, paid with -: 3; then A J again, paid with the last -: 6, 2 tricks.
-LAID_ON = [
-    ("--/J", "lay-on", 1, 2, 1),
-    ("--/J", "standard", 1, 3, 1),
-    ("-J/-/--", "lay-on", 0, 10, 3),
-    ("-J/-/--", "standard", 0, 5, 1),
-    ("AJ/--", "cassell", 0, 6, 2),
-]
-
-
-@pytest.mark.parametrize("name", engines.NAMES)
-@pytest.mark.parametrize("deal, variant, winner, cards, tricks", LAID_ON)
-def test_every_engine_plays_lay_on_as_it_is_played_by_hand(name, deal, variant, winner, cards, tricks):
-    if engines.why_absent(name):
-        pytest.skip(engines.why_absent(name))
-    outcome = engine.play(deal, engine=name, variant=variant)
-    assert (outcome.status, outcome.winner, outcome.cards, outcome.tricks) == ("finished", winner, cards, tricks)
 
 
 @pytest.mark.parametrize("players, deck", [(2, "standard"), (3, "standard"), (4, "half"), (2, "18 2J 2Q 2K 2A")])
