@@ -217,6 +217,7 @@ def test_a_saved_game_names_the_variant_its_deal_was_written_for(tmp_path):
     ("J1 Q2 K3 lay-on", (1, 2, 3, 0), True, "cassell"),
     ("Lay-On", (1, 2, 3, 4), True, "lay-on"),
     ("lay-on, J4 A1", (4, 0, 0, 1), True, "J4 Q0 K0 A1 lay-on"),
+    ("aces-plain lay-on", (1, 2, 3, 0), True, "cassell"),
 ])
 def test_a_variant_that_lays_on_is_read_and_written(text, pays, lay_on, written):
     variant = Variant.parse(text)
@@ -300,7 +301,31 @@ def test_a_lay_on_job_keeps_its_games_under_their_trick(tmp_path):
     assert "variant  lay-on\n" in replayed and "expected OK, as saved" in replayed
     shown = in_process("archive", "report", tmp_path / "r.html", "--archive", stopped)
     assert shown.returncode == 0
-    assert f"beggar play {deal} --variant lay-on" in (tmp_path / "r.html").read_text()
+    assert f"beggar play --variant lay-on {deal}" in (tmp_path / "r.html").read_text()
+
+
+def test_a_lay_on_census_keeps_its_loops_as_games_and_no_record(tmp_path):
+    """Lay-on games loop too ('6 4J', 5/5: one loop of 38 tricks). The
+    archive's loops are the standard trick's, so a lay-on loop game is kept
+    with no loop of the archive's, announced as nothing new, and read back
+    whole; the published records' listing leaves lay-on games out."""
+    path = tmp_path / "c.sqlite"
+    census = beggar("census", "6 4J", "--variant", "lay-on", "--archive", path, "--quiet")
+    assert census.returncode == 0, census.stderr
+    assert "NEW LOOP" not in census.stdout + census.stderr
+    with Archive(path) as archive:
+        looped = archive.games(status="loop")
+        assert len(looped) == 37 and {game["loop"] for game in looped} == {None}
+        assert not archive.loops()
+    assert in_process("archive", "show", looped[0]["id"], "--archive", path).returncode == 0
+    assert in_process("archive", "report", tmp_path / "r.html", "--archive", path).returncode == 0
+    deal = Deal.parse("J-AKQ----K---K-Q-----JJ-Q-/--A----J-Q----A-A------K--")
+    with Archive(tmp_path / "records.sqlite") as archive, archive.transaction():
+        for rules in (Rules(), Rules(lay_on=True)):
+            outcome = engine.play(deal, variant=Variant(lay_on=rules.lay_on))
+            archive.add_game(deal, rules, outcome, outcome)
+    with Archive(tmp_path / "records.sqlite") as archive:
+        assert [game["rules"].get("lay_on") for game in archive.games(record_cards=1)] == [None]
 
 
 @pytest.mark.parametrize("driver, extra, fragment", [

@@ -212,9 +212,10 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
     hits, best, played = [], None, []
+    rules = Rules(lay_on=bool(lay_on))     # any truth value, as the compiled engine's bint reads it
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(players, seed, index, deck, split)
-        outcome = play(deal, Rules(lay_on=lay_on))
+        outcome = play(deal, rules)
         played.append(outcome.cards)
         if outcome.status == "loop" or outcome.cards >= min_cards:
             hits.append((deal, outcome))
@@ -229,6 +230,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     returns a Climb."""
     deck, players, split = check_climb(seed, index, steps, min_cards, rules, deck, players, split)
     stream = Stream(seed, index)
+    played_under = Rules(lay_on=bool(lay_on))
     hits, best, restarts = [], None, -1
     played = 0
     sizes = None
@@ -238,7 +240,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
         nonlocal best, played
         ends = list(itertools.accumulate(sizes))
         deal = Deal.from_codes([cards[end - size:end] for size, end in zip(sizes, ends)])
-        outcome = play(deal, Rules(lay_on=lay_on))
+        outcome = play(deal, played_under)
         played += 1
         lengths.append(outcome.cards)
         if outcome.status == "loop" or outcome.cards >= min_cards:
@@ -478,11 +480,12 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=Fa
     cards_seen, tricks_seen = Counter(), Counter()
     longest, loops = [], []
     cards = unrank(first, deck)
+    rules = Rules(lay_on=bool(lay_on))
     for offset in range(deals):
         if offset:
             next_arrangement(cards)
         deal = Deal.from_codes(deal_out(cards, sizes))
-        outcome = play(deal, Rules(lay_on=lay_on))
+        outcome = play(deal, rules)
         statuses[outcome.status] += 1
         cards_seen[outcome.cards] += 1
         tricks_seen[outcome.tricks] += 1
@@ -491,7 +494,7 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=Fa
             if len(longest) > 2 * top + 64:     # keep the list short as it grows
                 longest = _longest(longest, top)
         else:
-            loops.append((first + offset, deal, outcome, _loop_key(deal, outcome, lay_on)))
+            loops.append((first + offset, deal, outcome, _loop_key(deal, outcome, rules.lay_on)))
     return CensusBlock(first, deals, statuses, dict(cards_seen), dict(tricks_seen), _longest(longest, top), loops)
 
 

@@ -75,13 +75,16 @@ class Variant:
         name = text.strip().lower()
         if name in NAMED:
             return cls(*NAMED[name])
-        known = f"known variants are {', '.join(NAMED)}, or a table such as 'J1 Q2 K3' (with {LAY_ON} or not)"
+        known = f"known variants are {', '.join(NAMED)}, or a table such as 'J1 Q2 K3', either with {LAY_ON} or not"
         tokens = text.replace(",", " ").split()
         table = [token for token in tokens if token.lower() != LAY_ON]
         lay_on = len(table) < len(tokens)
         if len(tokens) - len(table) > 1:
             raise VariantError(f"variant {cut(text)}: {LAY_ON} given twice")
         tokens = table
+        if len(tokens) == 1 and tokens[0].lower() in NAMED:     # 'aces-plain lay-on': a named table laid on
+            penalties, named_lay_on = NAMED[tokens[0].lower()]
+            return cls(penalties, lay_on or named_lay_on)
         if not tokens:
             if lay_on:      # the trick alone: the standard table
                 return cls(lay_on=True)
@@ -126,7 +129,10 @@ class Variant:
 
     def rows(self, rows):
         """Rows of codes (engine.play_batch's) as this variant plays them: an
-        array's looked up at once; others row by row (hand)."""
+        array's looked up at once; others row by row (hand); the rows
+        themselves under the standard table."""
+        if self.penalties == STANDARD.penalties:
+            return rows
         import numpy as np
         array = np.asarray(rows) if isinstance(rows, np.ndarray) else None
         if array is not None and array.dtype.kind in "iu" and array.size and 0 <= array.min() and \

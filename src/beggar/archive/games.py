@@ -29,8 +29,10 @@ def rules_key(rules):
 
 
 def _game_filter(record_cards, min_cards, disputed, job, deck, players, status, split=None):
+    # The published records are the standard trick's (Rules.as_dict writes lay_on only where it is set).
     return where(record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
-                                               "AND players = 2", record_cards),
+                                               "AND players = 2 AND json_extract(rules, '$.lay_on') IS NULL",
+                                               record_cards),
                  min_cards is not None and ("cards >= ?", min_cards), disputed and ("disputed = 1",),
                  split=split, status=status, deck=None if deck is None else str(Deck.parse(deck)),
                  players=players, job=job)

@@ -58,8 +58,10 @@ def _code(text):
 
 
 def play_command(deal, rules):
-    """The command that replays a kept game: its deal as it plays, under its trick."""
-    return f"beggar play {shlex.quote(str(deal))}" + (" --variant lay-on" if rules.get("lay_on") else "")
+    """The command that replays a kept game: its deal as it plays, under its
+    trick (given first: a deal that starts '--' would take the option's place)."""
+    trick = Variant(lay_on=rules.get("lay_on", False))
+    return "beggar play " + ("" if trick.standard else f"--variant {trick} ") + shlex.quote(str(deal))
 
 
 def hand_chart(deal, outcome, title, variant=None):

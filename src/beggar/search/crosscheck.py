@@ -55,7 +55,9 @@ class Checker:
         if replay is None:
             replay = self.replays[text] = engine.play(deal, engine="reference", variant=self.variant)
         game = Game(deal, outcome, replay, driver, **more)
-        if outcome.status == "loop" and outcome == replay and not self.variant.lay_on:
+        if self.variant.lay_on:     # a driver's cycle key is a lay-on cycle's: no loop of the archive's
+            game.loop = None
+        elif outcome.status == "loop" and outcome == replay:
             # A disputed game is kept marked so, and no loop is made of it.
             described = self.loops.get(game.loop) or self.loops.get(text)
             if described is None:
