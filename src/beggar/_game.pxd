@@ -27,6 +27,7 @@ cdef struct Game:
     int players
     int total
     int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1) + PILE_SLACK
+    bint lay_on         # the trick of Rules.lay_on (here, where the struct had padding)
     uint32_t* pieces    # hand p is pieces[p * room + start[p] .. p * room + end[p])
     uint32_t* pile_pieces
     int start[MAX_PLAYERS]
@@ -34,7 +35,6 @@ cdef struct Game:
     int leader
     int64_t cards
     int64_t tricks
-    bint lay_on         # the trick of Rules.lay_on: the player to move lays on to a court card
 
 
 cdef struct Result:
