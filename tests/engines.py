@@ -83,7 +83,8 @@ def fast():
 
 def refuses(name, function, args):
     """Whether engine `name` may refuse contract call `function`(*args) as
-    not its to play (a GPU engine: a table of 3 or 4 players, a climb by anneal)."""
+    not its to play (a GPU engine: a table of 3 or 4 players, a climb by
+    anneal, the trick of a variant that lays on)."""
     if name not in KERNELS:
         return False
     try:
@@ -92,7 +93,7 @@ def refuses(name, function, args):
         return False            # arguments that fit no call: every engine must refuse them alike
     bound.apply_defaults()
     arguments = bound.arguments
-    if arguments.get("players", 2) != 2:
+    if arguments.get("players", 2) != 2 or arguments.get("lay_on") or getattr(arguments.get("rules"), "lay_on", False):
         return True
     return function == "climb" and getattr(arguments["rules"], "accept", None) == "anneal"
 

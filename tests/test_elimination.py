@@ -27,6 +27,7 @@ def step(hands, leader):
     game = reference._Game.__new__(reference._Game)
     game.hands = [deque(hand) for hand in hands]
     game.leader, game.cards, game.tricks, game.total = leader, 0, 0, sum(map(len, hands))
+    game.lay_on = False
     pile = game.trick()
     return (tuple(tuple(hand) for hand in game.hands), game.leader), len(pile)
 

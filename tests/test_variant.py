@@ -8,8 +8,10 @@ import pytest
 
 from beggar import engine
 from beggar.archive import Archive
+from beggar.climbing import ClimbRules
 from beggar.deal import Deal
 from beggar.decks import Deck
+from beggar.rules import Rules
 from beggar.variant import Variant, VariantError
 
 import engines
@@ -52,11 +54,22 @@ def test_a_variant_that_cannot_be_played_is_refused_in_words(text, fragment):
 # paying 4 and A 1: J, A (the first hand now owes 1), -; the second hand takes
 # 3 cards and leads J, which the first hand's 3 cards cannot pay: 7 cards, 2
 # tricks (6 cards, 1 trick under the standard rules, where A asks 4).
+# Under lay-on the player to move lays until he turns up a court card. '--/J':
+# the leader lays both his cards and has none: the second hand takes 2 cards
+# (3 under the standard rules, where the J comes second). '-J/-/--': hand 1 lays - J, hand 2 pays - and is out (3 cards); hand 1 lays
+# - J, hand 3 pays - (3); hand 1 lays - - J, hand 3 pays his last - (4): 10
+# cards, 3 tricks (5 and 1 under the standard rules). 'AJ/--' under cassell:
+# A (plain) J, paid with -: 3; then A J again, paid with the last -: 6, 2 tricks.
 HAND_PLAYED = [
     ("AJ/--", "standard", 0, 3, 1),
     ("AJ/--", "aces-plain", 0, 4, 1),
     ("J----/A", "standard", 1, 6, 1),
     ("J----/A", "J4 A1", 1, 7, 2),
+    ("--/J", "lay-on", 1, 2, 1),
+    ("--/J", "standard", 1, 3, 1),
+    ("-J/-/--", "lay-on", 0, 10, 3),
+    ("-J/-/--", "standard", 0, 5, 1),
+    ("AJ/--", "cassell", 0, 6, 2),
 ]
 
 
@@ -195,3 +208,137 @@ def test_a_saved_game_names_the_variant_its_deal_was_written_for(tmp_path):
               "its field 'variant' already says how its cards pay (aces-plain)")
     saved.write_text(json.dumps({"deal": "AJ/--", "variant": "A6"}))
     bad_input(beggar("play", saved), "aces-plain.json", "field 'variant'", "A pays 6")
+
+
+# ---------------------------------------------------------------- lay-on: Cassell's trick
+
+@pytest.mark.parametrize("text, pays, lay_on, written", [
+    ("cassell", (1, 2, 3, 0), True, "cassell"),
+    ("J1 Q2 K3 lay-on", (1, 2, 3, 0), True, "cassell"),
+    ("Lay-On", (1, 2, 3, 4), True, "lay-on"),
+    ("lay-on, J4 A1", (4, 0, 0, 1), True, "J4 Q0 K0 A1 lay-on"),
+    ("aces-plain lay-on", (1, 2, 3, 0), True, "cassell"),
+])
+def test_a_variant_that_lays_on_is_read_and_written(text, pays, lay_on, written):
+    variant = Variant.parse(text)
+    assert (variant.penalties, variant.lay_on, str(variant)) == (pays, lay_on, written)
+    assert Variant.parse(str(variant)) == variant and not variant.standard
+    assert variant.trick == Variant(lay_on=True) and str(variant.trick) == "lay-on"
+
+
+def test_lay_on_given_twice_is_refused():
+    with pytest.raises(VariantError, match="lay-on given twice"):
+        Variant.parse("lay-on J1 lay-on")
+
+
+@pytest.mark.parametrize("players, deck", [(2, "standard"), (3, "standard"), (4, "half"), (2, "18 2J 2Q 2K 2A")])
+def test_the_engines_agree_on_lay_on_games_and_their_limits(players, deck):
+    """Every game of a lay-on sample, and each again with a limit of tricks
+    and of cards, the same on both engines: the compiled engine plays every
+    table's lay-on trick by its n-player trick, not its two-player one."""
+    hits = engines.agree("sample", 1500, 5, 0, 0, Deck.parse(deck), players, None, True)
+    assert len(hits) == 1500
+    assert hits != engine.sample(1500, 5, 0, players=players, deck=deck)
+    for deal, outcome in hits[:150]:
+        for limits in ({"max_tricks": max(1, outcome.tricks // 2)}, {"max_cards": max(1, outcome.cards // 3)}):
+            compiled = engine.play(deal, variant="lay-on", **limits)
+            assert compiled == engine.play(deal, variant="lay-on", engine="reference", **limits)
+            assert compiled.status == "stopped"
+
+
+def test_the_engines_agree_on_lay_on_climbs_batches_and_censuses():
+    deck = Deck.parse("12 2J 2Q 2K")
+    assert engines.agree("census", 0, 20_000, deck, 3, None, 5, True).statuses["finished"] == 20_000
+    assert engines.agree("climb", 4, 0, 600, 500, ClimbRules(), Deck.parse("40 4J 4Q 4K"), 2,
+                         None, True).hits
+    rows = [[code for hand in deal.hands for code in hand] for deal in (Deal.shuffled(2, 9, i) for i in range(60))]
+    batch = engine.play_batch(rows, variant="lay-on")
+    assert (batch == engine.play_batch(rows, variant="lay-on", engine="reference")).all()
+    assert list(batch["cards"]) == [engine.play(Deal.from_codes((row[:26], row[26:])), variant="lay-on").cards
+                                    for row in rows]
+
+
+def test_the_kernels_refuse_lay_on_in_one_line():
+    gpu = engine.get("gpu-host")
+    for call in (lambda: gpu.sample(10, 1, 0, 0, Deck.parse("standard"), 2, None, True),
+                 lambda: gpu.play_batch([[1, 0, 0, 0]], None, Rules(lay_on=True)),
+                 lambda: gpu.census(0, 10, Deck.parse("8 2J 2Q"), 2, None, 1, True)):
+        with pytest.raises(engine.EngineError, match="kernels play the standard trick; a variant that lays on"):
+            call()
+    # A game alone is the compiled engine's, on every engine: it lays on.
+    assert gpu.play(Deal.parse("--/J"), Rules(lay_on=True)).cards == 2
+
+
+def test_a_lay_on_job_keeps_its_games_under_their_trick(tmp_path):
+    """A sample job under cassell: its games are kept with their trick in
+    their rules (apart from the same deals' standard games), checked by the
+    reference engine under it, exported and replayed with it; its chunks
+    the same stopped and resumed as played whole."""
+    path = job_file(tmp_path, "cassell", min_cards=3000, deals=60_000, chunk=10_000, extra='variant = "cassell"\n')
+    stopped = tmp_path / "stopped.sqlite"
+    job = start("search", path, "--archive", stopped, "--quiet")
+    name = wait_for_chunks(stopped, 2, job)
+    job.send_signal(signal.SIGKILL)
+    job.communicate(timeout=30)
+    again = beggar("search", "--resume", name, "--archive", stopped, "--quiet")
+    assert again.returncode == 0, again.stderr
+    whole = beggar("search", path, "--archive", tmp_path / "whole.sqlite", "--quiet")
+    assert whole.returncode == 0, whole.stderr
+    games = kept(stopped)
+    assert games and games == kept(tmp_path / "whole.sqlite")
+    with Archive(stopped) as archive:
+        ((_, spec),) = archive.jobs()
+        rows = archive.games()
+    assert (spec["deck"], spec["variant"]) == ("40 4J 4Q 4K", "cassell")
+    assert all(row["rules"]["lay_on"] and row["compiled"] == {**row["reference"], "engine": "compiled"}
+               for row in rows)
+    deal = rows[0]["deal"]
+    assert engine.play(deal, variant="lay-on").cards == rows[0]["cards"] != engine.play(deal).cards
+    exported = tmp_path / "game.json"
+    assert in_process("archive", "export", rows[0]["id"], exported, "--archive", stopped).returncode == 0
+    assert json.loads(exported.read_text())["variant"] == "lay-on"
+    replayed = in_process("replay", exported).stdout
+    assert "variant  lay-on\n" in replayed and "expected OK, as saved" in replayed
+    shown = in_process("archive", "report", tmp_path / "r.html", "--archive", stopped)
+    assert shown.returncode == 0
+    assert f"beggar play --variant lay-on {deal}" in (tmp_path / "r.html").read_text()
+
+
+def test_a_lay_on_census_keeps_its_loops_as_games_and_no_record(tmp_path):
+    """Lay-on games loop too ('6 4J', 5/5: one loop of 38 tricks). The
+    archive's loops are the standard trick's, so a lay-on loop game is kept
+    with no loop of the archive's, announced as nothing new, and read back
+    whole; the published records' listing leaves lay-on games out."""
+    path = tmp_path / "c.sqlite"
+    census = beggar("census", "6 4J", "--variant", "lay-on", "--archive", path, "--quiet")
+    assert census.returncode == 0, census.stderr
+    assert "NEW LOOP" not in census.stdout + census.stderr
+    with Archive(path) as archive:
+        looped = archive.games(status="loop")
+        assert len(looped) == 37 and {game["loop"] for game in looped} == {None}
+        assert not archive.loops()
+    assert in_process("archive", "show", looped[0]["id"], "--archive", path).returncode == 0
+    assert in_process("archive", "report", tmp_path / "r.html", "--archive", path).returncode == 0
+    deal = Deal.parse("J-AKQ----K---K-Q-----JJ-Q-/--A----J-Q----A-A------K--")
+    with Archive(tmp_path / "records.sqlite") as archive, archive.transaction():
+        for rules in (Rules(), Rules(lay_on=True)):
+            outcome = engine.play(deal, variant=Variant(lay_on=rules.lay_on))
+            archive.add_game(deal, rules, outcome, outcome)
+    with Archive(tmp_path / "records.sqlite") as archive:
+        assert [game["rules"].get("lay_on") for game in archive.games(record_cards=1)] == [None]
+
+
+@pytest.mark.parametrize("driver, extra, fragment", [
+    ("hunt", "", "the hunt driver's walks and backward play are the standard trick's"),
+    ("sample", 'engine = "gpu-host"\n', "which the gpu-host engine's kernels do not play"),
+])
+def test_a_job_that_cannot_lay_on_is_refused(tmp_path, driver, extra, fragment):
+    path = job_file(tmp_path, driver=driver, extra='variant = "lay-on"\n' + extra)
+    bad_input(beggar("search", path, "--archive", tmp_path / "a.sqlite"), "t.toml", "variant lay-on lays on",
+              fragment)
+    assert not (tmp_path / "a.sqlite").exists()
+
+
+def test_backward_play_refuses_lay_on():
+    bad_input(beggar("basin", "AJ/--", "--variant", "cassell"), "basin plays back by the standard trick")
+    bad_input(beggar("family", "AJ/--", "--variant", "lay-on"), "family plays back by the standard trick")

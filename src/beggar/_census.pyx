@@ -60,7 +60,7 @@ cdef void keep_longest(Kept* longest, int* n_longest, int top, const Kept* game)
     longest[i] = game[0]
 
 
-def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
+def census(first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=False):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
     (census.py), dealt to `players` (and `split`); returns a states.CensusBlock."""
     deck, players, split, sizes = census_block.check_block(first, deals, deck, players, split, top)
@@ -81,7 +81,7 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     try:
         # work_init first, as w is set by nothing before it; a Work that fails
         # to start frees what it took, so that work_free below is harmless.
-        if work_init(&w, n_players, total) != 0 or cards_seen == NULL or tricks_seen == NULL or longest == NULL \
+        if work_init(&w, n_players, total, lay_on) != 0 or cards_seen == NULL or tricks_seen == NULL or longest == NULL \
                 or loops == NULL or game == NULL:
             raise MemoryError()
         statuses[0] = statuses[1] = statuses[2] = 0

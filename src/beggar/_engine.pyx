@@ -123,7 +123,7 @@ def play(deal, rules=Rules()):
     cdef int p, offset = 0, players = len(hands)
     cdef int64_t max_cards = limit(rules.max_cards), max_tricks = limit(rules.max_tricks)
     cdef bint detect_loops = rules.detect_loops
-    if work_init(&w, players, <int>total) != 0:
+    if work_init(&w, players, <int>total, rules.lay_on) != 0:
         raise MemoryError()
     try:
         for p, hand in enumerate(hands):
@@ -192,7 +192,7 @@ def play_batch(decks, split=None, rules=Rules()):
     cdef Result r
     if n == 0:
         return out
-    if work_init(&w, 2, total) != 0:
+    if work_init(&w, 2, total, rules.lay_on) != 0:
         raise MemoryError()
     try:
         with nogil:
@@ -222,21 +222,21 @@ cdef void store(Row* row, const Result* r) noexcept nogil:
     row.period_cards = r.period_cards if loop else -1
 
 
-def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None, lay_on=False):
     """Play deals start .. start+n_deals-1 of `seed` (Deal.shuffled of `deck`,
     `players` and `split`) and return [(deal, outcome)] for each game of at
     least `min_cards` cards or a loop."""
     # No length histogram: it would be built only to be dropped.
-    return _sample(n_deals, seed, min_cards, start, deck, players, split, False)[0]
+    return _sample(n_deals, seed, min_cards, start, deck, players, split, lay_on, False)[0]
 
 
-def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None, lay_on=False):
     """sample(), the longest game played and the lengths of all: (hits, (deal,
     outcome) or None, lengths.Lengths). The earliest deal wins a tie."""
-    return _sample(n_deals, seed, min_cards, start, deck, players, split, True)
+    return _sample(n_deals, seed, min_cards, start, deck, players, split, lay_on, True)
 
 
-cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint count_lengths):
+cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint lay_on, bint count_lengths):
     check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
     cdef uint64_t c_seed = seed, first = start, index, state
@@ -257,7 +257,7 @@ cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint 
     try:
         # work_init first, as w is set by nothing before it; a Work that fails
         # to start frees what it took, so that work_free below is harmless.
-        if work_init(&w, players, shape.total) != 0 or found == NULL or found_results == NULL or counts == NULL \
+        if work_init(&w, players, shape.total, lay_on) != 0 or found == NULL or found_results == NULL or counts == NULL \
                 or batch == NULL:
             raise MemoryError()
         done = 0
@@ -319,7 +319,7 @@ cdef int64_t evaluate(Work* w, const uint8_t* deck, const int* sizes, Result* r,
     return fitness(by_cards, r.cards, r.tricks)
 
 
-def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None, lay_on=False):
     """Walk `index` of `seed`: `steps` deals of `deck`, `players` and `split`
     played by a hill climber under ClimbRules `rules` (see climbing.py);
     returns a Climb."""
@@ -348,7 +348,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
     c.k = c.stale = c.current_value = c.walk_best = 0
     hits = []
     try:
-        if work_init(&w, n_players, total) != 0 or history == NULL or counts == NULL:
+        if work_init(&w, n_players, total, lay_on) != 0 or history == NULL or counts == NULL:
             raise MemoryError()
         with nogil:
             while played < n_steps:
@@ -407,10 +407,10 @@ def shuffled_deck(seed, index=0, deck=STANDARD):
     return [cards[i] for i in range(shape.total)]
 
 
-def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
+def census(first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=False):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
     (census.py), dealt to `players` (and `split`); returns a states.CensusBlock.
     The census plays with this engine from a module of its own, which
     cimports this one: imported here when first called."""
     from ._census import census
-    return census(first, deals, deck, players, split, top)
+    return census(first, deals, deck, players, split, top, lay_on)

@@ -27,6 +27,7 @@ cdef struct Game:
     int players
     int total
     int room            # elements of buffer per hand: ROOM_FACTOR * (total + 1) + PILE_SLACK
+    bint lay_on         # the trick of Rules.lay_on (here, where the struct had padding)
     uint32_t* pieces    # hand p is pieces[p * room + start[p] .. p * room + end[p])
     uint32_t* pile_pieces
     int start[MAX_PLAYERS]
@@ -97,7 +98,7 @@ cdef struct Shape:
     uint8_t courts[MAX_DECK]    # the court cards in the order they are placed
 
 
-cdef int work_init(Work* w, int players, int total) noexcept nogil
+cdef int work_init(Work* w, int players, int total, bint lay_on) noexcept nogil
 cdef void work_free(Work* w) noexcept nogil
 cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_loops,
                     Result* r) noexcept nogil

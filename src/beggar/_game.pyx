@@ -40,8 +40,9 @@ NAME = "compiled"
 
 # ---------------------------------------------------------------- buffers
 
-cdef int work_init(Work* w, int players, int total) noexcept nogil:
-    """Allocate the buffers of a Work for deals of `players` hands and `total` cards."""
+cdef int work_init(Work* w, int players, int total, bint lay_on) noexcept nogil:
+    """Allocate the buffers of a Work for deals of `players` hands and `total`
+    cards, played under the standard trick or lay-on."""
     cdef int i
     cdef size_t room = ROOM_FACTOR * (<size_t>total + 1) + PILE_SLACK
     cdef size_t game_size = players * room + total + 1 + PILE_SLACK
@@ -59,6 +60,7 @@ cdef int work_init(Work* w, int players, int total) noexcept nogil:
         games[i].players = players
         games[i].total = total
         games[i].room = <int>room
+        games[i].lay_on = lay_on
         games[i].pieces = w.piece_memory + i * game_size
         games[i].pile_pieces = games[i].pieces + players * room
     return 0
@@ -162,9 +164,10 @@ cdef bint trickn(Game* g) noexcept nogil:
     card, or is out if his run was his last. Everyone before him laid plain
     cards only, so their runs just shrink. A payer then lays plain cards until
     the penalty is paid, his court card comes, or he runs out (and the next
-    player still in owes the rest). The pile is built of the same pieces."""
+    player still in owes the rest). The pile is built of the same pieces.
+    Under lay-on the player to move lays his head piece alone."""
     cdef int players = g.players, room = g.room
-    cdef int p, k, first, at = 0, players_in = 0, n = 0, taker, court_player = 0, payer
+    cdef int p, k, first, at = 0, players_in = 0, span, n = 0, taker, court_player = 0, payer
     cdef int ring[2 * MAX_PLAYERS]
     cdef uint32_t* head[MAX_PLAYERS]
     cdef uint32_t* pile = g.pile_pieces
@@ -172,6 +175,7 @@ cdef bint trickn(Game* g) noexcept nogil:
     cdef uint32_t piece, run, owed, pending = 0, turn, first_turn, earlier
     cdef int64_t laid = 0
     cdef int size
+    cdef bint lay_on = g.lay_on      # a local: the stores through head[] may alias *g
     for p in range(players):
         head[p] = g.pieces + p * room + g.start[p]
         if g.end[p] - g.start[p] > 1 or head[p][0] != 0:
@@ -183,19 +187,21 @@ cdef bint trickn(Game* g) noexcept nogil:
         ring[players_in + k] = ring[k]
     while True:
         # No penalty runs; ring[at] lays next. Who meets his run's end first?
+        # Under lay-on he lays alone: a turn of one player.
+        span = 1 if lay_on else players_in
         first_turn = 0xFFFFFFFF
         first = 0
-        for k in range(players_in):
+        for k in range(span):
             # Without a branch: which one comes first is a coin toss.
-            turn = (head[ring[at + k]][0] >> COURT_BITS) * players_in + k
+            turn = (head[ring[at + k]][0] >> COURT_BITS) * span + k
             earlier = -<uint32_t>(turn < first_turn)
             first_turn ^= (first_turn ^ turn) & earlier
             first ^= (first ^ k) & <int>earlier
         # By then each player laid the first one's run of plain cards, and one
         # more if his turn comes before the first one's (the first one's head
         # piece is left with its court card alone).
-        run = first_turn // players_in
-        for k in range(players_in):
+        run = first_turn // span
+        for k in range(span):
             head[ring[at + k]][0] -= (run + (k < first)) << COURT_BITS
         pending += first_turn
         laid += first_turn
@@ -435,7 +441,7 @@ cdef inline void store_sides(Game* g, int leader, uint32_t* lead, uintptr_t lead
 cdef inline bint trick(Game* g) noexcept nogil:
     """Play one trick from an empty table; True when the game is finished."""
     cdef int64_t unused
-    if g.players == 2:
+    if g.players == 2 and not g.lay_on:
         return run_by_court(g, NULL, INT64_MAX, g.tricks + 1, &unused) == FINISHED
     return trickn(g)
 
@@ -607,7 +613,7 @@ cdef int run_tricks(Game* g, Game* snap, int64_t max_cards, int64_t max_tricks,
     comparison at all."""
     cdef int64_t power = BRENT_START, steps = 0
     cdef bint have_snap = False
-    if g.players == 2:
+    if g.players == 2 and not g.lay_on:
         return run_by_court(g, snap, max_cards, max_tricks, period)
     while True:
         if trick(g):

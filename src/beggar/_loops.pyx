@@ -473,7 +473,7 @@ def grow(deck, seed, walk, tries, *, start_courts=4, start_plain=12, patience=40
     try:
         k.stack = <State*>malloc((deck.total + 1) * sizeof(State))
         k.seen.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
-        if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total) != 0:
+        if k.stack == NULL or k.seen.slots == NULL or work_init(&k.w, 2, deck.total, False) != 0:
             raise MemoryError()
         k.total = deck.total
         for i in range(CODES):
@@ -627,7 +627,7 @@ def cycle_hashes(states, deck):
     cdef Work w
     cdef State s
     cdef Result r
-    if work_init(&w, 2, deck.total) != 0:
+    if work_init(&w, 2, deck.total, False) != 0:
         raise MemoryError()
     hashes = []
     try:
@@ -699,7 +699,7 @@ def perturb(states, deck, seed, index, tries, *, changes=2, reach=3, moves="smal
         p.cycles.slots = <uint64_t*>calloc(SEEN_SLOTS, sizeof(uint64_t))
         p.known = <uint64_t*>malloc(SEEN_SLOTS // 2 * sizeof(uint64_t))
         if p.pool == NULL or p.seen.slots == NULL or p.cycles.slots == NULL or p.known == NULL or found == NULL \
-                or periods == NULL or work_init(&p.w, 2, deck.total) != 0:
+                or periods == NULL or work_init(&p.w, 2, deck.total, False) != 0:
             raise MemoryError()
         for number, state in enumerate(states):
             load_state(&s, state, deck, number)

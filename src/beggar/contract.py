@@ -28,16 +28,18 @@ class Engine(Protocol):
     def play_batch(self, decks, split=None, rules=Rules()):
         """Rows of card codes as two-player deals -> batch.BATCH_DTYPE array."""
 
-    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-        """Random deals start .. start+n_deals-1 of `seed` (Deal.shuffled) -> [(Deal, Outcome)] hits."""
+    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None, lay_on=False):
+        """Random deals start .. start+n_deals-1 of `seed` (Deal.shuffled) -> [(Deal, Outcome)] hits.
+        `lay_on`, here and below: the trick of Rules.lay_on."""
 
-    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None,
+                    lay_on=False):
         """sample() -> (hits, (Deal, Outcome) of the longest game or None, lengths.Lengths of every game)."""
 
-    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None, lay_on=False):
         """Walk `index` of `seed` of the hill climber -> climbing.Climb."""
 
-    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10):
+    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=False):
         """Play the arrangements of ranks first .. first+deals-1 (census.py) -> states.CensusBlock."""
 
     def predecessors(self, hands, leader):

@@ -139,10 +139,11 @@ def check_usable(engine=None):
     return chosen
 
 
-# play, play_batch, sample, sample_best, climb and census take a `variant`
-# (variant.py: a name, a table such as 'J1 Q2 K3', or a Variant; None: the
-# standard rules): their deal or deck is played as the variant's codes, on
-# whichever engine. The calls on states and loops take them as played.
+# play, play_batch, sample, sample_best, climb, census and tricks take a
+# `variant` (variant.py: a name, a table such as 'J1 Q2 K3', or a Variant;
+# None: the standard rules): their deal or deck is played as the variant's
+# codes, under its trick (Rules.lay_on, the engines' `lay_on`), on whichever
+# engine. The calls on states and loops take them as played, under the standard trick.
 
 def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True, variant=None):
     """Play a Deal (or a deal in record notation) and return its Outcome."""
@@ -150,15 +151,14 @@ def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True, 
         deal = Deal.parse(deal)
     elif not isinstance(deal, Deal):
         raise TypeError(f"play() needs a Deal or a deal in record notation, not {type(deal).__name__}")
-    return get(engine).play(_variant(variant).deal(deal), Rules(max_cards, max_tricks, detect_loops))
+    variant = _variant(variant)
+    return get(engine).play(variant.deal(deal), Rules(max_cards, max_tricks, detect_loops, variant.lay_on))
 
 
 def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, detect_loops=True, variant=None):
     """Play rows of card codes as two-player deals; see reference.play_batch."""
     variant = _variant(variant)
-    if not variant.standard:
-        decks = variant.rows(decks)
-    return get(engine).play_batch(decks, split, Rules(max_cards, max_tricks, detect_loops))
+    return get(engine).play_batch(variant.rows(decks), split, Rules(max_cards, max_tricks, detect_loops, variant.lay_on))
 
 
 def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard", split=None,
@@ -167,14 +167,17 @@ def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, dec
     them (`deck` by name, notation or Deck; `split` None, a first hand's size
     or "random"); the (deal, outcome) pairs with at least `min_cards` cards,
     or a loop."""
-    return get(engine).sample(n_deals, seed, min_cards, start, _variant(variant).deck(deck), players, split)
+    variant = _variant(variant)
+    return get(engine).sample(n_deals, seed, min_cards, start, variant.deck(deck), players, split, variant.lay_on)
 
 
 def sample_best(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard",
                 split=None, variant=None):
     """sample(), the longest game played, and the lengths of every game played
     in cards: (hits, (deal, outcome) or None, lengths.Lengths)."""
-    return get(engine).sample_best(n_deals, seed, min_cards, start, _variant(variant).deck(deck), players, split)
+    variant = _variant(variant)
+    return get(engine).sample_best(n_deals, seed, min_cards, start, variant.deck(deck), players, split,
+                                   variant.lay_on)
 
 
 def _variant(variant):
@@ -200,11 +203,12 @@ def perturb(states, deck, seed, index, tries, changes=2, reach=3, engine=None, k
     return chosen.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known)
 
 
-def tricks(deal):
+def tricks(deal, variant=None):
     """The Trick records of a deal's game (leader, pile, taker, hands after),
     one per trick, to its finish or forever. Traces come from the reference
     engine, whose tricks are plain Python data."""
-    return reference.tricks(deal)
+    variant = _variant(variant)
+    return reference.tricks(variant.deal(deal), variant.lay_on)
 
 
 def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2, deck="standard",
@@ -213,8 +217,9 @@ def climb(seed, index, steps, min_cards=3000, rules=None, engine=None, players=2
     over deals of `deck`, `players` and `split` (as sample()): `steps` deals
     played; returns a climbing.Climb with the hits, the best game and the
     number of restarts."""
-    return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules(),
-                             _variant(variant).deck(deck), players, split)
+    variant = _variant(variant)
+    return get(engine).climb(seed, index, steps, min_cards, rules or ClimbRules(), variant.deck(deck), players,
+                             split, variant.lay_on)
 
 
 def census(first, deals, deck="standard", players=2, split=None, top=10, engine=None, variant=None):
@@ -222,7 +227,8 @@ def census(first, deals, deck="standard", players=2, split=None, top=10, engine=
     (census.py: lexicographic order, dealt as Deal.shuffled deals), with exact
     loop detection: a states.CensusBlock of statuses, length histograms, the `top`
     longest games and every loop deal with its loop's canonical state."""
-    return get(engine).census(first, deals, _variant(variant).deck(deck), players, split, top)
+    variant = _variant(variant)
+    return get(engine).census(first, deals, variant.deck(deck), players, split, top, variant.lay_on)
 
 
 def predecessors(hands, leader, engine=None):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import replace
 from functools import lru_cache
 
 from . import __version__, installed
@@ -21,6 +22,7 @@ from .outcome import Outcome
 from .records import how_found
 from .rules import Rules
 from .savefile import SavedGame, parse
+from .variant import Variant
 
 #: The file of the project's own finds, shipped with beggar.
 FINDS_FILE = "finds.json"
@@ -124,8 +126,10 @@ def saved_game(archive, game, name=None):
     compiled Outcome)."""
     spec = job_spec(archive, game["job"])
     parent = archive.parent(game)
-    saved = SavedGame(Deal.parse(game["deal"]), Rules(**game["rules"]), name=name or describe_game(game),
-                      provenance=provenance(game, archive.path, spec, parent))
+    rules = Rules(**game["rules"])
+    # Kept as it plays: a game that lays on is saved under that trick alone.
+    saved = SavedGame(Deal.parse(game["deal"]), replace(rules, lay_on=False), name=name or describe_game(game),
+                      provenance=provenance(game, archive.path, spec, parent), variant=Variant(lay_on=rules.lay_on))
     return saved, outcome_of(game["compiled"])
 
 

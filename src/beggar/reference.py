@@ -30,17 +30,18 @@ NAME = "reference"
 
 class _Game:
     """A game in play: every hand (top card first), who leads the next trick,
-    and the cards and tricks played so far."""
+    and the cards and tricks played so far, under the standard trick or lay-on (Rules)."""
 
-    def __init__(self, deal):
+    def __init__(self, deal, lay_on=False):
         self.hands = [deque(hand) for hand in deal.hands]
+        self.lay_on = lay_on
         self.leader = 0
         self.cards = self.tricks = 0
         self.total = deal.total
 
     def trick(self):
         """Play the next trick from the empty table; return its pile."""
-        taker, pile = _play_trick(self.hands, self.leader)
+        taker, pile = _play_trick(self.hands, self.leader, self.lay_on)
         self.leader = taker
         self.cards += len(pile)
         self.tricks += 1
@@ -61,12 +62,13 @@ class _Game:
         game = _Game.__new__(_Game)
         game.hands = [deque(hand) for hand in self.hands]
         game.leader, game.cards, game.tricks, game.total = self.leader, self.cards, self.tricks, self.total
+        game.lay_on = self.lay_on
         return game
 
 
-def tricks(deal):
+def tricks(deal, lay_on=False):
     """Yield the Trick records of a deal's game, to its finish or forever."""
-    game = _Game(deal)
+    game = _Game(deal, lay_on)
     while True:
         leader = game.leader
         pile = game.trick()
@@ -78,7 +80,7 @@ def tricks(deal):
 def play(deal, rules=Rules()):
     """Play one deal under `rules` and return its Outcome."""
     check_play(deal, rules)
-    game = _Game(deal)
+    game = _Game(deal, rules.lay_on)
     # Brent's method: keep one state, the snapshot (at first the deal itself).
     # A game that comes back to it loops, and the tricks since it was taken
     # are the loop's period. The snapshot moves on to the state of the moment
@@ -92,7 +94,7 @@ def play(deal, rules=Rules()):
         if rules.detect_loops:
             since += 1
             if game.same_state(snapshot):
-                return _loop(deal, since)
+                return _loop(deal, since, rules.lay_on)
             if since == power:
                 snapshot, since, power = game.copy(), 0, 2 * power
         if (rules.max_cards is not None and game.cards >= rules.max_cards) or \
@@ -106,12 +108,12 @@ def play(deal, rules=Rules()):
             return Outcome("stopped", winner, game.cards, game.tricks, counts, engine=NAME)
 
 
-def _loop(deal, period):
+def _loop(deal, period, lay_on):
     """The loop of a deal whose period (in tricks) is known. Replay the game
     twice, one period apart: the first state they share is where the loop is
     entered, and the game ahead is then at the loop's first repeat, where a
     loop is counted."""
-    entry, repeat = _Game(deal), _Game(deal)
+    entry, repeat = _Game(deal, lay_on), _Game(deal, lay_on)
     for _ in range(period):
         repeat.trick()
     while not repeat.same_state(entry):
@@ -133,13 +135,14 @@ def _loop_by_now(deal, game):
         if ahead.finished():
             return None
         if ahead.same_state(game):
-            loop = _loop(deal, period)
+            loop = _loop(deal, period, game.lay_on)
             return loop if loop.tricks <= game.tricks else None
     return None
 
 
-def _play_trick(hands, leader):
-    """Play one trick from an empty table; return (who took the pile, the pile)."""
+def _play_trick(hands, leader, lay_on=False):
+    """Play one trick from an empty table; return (who took the pile, the pile).
+    Under lay-on the player to move lays on until he turns up a court card."""
     still_in = [len(hand) > 0 for hand in hands]
     pile = []
     player = leader
@@ -166,7 +169,7 @@ def _play_trick(hands, leader):
             if owed == 0:
                 taker = court_player
                 break
-        else:
+        elif not lay_on:
             player = _next_in(still_in, player)
     hands[taker].extend(pile)
     return taker, tuple(pile)
@@ -196,22 +199,23 @@ def play_batch(decks, split=None, rules=Rules()):
     return out
 
 
-def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+def sample(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None, lay_on=False):
     """Play deals start .. start+n_deals-1 of `seed` (Deal.shuffled of `deck`,
     `players` and `split`) and return [(deal, outcome)] for each game of at
     least `min_cards` cards or a loop."""
-    return sample_best(n_deals, seed, min_cards, start, deck, players, split)[0]
+    return sample_best(n_deals, seed, min_cards, start, deck, players, split, lay_on)[0]
 
 
-def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None, lay_on=False):
     """sample(), the longest game played and the lengths of all: (hits, (deal,
     outcome) or None, lengths.Lengths). The earliest deal wins a tie."""
     check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
     hits, best, played = [], None, []
+    rules = Rules(lay_on=bool(lay_on))     # any truth value, as the compiled engine's bint reads it
     for index in range(start, start + n_deals):
         deal = Deal.shuffled(players, seed, index, deck, split)
-        outcome = play(deal)
+        outcome = play(deal, rules)
         played.append(outcome.cards)
         if outcome.status == "loop" or outcome.cards >= min_cards:
             hits.append((deal, outcome))
@@ -220,12 +224,13 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     return hits, best, Lengths.of(played)
 
 
-def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None, lay_on=False):
     """Walk `index` of `seed`: `steps` deals of `deck`, `players` and `split`
     played by a hill climber under ClimbRules `rules` (see climbing.py);
     returns a Climb."""
     deck, players, split = check_climb(seed, index, steps, min_cards, rules, deck, players, split)
     stream = Stream(seed, index)
+    played_under = Rules(lay_on=bool(lay_on))
     hits, best, restarts = [], None, -1
     played = 0
     sizes = None
@@ -235,7 +240,7 @@ def climb(seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=
         nonlocal best, played
         ends = list(itertools.accumulate(sizes))
         deal = Deal.from_codes([cards[end - size:end] for size, end in zip(sizes, ends)])
-        outcome = play(deal)
+        outcome = play(deal, played_under)
         played += 1
         lengths.append(outcome.cards)
         if outcome.status == "loop" or outcome.cards >= min_cards:
@@ -467,7 +472,7 @@ _GUIDE_RANKS = {
 }
 
 
-def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
+def census(first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=False):
     """Play the arrangements of `deck` with ranks first .. first+deals-1
     (census.py), dealt to `players` (and `split`); returns a states.CensusBlock."""
     deck, players, split, sizes = check_block(first, deals, deck, players, split, top)
@@ -475,11 +480,12 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
     cards_seen, tricks_seen = Counter(), Counter()
     longest, loops = [], []
     cards = unrank(first, deck)
+    rules = Rules(lay_on=bool(lay_on))
     for offset in range(deals):
         if offset:
             next_arrangement(cards)
         deal = Deal.from_codes(deal_out(cards, sizes))
-        outcome = play(deal)
+        outcome = play(deal, rules)
         statuses[outcome.status] += 1
         cards_seen[outcome.cards] += 1
         tricks_seen[outcome.tricks] += 1
@@ -488,7 +494,7 @@ def census(first, deals, deck=STANDARD, players=2, split=None, top=10):
             if len(longest) > 2 * top + 64:     # keep the list short as it grows
                 longest = _longest(longest, top)
         else:
-            loops.append((first + offset, deal, outcome, _loop_key(deal, outcome)))
+            loops.append((first + offset, deal, outcome, _loop_key(deal, outcome, rules.lay_on)))
     return CensusBlock(first, deals, statuses, dict(cards_seen), dict(tricks_seen), _longest(longest, top), loops)
 
 
@@ -496,16 +502,16 @@ def _longest(games, top):
     return sorted(games, key=lambda game: (-game[2].cards, game[0]))[:top]
 
 
-def _loop_key(deal, outcome):
+def _loop_key(deal, outcome, lay_on=False):
     """The least state on the deal's cycle (cycle.state_key), from this
     engine's own trace: the key the compiled engine's census is held to."""
-    return min(state_key(hands, leader) for hands, leader in _cycle(deal, outcome))
+    return min(state_key(hands, leader) for hands, leader in _cycle(deal, outcome, lay_on))
 
 
-def _cycle(deal, outcome):
+def _cycle(deal, outcome, lay_on=False):
     """The states on the cycle of a looping deal's game, from this engine's own trace."""
     period = outcome.loop_period[0]
-    return walk(deal, tricks(deal), outcome.loop_entry[0], period)[:period]
+    return walk(deal, tricks(deal, lay_on), outcome.loop_entry[0], period)[:period]
 
 
 # ---------------------------------------------------------------- the loop factory's leaves

@@ -300,6 +300,8 @@ def to_json(game, outcome=None):
     if game.name:
         entry["name"] = game.name
     entry["deal"] = str(game.deal)
+    if game.variant.lay_on:     # the deal is written as it plays: the variant's trick alone
+        entry["variant"] = str(game.variant.trick)
     entry["rules"] = game.rules.as_dict()
     if outcome is not None:
         figures = outcome.as_dict()
@@ -321,6 +323,8 @@ def to_text(game, outcome=None):
     if game.rules != Rules():
         comments.append(f"played under max_cards={game.rules.max_cards}, "
                         f"max_tricks={game.rules.max_tricks} (kept by the JSON form only)")
+    if game.variant.lay_on:
+        comments.append(f"played under the variant {game.variant.trick} (kept by the JSON form only)")
     if outcome is not None:
         comments.append(f"{outcome.status}: {outcome.cards} cards, {outcome.tricks} tricks")
     for key, value in (game.provenance or {}).items():

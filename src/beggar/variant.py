@@ -1,9 +1,10 @@
-"""Variants: what each court card pays (docs/rules.md, "Variants").
+"""Variants: what each court card pays, and how a trick starts (docs/rules.md, "Variants").
 
 A card is stored as its penalty, so a variant maps the cards people hold to
 the codes every engine plays: a deal or a deck is played, and stored, as its
-cards pay. Written as a name (NAMED) or a table such as 'J1 Q2 K3' (ranks
-left out pay nothing).
+cards pay. The trick's rule cannot be a code: it travels as Rules.lay_on.
+Written as a name (NAMED) or a table such as 'J1 Q2 K3' (ranks left out pay
+nothing), with 'lay-on' for the trick.
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ from .errors import BadInput
 #: The most a card may pay: the highest code the engines play (the ace's).
 MAX_PENALTY = ACE
 
-#: The variants people play, by name: the penalties of J, Q, K and A.
-#: "aces-plain" is the table of Cassell's Book of In-door Amusements (1881):
-#: a king asks three, a queen two, a knave one, an ace nothing.
+#: The variants people play, by name: the penalties of J, Q, K and A, and
+#: whether the player to move lays on until he turns up a court card (while
+#: no penalty runs) rather than the players laying in turn. "cassell" is the
+#: game of Cassell's Book of In-door Amusements (1881): a king asks three, a
+#: queen two, a knave one, an ace nothing, and the player to move lays on;
+#: "aces-plain" is its table alone.
 NAMED = {
-    "standard": (1, 2, 3, 4),
-    "aces-plain": (1, 2, 3, 0),
+    "standard": ((1, 2, 3, 4), False),
+    "aces-plain": ((1, 2, 3, 0), False),
+    "cassell": ((1, 2, 3, 0), True),
 }
+#: The word of a table that asks for the trick where the player to move lays on.
+LAY_ON = "lay-on"
 
 COURTS = SYMBOLS[JACK:]
 
@@ -36,9 +43,11 @@ class VariantError(BadInput, ValueError):
 
 @dataclass(frozen=True)
 class Variant:
-    """The penalties of J, Q, K and A (four numbers 0 .. MAX_PENALTY)."""
+    """The penalties of J, Q, K and A (four numbers 0 .. MAX_PENALTY), and
+    whether the player to move lays on to a court card (`lay_on`)."""
 
-    penalties: tuple = NAMED["standard"]
+    penalties: tuple = NAMED["standard"][0]
+    lay_on: bool = False
 
     def __post_init__(self):
         penalties = self.penalties
@@ -53,6 +62,8 @@ class Variant:
                                    "(the engines' codes stop at the ace's)")
         if not any(penalties):
             raise VariantError(f"variant {self}: no card pays, so no trick could ever be taken")
+        if not isinstance(self.lay_on, bool):
+            raise VariantError(f"a variant's lay_on is True or False, not {cut(self.lay_on)}")
 
     @classmethod
     def parse(cls, text):
@@ -63,10 +74,20 @@ class Variant:
             raise VariantError(f"a variant is a name or a table such as 'J1 Q2 K3', not {cut(text)}")
         name = text.strip().lower()
         if name in NAMED:
-            return cls(NAMED[name])
-        known = f"known variants are {', '.join(NAMED)}, or a table such as 'J1 Q2 K3'"
+            return cls(*NAMED[name])
+        known = f"known variants are {', '.join(NAMED)}, or a table such as 'J1 Q2 K3', either with {LAY_ON} or not"
         tokens = text.replace(",", " ").split()
+        table = [token for token in tokens if token.lower() != LAY_ON]
+        lay_on = len(table) < len(tokens)
+        if len(tokens) - len(table) > 1:
+            raise VariantError(f"variant {cut(text)}: {LAY_ON} given twice")
+        tokens = table
+        if len(tokens) == 1 and tokens[0].lower() in NAMED:     # 'aces-plain lay-on': a named table laid on
+            penalties, named_lay_on = NAMED[tokens[0].lower()]
+            return cls(penalties, lay_on or named_lay_on)
         if not tokens:
+            if lay_on:      # the trick alone: the standard table
+                return cls(lay_on=True)
             raise VariantError(f"the variant is empty: {known}")
         penalties = [0] * len(COURTS)
         seen = set()
@@ -79,7 +100,7 @@ class Variant:
                 raise VariantError(f"variant {cut(text)}: {symbol} given twice")
             seen.add(symbol)
             penalties[COURTS.index(symbol)] = int(number)
-        return cls(tuple(penalties))
+        return cls(tuple(penalties), lay_on)
 
     @property
     def codes(self):
@@ -88,11 +109,18 @@ class Variant:
 
     @property
     def standard(self):
-        return self.penalties == NAMED["standard"]
+        return self == STANDARD
+
+    @property
+    def trick(self):
+        """This variant's trick alone: what a deal stored as it plays is played under."""
+        return Variant(lay_on=self.lay_on)
 
     def __str__(self):
-        return next((name for name, penalties in NAMED.items() if penalties == self.penalties), None) or \
-            " ".join(f"{symbol}{n}" for symbol, n in zip(COURTS, self.penalties))
+        named = next((name for name, rules in NAMED.items() if rules == (self.penalties, self.lay_on)), None)
+        table = [] if self.penalties == NAMED["standard"][0] else \
+            [f"{symbol}{n}" for symbol, n in zip(COURTS, self.penalties)]
+        return named or " ".join(table + [LAY_ON] * self.lay_on)
 
     def hand(self, hand):
         """A hand of codes as this variant plays it (what is no code left for the engine to refuse)."""
@@ -101,7 +129,10 @@ class Variant:
 
     def rows(self, rows):
         """Rows of codes (engine.play_batch's) as this variant plays them: an
-        array's looked up at once; others row by row (hand)."""
+        array's looked up at once; others row by row (hand); the rows
+        themselves under the standard table."""
+        if self.penalties == STANDARD.penalties:
+            return rows
         import numpy as np
         array = np.asarray(rows) if isinstance(rows, np.ndarray) else None
         if array is not None and array.dtype.kind in "iu" and array.size and 0 <= array.min() and \
@@ -111,7 +142,7 @@ class Variant:
 
     def deal(self, deal):
         """A Deal as this variant plays it (the Deal itself under the standard rules)."""
-        return deal if self.standard else Deal([self.hand(hand) for hand in deal.hands])
+        return deal if self.penalties == STANDARD.penalties else Deal([self.hand(hand) for hand in deal.hands])
 
     def deck(self, deck):
         """A Deck as this variant counts it: each card counted as the code it plays as."""

@@ -29,8 +29,10 @@ def rules_key(rules):
 
 
 def _game_filter(record_cards, min_cards, disputed, job, deck, players, status, split=None):
+    # The published records are the standard trick's (Rules.as_dict writes lay_on only where it is set).
     return where(record_cards is not None and ("status = 'finished' AND cards >= ? AND deck = 'standard' "
-                                               "AND players = 2", record_cards),
+                                               "AND players = 2 AND json_extract(rules, '$.lay_on') IS NULL",
+                                               record_cards),
                  min_cards is not None and ("cards >= ?", min_cards), disputed and ("disputed = 1",),
                  split=split, status=status, deck=None if deck is None else str(Deck.parse(deck)),
                  players=players, job=job)
@@ -122,16 +124,16 @@ class Games:
 
     def longest_by_table(self, job=None, per_table=5):
         """The `per_table` longest finished games of each table (deck, players,
-        `hands` '26/26'), the tables in the order of their longest game.
+        `hands` '26/26', rules), the tables in the order of their longest game.
         Chosen in SQL, on a few columns: an archive of half a million games
         is never read whole for the few a report shows."""
         clause, args = where(status="finished", job=job)
         chosen = self.db.execute(
-            f"WITH sized AS (SELECT id, cards, tricks, deck, players, {_HAND_SIZES} AS hands FROM games{clause}), "
-            "ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, hands "
-            "ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, players, hands) "
-            "AS best, deck, players FROM sized) SELECT id FROM ranked WHERE place <= ? "
-            "ORDER BY best DESC, deck, players, hands, place", (*args, per_table)).fetchall()
+            f"WITH sized AS (SELECT id, cards, tricks, deck, players, rules, {_HAND_SIZES} AS hands "
+            f"FROM games{clause}), ranked AS (SELECT id, hands, row_number() OVER (PARTITION BY deck, players, "
+            "hands, rules ORDER BY cards DESC, tricks DESC, id) AS place, max(cards) OVER (PARTITION BY deck, "
+            "players, hands, rules) AS best, deck, players, rules FROM sized) SELECT id FROM ranked WHERE place <= ? "
+            "ORDER BY best DESC, deck, players, hands, rules, place", (*args, per_table)).fetchall()
         found = []
         for (game_id,) in chosen:
             game = self.game(game_id)

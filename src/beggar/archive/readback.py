@@ -244,7 +244,7 @@ def _outcome(outcome, players):
 
 
 def _rules(value, players):
-    if set(value) - {"max_cards", "max_tricks", "detect_loops"}:
+    if set(value) - set(Rules.__dataclass_fields__):
         raise holds(value, "the rules of a game")
     try:
         Rules(**value)

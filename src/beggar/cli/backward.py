@@ -24,6 +24,8 @@ def _game_to_its_end(args):
     game = game_from_args(args)
     if game.rules != Rules():
         raise UsageError(f"{args.command} follows games to their end: limits do not apply")
+    if game.variant.lay_on:
+        raise UsageError(f"{args.command} plays back by the standard trick; variant {game.variant} lays on")
     return game
 
 

@@ -36,8 +36,9 @@ def loop_basin(row, deal):
 
 
 def variant_line(variant):
-    return "" if variant.standard else \
-        f"variant  {variant} (each card written as the standard card that pays as much)\n"
+    return "" if variant.standard else f"variant  {variant}" + (
+        "" if variant.penalties == variant.trick.penalties else
+        " (each card written as the standard card that pays as much)") + "\n"
 
 
 def describe(deal, outcome):
@@ -103,13 +104,13 @@ def trick_lines(tricks, first, deal):
         yield f"{number:>6}  {trick.leader + 1:>3}  {trick.taker + 1:>4}  {sizes}  {laid}"
 
 
-def sizes_by_trick(deal, outcome, points):
+def sizes_by_trick(deal, outcome, points, variant=None):
     """(trick, hand sizes) from the deal on, every so many tricks that at
     most about `points` are drawn, the last trick always: a game may be
     millions of tricks long, and is replayed, never held whole."""
     every = max(1, -(-outcome.tricks // points))
     yield 0, [len(hand) for hand in deal.hands]
-    for number, trick in enumerate(itertools.islice(engine.tricks(deal), outcome.tricks), 1):
+    for number, trick in enumerate(itertools.islice(engine.tricks(deal, variant), outcome.tricks), 1):
         if number % every == 0 or number == outcome.tricks:
             yield number, [len(hand) for hand in trick.hands]
 

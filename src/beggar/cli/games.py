@@ -17,8 +17,8 @@ from .options import EXIT_MISMATCH, PLOT_INSTALL, UsageError, add_deck_option, a
 def run_play(args):
     game = game_from_args(args)
     engine.check_usable(args.engine)
-    outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
-                          engine=args.engine, detect_loops=game.rules.detect_loops)
+    outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks, engine=args.engine,
+                          detect_loops=game.rules.detect_loops, variant=game.variant.trick)
     if args.json:
         table = {"deck": game.deal.deck_written(), "players": game.deal.players, "split": len(game.deal.hands[0])}
         # winner counts hands from 0, as Outcome.winner does; winner_hand from 1, as the text says "hand 2".
@@ -63,7 +63,7 @@ def run_verify(args):
                f"{want['cards']}/{want['tricks']}"]
         for name in engines:
             outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks, engine=name,
-                                  detect_loops=game.rules.detect_loops)
+                                  detect_loops=game.rules.detect_loops, variant=game.variant.trick)
             wrong = mismatches(want, outcome)
             failures += bool(wrong)
             row.append(f"{outcome.cards}/{outcome.tricks} {'MISMATCH' if wrong else 'OK'}")
@@ -88,8 +88,8 @@ def run_replay(args):
         plot.prepare(args.plot)     # before any work: a missing matplotlib is a usage error
     game = game_from_args(args)
     engine.check_usable(args.engine)
-    outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks,
-                          engine=args.engine, detect_loops=game.rules.detect_loops)
+    outcome = engine.play(game.deal, game.rules.max_cards, game.rules.max_tricks, engine=args.engine,
+                          detect_loops=game.rules.detect_loops, variant=game.variant.trick)
     print(_named(args, game) + describe(game.deal, outcome))
     status = 0
     if game.expected is not None:
@@ -100,11 +100,12 @@ def run_replay(args):
     # millions of tricks long.
     if args.trace:
         print()
-        for line in trick_lines(itertools.islice(engine.tricks(game.deal), outcome.tricks), 0, game.deal):
+        played = engine.tricks(game.deal, game.variant.trick)
+        for line in trick_lines(itertools.islice(played, outcome.tricks), 0, game.deal):
             print(line)
     elif outcome.status == "loop":
         entry, period = outcome.loop_entry[0], outcome.loop_period[0]
-        played = engine.tricks(game.deal)
+        played = engine.tricks(game.deal, game.variant.trick)
         last = collections.deque(itertools.islice(played, entry), maxlen=1)
         hands = last[0].hands if last else game.deal.hands
         leader = last[0].taker if last else 0
@@ -115,7 +116,7 @@ def run_replay(args):
         for line in trick_lines(itertools.islice(played, period), entry, game.deal):
             print(line)
     if args.plot is not None:
-        _plot(args.plot, game.deal, outcome)
+        _plot(args.plot, game.deal, outcome, game.variant.trick)
         print(f"\nplot written to {args.plot}")
     return status
 
@@ -124,8 +125,8 @@ def run_replay(args):
 PLOT_POINTS = 100_000
 
 
-def _plot(path, deal, outcome):
-    numbers, sizes = zip(*sizes_by_trick(deal, outcome, PLOT_POINTS))
+def _plot(path, deal, outcome, variant):
+    numbers, sizes = zip(*sizes_by_trick(deal, outcome, PLOT_POINTS, variant))
     figure, axes = plot.pyplot().subplots(figsize=(10, 4))
     for h in range(deal.players):
         axes.plot(numbers, [row[h] for row in sizes], label=f"hand {h + 1}", linewidth=1)

@@ -193,8 +193,9 @@ def variant(text):
 
 def add_variant_option(parser):
     parser.add_argument("--variant", type=variant, metavar="V",
-                        help=f"the penalties of the court cards: {', '.join(NAMED)}, or a table such as "
-                             "'J1 Q2 K3' (default standard)")
+                        help=f"the penalties of the court cards, and the trick: {', '.join(NAMED)}, or a table "
+                             "such as 'J1 Q2 K3', with 'lay-on' where the player to move lays on to a court card "
+                             "(default standard)")
 
 
 def add_game_options(parser, players_help="players, 2 to 4 (default 2)", source="DEAL"):

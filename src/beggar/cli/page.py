@@ -18,6 +18,7 @@ from ..search import drivers
 from ..search.drivers.hunt import seats
 from ..search.drivers.walks import limit_option
 from ..search.job import stored
+from ..variant import Variant
 from . import charts
 from .format import JOB_COLUMNS, job_cells, loop_basin, number, sizes_by_trick, trick_lines, when
 from .stats import duration
@@ -56,13 +57,16 @@ def _code(text):
     return f"<code>{escape(text)}</code>"
 
 
-def play_command(deal):
-    return f"beggar play {shlex.quote(str(deal))}"
+def play_command(deal, rules):
+    """The command that replays a kept game: its deal as it plays, under its
+    trick (given first: a deal that starts '--' would take the option's place)."""
+    trick = Variant(lay_on=rules.get("lay_on", False))
+    return "beggar play " + ("" if trick.standard else f"--variant {trick} ") + shlex.quote(str(deal))
 
 
-def hand_chart(deal, outcome, title):
+def hand_chart(deal, outcome, title, variant=None):
     """The hand sizes of a game over its tricks, its loop's period shaded."""
-    sampled = list(sizes_by_trick(deal, outcome, charts.POINTS))
+    sampled = list(sizes_by_trick(deal, outcome, charts.POINTS, variant))
     (entry, _), (period, cards) = outcome.loop_entry or (0, 0), outcome.loop_period or (0, 0)
     spans = [(entry, entry + period, f"loop: {period} tricks / {cards} cards")] if outcome.status == "loop" else []
     return charts.chart([(f"hand {h + 1}", [(number, sizes[h]) for number, sizes in sampled])
@@ -162,7 +166,7 @@ def _tables_section(archive, job_id):
                               f"{game['period_tricks']} tricks / {game['period_cards']} cards",
                               "-" if loop_id is None else str(loop_id),
                               escape(f"{game['driver']}") + " " + _code(game["job"] or "-"),
-                              _code(play_command(game["deal"]))])
+                              _code(play_command(game["deal"], game["rules"]))])
         out.append(_table(("game", "entry", "period", "loop", "found by", "replay it"), deal_rows))
         if len(row["games"]) < row["deals"]:
             listing = (f"beggar archive list --status loop --deck {shlex.quote(deck)} --players {players}"
@@ -177,23 +181,25 @@ def _games_section(archive, job_id):
     tables = {}
     # The few games shown, chosen by the archive (never every game read).
     for game in archive.longest_by_table(job_id, GAMES_PER_TABLE):
-        tables.setdefault((game["deck"], game["players"], game["hands"]), []).append(game)
+        trick = Variant(lay_on=game["rules"].get("lay_on", False))
+        tables.setdefault((game["deck"], game["players"], game["hands"], trick), []).append(game)
     if not tables:
         out.append("<p>No finished game kept.</p>")
-    for (deck, players, hands), kept in sorted(tables.items(), key=lambda item: -item[1][0]["cards"]):
-        out.append(f"<h3>{escape(deck)} deck, {players} players, {hands}</h3>")
+    for (deck, players, hands, trick), kept in sorted(tables.items(), key=lambda item: -item[1][0]["cards"]):
+        out.append(f"<h3>{escape(deck)} deck, {players} players, {hands}"
+                   f"{'' if trick.standard else f', variant {trick}'}</h3>")
         rows = []
         for game in kept:
             archive.parent(game)        # one it names that is not there is a damaged row: exit 3
             parent = f", from game {game['parent']}" if game["parent"] is not None else ""
             rows.append([str(game["id"]), str(game["cards"]), str(game["tricks"]),
                          escape(f"{game['driver']}{parent}"), _code(game["job"] or "-"),
-                         _code(play_command(game["deal"]))])
+                         _code(play_command(game["deal"], game["rules"]))])
         out.append(_table(("game", "cards", "tricks", "found by", "job", "replay it"), rows))
         best = kept[0]
         deal = Deal.parse(best["deal"])
-        out.append(hand_chart(deal, engine.play(deal),
-                              f"game {best['id']}: {best['cards']} cards, {best['tricks']} tricks"))
+        out.append(hand_chart(deal, engine.play(deal, variant=trick),
+                              f"game {best['id']}: {best['cards']} cards, {best['tricks']} tricks", trick))
     return out
 
 
@@ -225,7 +231,7 @@ def _loops_section(archive, job_id, first=()):
                    f"{row['period_tricks']} tricks / {row['period_cards']} cards</h3>")
         out.append(f"<p>{row['states']} states on its cycle; {balanced}; {basin}; {row['games']} kept "
                    f"game{'s fall' if row['games'] != 1 else ' falls'} into it, at any table. Found by {escape(str(row['driver']))} job {_code(str(row['job']))}. "
-                   f"Replay it: {_code(play_command(deal))}</p>")
+                   f"Replay it: {_code(play_command(deal, {}))}</p>")
         period = min(row["period_tricks"], TRACED_TRICKS)
         traced = "\n".join(trick_lines(itertools.islice(engine.tricks(deal), period), 0, deal))
         cut = f" (the first {TRACED_TRICKS} of {row['period_tricks']})" if period < row["period_tricks"] else ""

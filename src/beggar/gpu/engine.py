@@ -145,6 +145,7 @@ class RangeEngine:
         compiled engine, which finds its loop or its stop exactly."""
         from ..batch import batch_array, check_batch
         decks, splits = check_batch(decks, split)
+        self._trick(rules.lay_on)
         out = batch_array(len(decks))
         if not len(decks):
             return out
@@ -207,7 +208,7 @@ class RangeEngine:
         return _loops.perturb(states, deck, seed, index, tries, changes=changes, reach=reach, known=known,
                               launcher=launcher)
 
-    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None):
+    def climb(self, seed, index, steps, min_cards, rules, deck=STANDARD, players=2, split=None, lay_on=False):
         """Walk `index` of `seed` of the hill climber (contract.Engine.climb),
         the compiled engine's walk bit for bit, played by the kernel bg_climb
         with the walks beside it: a call plays walks index .. index + WALKS - 1
@@ -216,7 +217,7 @@ class RangeEngine:
         in order). Anneal's draws need the host's exp: it climbs on the
         compiled engine."""
         deck, players, split = check_climb(seed, index, steps, min_cards, rules, deck, players, split)
-        deck, split = self._table(deck, players, split)
+        deck, split = self._table(deck, players, split, lay_on)
         if rules.accept == "anneal":
             raise GpuRequestError(f"the {self.NAME} engine does not climb by anneal (its draws need the host's exp): "
                                   "anneal climbs on the compiled engine (engine = \"compiled\")")
@@ -231,12 +232,18 @@ class RangeEngine:
 
     # ------------------------------------------------------------ random deals
 
-    def _table(self, deck, players, split):
+    def _table(self, deck, players, split, lay_on):
         deck, players, split = check_table(deck, players, split)
         if players != 2:
             raise GpuRequestError(f"the {self.NAME} engine plays two-player deals; {players} players "
                                   "play on the compiled engine (engine = \"compiled\")")
+        self._trick(lay_on)
         return self._fits(deck), split
+
+    def _trick(self, lay_on):
+        if lay_on:
+            raise GpuRequestError(f"the {self.NAME} engine's kernels play the standard trick; a variant that lays on "
+                                  "plays on the compiled engine (engine = \"compiled\")")
 
     def _fits(self, deck):
         """`deck`, GpuRequestError unless the kernels' build holds it."""
@@ -245,12 +252,13 @@ class RangeEngine:
                                   f"not deck {deck} ({deck.total})")
         return deck
 
-    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
-        return self.sample_best(n_deals, seed, min_cards, start, deck, players, split)[0]
+    def sample(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None, lay_on=False):
+        return self.sample_best(n_deals, seed, min_cards, start, deck, players, split, lay_on)[0]
 
-    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None):
+    def sample_best(self, n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players=2, split=None,
+                    lay_on=False):
         check_sample(n_deals, seed, min_cards, start)
-        deck, split = self._table(deck, players, split)
+        deck, split = self._table(deck, players, split, lay_on)
         shape = shape_of(deck, split, self.backend.TOTAL)
         sampled = _Sampled(self, seed, min(min_cards, 2 ** 62), deck, split)
         done = 0
@@ -262,9 +270,9 @@ class RangeEngine:
 
     # ------------------------------------------------------------ census
 
-    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10):
+    def census(self, first, deals, deck=STANDARD, players=2, split=None, top=10, lay_on=False):
         deck, players, split, sizes = census_order.check_block(first, deals, deck, players, split, top)
-        self._table(deck, players, split)
+        self._table(deck, players, split, lay_on)
         counted = _Counted(self, deck, split, sizes, top)
         done = 0
         while done < deals:

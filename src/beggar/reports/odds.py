@@ -19,6 +19,7 @@ from ..errors import BadInput
 from ..lengths import Lengths
 from ..search import drivers
 from ..search.job import stored
+from ..search.spec import trick
 
 #: The lengths `beggar stats` tells the odds of: 5000 to 7000, and one card past the record (8344).
 TARGETS = (5000, 6000, 7000, 8345)
@@ -101,7 +102,8 @@ def collect(archive, job_id=None, marks=False):
         chosen = [(i, stored(spec, f"{archive.path}: job {i}")) for i, spec in archive.jobs()]
         # --split 26 deals the same 26/26 deals as the default, "even".
         chosen = [(i, spec) for i, spec in chosen if drivers.of(spec).plays.deals == "random"
-                  and (spec["deck"], spec["players"]) == ("standard", 2) and spec["split"] in ("even", 26)]
+                  and (spec["deck"], spec["players"]) == ("standard", 2) and spec["split"] in ("even", 26)
+                  and not trick(spec).lay_on]
         if not chosen:
             raise OddsError(f"{archive.path}: no sample job of 26/26 deals in it: name a JOB")
     played = Played([i for i, _ in chosen], chosen[0][1])
@@ -163,7 +165,7 @@ def is_exhaustive(played):
 
 
 def is_record_table(spec):
-    return (spec["deck"], spec["players"], spec["split"]) == ("standard", 2, "even")
+    return (spec["deck"], spec["players"], spec["split"]) == ("standard", 2, "even") and not trick(spec).lay_on
 
 
 def references(archive, played):

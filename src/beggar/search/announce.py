@@ -69,6 +69,8 @@ def announcement(archive, job_id, game_id, deal, outcome, driver):
     else:
         return None
     game = archive.game(game_id)
+    if game["rules"].get("lay_on"):     # the published records and the known loops are the standard trick's
+        return None
     if kind == "loop" and game["loop"] in finds.known_loops(game["deck"], game["players"]):
         return None
     saved, _ = finds.saved_game(archive, game)

@@ -12,8 +12,9 @@ from .. import engine, loops
 from ..backward import family
 from ..deal import Deal
 from ..outcome import Outcome
+from ..variant import STANDARD
 from . import SearchError
-from .spec import extends
+from .spec import extends, trick
 
 #: The bounds of an extension's family search (published records' families
 #: hold about 50,000 states); its best so far is kept when one is reached.
@@ -37,11 +38,14 @@ class Game:
 
 
 class Checker:
-    """The checks of one chunk's games. A deal dealt twice in a chunk (a small
-    deck has few deals) is replayed once, and a loop is described once,
-    here, not in the job's process, which only looks it up in the archive."""
+    """The checks of one chunk's games, under the trick of its job's variant.
+    A deal dealt twice in a chunk (a small deck has few deals) is replayed
+    once, and a loop is described once, here, not in the job's process, which
+    only looks it up in the archive. The archive's loops are the standard
+    trick's, which the walks grow: a loop game that lays on is kept as a game."""
 
-    def __init__(self):
+    def __init__(self, variant=STANDARD):
+        self.variant = variant
         self.replays = {}       # deal text -> the reference engine's outcome
         self.loops = {}         # deal text or canonical state -> loops.Loop
 
@@ -49,9 +53,11 @@ class Checker:
         text = str(deal)
         replay = self.replays.get(text)
         if replay is None:
-            replay = self.replays[text] = engine.play(deal, engine="reference")
+            replay = self.replays[text] = engine.play(deal, engine="reference", variant=self.variant)
         game = Game(deal, outcome, replay, driver, **more)
-        if outcome.status == "loop" and outcome == replay:
+        if self.variant.lay_on:     # a driver's cycle key is a lay-on cycle's: no loop of the archive's
+            game.loop = None
+        elif outcome.status == "loop" and outcome == replay:
             # A disputed game is kept marked so, and no loop is made of it.
             described = self.loops.get(game.loop) or self.loops.get(text)
             if described is None:
@@ -69,7 +75,7 @@ def check(spec, result):
     its hits, and after a finished game of at least extend_cards cards the
     longest balanced deal of its family: what a chunk keeps depends on the
     chunk alone, never on which chunks were kept before it."""
-    checker = Checker()
+    checker = Checker(trick(spec))
     games = []
     for deal, outcome in result.hits:
         games.append(checker.game(deal, outcome, spec["driver"]))

@@ -116,6 +116,12 @@ def check(data, where="job"):
     spec["split"] = "even" if split is None else split
     spec["engine"] = check_engine(spec, spec["engine"], where)
     spec["devices"] = check_devices(spec, spec["devices"], where)
+    if variant.lay_on and driver.plays.deals is None:
+        raise JobError(f"{where}: variant {variant} lays on, and the {driver.name} driver's walks and backward play "
+                       "are the standard trick's: sample, climb and census play it")
+    if variant.lay_on and spec["engine"].gpu:
+        raise JobError(f"{where}: variant {variant} lays on, which the {spec['engine']} engine's kernels do not play: "
+                       "engine = \"compiled\"")
     for other in drivers.ALL:
         # The climber's table is checked below: every spec holds its rules.
         if other.options not in (None, "climb") and other.options in data and other is not driver:

@@ -13,6 +13,7 @@ from ..archive import ArchiveFault
 from ..errors import Fault
 from ..rules import Rules
 from . import SearchError
+from .spec import trick
 
 
 @dataclass
@@ -98,7 +99,7 @@ def keep_games(archive, job_id, spec, result, summary, stats, between=None):
     new_keys = {loop.key for loop in new_loops}
     disputed, news = [], []
     kept_games = known = loop_games = extended = 0
-    rules = Rules()
+    rules = Rules(lay_on=trick(spec).lay_on)
     with kept(archive, job_id, result) as record:
         for loop in new_loops:
             archive.add_loop(loop, job_id, spec["driver"], result.chunk)

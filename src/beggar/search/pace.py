@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..lengths import low
 from . import drivers
 from .crosscheck import Checker
+from .spec import trick
 
 #: Processor seconds of playing, and of cross-checking, that a measure may take.
 PLAY_SECONDS = 0.05
@@ -94,7 +95,7 @@ def measure(spec):
     checked = cards = 0
     # The checks a worker does (crosscheck.Checker): the reference engine's
     # replay, and a loop game's loop described.
-    checker = Checker()
+    checker = Checker(trick(spec))
     start = time.process_time()
     for deal, outcome in games:
         if checked and time.process_time() - start >= CHECK_SECONDS:

@@ -134,8 +134,12 @@ def _run(archive, job, spec, time_limit, workers, progress, cluster, payload):
     job_id = job["id"]
     pool, alive, notes = _pool(spec, workers, cluster)
     if spec["extend_cards"] and not extends(spec):
-        notes.append(f"family extension is for two players; it does not apply to these "
-                     f"{spec['players']}-player deals")
+        if spec["players"] != 2:
+            notes.append(f"family extension is for two players; it does not apply to these "
+                         f"{spec['players']}-player deals")
+        else:
+            notes.append(f"family extension plays back by the standard trick; it does not apply to variant "
+                         f"{spec['variant']}, which lays on")
     summary = Summary(job_id, "stopped", alive(), note="; ".join(notes), driver=spec["driver"], payload=payload)
     driver = drivers.of(spec)
     source = driver.units(archive, job, spec, summary)

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from ..checks import MAX_COUNT, seconds, whole
 from ..decks import Deck
 from ..errors import BadInput
+from ..variant import Variant
 
 #: The thresholds are benchmarks/extension_yield.py's best: games of 2800
 #: cards (about 1 deal in 10^6), each extended by a family search, reached
@@ -110,7 +111,12 @@ def shown_value(value):
 def table(spec):
     """The keyword arguments of engine.sample and engine.climb for the spec's deals."""
     return {"deck": spec["deck"], "players": spec["players"],
-            "split": None if spec["split"] == "even" else spec["split"]}
+            "split": None if spec["split"] == "even" else spec["split"], "variant": trick(spec)}
+
+
+def trick(spec):
+    """The trick the job's deals play under (its deck is stored as it plays): a Variant."""
+    return Variant.parse(spec.get("variant", "standard")).trick
 
 
 def deck_words(spec):
@@ -120,8 +126,9 @@ def deck_words(spec):
 
 
 def extends(spec):
-    """Whether the spec's long games get a family search: backward play is for two players."""
-    return spec["extend_cards"] > 0 and spec["players"] == 2
+    """Whether the spec's long games get a family search: backward play is for
+    two players, under the standard trick."""
+    return spec["extend_cards"] > 0 and spec["players"] == 2 and not trick(spec).lay_on
 
 
 def chunks_in(spec):

@@ -11,7 +11,7 @@ from ...archive import ArchiveFault
 from ...checks import is_digits, whole
 from .. import SearchError
 from ..crosscheck import Checker
-from ..spec import JobError, chunk_deals, job_error, table
+from ..spec import JobError, chunk_deals, job_error, table, trick
 from .base import Budget, ChunkResult, Devices, Driver, Plays
 
 
@@ -49,7 +49,7 @@ class Census(Driver):
     def games(self, spec, result):
         """Every loop deal of the block, with its rank and its loop, and the
         block's `top` longest games: what a chunk keeps depends on it alone."""
-        checker = Checker()
+        checker = Checker(trick(spec))
         games = [checker.game(deal, outcome, "census", rank=rank, loop=key)
                  for rank, deal, outcome, key in result.payload.loops]
         games += [checker.game(deal, outcome, "census", rank=rank) for rank, deal, outcome in result.payload.longest]
