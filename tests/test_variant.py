@@ -137,6 +137,21 @@ def test_a_job_carries_its_variant_into_the_archive_and_plays_its_deck(tmp_path)
     assert exported["provenance"]["played_under"] == "aces-plain" and "variant" not in exported
 
 
+def killed_resumed_and_whole(tmp_path, path):
+    """Job file `path` killed after two chunks and resumed to its end, then
+    played whole into whole.sqlite: the first archive's path."""
+    stopped = tmp_path / "stopped.sqlite"
+    job = start("search", path, "--archive", stopped, "--quiet")
+    name = wait_for_chunks(stopped, 2, job)
+    job.send_signal(signal.SIGKILL)
+    job.communicate(timeout=30)
+    again = beggar("search", "--resume", name, "--archive", stopped, "--quiet")
+    assert again.returncode == 0 and "done (budget spent)" in again.stdout, again.stderr
+    whole = beggar("search", path, "--archive", tmp_path / "whole.sqlite", "--quiet")
+    assert whole.returncode == 0, whole.stderr
+    return stopped
+
+
 def test_a_job_whose_variant_moves_the_ranks_resumes_as_stored(tmp_path):
     """Stored as it plays: the deck is not counted again under the variant
     when the stopped job is read back to go on (counted again, its jacks
@@ -144,16 +159,7 @@ def test_a_job_whose_variant_moves_the_ranks_resumes_as_stored(tmp_path):
     never stopped keeps."""
     extra = 'deck = "36 2J 4Q 4K 6A"\nvariant = "J2 Q3 K4 A1"\n'
     path = job_file(tmp_path, "moved", min_cards=2500, deals=200_000, chunk=10_000, extra=extra)
-    stopped = tmp_path / "stopped.sqlite"
-    job = start("search", path, "--archive", stopped, "--quiet")
-    name = wait_for_chunks(stopped, 2, job)
-    job.send_signal(signal.SIGKILL)
-    job.communicate(timeout=30)
-    again = beggar("search", "--resume", name, "--archive", stopped, "--quiet")
-    assert again.returncode == 0, again.stderr
-    assert "done (budget spent)" in again.stdout
-    whole = beggar("search", path, "--archive", tmp_path / "whole.sqlite", "--quiet")
-    assert whole.returncode == 0, whole.stderr
+    stopped = killed_resumed_and_whole(tmp_path, path)
     with Archive(stopped) as opened:
         ((_, spec),) = opened.jobs()
     assert (spec["deck"], spec["variant"]) == ("36 6J 2Q 4K 4A", "J2 Q3 K4 A1")
@@ -275,15 +281,7 @@ def test_a_lay_on_job_keeps_its_games_under_their_trick(tmp_path):
     reference engine under it, exported and replayed with it; its chunks
     the same stopped and resumed as played whole."""
     path = job_file(tmp_path, "cassell", min_cards=3000, deals=60_000, chunk=10_000, extra='variant = "cassell"\n')
-    stopped = tmp_path / "stopped.sqlite"
-    job = start("search", path, "--archive", stopped, "--quiet")
-    name = wait_for_chunks(stopped, 2, job)
-    job.send_signal(signal.SIGKILL)
-    job.communicate(timeout=30)
-    again = beggar("search", "--resume", name, "--archive", stopped, "--quiet")
-    assert again.returncode == 0, again.stderr
-    whole = beggar("search", path, "--archive", tmp_path / "whole.sqlite", "--quiet")
-    assert whole.returncode == 0, whole.stderr
+    stopped = killed_resumed_and_whole(tmp_path, path)
     games = kept(stopped)
     assert games and games == kept(tmp_path / "whole.sqlite")
     with Archive(stopped) as archive:
