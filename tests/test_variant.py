@@ -337,6 +337,19 @@ def test_a_job_that_cannot_lay_on_is_refused(tmp_path, driver, extra, fragment):
     assert not (tmp_path / "a.sqlite").exists()
 
 
+def test_a_stopped_lay_on_job_resumed_on_a_kernel_engine_is_refused_before_it_starts(tmp_path):
+    path = job_file(tmp_path, deals=10 ** 9, chunk=10_000, extra='variant = "lay-on"\n')
+    archive = tmp_path / "a.sqlite"
+    job = start("search", path, "--archive", archive, "--quiet")
+    name = wait_for_chunks(archive, 1, job)
+    job.send_signal(signal.SIGKILL)
+    job.communicate(timeout=30)
+    before = kept(archive)
+    refused = beggar("search", "--resume", name, "--archive", archive, "--engine", "gpu-host")
+    bad_input(refused, f"job {name}: variant lay-on lays on", "--engine compiled")
+    assert kept(archive) == before
+
+
 def test_backward_play_refuses_lay_on():
     bad_input(beggar("basin", "AJ/--", "--variant", "cassell"), "basin plays back by the standard trick")
     bad_input(beggar("family", "AJ/--", "--variant", "lay-on"), "family plays back by the standard trick")

@@ -10,6 +10,7 @@ from ..gpu import ON_DEVICE
 from ..loops import of_deal
 from ..search import SearchError, drivers
 from ..search import job as jobs
+from ..variant import Variant
 from .options import UsageError, add_variant_option, count, devices, players, seconds, seed, split, workers
 
 
@@ -135,6 +136,9 @@ def _run(args, cluster, data, where, resume):
 
         if resume is not None:
             engine_then = engine_name or spec["engine"]
+            problem = jobs.lay_on_problem(Variant.parse(spec["variant"]), drivers.of(spec), engine_then)
+            if problem is not None:     # before the job's line: the job as it was stored stays as it was
+                raise UsageError(f"job {job_id}: " + problem.replace('engine = "compiled"', "--engine compiled"))
             if cluster is None:
                 jobs.check_device(engine_then, args.devices if args.devices is not None else spec["devices"])
             elif engine_then.gpu:

@@ -116,12 +116,9 @@ def check(data, where="job"):
     spec["split"] = "even" if split is None else split
     spec["engine"] = check_engine(spec, spec["engine"], where)
     spec["devices"] = check_devices(spec, spec["devices"], where)
-    if variant.lay_on and driver.plays.deals is None:
-        raise JobError(f"{where}: variant {variant} lays on, and the {driver.name} driver's walks and backward play "
-                       "are the standard trick's: sample, climb and census play it")
-    if variant.lay_on and spec["engine"].gpu:
-        raise JobError(f"{where}: variant {variant} lays on, which the {spec['engine']} engine's kernels do not play: "
-                       "engine = \"compiled\"")
+    problem = lay_on_problem(variant, driver, spec["engine"])
+    if problem is not None:
+        raise JobError(f"{where}: {problem}")
     for other in drivers.ALL:
         # The climber's table is checked below: every spec holds its rules.
         if other.options not in (None, "climb") and other.options in data and other is not driver:
@@ -194,6 +191,17 @@ def check_devices(spec, devices, where="job"):
     if not spec["engine"].gpu:
         return None
     return devices if devices == "all" else list(devices)
+
+
+def lay_on_problem(variant, driver, engine):
+    """Why a job of `driver` on `engine` cannot play `variant`, or None: the
+    walks, backward play and the kernels play the standard trick alone."""
+    if variant.lay_on and driver.plays.deals is None:
+        return (f"variant {variant} lays on, and the {driver.name} driver's walks and backward play are the "
+                "standard trick's: sample, climb and census play it")
+    if variant.lay_on and engine.gpu:
+        return f"variant {variant} lays on, which the {engine} engine's kernels do not play: engine = \"compiled\""
+    return None
 
 
 def stored(spec, where="the archive"):
