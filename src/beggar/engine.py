@@ -158,7 +158,8 @@ def play(deal, max_cards=None, max_tricks=None, engine=None, detect_loops=True, 
 def play_batch(decks, split=None, max_cards=None, max_tricks=None, engine=None, detect_loops=True, variant=None):
     """Play rows of card codes as two-player deals; see reference.play_batch."""
     variant = _variant(variant)
-    return get(engine).play_batch(variant.rows(decks), split, Rules(max_cards, max_tricks, detect_loops, variant.lay_on))
+    return get(engine).play_batch(variant.rows(decks), split,
+                                  Rules(max_cards, max_tricks, detect_loops, variant.lay_on))
 
 
 def sample(n_deals, seed=1, min_cards=3000, start=0, engine=None, players=2, deck="standard", split=None,

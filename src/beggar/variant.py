@@ -112,14 +112,18 @@ class Variant:
         return self == STANDARD
 
     @property
+    def relabels(self):
+        """Whether a card plays as another code (a table other than the standard one)."""
+        return self.penalties != STANDARD.penalties
+
+    @property
     def trick(self):
         """This variant's trick alone: what a deal stored as it plays is played under."""
         return Variant(lay_on=self.lay_on)
 
     def __str__(self):
         named = next((name for name, rules in NAMED.items() if rules == (self.penalties, self.lay_on)), None)
-        table = [] if self.penalties == NAMED["standard"][0] else \
-            [f"{symbol}{n}" for symbol, n in zip(COURTS, self.penalties)]
+        table = [f"{symbol}{n}" for symbol, n in zip(COURTS, self.penalties)] if self.relabels else []
         return named or " ".join(table + [LAY_ON] * self.lay_on)
 
     def hand(self, hand):
@@ -131,7 +135,7 @@ class Variant:
         """Rows of codes (engine.play_batch's) as this variant plays them: an
         array's looked up at once; others row by row (hand); the rows
         themselves under the standard table."""
-        if self.penalties == STANDARD.penalties:
+        if not self.relabels:
             return rows
         import numpy as np
         array = np.asarray(rows) if isinstance(rows, np.ndarray) else None
@@ -142,7 +146,7 @@ class Variant:
 
     def deal(self, deal):
         """A Deal as this variant plays it (the Deal itself under the standard rules)."""
-        return deal if self.penalties == STANDARD.penalties else Deal([self.hand(hand) for hand in deal.hands])
+        return Deal([self.hand(hand) for hand in deal.hands]) if self.relabels else deal
 
     def deck(self, deck):
         """A Deck as this variant counts it: each card counted as the code it plays as."""

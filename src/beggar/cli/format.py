@@ -37,8 +37,7 @@ def loop_basin(row, deal):
 
 def variant_line(variant):
     return "" if variant.standard else f"variant  {variant}" + (
-        "" if variant.penalties == variant.trick.penalties else
-        " (each card written as the standard card that pays as much)") + "\n"
+        " (each card written as the standard card that pays as much)" if variant.relabels else "") + "\n"
 
 
 def describe(deal, outcome):
