@@ -10,14 +10,14 @@ length bins and the climber's step are the C the kernels use too
 (c/lengths.h, c/climb.h).
 """
 
-from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport INT64_MAX, int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport exp
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (BIT_WORDS, CHUNK, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from,
+from ._game cimport (BIT_WORDS, CHUNK, FINISHED, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from,
                      game_load, hands_of, play_game, shape_init, to_outcome, work_free, work_init)
 from ._random cimport below, next32, stream_start
 
@@ -30,6 +30,23 @@ cdef extern from "c/lengths.h" nogil:
         LENGTHS_BINS "BG_LENGTHS_BINS"
     # The bin of lengths.py a game of `cards` cards is counted in.
     int length_bin "bg_length_bin" (int64_t cards)
+
+
+cdef extern from "c/lanes.h" nogil:
+    enum:
+        LANES "BG_LANES"
+        LANE_COURTS "BG_LANE_COURTS"
+    ctypedef struct bg_lanes:
+        int32_t leader[LANES]
+        int32_t cards[LANES]
+        int32_t tricks[LANES]
+    void lanes_load "bg_lanes_load" (bg_lanes* L, int l, const uint32_t* hand0, int n0, const uint32_t* hand1, int n1)
+    bint lanes_usable "bg_lanes_usable" ()
+    # One trick in every lane: the lanes whose game is finished; *past, those at `limit` tricks.
+    uint16_t lanes_trick "bg_lanes_trick" (bg_lanes* L, int32_t limit, uint16_t* past)
+
+cdef extern from *:
+    int __builtin_ctz(unsigned int) nogil
 
 
 cdef extern from "c/climb.h" nogil:
@@ -236,64 +253,165 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     return _sample(n_deals, seed, min_cards, start, deck, players, split, lay_on, True)
 
 
+# Whether sample() plays two-player games 16 at a time (c/lanes.h), where the
+# processor can, and for how many tricks before the engine takes a game over,
+# loop detection and all: games that long are rare (0.02 % of standard deals
+# pass 256 tricks), so replaying one costs little.
+#: Whether this processor plays lanes (AVX-512F).
+LANES_USABLE = lanes_usable()
+cdef bint lanes_on = LANES_USABLE
+cdef int lane_tricks = 1024
+
+
+def set_lanes(on, tricks=1024):
+    """Play sample()'s two-player deals in lockstep lanes (where this processor
+    runs them), each for at most `tricks` tricks, or one game at a time; returns
+    whether lanes were played before. For tests and benchmarks, which compare
+    the two ways."""
+    global lanes_on, lane_tricks
+    before = lanes_on
+    lanes_on = bool(on) and LANES_USABLE
+    lane_tricks = tricks
+    return before
+
+
+cdef struct Kept:
+    # What a sample keeps of the games it plays: the hits (games of threshold+
+    # cards or loops, by deal number), the lengths of a batch, the longest game.
+    int64_t threshold
+    uint64_t* found
+    Result* found_results
+    int n_found
+    uint32_t* batch         # NULL: no lengths counted
+    Result best
+    uint64_t best_index
+
+
+cdef inline void keep(Kept* k, const Result* r, uint64_t index) noexcept nogil:
+    if k.batch != NULL:
+        k.batch[length_bin(r.cards)] += 1
+    if r.status == LOOP or r.cards >= k.threshold:
+        k.found[k.n_found] = index
+        k.found_results[k.n_found] = r[0]
+        k.n_found += 1
+    # The earliest deal wins a tie (lanes finish their games out of order).
+    if r.cards > k.best.cards or (r.cards == k.best.cards and index < k.best_index):
+        k.best = r[0]
+        k.best_index = index
+
+
+cdef inline void deal_lane(Work* w, bg_lanes* L, int l, const Shape* s, uint64_t seed, uint64_t index) noexcept nogil:
+    cdef uint64_t state = stream_start(seed, index)
+    deal_random(w, &state, s)
+    lanes_load(L, l, w.game.pieces, w.game.end[0], w.game.pieces + w.game.room, w.game.end[1])
+
+
+cdef void play_lanes(Work* w, bg_lanes* L, const Shape* s, uint64_t seed, uint64_t first, int size,
+                     Kept* k) noexcept nogil:
+    """Deals first .. first+size-1 of `seed`, two players, played 16 at a time:
+    a lane whose game ends is dealt the next deal. A game still going after
+    lane_tricks tricks is played again whole, one game at a time."""
+    cdef int step[LANES]
+    cdef int l, p, next = 0
+    cdef uint32_t active = 0, done, finished
+    cdef uint16_t past
+    cdef uint64_t state
+    cdef Result r
+    memset(L, 0, sizeof(bg_lanes))     # a lane left without a deal plays an empty game, in bounds
+    for l in range(LANES):
+        if next < size:
+            deal_lane(w, L, l, s, seed, first + next)
+            step[l] = next
+            next += 1
+            active |= 1u << l
+    while active:
+        finished = lanes_trick(L, lane_tricks, &past)
+        done = (finished | past) & active
+        while done:
+            l = __builtin_ctz(done)
+            done &= done - 1
+            if finished >> l & 1:
+                # The winner leads and holds every card.
+                r.status = FINISHED
+                r.winner = L.leader[l]
+                r.cards = L.cards[l]
+                r.tricks = L.tricks[l]
+                for p in range(2):
+                    r.counts[p] = 0
+                r.counts[r.winner] = s.total
+            else:
+                state = stream_start(seed, first + step[l])
+                deal_random(w, &state, s)
+                play_game(w, INT64_MAX, INT64_MAX, True, &r)
+            keep(k, &r, first + step[l])
+            if next < size:
+                deal_lane(w, L, l, s, seed, first + next)
+                step[l] = next
+                next += 1
+            else:
+                active &= ~(1u << l)
+
+
 cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint lay_on, bint count_lengths):
     check_sample(n_deals, seed, min_cards, start)
     deck, players, split = check_table(deck, players, split)
     cdef uint64_t c_seed = seed, first = start, index, state
-    cdef int64_t threshold = min(min_cards, 2 ** 62)
     cdef Shape shape
     cdef Work w
     cdef Result r
-    cdef uint64_t* found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
-    cdef Result* found_results = <Result*>malloc(CHUNK * sizeof(Result))
+    cdef Kept k
+    cdef bg_lanes lanes
     cdef int64_t* counts = <int64_t*>calloc(LENGTHS_BINS, sizeof(int64_t))
     cdef uint32_t* batch = <uint32_t*>calloc(LENGTHS_BINS, sizeof(uint32_t))     # a batch of CHUNK deals
-    cdef int n_found, k, size, step
-    cdef uint64_t best_index = 0
-    cdef Result best
-    best.cards = -1
+    cdef int size, step
+    k.threshold = min(min_cards, 2 ** 62)
+    k.found = <uint64_t*>malloc(CHUNK * sizeof(uint64_t))
+    k.found_results = <Result*>malloc(CHUNK * sizeof(Result))
+    k.batch = batch if count_lengths else NULL
+    k.best.cards = -1
+    k.best_index = 0
     hits = []
     shape_init(&shape, deck, players, split)
+    # Lockstep lanes deal as deal_random does for two players and at most 64 cards.
+    cdef bint in_lanes = lanes_on and players == 2 and not lay_on and shape.total <= 64 \
+        and shape.n_courts <= LANE_COURTS
     try:
         # work_init first, as w is set by nothing before it; a Work that fails
         # to start frees what it took, so that work_free below is harmless.
-        if work_init(&w, players, shape.total, lay_on) != 0 or found == NULL or found_results == NULL or counts == NULL \
-                or batch == NULL:
+        if work_init(&w, players, shape.total, lay_on) != 0 or k.found == NULL or k.found_results == NULL \
+                or counts == NULL or batch == NULL:
             raise MemoryError()
         done = 0
         while done < n_deals:
             size = min(n_deals - done, CHUNK)
             first = start + done
-            n_found = 0
+            k.n_found = 0
             with nogil:
                 # Counted from `first`: first + size wraps to 0 when the
                 # last deal is number 2**64 - 1.
-                for step in range(size):
-                    index = first + step
-                    state = stream_start(c_seed, index)
-                    deal_random(&w, &state, &shape)
-                    play_game(&w, INT64_MAX, INT64_MAX, True, &r)
-                    if count_lengths:
-                        batch[length_bin(r.cards)] += 1
-                    if r.status == LOOP or r.cards >= threshold:
-                        found[n_found] = index
-                        found_results[n_found] = r
-                        n_found += 1
-                    if r.cards > best.cards:
-                        best = r
-                        best_index = index
+                if in_lanes:
+                    play_lanes(&w, &lanes, &shape, c_seed, first, size, &k)
+                else:
+                    for step in range(size):
+                        index = first + step
+                        state = stream_start(c_seed, index)
+                        deal_random(&w, &state, &shape)
+                        play_game(&w, INT64_MAX, INT64_MAX, True, &r)
+                        keep(&k, &r, index)
                 if count_lengths:
                     add_counts(counts, batch)
-            for k in range(n_found):
-                hits.append((deal_of(&w, &shape, c_seed, found[k]), to_outcome(&found_results[k], players)))
+            # By deal number: lanes find them out of order.
+            for i in sorted(range(k.n_found), key=[k.found[i] for i in range(k.n_found)].__getitem__):
+                hits.append((deal_of(&w, &shape, c_seed, k.found[i]), to_outcome(&k.found_results[i], players)))
             done += size
             PyErr_CheckSignals()
-        longest = (deal_of(&w, &shape, c_seed, best_index), to_outcome(&best, players)) if best.cards >= 0 else None
+        longest = (deal_of(&w, &shape, c_seed, k.best_index), to_outcome(&k.best, players)) \
+            if k.best.cards >= 0 else None
         return hits, longest, lengths_of(counts) if count_lengths else None
     finally:
         work_free(&w)
-        free(found)
-        free(found_results)
+        free(k.found)
+        free(k.found_results)
         free(counts)
         free(batch)
 

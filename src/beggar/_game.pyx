@@ -46,7 +46,7 @@ cdef int work_init(Work* w, int players, int total, bint lay_on) noexcept nogil:
     cdef int i
     cdef size_t room = ROOM_FACTOR * (<size_t>total + 1) + PILE_SLACK
     cdef size_t game_size = players * room + total + 1 + PILE_SLACK
-    w.deal = <uint8_t*>malloc(total)
+    w.deal = <uint8_t*>malloc(max(total, 64))       # deal_two_in_word zeroes 64
     w.piece_memory = <uint32_t*>malloc(4 * game_size * sizeof(uint32_t))
     if w.deal == NULL or w.piece_memory == NULL:
         work_free(w)
@@ -680,11 +680,63 @@ cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shap
     state[0] = random
 
 
+cdef void deal_two_in_word(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
+    """deal_random for two players and at most 64 cards (every deck people
+    play): the court cards' places are bits of one word in a register, and
+    neither a deck nor its plain cards are written out, only the court cards,
+    into w.deal (zeroed) and the pieces. Hand h holds the alternate deal's
+    places h, h + 2, ... (card 2k + h is its card k), and the longer hand
+    the places past them too (card i is its card i - short_hand)."""
+    cdef uint8_t positions[64]
+    cdef uint8_t code[64]       # read only where `courts` has a bit
+    cdef uint64_t random = state[0], courts = 0, bits, alternate
+    cdef int i, h, index, last, n, total = s.total, first, short_hand
+    cdef uint32_t* pieces
+    cdef uint8_t* out
+    memcpy(positions, IDENTITY, 64)
+    for i in range(s.n_courts):
+        h = draw_place(positions, i, total, &random)
+        code[h] = s.courts[i]
+        courts |= (<uint64_t>1) << h
+    first = first_hand(s.split, total, &random)
+    state[0] = random
+    w.hand_sizes[0] = first
+    w.hand_sizes[1] = total - first
+    short_hand = min(first, total - first)
+    alternate = <uint64_t>-1 if short_hand == 32 else ((<uint64_t>1) << (2 * short_hand)) - 1
+    memset(w.deal, 0, 64)       # work_init gives w.deal room for 64
+    for h in range(2):
+        bits = courts & alternate & (<uint64_t>0x5555555555555555 << h)
+        if w.hand_sizes[h] > short_hand:
+            bits |= courts & ~alternate
+        pieces = w.game.pieces + h * w.game.room
+        out = w.deal + h * first
+        n = 0
+        last = -1
+        while bits:
+            i = __builtin_ctzll(bits)
+            bits &= bits - 1
+            index = i >> 1 if i < 2 * short_hand else i - short_hand
+            pieces[n] = <uint32_t>(index - last - 1) << COURT_BITS | code[i]
+            out[index] = code[i]
+            n += 1
+            last = index
+        pieces[n] = <uint32_t>(w.hand_sizes[h] - 1 - last) << COURT_BITS
+        w.game.start[h] = 0
+        w.game.end[h] = n + 1
+    w.game.leader = 0
+    w.game.cards = 0
+    w.game.tricks = 0
+
+
 cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
     """The next random deal of `state` (Deal.shuffled): into w.deal, hands one
     after another, and loaded into w.game. Cards go one at a time, the leader
     first, a full hand skipped. By court, the pieces are built from the court
     cards alone."""
+    if s.players == 2 and s.total <= 64:
+        deal_two_in_word(w, state, s)
+        return
     cdef uint8_t deck[MAX_DECK]
     cdef uint64_t courts[BIT_WORDS]
     cdef int p, h, i, word, n_players = s.players, index, short_hand, long_hand
