@@ -21,7 +21,9 @@ With --yardstick, only the comparison with a plain C engine of the kind the
 fastest public CPU engines are: the file is built with gcc -O3 -march=native,
 then it and beggar.sample (loop detection on, the histogram off, as sample()
 plays) run in turn on the same core for the same seconds, round after round;
-the median of the rounds' ratios is the figure quoted.
+the median of the rounds' ratios is the figure quoted. Each round also plays
+sample() one game at a time (set_lanes(False)), as a processor without
+AVX-512 plays it.
 """
 
 import argparse
@@ -95,7 +97,8 @@ def batch_rate(deals, repeat):
 
 
 def yardstick_rounds(source, core, rounds, seconds):
-    """(yardstick games/s, sample() deals/s) of each round, run in turn on `core`."""
+    """(yardstick games/s, sample() deals/s, sample() one game at a time) of
+    each round, run in turn on `core`."""
     with tempfile.TemporaryDirectory() as folder:
         program = os.path.join(folder, "yardstick")
         subprocess.run(["gcc", "-O3", "-march=native", "-o", program, source], check=True)
@@ -109,14 +112,19 @@ def yardstick_rounds(source, core, rounds, seconds):
             printed = subprocess.run(["taskset", "-c", str(core), program, str(seconds)], check=True,
                                      capture_output=True, text=True).stdout
             theirs = float(re.match(r"(\d+) games/s", printed).group(1))
-            figures.append((theirs, deals / _timed_sample(deals, r * deals)))
+            figures.append((theirs, deals / _timed_sample(deals, r * deals),
+                            deals / _timed_sample(deals, r * deals, lanes=False)))
         return figures
 
 
-def _timed_sample(deals, start):
-    began = time.perf_counter()
-    compiled.sample(deals, SEED, NEVER, start)
-    return time.perf_counter() - began
+def _timed_sample(deals, start, lanes=True):
+    before = compiled.set_lanes(lanes)
+    try:
+        began = time.perf_counter()
+        compiled.sample(deals, SEED, NEVER, start)
+        return time.perf_counter() - began
+    finally:
+        compiled.set_lanes(before)
 
 
 def _worker(args):
@@ -145,12 +153,14 @@ def main():
     args = parser.parse_args()
     if args.yardstick:
         figures = yardstick_rounds(args.yardstick, args.core, args.rounds, args.seconds)
-        print(f"random 26/26 deals per second on core {args.core}: the yardstick and beggar.sample in turn")
-        for theirs, ours in figures:
-            print(f"  yardstick {theirs:12,.0f}   sample() {ours:12,.0f}   ratio {ours / theirs:.2f}x")
-        ratios = sorted(ours / theirs for theirs, ours in figures)
-        print(f"median ratio {statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}, "
-              f"{len(ratios)} rounds)")
+        print(f"random 26/26 deals per second on core {args.core}: the yardstick and beggar.sample in turn "
+              f"(lanes {'on' if compiled.LANES_USABLE else 'not run by this processor'})")
+        for theirs, ours, alone in figures:
+            print(f"  yardstick {theirs:12,.0f}   sample() {ours:12,.0f}   ratio {ours / theirs:.2f}x   "
+                  f"one game at a time {alone:12,.0f}   ratio {alone / theirs:.2f}x")
+        for name, column in (("median ratio", 1), ("one game at a time", 2)):
+            ratios = sorted(figure[column] / figure[0] for figure in figures)
+            print(f"{name} {statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}, {len(ratios)} rounds)")
         return
 
     one, two = workers_rate(1, args.deals), workers_rate(2, args.deals)

@@ -5,8 +5,9 @@ Same functions, signatures, exceptions and results as `beggar.reference`. The
 game itself (buffers, tricks, one game, loop keys, random deals) is
 `_game.pyx`; backward play is in `_backward.pyx`, the random stream in
 `_random.pxd`. Here: one game, a batch, a sample of random deals with its
-length histogram, and hill climbing, each playing without the GIL. The
-length bins and the climber's step are the C the kernels use too
+length histogram (two-player deals 16 at a time in AVX-512 lanes, c/lanes.h,
+where the processor has them), and hill climbing, each playing without the
+GIL. The length bins and the climber's step are the C the kernels use too
 (c/lengths.h, c/climb.h).
 """
 
