@@ -18,7 +18,7 @@ from libc.string cimport memcpy, memset
 
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._game cimport (BIT_WORDS, CHUNK, FINISHED, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from,
+from ._game cimport (CHUNK, FINISHED, LOOP, MAX_DECK, MAX_PLAYERS, Result, Shape, Work, deal_random, deck_from,
                      game_load, hands_of, play_game, shape_init, to_outcome, work_free, work_init)
 from ._random cimport below, next32, stream_start
 
@@ -73,7 +73,10 @@ cdef extern from "c/climb.h" nogil:
     void climber_settle "bg_climber_settle" (bg_climber* c, int accept, int64_t* history, int size, int64_t value,
                                              bint taken)
 
+import os
+
 from ._backward import backward, backward_to, predecessors       # the engine's backward half
+from .checks import whole
 from .climbing import ACCEPTS, SECONDARY_BITS, Climb, check_climb
 from .deal import MAX_CARDS, check_hands, check_play
 from .decks import STANDARD, Deck, check_table
@@ -254,14 +257,17 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
     return _sample(n_deals, seed, min_cards, start, deck, players, split, lay_on, True)
 
 
-# Whether sample() plays two-player games 16 at a time (c/lanes.h), where the
-# processor can, and for how many tricks before the engine takes a game over,
-# loop detection and all: games that long are rare (0.02 % of standard deals
-# pass 256 tricks), so replaying one costs little.
+# Whether sample() plays two-player games 16 at a time (c/lanes.h): where the
+# processor can, unless BEGGAR_LANES=0 says not to. A game still going after
+# lane_tricks tricks is handed to one game at a time, loop detection and all:
+# 0.016 % of standard deals pass 256 tricks, and none of 400,000 passed 1024,
+# so replaying one costs little.
 #: Whether this processor plays lanes (AVX-512F).
 LANES_USABLE = lanes_usable()
-cdef bint lanes_on = LANES_USABLE
+cdef bint lanes_on = LANES_USABLE and os.environ.get("BEGGAR_LANES") != "0"
 cdef int lane_tricks = 1024
+# Lanes count a game's cards in 32 bits: at most 255 cards a trick, so 2**20 tricks fit.
+MAX_LANE_TRICKS = 2 ** 20
 
 
 def set_lanes(on, tricks=1024):
@@ -270,8 +276,11 @@ def set_lanes(on, tricks=1024):
     whether lanes were played before. For tests and benchmarks, which compare
     the two ways."""
     global lanes_on, lane_tricks
+    if not isinstance(on, bool):
+        raise ValueError(f"on must be True or False, not {on!r}")
+    tricks = whole(tricks, "tricks", 1, MAX_LANE_TRICKS)
     before = lanes_on
-    lanes_on = bool(on) and LANES_USABLE
+    lanes_on = on and LANES_USABLE
     lane_tricks = tricks
     return before
 
@@ -312,18 +321,18 @@ cdef void play_lanes(Work* w, bg_lanes* L, const Shape* s, uint64_t seed, uint64
     """Deals first .. first+size-1 of `seed`, two players, played 16 at a time:
     a lane whose game ends is dealt the next deal. A game still going after
     lane_tricks tricks is played again whole, one game at a time."""
-    cdef int step[LANES]
-    cdef int l, p, next = 0
+    cdef uint64_t dealt[LANES]     # the deal each lane plays
+    cdef int l, p, next_deal = 0
     cdef uint32_t active = 0, done, finished
     cdef uint16_t past
     cdef uint64_t state
     cdef Result r
     memset(L, 0, sizeof(bg_lanes))     # a lane left without a deal plays an empty game, in bounds
     for l in range(LANES):
-        if next < size:
-            deal_lane(w, L, l, s, seed, first + next)
-            step[l] = next
-            next += 1
+        if next_deal < size:
+            dealt[l] = first + next_deal
+            next_deal += 1
+            deal_lane(w, L, l, s, seed, dealt[l])
             active |= 1u << l
     while active:
         finished = lanes_trick(L, lane_tricks, &past)
@@ -341,14 +350,14 @@ cdef void play_lanes(Work* w, bg_lanes* L, const Shape* s, uint64_t seed, uint64
                     r.counts[p] = 0
                 r.counts[r.winner] = s.total
             else:
-                state = stream_start(seed, first + step[l])
+                state = stream_start(seed, dealt[l])
                 deal_random(w, &state, s)
                 play_game(w, INT64_MAX, INT64_MAX, True, &r)
-            keep(k, &r, first + step[l])
-            if next < size:
-                deal_lane(w, L, l, s, seed, first + next)
-                step[l] = next
-                next += 1
+            keep(k, &r, dealt[l])
+            if next_deal < size:
+                dealt[l] = first + next_deal
+                next_deal += 1
+                deal_lane(w, L, l, s, seed, dealt[l])
             else:
                 active &= ~(1u << l)
 
@@ -373,9 +382,8 @@ cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint 
     k.best_index = 0
     hits = []
     shape_init(&shape, deck, players, split)
-    # Lockstep lanes deal as deal_random does for two players and at most 64 cards.
-    cdef bint in_lanes = lanes_on and players == 2 and not lay_on and shape.total <= 64 \
-        and shape.n_courts <= LANE_COURTS
+    # The lanes play the standard trick for two, with hands of at most LANE_COURTS court cards.
+    cdef bint in_lanes = lanes_on and players == 2 and not lay_on and shape.n_courts <= LANE_COURTS
     try:
         # work_init first, as w is set by nothing before it; a Work that fails
         # to start frees what it took, so that work_free below is harmless.
@@ -401,8 +409,10 @@ cdef object _sample(n_deals, seed, min_cards, start, deck, players, split, bint 
                         keep(&k, &r, index)
                 if count_lengths:
                     add_counts(counts, batch)
-            # By deal number: lanes find them out of order.
-            for i in sorted(range(k.n_found), key=[k.found[i] for i in range(k.n_found)].__getitem__):
+            found = range(k.n_found)
+            if in_lanes:    # by deal number: lanes end their games out of order
+                found = sorted(found, key=[k.found[i] for i in found].__getitem__)
+            for i in found:
                 hits.append((deal_of(&w, &shape, c_seed, k.found[i]), to_outcome(&k.found_results[i], players)))
             done += size
             PyErr_CheckSignals()
@@ -520,9 +530,8 @@ def shuffled_deck(seed, index=0, deck=STANDARD):
     cdef Shape shape
     shape_init(&shape, deck, 2, None)
     cdef uint8_t cards[MAX_DECK]
-    cdef uint64_t courts[BIT_WORDS]
     cdef uint64_t state = stream_start(seed, index)
-    deck_from(cards, courts, &state, &shape)
+    deck_from(cards, &state, &shape)
     return [cards[i] for i in range(shape.total)]
 
 

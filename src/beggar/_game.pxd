@@ -11,10 +11,8 @@ cdef enum:
     MAX_PLAYERS = 4
     # The codes a card plays as (cards.CODES): 0 plain, 1-4 what a court card pays.
     CODES = 5
-    # Random deals: at most decks.MAX_DECK cards, their court cards' positions
-    # kept as bits in BIT_WORDS words.
+    # Random deals: at most decks.MAX_DECK cards.
     MAX_DECK = 255
-    BIT_WORDS = 4
     # Deals per GIL-free stretch in sample(): short enough that Ctrl-C is felt.
     CHUNK = 65536
 
@@ -104,7 +102,7 @@ cdef void play_game(Work* w, int64_t max_cards, int64_t max_tricks, bint detect_
                     Result* r) noexcept nogil
 cdef void loop_key(Work* w, const Result* r, uint8_t* key) noexcept nogil
 cdef uint64_t cycle_hash(Work* w, int64_t period) noexcept nogil
-cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shape* s) noexcept nogil
+cdef void deck_from(uint8_t* deck, uint64_t* state, const Shape* s) noexcept nogil
 cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil
 cdef object shape_init(Shape* s, deck, players, split)
 cdef object to_outcome(const Result* r, int players)

@@ -663,20 +663,16 @@ cdef void fill_identity() noexcept:
 fill_identity()
 
 
-cdef void deck_from(uint8_t* deck, uint64_t* courts, uint64_t* state, const Shape* s) noexcept nogil:
+cdef void deck_from(uint8_t* deck, uint64_t* state, const Shape* s) noexcept nogil:
     """The deck shuffled with the next draws of `state`, as shuffle.deck_from:
-    a random free position for each court card in turn. `courts` (BIT_WORDS
-    words) gets the positions of the court cards as bits."""
+    a random free position for each court card in turn."""
     cdef uint8_t positions[MAX_DECK]
-    cdef int i, position, total = s.total
+    cdef int i, total = s.total
     cdef uint64_t random = state[0]     # in a register: byte stores may alias memory
     memset(deck, 0, total)
-    memset(courts, 0, BIT_WORDS * sizeof(uint64_t))
     memcpy(positions, IDENTITY, total)
     for i in range(s.n_courts):
-        position = draw_place(positions, i, total, &random)
-        deck[position] = s.courts[i]
-        courts[position >> 6] |= (<uint64_t>1) << (position & 63)
+        deck[draw_place(positions, i, total, &random)] = s.courts[i]
     state[0] = random
 
 
@@ -704,7 +700,7 @@ cdef void deal_two_in_word(Work* w, uint64_t* state, const Shape* s) noexcept no
     w.hand_sizes[1] = total - first
     short_hand = min(first, total - first)
     alternate = <uint64_t>-1 if short_hand == 32 else ((<uint64_t>1) << (2 * short_hand)) - 1
-    memset(w.deal, 0, 64)       # work_init gives w.deal room for 64
+    memset(w.deal, 0, 64)       # a constant size, a few stores; work_init gives w.deal room for 64
     for h in range(2):
         bits = courts & alternate & (<uint64_t>0x5555555555555555 << h)
         if w.hand_sizes[h] > short_hand:
@@ -732,30 +728,20 @@ cdef void deal_two_in_word(Work* w, uint64_t* state, const Shape* s) noexcept no
 cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
     """The next random deal of `state` (Deal.shuffled): into w.deal, hands one
     after another, and loaded into w.game. Cards go one at a time, the leader
-    first, a full hand skipped. By court, the pieces are built from the court
-    cards alone."""
+    first, a full hand skipped."""
     if s.players == 2 and s.total <= 64:
         deal_two_in_word(w, state, s)
         return
     cdef uint8_t deck[MAX_DECK]
-    cdef uint64_t courts[BIT_WORDS]
-    cdef int p, h, i, word, n_players = s.players, index, short_hand, long_hand
+    cdef int p, i, index, n_players = s.players, total = s.total
     cdef int offset[MAX_PLAYERS]
-    cdef int last[2]
-    cdef int n[2]
-    cdef uint64_t bits
-    cdef uint32_t* pieces = w.game.pieces
-    cdef uint8_t* out = w.deal
-    cdef int total = s.total, room
-    deck_from(deck, courts, state, s)
+    deck_from(deck, state, s)
     if n_players == 2:
         # The split's first hand, or one drawn, or even; both hands take cards
-        # alternately (2 * short_hand of them), then the longer the rest.
+        # alternately, then the longer the rest.
         w.hand_sizes[0] = first_hand(s.split, total, state)
         w.hand_sizes[1] = total - w.hand_sizes[0]
-        deal_two(out, deck, total, w.hand_sizes[0])
-        short_hand = min(w.hand_sizes[0], w.hand_sizes[1])
-        long_hand = 0 if w.hand_sizes[0] > w.hand_sizes[1] else 1
+        deal_two(w.deal, deck, total, w.hand_sizes[0])
     else:
         for p in range(n_players):      # as evenly as possible, the leader first
             w.hand_sizes[p] = total // n_players + (p < total % n_players)
@@ -764,38 +750,12 @@ cdef void deal_random(Work* w, uint64_t* state, const Shape* s) noexcept nogil:
             offset[p] = offset[p - 1] + w.hand_sizes[p - 1]
         p = index = 0       # card i goes to hand p, as its card number `index`
         for i in range(total):
-            out[offset[p] + index] = deck[i]
+            w.deal[offset[p] + index] = deck[i]
             p += 1
             if p == n_players:
                 p = 0
                 index += 1
-    if n_players != 2:
-        game_load(&w.game, w.deal, w.hand_sizes)
-        return
-    last[0] = last[1] = -1
-    n[0] = n[1] = 0
-    room = w.game.room
-    for word in range((total + 63) >> 6):
-        bits = courts[word]
-        while bits:
-            i = (word << 6) + __builtin_ctzll(bits)     # the deck's next court card
-            bits &= bits - 1
-            if i < 2 * short_hand:
-                h = i & 1
-                index = i >> 1
-            else:
-                h = long_hand
-                index = i - short_hand
-            pieces[h * room + n[h]] = <uint32_t>(index - last[h] - 1) << COURT_BITS | deck[i]
-            n[h] += 1
-            last[h] = index
-    for h in range(2):
-        pieces[h * room + n[h]] = <uint32_t>(w.hand_sizes[h] - 1 - last[h]) << COURT_BITS
-        w.game.start[h] = 0
-        w.game.end[h] = n[h] + 1
-    w.game.leader = 0
-    w.game.cards = 0
-    w.game.tricks = 0
+    game_load(&w.game, w.deal, w.hand_sizes)
 
 
 cdef object shape_init(Shape* s, deck, players, split):

@@ -1,17 +1,22 @@
 /* Sixteen two-player games in lockstep on AVX-512, one game a vector lane: the court-to-court
-   trick of _game.pyx's run_by_court, with the pieces of c/hash.h, for sample() (issue 42).
-   A trick's two coin tosses and its exchange are lane masks, not branches: the one branch a
-   trick still takes, the exchange's "some lane still pays", is true for the warp's longest
-   lane, and a scalar trick's unpredictable branches cost more than the lanes' lockstep.
+   trick of _game.pyx's run_by_court, with the pieces of c/hash.h, for sample() (issue 42). It
+   is a second copy of that trick, written for lanes: tests/test_lanes.py holds the two equal.
+   A trick's two coin tosses and its exchange are lane masks, not branches; the exchange loop
+   runs until no lane still pays, as often as the longest exchange of the 16 needs. A scalar
+   trick mispredicts its exchange's end about once a trick, and that costs more than the
+   lanes' lockstep.
 
    Piece (place, hand p) of lane l is h[(place * 2 + p) * BG_LANES + l]: one place of every
-   lane's hand is one cache line, gathered and scattered at once. A hand is a ring of
-   BG_RING places: a hand's pieces and a pile's together are at most its court cards and two
-   more, so decks of up to BG_LANE_COURTS court cards fit. No loop detection: the caller hands
-   a game past its limit of tricks to the scalar engine, which replays it whole.
+   lane's hand is one cache line, gathered and scattered at once. A hand is a ring of BG_RING
+   places. It holds its own pieces and, during a trick, the pile's, laid after its end (the
+   pile is laid after both hands' ends, as its taker is known only at the end); the two
+   together are at most the deck's court cards and two more, so decks of up to BG_LANE_COURTS
+   court cards fit. No loop detection: the caller hands a game past its limit of tricks to
+   the scalar engine, which replays it whole.
 
    Built only for x86-64 under GCC or Clang, the trick compiled for AVX-512F alone
-   (bg_lanes_usable says whether this processor runs it); elsewhere bg_lanes_usable is 0. */
+   (bg_lanes_usable says whether this processor and its system run it); elsewhere
+   bg_lanes_usable is 0. */
 
 #ifndef BEGGAR_C_LANES_H
 #define BEGGAR_C_LANES_H
@@ -19,7 +24,9 @@
 #include <stdint.h>
 #include "hash.h"
 
-enum { BG_LANES = 16, BG_RING = 32, BG_LANE_COURTS = BG_RING - 2 };
+/* A place of both hands is 2 * BG_LANES = 1 << BG_PLACE_SHIFT elements; BG_RING is a power of two. */
+enum { BG_LANES = 16, BG_RING = 32, BG_LANE_COURTS = BG_RING - 2, BG_PLACE_SHIFT = 5 };
+_Static_assert(2 * BG_LANES == 1 << BG_PLACE_SHIFT && (BG_RING & (BG_RING - 1)) == 0, "lanes.h: the ring's layout");
 
 typedef struct {
     int32_t h[BG_RING * 2 * BG_LANES];
@@ -27,7 +34,8 @@ typedef struct {
     int32_t leader[BG_LANES], cards[BG_LANES], tricks[BG_LANES];
 } bg_lanes;
 
-/* Lane l's game: hands of n0 and n1 pieces at the start of a deal (leader 0). */
+/* Lane l's game: hands of n0 and n1 pieces at the start of a deal (leader 0); each at most
+   BG_LANE_COURTS + 1 pieces, which the caller checks by the deck. */
 static inline void bg_lanes_load(bg_lanes* L, int l, const uint32_t* hand0, int n0,
                                  const uint32_t* hand1, int n1) {
     for (int i = 0; i < n0; i++)
@@ -53,7 +61,7 @@ static inline int bg_lanes_usable(void) {
 #define BG_STORE(a, v) _mm512_storeu_si512((void*)(a), (v))
 #define BG_GATHER(k, src, idx) _mm512_mask_i32gather_epi32((src), (k), (idx), L->h, 4)
 #define BG_SCATTER(k, idx, v) _mm512_mask_i32scatter_epi32(L->h, (k), (idx), (v), 4)
-#define BG_PLACE(head, p) _mm512_add_epi32(_mm512_slli_epi32((head), 5), _mm512_add_epi32(BG_V((p) * BG_LANES), lane))
+#define BG_PLACE(head, p) _mm512_add_epi32(_mm512_slli_epi32((head), BG_PLACE_SHIFT), _mm512_add_epi32(BG_V((p) * BG_LANES), lane))
 
 /* One trick in every lane. Returns the lanes whose game is finished; *past gets the lanes
    whose game has reached `limit` tricks. */
@@ -121,18 +129,18 @@ static uint16_t bg_lanes_trick(bg_lanes* L, int32_t limit, uint16_t* past) {
         BG_SCATTER(on, _mm512_and_si512(lay0, wrap), paid_piece);
         BG_SCATTER(on, _mm512_and_si512(lay1, wrap), paid_piece);
         laid = _mm512_mask_add_epi32(laid, on, laid, paid);
-        n = _mm512_maskz_add_epi32(on, _mm512_sub_epi32(_mm512_srli_epi32(lay0, 5), end0), one);
+        n = _mm512_maskz_add_epi32(on, _mm512_sub_epi32(_mm512_srli_epi32(lay0, BG_PLACE_SHIFT), end0), one);
         __mmask16 payer1 = _mm512_test_epi32_mask(at, BG_V(BG_LANES));
         __m512i other = _mm512_add_epi32(at, step);
-        head0 = _mm512_mask_mov_epi32(head0, on, _mm512_srli_epi32(_mm512_mask_blend_epi32(payer1, at, other), 5));
-        head1 = _mm512_mask_mov_epi32(head1, on, _mm512_srli_epi32(_mm512_mask_blend_epi32(payer1, other, at), 5));
+        head0 = _mm512_mask_mov_epi32(head0, on, _mm512_srli_epi32(_mm512_mask_blend_epi32(payer1, at, other), BG_PLACE_SHIFT));
+        head1 = _mm512_mask_mov_epi32(head1, on, _mm512_srli_epi32(_mm512_mask_blend_epi32(payer1, other, at), BG_PLACE_SHIFT));
         taker = _mm512_mask_xor_epi32(taker, on, _mm512_maskz_mov_epi32(payer1, one), one);
     }
     /* The taker puts the pile under his hand: its first run joins his trailing plain cards,
        its other pieces are already in place after them. */
     __mmask16 take1 = _mm512_test_epi32_mask(taker, taker);
     __m512i tail = _mm512_sub_epi32(_mm512_mask_blend_epi32(take1, end0, end1), one);
-    __m512i it = _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(tail, BG_V(BG_RING - 1)), 5),
+    __m512i it = _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(tail, BG_V(BG_RING - 1)), BG_PLACE_SHIFT),
                                   _mm512_add_epi32(_mm512_maskz_mov_epi32(take1, BG_V(BG_LANES)), lane));
     BG_SCATTER(0xFFFF, it, _mm512_add_epi32(BG_GATHER(0xFFFF, zero, it), top));
     __m512i size0 = _mm512_add_epi32(_mm512_sub_epi32(end0, head0), _mm512_maskz_mov_epi32((__mmask16)~take1, n));
