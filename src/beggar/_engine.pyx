@@ -260,8 +260,8 @@ def sample_best(n_deals, seed=1, min_cards=3000, start=0, deck=STANDARD, players
 # Whether sample() plays two-player games 16 at a time (c/lanes.h): where the
 # processor can, unless BEGGAR_LANES=0 says not to. A game still going after
 # lane_tricks tricks is handed to one game at a time, loop detection and all:
-# 0.016 % of standard deals pass 256 tricks, and none of 400,000 passed 1024,
-# so replaying one costs little.
+# of the first 400,000 standard deals of seed 1, 56 pass 256 tricks and none
+# 1024, so replaying one costs little.
 #: Whether this processor plays lanes (AVX-512F).
 LANES_USABLE = lanes_usable()
 cdef bint lanes_on = LANES_USABLE and os.environ.get("BEGGAR_LANES") != "0"
