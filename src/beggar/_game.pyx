@@ -686,14 +686,14 @@ cdef void deal_two_in_word(Work* w, uint64_t* state, const Shape* s) noexcept no
     cdef uint8_t positions[64]
     cdef uint8_t code[64]       # read only where `courts` has a bit
     cdef uint64_t random = state[0], courts = 0, bits, alternate
-    cdef int i, h, index, last, n, total = s.total, first, short_hand
+    cdef int i, h, place, index, last, n, total = s.total, first, short_hand
     cdef uint32_t* pieces
     cdef uint8_t* out
     memcpy(positions, IDENTITY, 64)
     for i in range(s.n_courts):
-        h = draw_place(positions, i, total, &random)
-        code[h] = s.courts[i]
-        courts |= (<uint64_t>1) << h
+        place = draw_place(positions, i, total, &random)
+        code[place] = s.courts[i]
+        courts |= (<uint64_t>1) << place
     first = first_hand(s.split, total, &random)
     state[0] = random
     w.hand_sizes[0] = first
